@@ -1,0 +1,41 @@
+# a2a-lambda: a serverless host for A2A agents.
+# `make run` serves the demo agent locally; `make test` runs every test.
+
+GO        ?= go
+GOFLAGS   ?=
+PKGS      := ./...
+
+.PHONY: run test test-unit lint fmt vet build bench fuzz clean
+
+## run: serve the demo agent on 127.0.0.1:8000 with embedded defaults
+run:
+	$(GO) run ./cmd/a2a-local
+
+## test: every test (unit, integration, interop, fuzz seed corpora)
+test: lint
+	$(GO) test -count=1 $(PKGS)
+
+## lint: gofmt and go vet must be clean
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+## build: compile every package and command
+build:
+	$(GO) build $(PKGS)
+
+## bench: in-process benchmarks of the hot paths (see README "Measured")
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## fuzz: run the JSON-RPC decoder fuzzer for FUZZTIME (default 60s)
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/jsonrpc
+
+clean:
+	rm -rf bin .aws-sam functions/*/bootstrap

@@ -1,0 +1,350 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Metadata is a free-form JSON object attached to tasks, messages, parts,
+// artifacts and requests. Unknown keys are preserved as they arrived; numbers
+// decode as json.Number so that large integers survive a round trip.
+type Metadata map[string]any
+
+// UnmarshalJSON decodes a JSON object, keeping numbers exact.
+func (m *Metadata) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		*m = nil
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Object returns the nested object at key, or nil when it is absent or not an
+// object.
+func (m Metadata) Object(key string) Metadata {
+	switch v := m[key].(type) {
+	case map[string]any:
+		return v
+	case Metadata:
+		return v
+	}
+	return nil
+}
+
+// String returns the string at key, or "" when it is absent or not a string.
+func (m Metadata) String(key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// PartKind discriminates the three kinds of part.
+type PartKind string
+
+// Part kinds.
+const (
+	PartKindText PartKind = "text"
+	PartKindFile PartKind = "file"
+	PartKindData PartKind = "data"
+)
+
+// Part is one piece of content of a message or an artifact: text, a file (inline
+// bytes or a URI) or structured JSON data. Exactly the field of its Kind is set.
+type Part struct {
+	Kind PartKind
+	// Text is the content of a text part.
+	Text string
+	// File is the content of a file part.
+	File *FileContent
+	// Data is the JSON object of a data part, kept as received.
+	Data json.RawMessage
+	// Metadata is optional metadata of the part.
+	Metadata Metadata
+}
+
+// FileContent is a file carried inline (Bytes, base64) or by reference (URI).
+type FileContent struct {
+	Bytes    string `json:"bytes,omitempty"`
+	URI      string `json:"uri,omitempty"`
+	Name     string `json:"name,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+}
+
+// TextPart returns a text part.
+func TextPart(text string) Part { return Part{Kind: PartKindText, Text: text} }
+
+// DataPart returns a data part holding v marshalled as JSON; v must marshal to
+// a JSON object.
+func DataPart(v any) (Part, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Part{}, fmt.Errorf("data part: %w", err)
+	}
+	if !isJSONObject(b) {
+		return Part{}, fmt.Errorf("data part: %T does not marshal to a JSON object", v)
+	}
+	return Part{Kind: PartKindData, Data: b}, nil
+}
+
+// FileURIPart returns a file part that references uri.
+func FileURIPart(uri, name, mimeType string) Part {
+	return Part{Kind: PartKindFile, File: &FileContent{URI: uri, Name: name, MimeType: mimeType}}
+}
+
+// FileBytesPart returns a file part carrying base64 content inline.
+func FileBytesPart(base64Content, name, mimeType string) Part {
+	return Part{Kind: PartKindFile, File: &FileContent{Bytes: base64Content, Name: name, MimeType: mimeType}}
+}
+
+type textPartJSON struct {
+	Kind     PartKind `json:"kind"`
+	Text     string   `json:"text"`
+	Metadata Metadata `json:"metadata,omitempty"`
+}
+
+type filePartJSON struct {
+	Kind     PartKind `json:"kind"`
+	File     fileJSON `json:"file"`
+	Metadata Metadata `json:"metadata,omitempty"`
+}
+
+// fileJSON always writes "bytes" when there is no URI, so that an empty
+// inline file stays a valid FileWithBytes.
+type fileJSON struct {
+	Bytes    *string `json:"bytes,omitempty"`
+	URI      string  `json:"uri,omitempty"`
+	Name     string  `json:"name,omitempty"`
+	MimeType string  `json:"mimeType,omitempty"`
+}
+
+type dataPartJSON struct {
+	Kind     PartKind        `json:"kind"`
+	Data     json.RawMessage `json:"data"`
+	Metadata Metadata        `json:"metadata,omitempty"`
+}
+
+// MarshalJSON writes the 0.3 wire form of the part, with its "kind".
+func (p Part) MarshalJSON() ([]byte, error) {
+	switch p.Kind {
+	case PartKindText:
+		return json.Marshal(textPartJSON{Kind: p.Kind, Text: p.Text, Metadata: p.Metadata})
+	case PartKindFile:
+		var f fileJSON
+		if p.File != nil {
+			f = fileJSON{URI: p.File.URI, Name: p.File.Name, MimeType: p.File.MimeType}
+			if p.File.URI == "" {
+				b := p.File.Bytes
+				f.Bytes = &b
+			}
+		}
+		return json.Marshal(filePartJSON{Kind: p.Kind, File: f, Metadata: p.Metadata})
+	case PartKindData:
+		data := p.Data
+		if len(data) == 0 {
+			data = json.RawMessage("{}")
+		}
+		return json.Marshal(dataPartJSON{Kind: p.Kind, Data: data, Metadata: p.Metadata})
+	}
+	return nil, fmt.Errorf("part kind %q is not one of text, file, data", p.Kind)
+}
+
+// partJSON is the union of every field a part may carry on input.
+type partJSON struct {
+	Kind     *string         `json:"kind"`
+	Text     *string         `json:"text"`
+	File     *FileContent    `json:"file"`
+	Data     json.RawMessage `json:"data"`
+	Metadata Metadata        `json:"metadata"`
+}
+
+// UnmarshalJSON reads a part. A missing "kind" is inferred from the one content
+// field present; contradictions (no content, unknown kind) are left for
+// Validate, which reports them with the field's path.
+func (p *Part) UnmarshalJSON(b []byte) error {
+	var w partJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = Part{Metadata: w.Metadata, File: w.File, Data: w.Data}
+	if w.Text != nil {
+		p.Text = *w.Text
+	}
+	if len(w.Data) > 0 && bytes.Equal(bytes.TrimSpace(w.Data), []byte("null")) {
+		p.Data = nil
+	}
+	switch {
+	case w.Kind != nil:
+		p.Kind = PartKind(*w.Kind)
+	case w.Text != nil && w.File == nil && p.Data == nil:
+		p.Kind = PartKindText
+	case w.File != nil && w.Text == nil && p.Data == nil:
+		p.Kind = PartKindFile
+	case p.Data != nil && w.Text == nil && w.File == nil:
+		p.Kind = PartKindData
+	}
+	return nil
+}
+
+// Message is one turn of a conversation between a user and an agent.
+type Message struct {
+	Role             Role     `json:"role"`
+	Parts            []Part   `json:"parts"`
+	MessageID        string   `json:"messageId"`
+	TaskID           string   `json:"taskId,omitempty"`
+	ContextID        string   `json:"contextId,omitempty"`
+	ReferenceTaskIDs []string `json:"referenceTaskIds,omitempty"`
+	Extensions       []string `json:"extensions,omitempty"`
+	Metadata         Metadata `json:"metadata,omitempty"`
+}
+
+type messageJSON Message
+
+// MarshalJSON writes the message with "kind":"message".
+func (m Message) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		messageJSON
+		Kind string `json:"kind"`
+	}{messageJSON(m), "message"})
+}
+
+// UnmarshalJSON reads a message; "kind", when present, must be "message".
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var w struct {
+		messageJSON
+		Kind *string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if w.Kind != nil && *w.Kind != "message" {
+		return fmt.Errorf("kind %q is not \"message\"", *w.Kind)
+	}
+	*m = Message(w.messageJSON)
+	return nil
+}
+
+// Text returns the concatenated text of the message's text parts.
+func (m *Message) Text() string {
+	if m == nil {
+		return ""
+	}
+	return PartsText(m.Parts)
+}
+
+// PartsText concatenates the text of the text parts among parts.
+func PartsText(parts []Part) string {
+	switch {
+	case len(parts) == 1 && parts[0].Kind == PartKindText:
+		return parts[0].Text
+	}
+	var buf bytes.Buffer
+	for _, p := range parts {
+		if p.Kind == PartKindText {
+			buf.WriteString(p.Text)
+		}
+	}
+	return buf.String()
+}
+
+// TaskStatus is the current state of a task, with an optional agent message
+// and the time of the change.
+type TaskStatus struct {
+	State     TaskState `json:"state"`
+	Message   *Message  `json:"message,omitempty"`
+	Timestamp string    `json:"timestamp,omitempty"`
+}
+
+// Artifact is an output of a task.
+type Artifact struct {
+	ArtifactID  string   `json:"artifactId"`
+	Name        string   `json:"name,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Parts       []Part   `json:"parts"`
+	Metadata    Metadata `json:"metadata,omitempty"`
+	Extensions  []string `json:"extensions,omitempty"`
+}
+
+// Task is a stateful unit of work.
+type Task struct {
+	ID        string     `json:"id"`
+	ContextID string     `json:"contextId"`
+	Status    TaskStatus `json:"status"`
+	History   []Message  `json:"history,omitempty"`
+	Artifacts []Artifact `json:"artifacts,omitempty"`
+	Metadata  Metadata   `json:"metadata,omitempty"`
+}
+
+type taskJSON Task
+
+// MarshalJSON writes the task with "kind":"task".
+func (t Task) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		taskJSON
+		Kind string `json:"kind"`
+	}{taskJSON(t), "task"})
+}
+
+// UnmarshalJSON reads a task; "kind", when present, must be "task".
+func (t *Task) UnmarshalJSON(b []byte) error {
+	var w struct {
+		taskJSON
+		Kind *string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if w.Kind != nil && *w.Kind != "task" {
+		return fmt.Errorf("kind %q is not \"task\"", *w.Kind)
+	}
+	*t = Task(w.taskJSON)
+	return nil
+}
+
+// TaskStatusUpdateEvent tells that a task's status changed.
+type TaskStatusUpdateEvent struct {
+	TaskID    string     `json:"taskId"`
+	ContextID string     `json:"contextId"`
+	Status    TaskStatus `json:"status"`
+	Final     bool       `json:"final"`
+	Metadata  Metadata   `json:"metadata,omitempty"`
+}
+
+// MarshalJSON writes the event with "kind":"status-update".
+func (e TaskStatusUpdateEvent) MarshalJSON() ([]byte, error) {
+	type plain TaskStatusUpdateEvent
+	return json.Marshal(struct {
+		plain
+		Kind string `json:"kind"`
+	}{plain(e), "status-update"})
+}
+
+// TaskArtifactUpdateEvent tells that an artifact was added or extended.
+type TaskArtifactUpdateEvent struct {
+	TaskID    string   `json:"taskId"`
+	ContextID string   `json:"contextId"`
+	Artifact  Artifact `json:"artifact"`
+	Append    bool     `json:"append,omitempty"`
+	LastChunk bool     `json:"lastChunk,omitempty"`
+	Metadata  Metadata `json:"metadata,omitempty"`
+}
+
+// MarshalJSON writes the event with "kind":"artifact-update".
+func (e TaskArtifactUpdateEvent) MarshalJSON() ([]byte, error) {
+	type plain TaskArtifactUpdateEvent
+	return json.Marshal(struct {
+		plain
+		Kind string `json:"kind"`
+	}{plain(e), "artifact-update"})
+}
+
+func isJSONObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}'
+}

@@ -1,0 +1,145 @@
+package a2a
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Validate checks the message's required fields and parts. path is the JSON
+// path of the message in its request (e.g. "params.message") and prefixes
+// every error message.
+func (m *Message) Validate(path string) error {
+	switch m.Role {
+	case RoleUser, RoleAgent:
+	case "":
+		return InvalidParams(path+".role", "is required (\"user\" or \"agent\")")
+	default:
+		return InvalidParams(path+".role", "must be \"user\" or \"agent\", got %q", m.Role)
+	}
+	if strings.TrimSpace(m.MessageID) == "" {
+		return InvalidParams(path+".messageId", "is required")
+	}
+	return ValidateParts(path+".parts", m.Parts)
+}
+
+// ValidateParts checks that parts is non-empty and every part is well formed.
+func ValidateParts(path string, parts []Part) error {
+	if len(parts) == 0 {
+		return InvalidParams(path, "must hold at least one part")
+	}
+	for i := range parts {
+		if err := parts[i].Validate(path + "[" + strconv.Itoa(i) + "]"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks that the part has a known kind and exactly the content that
+// kind requires.
+func (p *Part) Validate(path string) error {
+	switch p.Kind {
+	case PartKindText:
+		return nil
+	case PartKindFile:
+		return p.File.validate(path + ".file")
+	case PartKindData:
+		if p.Data == nil {
+			return InvalidParams(path+".data", "is required for a data part")
+		}
+		if !isJSONObject(p.Data) {
+			return InvalidParams(path+".data", "must be a JSON object")
+		}
+		return nil
+	case "":
+		return InvalidParams(path+".kind", "is required (\"text\", \"file\" or \"data\")")
+	}
+	return InvalidParams(path+".kind", "must be \"text\", \"file\" or \"data\", got %q", p.Kind)
+}
+
+func (f *FileContent) validate(path string) error {
+	if f == nil {
+		return InvalidParams(path, "is required for a file part")
+	}
+	switch {
+	case f.Bytes != "" && f.URI != "":
+		return InvalidParams(path, "must have exactly one of bytes or uri, not both")
+	case f.Bytes == "" && f.URI == "":
+		return InvalidParams(path, "must have exactly one of bytes or uri")
+	case f.Bytes != "":
+		if _, err := base64.StdEncoding.DecodeString(f.Bytes); err != nil {
+			return InvalidParams(path+".bytes", "is not valid base64: %v", err)
+		}
+	default:
+		u, err := url.Parse(f.URI)
+		if err != nil || u.Scheme == "" {
+			return InvalidParams(path+".uri", "must be an absolute URI")
+		}
+	}
+	return nil
+}
+
+// Validate checks the artifact's id and parts.
+func (a *Artifact) Validate(path string) error {
+	if strings.TrimSpace(a.ArtifactID) == "" {
+		return InvalidParams(path+".artifactId", "is required")
+	}
+	return ValidateParts(path+".parts", a.Parts)
+}
+
+// Validate checks message/send params: a user message with its ids and parts,
+// and a sane configuration.
+func (p *MessageSendParams) Validate() error {
+	if err := p.Message.Validate("params.message"); err != nil {
+		return err
+	}
+	if p.Message.Role != RoleUser {
+		return InvalidParams("params.message.role", "must be \"user\" for message/send, got %q", p.Message.Role)
+	}
+	if c := p.Configuration; c != nil {
+		if c.HistoryLength != nil && *c.HistoryLength < 0 {
+			return InvalidParams("params.configuration.historyLength", "must not be negative, got %d", *c.HistoryLength)
+		}
+	}
+	return nil
+}
+
+// Validate checks tasks/get params.
+func (p *TaskQueryParams) Validate() error {
+	if strings.TrimSpace(p.ID) == "" {
+		return InvalidParams("params.id", "is required")
+	}
+	if p.HistoryLength != nil && *p.HistoryLength < 0 {
+		return InvalidParams("params.historyLength", "must not be negative, got %d", *p.HistoryLength)
+	}
+	return nil
+}
+
+// Validate checks params that name a task.
+func (p *TaskIDParams) Validate() error {
+	if strings.TrimSpace(p.ID) == "" {
+		return InvalidParams("params.id", "is required")
+	}
+	return nil
+}
+
+// Validate checks tasks/list params.
+func (p *ListTasksParams) Validate() error {
+	if p.PageSize != nil && (*p.PageSize < 1 || *p.PageSize > MaxPageSize) {
+		return InvalidParams("params.pageSize", "must be between 1 and %d, got %d", MaxPageSize, *p.PageSize)
+	}
+	if p.HistoryLength != nil && *p.HistoryLength < 0 {
+		return InvalidParams("params.historyLength", "must not be negative, got %d", *p.HistoryLength)
+	}
+	if p.Status != "" && !p.Status.Valid() {
+		return InvalidParams("params.status", "%q is not a task state", p.Status)
+	}
+	if p.StatusTimestampAfter != "" {
+		if _, err := ParseTime(p.StatusTimestampAfter); err != nil {
+			return InvalidParams("params.statusTimestampAfter", "must be an RFC 3339 timestamp, got %q", p.StatusTimestampAfter)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+// Package agent defines the Agent interface, the extension point through which
+// a user plugs their own logic into this host, and the vocabulary an agent
+// uses to report progress and outcomes.
+//
+// An agent works one step at a time. The host calls Step with the task as it
+// is stored (history included) and, when the step was triggered by the
+// client, the new user message. During the step the agent may report progress
+// and artifacts through the Emitter; it ends the step by returning an Outcome:
+// finished (completed, failed, rejected), waiting for the client
+// (input-required, auth-required), or continue after a delay with a
+// checkpoint. The host persists everything, so the next step may run in
+// another process (a Lambda invoked by Step Functions) and sees the same task.
+//
+// The same agent runs unchanged under every runner: goroutines for the local
+// server, inline inside a request, or a Step Functions state machine.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+)
+
+// Agent does the work of tasks.
+type Agent interface {
+	// Info describes the agent; the agent card is built from it.
+	Info() Info
+	// Step runs one step of a task and says what happens next.
+	//
+	// ctx is canceled when the task is canceled or the step's deadline
+	// passes; a step should return promptly then (its outcome is ignored
+	// for a canceled task). A returned error fails the task with a status
+	// message that quotes it, so it must not contain secrets.
+	Step(ctx context.Context, in StepInput, emit Emitter) (Outcome, error)
+}
+
+// Info describes an agent for its card.
+type Info struct {
+	Name        string
+	Description string
+	// Version is the agent's own version (not the protocol's).
+	Version string
+	Skills  []a2a.AgentSkill
+	// InputModes and OutputModes are the media types the agent accepts and
+	// produces; empty means text/plain.
+	InputModes  []string
+	OutputModes []string
+	Provider    *a2a.AgentProvider
+	// DocumentationURL is optional.
+	DocumentationURL string
+}
+
+// StepInput is what an agent knows at the start of a step.
+type StepInput struct {
+	// Task is the stored task: status, full history and artifacts.
+	Task a2a.Task
+	// Message is the user message that triggered this step: the first
+	// message of the task, or the client's reply to an interrupt. It is nil
+	// for a step that follows a Continue outcome.
+	Message *a2a.Message
+	// Reply is set when the step resumes an interrupt: the client's answer,
+	// whether it came as a plain message or through an interrupt callback.
+	Reply *Reply
+	// Checkpoint is the state returned with the previous non-terminal
+	// outcome (Continue or an interrupt), or nil.
+	Checkpoint json.RawMessage
+	// Metadata is the request metadata of the message/send that triggered
+	// this step (params.metadata), or nil.
+	Metadata a2a.Metadata
+}
+
+// Emitter records progress while a step runs. Every call is persisted before
+// it returns. When the task has become terminal (canceled by the client),
+// calls return ErrTaskFinished and the step should stop.
+type Emitter interface {
+	// Status records a progress message; the task stays working.
+	Status(ctx context.Context, msg a2a.Message) error
+	// Artifact records an artifact. With Append, its parts are appended to
+	// the stored artifact with the same ArtifactID (created if missing);
+	// otherwise it replaces any artifact with that id. LastChunk marks the
+	// artifact complete.
+	Artifact(ctx context.Context, art a2a.Artifact, opts ArtifactOptions) error
+}
+
+// ArtifactOptions say how an artifact update combines with what is stored.
+type ArtifactOptions struct {
+	Append    bool
+	LastChunk bool
+}
+
+// ErrTaskFinished is returned by an Emitter when the task already reached a
+// terminal state (for example the client canceled it).
+var ErrTaskFinished = errors.New("task already finished")
+
+// OutcomeKind says how a step ended.
+type OutcomeKind string
+
+// Outcome kinds.
+const (
+	OutcomeCompleted     OutcomeKind = "completed"
+	OutcomeFailed        OutcomeKind = "failed"
+	OutcomeRejected      OutcomeKind = "rejected"
+	OutcomeInputRequired OutcomeKind = "input-required"
+	OutcomeAuthRequired  OutcomeKind = "auth-required"
+	OutcomeContinue      OutcomeKind = "continue"
+)
+
+// State is the task state the outcome leads to; continue keeps the task
+// working.
+func (k OutcomeKind) State() a2a.TaskState {
+	if k == OutcomeContinue {
+		return a2a.TaskStateWorking
+	}
+	return a2a.TaskState(k)
+}
+
+// Valid reports whether k is a known outcome.
+func (k OutcomeKind) Valid() bool {
+	switch k {
+	case OutcomeCompleted, OutcomeFailed, OutcomeRejected, OutcomeInputRequired, OutcomeAuthRequired, OutcomeContinue:
+		return true
+	}
+	return false
+}
+
+// Outcome is how a step ended. Build it with the functions below.
+type Outcome struct {
+	Kind OutcomeKind
+	// Message is the agent's status message (the answer, the reason of a
+	// failure, the question...). Optional.
+	Message *a2a.Message
+	// After is how long to wait before the next step (Continue only).
+	After time.Duration
+	// Checkpoint is handed to the next step (Continue and interrupts). It is
+	// stored with the task, so keep it small (64 KiB at most).
+	Checkpoint json.RawMessage
+	// Interrupt describes what the agent waits for (input-required and
+	// auth-required).
+	Interrupt *Interrupt
+	// Artifacts are stored together with the outcome's status change, in
+	// one write: cheaper than emitting them first when they are final.
+	// Each replaces any stored artifact with the same ArtifactID.
+	Artifacts []a2a.Artifact
+}
+
+// Interrupt types.
+const (
+	InterruptQuestion   = "question"
+	InterruptPermission = "permission"
+	InterruptAuth       = "auth"
+)
+
+// Interrupt describes what an interrupted task waits for.
+type Interrupt struct {
+	// Type is question, permission or auth.
+	Type string
+	// Details are shown to the client in metadata.shared.interrupt.details
+	// (for example the questions asked, or the permission requested).
+	Details map[string]any
+}
+
+// Permission replies.
+const (
+	PermissionOnce   = "once"
+	PermissionAlways = "always"
+	PermissionReject = "reject"
+)
+
+// Reply is a client's answer to an interrupt.
+type Reply struct {
+	// RequestID identifies the interrupt.
+	RequestID string
+	// Type is the interrupt's type.
+	Type string
+	// Permission is once, always or reject (permission interrupts).
+	Permission string
+	// Answers are the answers to a question interrupt, one list per question.
+	Answers [][]string
+	// Rejected is true when the client declined to answer a question.
+	Rejected bool
+	// Text is the free text of the reply (a plain message, or the optional
+	// message of a permission reply).
+	Text string
+}
+
+// Complete finishes the task successfully, storing artifacts with the final
+// status.
+func Complete(msg *a2a.Message, artifacts ...a2a.Artifact) Outcome {
+	return Outcome{Kind: OutcomeCompleted, Message: msg, Artifacts: artifacts}
+}
+
+// Fail finishes the task as failed; msg should say why.
+func Fail(msg *a2a.Message) Outcome { return Outcome{Kind: OutcomeFailed, Message: msg} }
+
+// Reject finishes the task as rejected; msg should say why.
+func Reject(msg *a2a.Message) Outcome { return Outcome{Kind: OutcomeRejected, Message: msg} }
+
+// Continue keeps the task working and runs the next step after d with
+// checkpoint (any JSON-marshalable value, or nil).
+func Continue(d time.Duration, checkpoint any) (Outcome, error) {
+	o := Outcome{Kind: OutcomeContinue, After: d}
+	if checkpoint != nil {
+		b, err := json.Marshal(checkpoint)
+		if err != nil {
+			return Outcome{}, err
+		}
+		o.Checkpoint = b
+	}
+	return o, nil
+}
+
+// WithCheckpoint returns o carrying v (JSON-marshalable) as the checkpoint
+// for the next step.
+func (o Outcome) WithCheckpoint(v any) (Outcome, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Outcome{}, err
+	}
+	o.Checkpoint = b
+	return o, nil
+}
+
+// AskQuestion parks the task in input-required with msg as the question.
+func AskQuestion(msg *a2a.Message, details map[string]any) Outcome {
+	return Outcome{Kind: OutcomeInputRequired, Message: msg, Interrupt: &Interrupt{Type: InterruptQuestion, Details: details}}
+}
+
+// AskPermission parks the task in input-required until the client allows
+// (once, always) or rejects the action described by msg and details.
+func AskPermission(msg *a2a.Message, details map[string]any) Outcome {
+	return Outcome{Kind: OutcomeInputRequired, Message: msg, Interrupt: &Interrupt{Type: InterruptPermission, Details: details}}
+}
+
+// RequireAuth parks the task in auth-required.
+func RequireAuth(msg *a2a.Message, details map[string]any) Outcome {
+	return Outcome{Kind: OutcomeAuthRequired, Message: msg, Interrupt: &Interrupt{Type: InterruptAuth, Details: details}}
+}
+
+// Text returns an agent message with one text part. The host fills in its
+// messageId, taskId and contextId.
+func Text(text string) *a2a.Message {
+	return &a2a.Message{Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart(text)}}
+}

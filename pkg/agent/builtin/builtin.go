@@ -1,0 +1,17 @@
+// Package builtin registers the agents that ship with the host.
+package builtin
+
+import (
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
+)
+
+// Registry returns a new registry holding the built-in agents. Binaries that
+// serve their own agent register it on the result.
+func Registry() *agent.Registry {
+	r := agent.NewRegistry()
+	r.Register(demo.Name, demo.New)
+	r.Register(echo.Name, echo.New)
+	return r
+}

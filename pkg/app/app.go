@@ -1,0 +1,102 @@
+// Package app assembles servers from configuration: it is the composition
+// root shared by the local server and the Lambda functions, so that their
+// main functions only call it.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+)
+
+// NewLogger returns the JSON logger every binary uses.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// LocalAuthenticator returns bearer authentication when tokens are
+// configured. Without tokens it admits everyone as one anonymous caller, but
+// only on a loopback bind, and says so in the log; on any other bind it
+// refuses to start.
+func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authenticator, error) {
+	if len(cfg.Tokens) > 0 {
+		return auth.NewBearer(cfg.Tokens), nil
+	}
+	if !cfg.Loopback() {
+		return nil, fmt.Errorf("A2A_HOST=%s is not a loopback address: set A2A_BEARER_TOKEN (or A2A_BEARER_TOKENS) to serve on it", cfg.Host)
+	}
+	log.Warn("authentication is off: no A2A_BEARER_TOKEN is set, so every local caller is the same anonymous identity", "host", cfg.Host)
+	return auth.Anonymous{}, nil
+}
+
+// Cards returns the card source of an agent.
+func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
+	return func(publicURL string) (a2a.AgentCard, a2a.AgentCard) {
+		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push}
+		return card.Public(o), card.Extended(o)
+	}
+}
+
+// ServiceConfig is the service part of the configuration.
+func ServiceConfig(cfg config.Config) service.Config {
+	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout}
+}
+
+// Local is the all-in-one local server: an in-memory store, goroutine
+// runner and one agent behind the full HTTP handler.
+type Local struct {
+	Handler http.Handler
+	Agent   agent.Agent
+	Store   *memory.Store
+	runner  *local.Runner
+}
+
+// LocalOptions are the collaborators of a local server that tests replace.
+type LocalOptions struct {
+	Auth  httpapi.Authenticator
+	Clock service.Clock
+	Log   *slog.Logger
+}
+
+// NewLocal builds a local server for ag.
+func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Auth == nil {
+		return nil, errors.New("app: an authenticator is required")
+	}
+	store := memory.New(memory.Options{Clock: o.Clock})
+	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: o.Clock, Logger: o.Log})
+	runner := local.New(exec, local.Options{Logger: o.Log})
+	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log})
+	_, anonymous := o.Auth.(auth.Anonymous)
+	h, err := httpapi.New(httpapi.Options{
+		Service:      svc,
+		Auth:         o.Auth,
+		Cards:        Cards(ag.Info(), !anonymous, false),
+		PublicURL:    cfg.PublicURL,
+		MaxBodyBytes: cfg.MaxRequestBodyBytes,
+		Logger:       o.Log,
+	})
+	if err != nil {
+		runner.Close()
+		return nil, err
+	}
+	return &Local{Handler: h, Agent: ag, Store: store, runner: runner}, nil
+}
+
+// Close stops the tasks still running and waits for them.
+func (l *Local) Close() { l.runner.Close() }

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+)
+
+// RunLocal runs the local server until ctx is done: it reads the
+// configuration through getenv, builds the agent named by A2A_AGENT from reg,
+// listens, prints where to reach the agent and how to send it a first
+// message to out, and logs to logOut.
+func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Registry, out, logOut io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	log := NewLogger(logOut, cfg.LogLevel)
+	ag, err := reg.New(cfg.Agent, getenv)
+	if err != nil {
+		return err
+	}
+	authn, err := LocalAuthenticator(cfg, log)
+	if err != nil {
+		return err
+	}
+	srv, err := NewLocal(cfg, ag, LocalOptions{Auth: authn, Log: log})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
+	}
+	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	_, anonymous := authn.(auth.Anonymous)
+	printBanner(out, cfg, ag.Info().Name, !anonymous)
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func printBanner(out io.Writer, cfg config.Config, name string, bearer bool) {
+	authHeader := ""
+	if bearer {
+		authHeader = ` -H "Authorization: Bearer $A2A_BEARER_TOKEN"`
+	}
+	fmt.Fprintf(out, `a2a-lambda local server: serving %q (A2A_AGENT=%s)
+  agent card  %s/.well-known/agent-card.json
+  JSON-RPC    %s/
+  REST        %s%s/v1
+
+Send a first message (blocking, so the answer holds the finished task):
+  curl -s %s/%s -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"hello-1","parts":[{"kind":"text","text":"hello"}]},"configuration":{"blocking":true}}}'
+
+`, name, cfg.Agent, cfg.PublicURL, cfg.PublicURL, cfg.PublicURL, card.RESTPath, cfg.PublicURL, authHeader)
+}

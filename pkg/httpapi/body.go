@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+)
+
+// readBody reads the request body, answering 413 (before any parsing) when
+// it is larger than the limit.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > h.maxBody {
+		h.tooLarge(w, r.ContentLength)
+		return nil, false
+	}
+	var (
+		body []byte
+		err  error
+	)
+	if r.ContentLength >= 0 {
+		body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(r.Body, body)
+	} else {
+		body, err = io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
+		if int64(len(body)) > h.maxBody {
+			h.tooLarge(w, -1)
+			return nil, false
+		}
+	}
+	if err != nil {
+		writeHTTPError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "could not read the request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+func (h *handler) tooLarge(w http.ResponseWriter, size int64) {
+	msg := fmt.Sprintf("request body exceeds the limit of %d bytes", h.maxBody)
+	if size > 0 {
+		msg = fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", size, h.maxBody)
+	}
+	writeHTTPError(w, http.StatusRequestEntityTooLarge, "RESOURCE_EXHAUSTED", msg)
+}
+
+// writeJSON writes a 200 response with a JSON body.
+func writeJSON(w http.ResponseWriter, body []byte) {
+	w.Header()["Content-Type"] = []string{"application/json"}
+	w.Write(body)
+}
+
+// decodeParams decodes request params (or a REST body) into v, accepting
+// snake_case field names as proto-JSON parsers do: some official 0.3 clients
+// send them. Free-form maps (metadata, data) are left as they are.
+func decodeParams(raw json.RawMessage, v any) error {
+	if bytes.IndexByte(raw, '_') >= 0 {
+		if c, err := camelCaseKeys(raw); err == nil {
+			raw = c
+		}
+	}
+	return jsonrpc.DecodeParams(raw, v)
+}
+
+// camelCaseKeys rewrites snake_case object keys to camelCase, except inside
+// metadata and data values.
+func camelCaseKeys(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(camelWalk(v))
+}
+
+func camelWalk(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			ck := snakeToCamel(k)
+			if ck == "metadata" || ck == "data" {
+				out[ck] = val
+				continue
+			}
+			out[ck] = camelWalk(val)
+		}
+		return out
+	case []any:
+		for i := range t {
+			t[i] = camelWalk(t[i])
+		}
+		return t
+	}
+	return v
+}
+
+func snakeToCamel(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	var b strings.Builder
+	upper := false
+	for i, r := range s {
+		switch {
+		case r == '_' && i > 0:
+			upper = true
+		case upper && r >= 'a' && r <= 'z':
+			b.WriteRune(r - 'a' + 'A')
+			upper = false
+		default:
+			b.WriteRune(r)
+			upper = false
+		}
+	}
+	return b.String()
+}

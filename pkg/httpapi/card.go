@@ -1,0 +1,160 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+)
+
+// cardCacheControl lets clients and CDNs reuse a card for five minutes and
+// revalidate it with If-None-Match afterwards.
+const cardCacheControl = "public, max-age=300"
+
+// maxCardCache bounds the cards rendered for request-derived base URLs.
+const maxCardCache = 16
+
+// CardSource builds the public and extended cards for a base URL.
+type CardSource func(publicURL string) (public, extended a2a.AgentCard)
+
+// document is a JSON document rendered once, with its validator.
+type document struct {
+	body []byte
+	etag string
+}
+
+func newDocument(v any) (*document, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: render card: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return &document{body: b, etag: `W/"` + hex.EncodeToString(sum[:12]) + `"`}, nil
+}
+
+// serve writes the document, or 304 when the client's copy is current.
+func (d *document) serve(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr["Etag"] = []string{d.etag}
+	hdr["Cache-Control"] = []string{cardCacheControl}
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, d.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hdr["Content-Type"] = []string{"application/json"}
+	w.Write(d.body)
+}
+
+// etagMatch compares weakly, as If-None-Match requires.
+func etagMatch(header, etag string) bool {
+	weak := strings.TrimPrefix(etag, "W/")
+	for _, c := range strings.Split(header, ",") {
+		c = strings.TrimSpace(c)
+		if c == "*" || strings.TrimPrefix(c, "W/") == weak {
+			return true
+		}
+	}
+	return false
+}
+
+// cards renders the cards once per base URL: the configured public URL, or,
+// when none is configured (a Lambda behind an API whose URL is only known at
+// request time), the URL the request was addressed to.
+type cards struct {
+	source    CardSource
+	publicURL string
+
+	mu       sync.Mutex
+	rendered map[string]*cardPair
+}
+
+type cardPair struct{ public, extended *document }
+
+func newCards(source CardSource, publicURL string) (*cards, error) {
+	c := &cards{source: source, publicURL: publicURL, rendered: map[string]*cardPair{}}
+	if publicURL != "" {
+		if _, err := c.render(publicURL); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *cards) forRequest(r *http.Request) (*cardPair, error) {
+	base := c.publicURL
+	if base == "" {
+		base = requestBaseURL(r)
+	}
+	return c.render(base)
+}
+
+func (c *cards) render(base string) (*cardPair, error) {
+	c.mu.Lock()
+	p, ok := c.rendered[base]
+	c.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	pub, ext := c.source(base)
+	pd, err := newDocument(pub)
+	if err != nil {
+		return nil, err
+	}
+	ed, err := newDocument(ext)
+	if err != nil {
+		return nil, err
+	}
+	p = &cardPair{public: pd, extended: ed}
+	c.mu.Lock()
+	if len(c.rendered) < maxCardCache {
+		c.rendered[base] = p
+	}
+	c.mu.Unlock()
+	return p, nil
+}
+
+// requestBaseURL is the scheme and host a request was addressed to, as seen
+// through API Gateway or a proxy.
+func requestBaseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
+		scheme = p
+	}
+	return scheme + "://" + r.Host
+}
+
+func (h *handler) serveCard(w http.ResponseWriter, r *http.Request) {
+	p, err := h.cards.forRequest(r)
+	if err != nil {
+		writeRESTError(w, h.protocolError(r.Context(), err, "card"))
+		return
+	}
+	p.public.serve(w, r)
+}
+
+func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
+	p, err := h.cards.forRequest(r)
+	if err != nil {
+		writeRESTError(w, h.protocolError(r.Context(), err, "extended card"))
+		return
+	}
+	p.extended.serve(w, r)
+}
+
+// extendedCard is the result of agent/getAuthenticatedExtendedCard.
+func (h *handler) extendedCard(r *http.Request) (json.RawMessage, error) {
+	p, err := h.cards.forRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return p.extended.body, nil
+}

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+)
+
+// rpcMethod serves one JSON-RPC method; its result is marshalled as JSON
+// (a json.RawMessage is written as it is).
+type rpcMethod func(r *http.Request, id auth.Identity, params json.RawMessage) (any, error)
+
+// call adapts a service operation to an rpcMethod: decode params, call.
+func call[P any, R any](op func(context.Context, string, P) (R, error)) rpcMethod {
+	return func(r *http.Request, id auth.Identity, raw json.RawMessage) (any, error) {
+		var p P
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return op(r.Context(), id.Owner, p)
+	}
+}
+
+// fail is a method that always answers err.
+func fail(err error) rpcMethod {
+	return func(*http.Request, auth.Identity, json.RawMessage) (any, error) { return nil, err }
+}
+
+var (
+	errStreaming = a2a.Errorf(a2a.CodeUnsupportedOperation,
+		"streaming is not supported by this agent (capabilities.streaming is false); use message/send, then poll tasks/get or register a push notification config")
+	errPush = a2a.Errorf(a2a.CodePushNotificationNotSupported,
+		"push notifications are not supported by this agent (capabilities.pushNotifications is false); poll tasks/get instead")
+)
+
+func (h *handler) rpcMethods() map[string]rpcMethod {
+	if h.svc == nil {
+		return nil
+	}
+	return map[string]rpcMethod{
+		a2a.MethodMessageSend:      call(h.svc.SendMessage),
+		a2a.MethodTasksGet:         call(h.svc.GetTask),
+		a2a.MethodTasksCancel:      call(h.svc.CancelTask),
+		a2a.MethodTasksList:        call(h.svc.ListTasks),
+		a2a.MethodMessageStream:    fail(errStreaming),
+		a2a.MethodTasksResubscribe: fail(errStreaming),
+		a2a.MethodPushConfigSet:    fail(errPush),
+		a2a.MethodPushConfigGet:    fail(errPush),
+		a2a.MethodPushConfigList:   fail(errPush),
+		a2a.MethodPushConfigDelete: fail(errPush),
+		a2a.MethodGetExtendedCard: func(r *http.Request, _ auth.Identity, _ json.RawMessage) (any, error) {
+			return h.extendedCard(r)
+		},
+	}
+}
+
+// supportedMethods lists the served JSON-RPC methods, sorted.
+func (h *handler) supportedMethods() []string {
+	names := make([]string, 0, len(h.methods))
+	for n := range h.methods {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// serveJSONRPC serves POST /: one JSON-RPC 2.0 request per HTTP request.
+// Protocol errors are answered with HTTP 200 and a JSON-RPC error object;
+// a notification (no id) is executed and answered 204 without a body.
+func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	req, respID, err := jsonrpc.Decode(body)
+	if err != nil {
+		h.writeRPCError(w, r, respID, err, "decode")
+		return
+	}
+	method, found := h.methods[req.Method]
+	if !found {
+		err := (&a2a.Error{Code: a2a.CodeMethodNotFound, Message: "Unsupported method: " + req.Method}).WithData(map[string]any{
+			"type":              "METHOD_NOT_SUPPORTED",
+			"method":            req.Method,
+			"supported_methods": h.supportedMethods(),
+			"protocol_version":  "0.3",
+		})
+		if req.IsNotification() {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		h.writeRPCError(w, r, respID, err, req.Method)
+		return
+	}
+	result, err := method(r, id, req.Params)
+	if req.IsNotification() {
+		if err != nil {
+			h.protocolError(r.Context(), err, req.Method) // logs internal errors
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if err != nil {
+		h.writeRPCError(w, r, respID, err, req.Method)
+		return
+	}
+	raw, ok := result.(json.RawMessage)
+	if !ok {
+		if raw, err = json.Marshal(result); err != nil {
+			h.writeRPCError(w, r, respID, err, req.Method)
+			return
+		}
+	}
+	writeJSON(w, jsonrpc.EncodeResult(respID, raw))
+}
+
+func (h *handler) writeRPCError(w http.ResponseWriter, r *http.Request, id json.RawMessage, err error, op string) {
+	writeJSON(w, jsonrpc.EncodeError(id, rpcError(h.protocolError(r.Context(), err, op))))
+}

@@ -1,0 +1,126 @@
+// Package local runs task steps in goroutines of the current process, for the
+// local server. It follows the step protocol of the Step Functions state
+// machine: run a step; on continue wait and step again; on an interrupt stop
+// until the client's reply starts the task again; on a terminal state stop.
+package local
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// Stepper runs one step of a task; *service.Executor is one.
+type Stepper interface {
+	Step(ctx context.Context, req service.StepRequest) (service.StepResult, error)
+}
+
+// Runner is a service.Runner on goroutines.
+type Runner struct {
+	stepper Stepper
+	log     *slog.Logger
+	// stepTimeout bounds one step, like the worker Lambda's timeout.
+	stepTimeout time.Duration
+
+	base context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	running map[string]*execution
+}
+
+type execution struct{ cancel context.CancelFunc }
+
+var _ service.Runner = (*Runner)(nil)
+
+// DefaultStepTimeout bounds one step when Options.StepTimeout is zero.
+const DefaultStepTimeout = 15 * time.Minute
+
+// Options configure a Runner.
+type Options struct {
+	Logger      *slog.Logger
+	StepTimeout time.Duration
+}
+
+// New returns a runner that drives stepper.
+func New(stepper Stepper, opts Options) *Runner {
+	base, stop := context.WithCancel(context.Background())
+	r := &Runner{stepper: stepper, log: opts.Logger, stepTimeout: opts.StepTimeout, base: base, stop: stop, running: map[string]*execution{}}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.stepTimeout <= 0 {
+		r.stepTimeout = DefaultStepTimeout
+	}
+	return r
+}
+
+// Start implements service.Runner: the task's steps run in a new goroutine.
+func (r *Runner) Start(_ context.Context, job service.Job) error {
+	ctx, cancel := context.WithCancel(r.base)
+	exec := &execution{cancel: cancel}
+	r.mu.Lock()
+	r.running[job.TaskID] = exec
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer r.forget(job.TaskID, exec)
+		r.run(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply})
+	}()
+	return nil
+}
+
+func (r *Runner) run(ctx context.Context, req service.StepRequest) {
+	for {
+		stepCtx, cancel := context.WithTimeout(ctx, r.stepTimeout)
+		res, err := r.stepper.Step(stepCtx, req)
+		cancel()
+		if err != nil {
+			r.log.ErrorContext(ctx, "task step failed", "taskId", req.TaskID, "error", err)
+			return
+		}
+		if res.Next != service.NextContinue {
+			return
+		}
+		t := time.NewTimer(res.After)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		req = service.StepRequest{TaskID: req.TaskID}
+	}
+}
+
+func (r *Runner) forget(taskID string, exec *execution) {
+	exec.cancel()
+	r.mu.Lock()
+	if r.running[taskID] == exec {
+		delete(r.running, taskID)
+	}
+	r.mu.Unlock()
+}
+
+// Cancel implements service.Runner: it cancels the running step's context
+// and any pending wait.
+func (r *Runner) Cancel(_ context.Context, taskID string) error {
+	r.mu.Lock()
+	exec := r.running[taskID]
+	r.mu.Unlock()
+	if exec != nil {
+		exec.cancel()
+	}
+	return nil
+}
+
+// Close stops every execution and waits for their goroutines.
+func (r *Runner) Close() {
+	r.stop()
+	r.wg.Wait()
+}

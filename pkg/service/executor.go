@@ -1,0 +1,377 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+)
+
+// DefaultMaxCheckpointBytes bounds the agent state stored between steps.
+const DefaultMaxCheckpointBytes = 64 << 10
+
+// Next says what a runner does after a step.
+type Next string
+
+// What follows a step.
+const (
+	// NextDone: the task is terminal (or gone); nothing follows.
+	NextDone Next = "done"
+	// NextContinue: run another step after StepResult.After.
+	NextContinue Next = "continue"
+	// NextAwait: the task waits for its client (input-required or
+	// auth-required); a reply starts the next step.
+	NextAwait Next = "await"
+)
+
+// StepRequest asks the executor to run one step.
+type StepRequest struct {
+	TaskID string
+	// Message and Reply come from the Job that triggered the step; both are
+	// nil for a step that follows a Continue.
+	Message *a2a.Message
+	Reply   *agent.Reply
+}
+
+// StepResult says how a step ended.
+type StepResult struct {
+	Next Next
+	// After is the delay before the next step (NextContinue).
+	After time.Duration
+	// State is the task's state after the step.
+	State a2a.TaskState
+	// Interrupt is the pending interrupt (NextAwait).
+	Interrupt *PendingInterrupt
+}
+
+// PendingInterrupt identifies what an interrupted task waits for.
+type PendingInterrupt struct {
+	RequestID string
+	Type      string
+}
+
+// Executor runs agent steps against the task store. Every runner (local
+// goroutines, inline, the Step Functions worker) drives the same Executor,
+// which is what makes their observable task histories identical.
+type Executor struct {
+	store         TaskStore
+	agent         agent.Agent
+	clock         Clock
+	newID         func() string
+	log           *slog.Logger
+	maxCheckpoint int
+}
+
+// ExecutorOptions configure an Executor; zero values mean defaults.
+type ExecutorOptions struct {
+	Clock              Clock
+	NewID              func() string
+	Logger             *slog.Logger
+	MaxCheckpointBytes int
+}
+
+// NewExecutor returns an executor of ag's steps on store.
+func NewExecutor(store TaskStore, ag agent.Agent, opts ExecutorOptions) *Executor {
+	x := &Executor{store: store, agent: ag, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes}
+	if x.clock == nil {
+		x.clock = SystemClock{}
+	}
+	if x.newID == nil {
+		x.newID = NewID
+	}
+	if x.log == nil {
+		x.log = slog.New(slog.DiscardHandler)
+	}
+	if x.maxCheckpoint <= 0 {
+		x.maxCheckpoint = DefaultMaxCheckpointBytes
+	}
+	return x
+}
+
+// Step runs one agent step of a task and persists what it produced. An error
+// means the step's result could not be stored (the store failed); agent
+// failures are not errors, they fail the task.
+func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error) {
+	rec, err := x.store.GetTask(ctx, req.TaskID, AllHistory)
+	if errors.Is(err, ErrNotFound) {
+		x.log.WarnContext(ctx, "step for a task that no longer exists", "taskId", req.TaskID)
+		return StepResult{Next: NextDone}, nil
+	}
+	if err != nil {
+		return StepResult{}, fmt.Errorf("load task %s: %w", req.TaskID, err)
+	}
+	state := rec.Task.Status.State
+	switch {
+	case state.Terminal():
+		return StepResult{Next: NextDone, State: state}, nil
+	case state.Interrupted() && req.Message == nil && req.Reply == nil:
+		// A stray continue for a task that waits for its client.
+		return StepResult{Next: NextAwait, State: state}, nil
+	}
+	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version}
+	if state != a2a.TaskStateWorking {
+		if err := w.write(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}}); err != nil {
+			return w.finish(ctx, err)
+		}
+		rec.Task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
+	}
+
+	stepCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.cancelStep = cancel
+	in := agent.StepInput{
+		Task:       rec.Task,
+		Message:    req.Message,
+		Reply:      req.Reply,
+		Checkpoint: rec.Checkpoint,
+		Metadata:   rec.RequestMetadata,
+	}
+	out, agentErr := x.runAgent(stepCtx, in, w)
+	if w.finished {
+		return StepResult{Next: NextDone, State: w.finalState}, nil
+	}
+	if agentErr != nil {
+		if errors.Is(agentErr, agent.ErrTaskFinished) {
+			return w.finish(ctx, &ConflictError{Reason: ConflictTerminal})
+		}
+		x.log.WarnContext(ctx, "agent step failed", "taskId", rec.Task.ID, "error", agentErr)
+		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
+	}
+	return x.applyOutcome(ctx, w, req, out)
+}
+
+// runAgent calls the agent, turning a panic into an error.
+func (x *Executor) runAgent(ctx context.Context, in agent.StepInput, emit agent.Emitter) (out agent.Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			x.log.ErrorContext(ctx, "agent panicked", "taskId", in.Task.ID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = fmt.Errorf("internal error in the agent")
+		}
+	}()
+	return x.agent.Step(ctx, in, emit)
+}
+
+func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, req StepRequest, out agent.Outcome) (StepResult, error) {
+	if problem := x.checkOutcome(&out); problem != "" {
+		x.log.WarnContext(ctx, "agent returned an invalid outcome", "taskId", w.taskID, "problem", problem)
+		out = agent.Fail(agent.Text("Invalid agent response: " + problem))
+	}
+	state := out.Kind.State()
+	msg := w.agentMessage(out.Message)
+	var pending *PendingInterrupt
+	if out.Interrupt != nil && state.Interrupted() {
+		pending = &PendingInterrupt{RequestID: x.newID(), Type: out.Interrupt.Type}
+		if msg == nil {
+			msg = w.agentMessage(agent.Text(defaultQuestion(out.Interrupt.Type)))
+		}
+		setInterruptMetadata(msg, map[string]any{
+			"request_id": pending.RequestID,
+			"type":       out.Interrupt.Type,
+			"phase":      "asked",
+			"details":    nonNilMap(out.Interrupt.Details),
+		})
+	}
+	if req.Reply != nil && req.Reply.RequestID != "" {
+		if msg == nil && state != a2a.TaskStateWorking {
+			msg = w.agentMessage(agent.Text(""))
+		}
+		if msg != nil && interruptMetadata(msg) == nil {
+			setInterruptMetadata(msg, map[string]any{
+				"request_id": req.Reply.RequestID,
+				"type":       req.Reply.Type,
+				"phase":      "resolved",
+				"resolution": resolution(req.Reply),
+			})
+		}
+	}
+	u := Update{
+		Status:    &a2a.TaskStatus{State: state, Message: msg, Timestamp: x.now()},
+		Artifacts: out.Artifacts,
+	}
+	if !state.Terminal() {
+		u.Checkpoint = out.Checkpoint
+		if u.Checkpoint == nil {
+			u.Checkpoint = []byte{} // clear the previous step's
+		}
+	}
+	if err := w.write(ctx, u); err != nil {
+		return w.finish(ctx, err)
+	}
+	switch {
+	case state.Terminal():
+		return StepResult{Next: NextDone, State: state}, nil
+	case state.Interrupted():
+		return StepResult{Next: NextAwait, State: state, Interrupt: pending}, nil
+	}
+	return StepResult{Next: NextContinue, After: out.After, State: state}, nil
+}
+
+// checkOutcome returns what is wrong with an outcome, or "".
+func (x *Executor) checkOutcome(out *agent.Outcome) string {
+	if !out.Kind.Valid() {
+		return fmt.Sprintf("unknown outcome %q", out.Kind)
+	}
+	if out.Message != nil {
+		if err := validateAgentParts("status message", out.Message.Parts); err != "" {
+			return err
+		}
+	}
+	for i := range out.Artifacts {
+		if err := out.Artifacts[i].Validate(fmt.Sprintf("artifacts[%d]", i)); err != nil {
+			return err.(*a2a.Error).Message
+		}
+	}
+	if out.After < 0 {
+		return "continue delay is negative"
+	}
+	if len(out.Checkpoint) > x.maxCheckpoint {
+		return fmt.Sprintf("checkpoint of %d bytes exceeds the limit of %d bytes", len(out.Checkpoint), x.maxCheckpoint)
+	}
+	return ""
+}
+
+func validateAgentParts(what string, parts []a2a.Part) string {
+	if len(parts) == 0 {
+		return what + " has no parts"
+	}
+	if err := a2a.ValidateParts(what, parts); err != nil {
+		return err.(*a2a.Error).Message
+	}
+	return ""
+}
+
+func (x *Executor) now() string { return a2a.FormatTime(x.clock.Now()) }
+
+// taskWriter persists a step's writes, tracking the task version.
+type taskWriter struct {
+	x          *Executor
+	taskID     string
+	contextID  string
+	version    int64
+	cancelStep context.CancelFunc
+	// finished is set once the task turned out to be terminal.
+	finished   bool
+	finalState a2a.TaskState
+}
+
+var _ agent.Emitter = (*taskWriter)(nil)
+
+// write applies u conditioned on the version last seen. On a version conflict
+// (another writer, such as a retried worker) it re-reads and tries again; a
+// terminal task stops the step.
+func (w *taskWriter) write(ctx context.Context, u Update) error {
+	u.TaskID = w.taskID
+	for attempt := 0; ; attempt++ {
+		u.IfVersion = w.version
+		v, err := w.x.store.UpdateTask(ctx, u)
+		if err == nil {
+			w.version = v
+			return nil
+		}
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Reason == ConflictTerminal || attempt >= 3 {
+			return err
+		}
+		w.version = ce.Version
+	}
+}
+
+// finish turns a write error into the step's result: a terminal task ends the
+// step quietly, anything else is the store failing.
+func (w *taskWriter) finish(ctx context.Context, err error) (StepResult, error) {
+	var ce *ConflictError
+	switch {
+	case errors.As(err, &ce) && ce.Reason == ConflictTerminal:
+		w.x.log.InfoContext(ctx, "task finished while its step ran; step result dropped", "taskId", w.taskID, "state", ce.State)
+		return StepResult{Next: NextDone, State: ce.State}, nil
+	case errors.Is(err, ErrNotFound):
+		return StepResult{Next: NextDone}, nil
+	case errors.Is(err, ErrTooLarge):
+		return w.failTooLarge(ctx, err)
+	}
+	return StepResult{}, fmt.Errorf("store step result of task %s: %w", w.taskID, err)
+}
+
+// failTooLarge fails the task when the agent produced more than the store
+// can hold, saying so, instead of losing the task.
+func (w *taskWriter) failTooLarge(ctx context.Context, cause error) (StepResult, error) {
+	msg := w.agentMessage(agent.Text("The agent's output could not be stored: " + cause.Error()))
+	err := w.write(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateFailed, Message: msg, Timestamp: w.x.now()}})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		var ce *ConflictError
+		if !errors.As(err, &ce) {
+			return StepResult{}, fmt.Errorf("fail task %s after oversized output: %w", w.taskID, err)
+		}
+	}
+	return StepResult{Next: NextDone, State: a2a.TaskStateFailed}, nil
+}
+
+// Status implements agent.Emitter.
+func (w *taskWriter) Status(ctx context.Context, msg a2a.Message) error {
+	if w.finished {
+		return agent.ErrTaskFinished
+	}
+	if p := validateAgentParts("status message", msg.Parts); p != "" {
+		return fmt.Errorf("invalid status message: %s", p)
+	}
+	m := w.agentMessage(&msg)
+	return w.emit(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m, Timestamp: w.x.now()}})
+}
+
+// Artifact implements agent.Emitter.
+func (w *taskWriter) Artifact(ctx context.Context, art a2a.Artifact, opts agent.ArtifactOptions) error {
+	if w.finished {
+		return agent.ErrTaskFinished
+	}
+	if err := art.Validate("artifact"); err != nil {
+		return fmt.Errorf("invalid artifact: %w", err)
+	}
+	return w.emit(ctx, Update{Artifacts: []a2a.Artifact{art}, AppendArtifact: opts.Append, ArtifactLastChunk: opts.LastChunk})
+}
+
+func (w *taskWriter) emit(ctx context.Context, u Update) error {
+	err := w.write(ctx, u)
+	var ce *ConflictError
+	if errors.As(err, &ce) && ce.Reason == ConflictTerminal {
+		w.finished, w.finalState = true, ce.State
+		w.cancelStep()
+		return agent.ErrTaskFinished
+	}
+	return err
+}
+
+// agentMessage completes an agent message with its ids.
+func (w *taskWriter) agentMessage(m *a2a.Message) *a2a.Message {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.Role = a2a.RoleAgent
+	if c.MessageID == "" {
+		c.MessageID = w.x.newID()
+	}
+	c.TaskID, c.ContextID = w.taskID, w.contextID
+	return &c
+}
+
+func defaultQuestion(interruptType string) string {
+	switch interruptType {
+	case agent.InterruptPermission:
+		return "The agent asks for permission to continue."
+	case agent.InterruptAuth:
+		return "The agent needs authentication to continue."
+	}
+	return "The agent needs more input to continue."
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

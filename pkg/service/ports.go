@@ -1,0 +1,246 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+)
+
+// Clock tells the time. Tests inject a fake one to drive expiry.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns the current time.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// TaskRecord is a stored task with what the host keeps beside the protocol
+// object.
+type TaskRecord struct {
+	// Task is the protocol object. Its History and Artifacts are filled as
+	// the read asked for (see GetOptions).
+	Task a2a.Task
+	// Owner is the caller identity that created the task.
+	Owner string
+	// Version increases by one with every successful update. Together with
+	// the task id it names an event (push notifications use it).
+	Version int64
+	// CreatedAt and UpdatedAt are set by the store.
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// Checkpoint is the agent state returned with the last Continue outcome.
+	Checkpoint json.RawMessage
+	// RequestMetadata is params.metadata of the last message/send that
+	// started or resumed the task; the agent sees it in StepInput.Metadata.
+	RequestMetadata a2a.Metadata
+}
+
+// NewTask is a task to create.
+type NewTask struct {
+	// Task holds the id, context id, submitted status and, in History,
+	// exactly the first user message.
+	Task  a2a.Task
+	Owner string
+	// RequestMetadata is stored with the task (see TaskRecord).
+	RequestMetadata a2a.Metadata
+}
+
+// GetOptions say how much of a task to read.
+type GetOptions struct {
+	// HistoryLength is the number of most recent messages to return;
+	// negative means all, zero means none.
+	HistoryLength int
+	// IncludeArtifacts asks for the task's artifacts.
+	IncludeArtifacts bool
+}
+
+// AllHistory asks GetTask for the whole history and the artifacts.
+var AllHistory = GetOptions{HistoryLength: -1, IncludeArtifacts: true}
+
+// Update is one atomic change of a task. Every update is refused when the task
+// is already terminal, when IfVersion is set and differs, and when IfStates is
+// set and the task's state is not among them. A successful update increments
+// the version and refreshes the task's expiry.
+type Update struct {
+	TaskID string
+	// IfVersion, when > 0, is the version the writer read.
+	IfVersion int64
+	// IfStates, when non-empty, are the states the task must be in.
+	IfStates []a2a.TaskState
+
+	// Messages are appended to the history, in order, before the status
+	// message. They carry their taskId and contextId.
+	Messages []a2a.Message
+	// IdempotencyKey, with Owner, makes appending a user message safe to
+	// retry: when a record for (Owner, IdempotencyKey) exists the update is
+	// refused with a *DuplicateError and nothing changes.
+	IdempotencyKey string
+	Owner          string
+
+	// Status, when set, replaces the status. Its message, if any, is also
+	// appended to the history.
+	Status *a2a.TaskStatus
+	// Artifacts are stored: each replaces the artifact with the same id, or,
+	// with AppendArtifact, has its parts appended to it (created if absent).
+	Artifacts      []a2a.Artifact
+	AppendArtifact bool
+	// ArtifactLastChunk marks the artifacts complete (no more chunks).
+	ArtifactLastChunk bool
+	// Checkpoint, when non-nil, replaces the stored checkpoint; an empty
+	// (non-nil, zero-length) value clears it.
+	Checkpoint json.RawMessage
+	// RequestMetadata, when non-nil, replaces the stored request metadata.
+	RequestMetadata a2a.Metadata
+}
+
+// ListQuery selects one page of a caller's tasks, newest status first.
+type ListQuery struct {
+	Owner     string
+	ContextID string
+	State     a2a.TaskState
+	// StatusAfter keeps tasks whose status timestamp is strictly later
+	// (a formatted timestamp, see a2a.FormatTime); empty keeps all.
+	StatusAfter string
+	PageSize    int
+	// Cursor is the store's own cursor from a previous page, or empty.
+	Cursor string
+	// HistoryLength and IncludeArtifacts as in GetOptions.
+	HistoryLength    int
+	IncludeArtifacts bool
+}
+
+// ListPage is one page of tasks.
+type ListPage struct {
+	Tasks []TaskRecord
+	// NextCursor is empty on the last page.
+	NextCursor string
+	// Total is the number of tasks matching the query on all pages.
+	Total int
+}
+
+// TaskStore keeps tasks. Implementations must pass storetest.Run.
+//
+// Expiry: every write sets the task to expire a configured time after it;
+// reads MUST treat an expired task (and an expired idempotency record) as
+// absent, and writes MUST refuse to change an expired task, whether or not the
+// backend already deleted it.
+//
+// Concurrency: every method may be called from many goroutines and
+// processes. Create and Update are atomic; of two updates conditioned on the
+// same version, at most one succeeds; a terminal state, once written, is never
+// replaced ("first terminal state wins").
+type TaskStore interface {
+	// CreateTask stores a new task and the idempotency record of its first
+	// message (Owner, History[0].MessageID) in one atomic step. When that
+	// record exists, nothing is written and a *DuplicateError names the task
+	// the record points to.
+	CreateTask(ctx context.Context, t NewTask) error
+	// GetTask reads a task. Unknown and expired tasks return ErrNotFound.
+	GetTask(ctx context.Context, taskID string, opts GetOptions) (*TaskRecord, error)
+	// UpdateTask applies u atomically and returns the new version. It
+	// returns ErrNotFound for an unknown or expired task, a *ConflictError
+	// when a condition fails, or a *DuplicateError (see Update).
+	UpdateTask(ctx context.Context, u Update) (int64, error)
+	// ListTasks returns one page of the owner's tasks, newest status
+	// timestamp first (ties by task id, descending).
+	ListTasks(ctx context.Context, q ListQuery) (ListPage, error)
+}
+
+// ChangeWaiter is implemented by stores that can wake a waiting request as
+// soon as a task changes. Requests poll stores that do not implement it.
+type ChangeWaiter interface {
+	// WaitForChange returns when the task's version exceeds after, when the
+	// task is gone, or with ctx's error.
+	WaitForChange(ctx context.Context, taskID string, after int64) error
+}
+
+// Store errors.
+var (
+	// ErrNotFound: the task does not exist or expired.
+	ErrNotFound = errors.New("task not found")
+	// ErrTooLarge: the write would exceed the backend's item size limit.
+	ErrTooLarge = errors.New("item too large")
+)
+
+// ConflictReason says which condition of an update failed.
+type ConflictReason string
+
+// Conflict reasons.
+const (
+	ConflictTerminal ConflictReason = "terminal"
+	ConflictVersion  ConflictReason = "version"
+	ConflictState    ConflictReason = "state"
+)
+
+// ConflictError is returned when an update's condition fails.
+type ConflictError struct {
+	Reason ConflictReason
+	// State and Version are the task's current ones.
+	State   a2a.TaskState
+	Version int64
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("task update conflict (%s): task is %s at version %d", e.Reason, e.State, e.Version)
+}
+
+// DuplicateError is returned when an idempotency record already exists.
+type DuplicateError struct {
+	// TaskID is the task the first request created or continued.
+	TaskID string
+}
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("message already accepted for task %s", e.TaskID)
+}
+
+// MaxContentBytes is the largest JSON encoding of one message, one artifact
+// (with all its appended chunks) or one request metadata object that a store
+// accepts. It keeps every DynamoDB item under the 400 KB item limit with room
+// for keys and attributes; every store enforces it so they behave alike.
+const MaxContentBytes = 380 << 10
+
+// TooLargeError wraps ErrTooLarge with the limit, for the client's message.
+type TooLargeError struct {
+	What  string
+	Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s exceeds the storage limit of %d bytes", e.What, e.Limit)
+}
+
+// Unwrap makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+// Job asks a runner to run a task's next step.
+type Job struct {
+	TaskID string
+	// Message is the user message that triggered the job.
+	Message *a2a.Message
+	// Reply is set when the job resumes an interrupt.
+	Reply *agent.Reply
+	// Blocking is true when the client waits for the task to settle; a
+	// runner may then run the first step in the caller's goroutine.
+	Blocking bool
+}
+
+// Runner executes tasks' steps.
+type Runner interface {
+	// Start schedules the next step of a task whose latest user message is
+	// stored (a new task, or the reply to an interrupt). It returns once the
+	// work is handed over (or done, for inline runners); a returned error
+	// means the work was not scheduled.
+	Start(ctx context.Context, job Job) error
+	// Cancel tells the runner that the task was canceled so it can stop
+	// the work. The cancel is already stored; this is best effort.
+	Cancel(ctx context.Context, taskID string) error
+}

@@ -1,0 +1,453 @@
+// Package service holds the transport-neutral A2A operations (send, get,
+// list, cancel) and the step executor, behind the ports they need: TaskStore,
+// Runner, Clock and agent.Agent. It imports neither AWS nor net/http.
+//
+// Owner scoping lives here: every task belongs to the caller that created it,
+// and any other caller is told the task does not exist.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+)
+
+// Defaults of Config.
+const (
+	DefaultBlockingTimeout = 25 * time.Second
+	defaultPollMin         = 25 * time.Millisecond
+	defaultPollMax         = time.Second
+	maxUpdateAttempts      = 5
+)
+
+// Config holds the service's behaviour settings.
+type Config struct {
+	// BlockingDefault applies when message/send does not say
+	// configuration.blocking (A2A_BLOCKING_DEFAULT).
+	BlockingDefault bool
+	// BlockingTimeout bounds how long a blocking send waits for the task to
+	// settle before returning it as it is (A2A_BLOCKING_TIMEOUT_SECONDS).
+	BlockingTimeout time.Duration
+	// PushNotifications enables push notification configs.
+	PushNotifications bool
+}
+
+// Options carry the service's collaborators that have defaults.
+type Options struct {
+	Clock  Clock
+	NewID  func() string
+	Logger *slog.Logger
+}
+
+// Service implements the A2A operations.
+type Service struct {
+	store  TaskStore
+	runner Runner
+	info   agent.Info
+	cfg    Config
+	clock  Clock
+	newID  func() string
+	log    *slog.Logger
+}
+
+// NewID returns a random UUID string, the default id generator.
+func NewID() string { return uuid.NewString() }
+
+// New returns a service over store and runner for the agent described by info.
+func New(store TaskStore, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
+	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: opts.Clock, newID: opts.NewID, log: opts.Logger}
+	if s.cfg.BlockingTimeout <= 0 {
+		s.cfg.BlockingTimeout = DefaultBlockingTimeout
+	}
+	if s.clock == nil {
+		s.clock = SystemClock{}
+	}
+	if s.newID == nil {
+		s.newID = NewID
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// SendMessage implements message/send: it creates a task, or continues an
+// interrupted one, starts its execution and, when blocking, waits until the
+// task is terminal or interrupted (at most Config.BlockingTimeout).
+func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSendParams) (*a2a.Task, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	cfg := p.Configuration
+	if cfg == nil {
+		cfg = &a2a.MessageSendConfiguration{}
+	}
+	if err := s.checkOutputModes(cfg.AcceptedOutputModes); err != nil {
+		return nil, err
+	}
+	if cfg.PushNotificationConfig != nil && !s.cfg.PushNotifications {
+		return nil, a2a.Errorf(a2a.CodePushNotificationNotSupported, "push notifications are not supported by this agent; poll tasks/get instead")
+	}
+	blocking := s.cfg.BlockingDefault
+	if cfg.Blocking != nil {
+		blocking = *cfg.Blocking
+	}
+	historyLength := -1
+	if cfg.HistoryLength != nil {
+		historyLength = *cfg.HistoryLength
+	}
+
+	msg := p.Message
+	var (
+		job Job
+		err error
+	)
+	if msg.TaskID == "" {
+		job, err = s.createTask(ctx, owner, msg, p.Metadata)
+	} else {
+		job, err = s.continueTask(ctx, owner, msg, p.Metadata)
+	}
+	var dup *DuplicateError
+	if errors.As(err, &dup) {
+		// A retried send: answer with the task the first one made, start
+		// nothing.
+		return s.read(ctx, owner, dup.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
+	}
+	if err != nil {
+		return nil, err
+	}
+	job.Blocking = blocking
+	if err := s.runner.Start(ctx, job); err != nil {
+		s.failUnstarted(ctx, job.TaskID, err)
+		return nil, fmt.Errorf("start task %s: %w", job.TaskID, err)
+	}
+	if blocking {
+		s.waitSettled(ctx, job.TaskID)
+	}
+	return s.read(ctx, owner, job.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
+}
+
+func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata) (Job, error) {
+	taskID := s.newID()
+	if msg.ContextID == "" {
+		msg.ContextID = s.newID()
+	}
+	msg.TaskID = taskID
+	t := a2a.Task{
+		ID:        taskID,
+		ContextID: msg.ContextID,
+		Status:    a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: s.now()},
+		History:   []a2a.Message{msg},
+	}
+	if err := s.store.CreateTask(ctx, NewTask{Task: t, Owner: owner, RequestMetadata: md}); err != nil {
+		return Job{}, s.storeError(err, taskID, "params.message")
+	}
+	return Job{TaskID: taskID, Message: &msg}, nil
+}
+
+// continueTask appends a user message to an interrupted task and resumes it.
+func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata) (Job, error) {
+	for attempt := 0; ; attempt++ {
+		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
+		if err != nil {
+			return Job{}, err
+		}
+		if msg.ContextID != "" && msg.ContextID != rec.Task.ContextID {
+			return Job{}, a2a.InvalidParams("params.message.contextId", "%q does not match the context %q of task %s", msg.ContextID, rec.Task.ContextID, rec.Task.ID)
+		}
+		if err := continuable(&rec.Task); err != nil {
+			return Job{}, err
+		}
+		msg.ContextID = rec.Task.ContextID
+		reply, err := replyFromMessage(&rec.Task, &msg)
+		if err != nil {
+			return Job{}, err
+		}
+		_, err = s.store.UpdateTask(ctx, Update{
+			TaskID:          rec.Task.ID,
+			IfVersion:       rec.Version,
+			IfStates:        []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
+			Messages:        []a2a.Message{msg},
+			IdempotencyKey:  msg.MessageID,
+			Owner:           owner,
+			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: s.now()},
+			RequestMetadata: md,
+		})
+		var ce *ConflictError
+		if errors.As(err, &ce) && attempt < maxUpdateAttempts {
+			continue // re-read: continuable reports the new state precisely
+		}
+		if err != nil {
+			return Job{}, s.storeError(err, rec.Task.ID, "params.message")
+		}
+		return Job{TaskID: rec.Task.ID, Message: &msg, Reply: reply}, nil
+	}
+}
+
+// continuable says why a task cannot take a new user message, or nil.
+func continuable(t *a2a.Task) error {
+	st := t.Status.State
+	switch {
+	case st.Terminal():
+		return a2a.Errorf(a2a.CodeUnsupportedOperation,
+			"task %s is %s and cannot take new messages; send the message without taskId to start a new task (referenceTaskIds can point to this one)", t.ID, st)
+	case !st.Interrupted():
+		return a2a.Errorf(a2a.CodeUnsupportedOperation,
+			"task %s is %s and is not waiting for input; poll tasks/get until it is input-required or auth-required", t.ID, st)
+	}
+	return nil
+}
+
+// replyFromMessage reads a plain user message as the answer to the task's
+// pending interrupt.
+func replyFromMessage(t *a2a.Task, msg *a2a.Message) (*agent.Reply, error) {
+	text := msg.Text()
+	r := &agent.Reply{Text: text}
+	im := interruptMetadata(t.Status.Message)
+	if im == nil {
+		r.Answers = [][]string{{text}}
+		return r, nil
+	}
+	r.RequestID, _ = im["request_id"].(string)
+	r.Type, _ = im["type"].(string)
+	switch r.Type {
+	case agent.InterruptPermission:
+		perm, ok := permissionFromText(text)
+		if !ok {
+			return nil, a2a.InvalidParams("params.message.parts", "task %s asks for permission; answer %q, %q or %q (or use a2a.interrupt.permission.reply)",
+				t.ID, agent.PermissionOnce, agent.PermissionAlways, agent.PermissionReject)
+		}
+		r.Permission, r.Text = perm, ""
+	default:
+		r.Answers = [][]string{{text}}
+	}
+	return r, nil
+}
+
+func permissionFromText(text string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(text)) {
+	case "once", "yes", "y", "allow", "ok", "approve":
+		return agent.PermissionOnce, true
+	case "always":
+		return agent.PermissionAlways, true
+	case "reject", "no", "n", "deny":
+		return agent.PermissionReject, true
+	}
+	return "", false
+}
+
+// failUnstarted marks a task that its runner refused as failed, so that it
+// does not sit in submitted forever.
+func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error) {
+	s.log.ErrorContext(ctx, "runner could not start task", "taskId", taskID, "error", cause)
+	_, err := s.store.UpdateTask(ctx, Update{TaskID: taskID, Status: &a2a.TaskStatus{
+		State:     a2a.TaskStateFailed,
+		Message:   &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: taskID, Parts: []a2a.Part{a2a.TextPart("The task could not be started; send the message again.")}},
+		Timestamp: s.now(),
+	}})
+	if err != nil {
+		s.log.ErrorContext(ctx, "could not mark unstarted task failed", "taskId", taskID, "error", err)
+	}
+}
+
+// waitSettled waits until the task is terminal or interrupted, at most
+// Config.BlockingTimeout. A timeout is not an error: the caller answers with
+// the task as it is.
+func (s *Service) waitSettled(ctx context.Context, taskID string) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.BlockingTimeout)
+	defer cancel()
+	waiter, _ := s.store.(ChangeWaiter)
+	poll := defaultPollMin
+	for {
+		rec, err := s.store.GetTask(ctx, taskID, GetOptions{})
+		if err != nil || rec.Task.Status.State.Settled() {
+			return
+		}
+		if waiter != nil {
+			if waiter.WaitForChange(ctx, taskID, rec.Version) != nil {
+				return
+			}
+			continue
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		poll = min(poll*2, defaultPollMax)
+	}
+}
+
+// GetTask implements tasks/get.
+func (s *Service) GetTask(ctx context.Context, owner string, p a2a.TaskQueryParams) (*a2a.Task, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	opts := GetOptions{HistoryLength: -1, IncludeArtifacts: true}
+	if p.HistoryLength != nil {
+		opts.HistoryLength = *p.HistoryLength
+	}
+	return s.read(ctx, owner, p.ID, opts)
+}
+
+// CancelTask implements tasks/cancel. Canceling a canceled task returns it
+// unchanged; canceling another terminal task is refused with -32002. The
+// first terminal state always wins.
+func (s *Service) CancelTask(ctx context.Context, owner string, p a2a.TaskIDParams) (*a2a.Task, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		rec, err := s.get(ctx, owner, p.ID, GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		switch st := rec.Task.Status.State; {
+		case st == a2a.TaskStateCanceled:
+			return s.read(ctx, owner, p.ID, AllHistory)
+		case st.Terminal():
+			return nil, a2a.Errorf(a2a.CodeTaskNotCancelable, "task %s is %s and cannot be canceled", p.ID, st)
+		}
+		_, err = s.store.UpdateTask(ctx, Update{
+			TaskID:    p.ID,
+			IfVersion: rec.Version,
+			Status:    &a2a.TaskStatus{State: a2a.TaskStateCanceled, Timestamp: s.now()},
+		})
+		var ce *ConflictError
+		if errors.As(err, &ce) && attempt < maxUpdateAttempts {
+			continue // re-read: another writer moved first
+		}
+		if err != nil {
+			return nil, s.storeError(err, p.ID, "params")
+		}
+		if err := s.runner.Cancel(ctx, p.ID); err != nil {
+			s.log.WarnContext(ctx, "runner could not stop canceled task", "taskId", p.ID, "error", err)
+		}
+		return s.read(ctx, owner, p.ID, AllHistory)
+	}
+}
+
+// ListTasks implements tasks/list: the caller's tasks, newest first.
+func (s *Service) ListTasks(ctx context.Context, owner string, p a2a.ListTasksParams) (*a2a.ListTasksResult, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	q := ListQuery{Owner: owner, ContextID: p.ContextID, State: p.Status, PageSize: a2a.DefaultPageSize, IncludeArtifacts: p.IncludeArtifacts}
+	if p.PageSize != nil {
+		q.PageSize = *p.PageSize
+	}
+	if p.HistoryLength != nil {
+		q.HistoryLength = *p.HistoryLength
+	}
+	if p.StatusTimestampAfter != "" {
+		t, _ := a2a.ParseTime(p.StatusTimestampAfter) // validated
+		q.StatusAfter = a2a.FormatTime(t)
+	}
+	if p.PageToken != "" {
+		c, err := decodePageToken(owner, p.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		q.Cursor = c
+	}
+	page, err := s.store.ListTasks(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	res := &a2a.ListTasksResult{Tasks: make([]a2a.Task, 0, len(page.Tasks)), PageSize: q.PageSize, TotalSize: page.Total}
+	for i := range page.Tasks {
+		res.Tasks = append(res.Tasks, page.Tasks[i].Task)
+	}
+	if page.NextCursor != "" {
+		res.NextPageToken = encodePageToken(owner, page.NextCursor)
+	}
+	return res, nil
+}
+
+// checkOutputModes refuses a request whose accepted output modes share
+// nothing with the agent's.
+func (s *Service) checkOutputModes(accepted []string) error {
+	if len(accepted) == 0 {
+		return nil
+	}
+	produced := s.info.OutputModes
+	if len(produced) == 0 {
+		produced = []string{"text/plain"}
+	}
+	for _, a := range accepted {
+		if a == "*/*" || slices.ContainsFunc(produced, func(p string) bool { return mediaTypeMatches(a, p) }) {
+			return nil
+		}
+	}
+	return a2a.Errorf(a2a.CodeContentTypeNotSupported,
+		"none of the accepted output modes [%s] is produced by this agent, which produces [%s]",
+		strings.Join(accepted, ", "), strings.Join(produced, ", "))
+}
+
+// mediaTypeMatches compares media types, ignoring parameters and case, with
+// "type/*" wildcards on either side.
+func mediaTypeMatches(a, b string) bool {
+	norm := func(s string) string {
+		s, _, _ = strings.Cut(s, ";")
+		return strings.ToLower(strings.TrimSpace(s))
+	}
+	a, b = norm(a), norm(b)
+	if a == b {
+		return true
+	}
+	at, as, _ := strings.Cut(a, "/")
+	bt, bs, _ := strings.Cut(b, "/")
+	return at == bt && (as == "*" || bs == "*")
+}
+
+// get reads a task owned by owner; any other caller gets TaskNotFound.
+func (s *Service) get(ctx context.Context, owner, taskID string, opts GetOptions) (*TaskRecord, error) {
+	rec, err := s.store.GetTask(ctx, taskID, opts)
+	if err != nil {
+		return nil, s.storeError(err, taskID, "params")
+	}
+	if rec.Owner != owner {
+		return nil, a2a.TaskNotFound(taskID)
+	}
+	return rec, nil
+}
+
+func (s *Service) read(ctx context.Context, owner, taskID string, opts GetOptions) (*a2a.Task, error) {
+	rec, err := s.get(ctx, owner, taskID, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &rec.Task, nil
+}
+
+// storeError maps a store error to the protocol: not found, too large, or
+// an internal error (wrapped, for the edge to log).
+func (s *Service) storeError(err error, taskID, field string) error {
+	var tl *TooLargeError
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return a2a.TaskNotFound(taskID)
+	case errors.As(err, &tl):
+		return a2a.InvalidParams(field, "%s", tl.Error())
+	case errors.Is(err, ErrTooLarge):
+		return a2a.InvalidParams(field, "is too large to store")
+	}
+	var ae *a2a.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	return fmt.Errorf("task %s: %w", taskID, err)
+}
+
+func (s *Service) now() string { return a2a.FormatTime(s.clock.Now()) }
