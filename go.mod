@@ -2,4 +2,9 @@ module github.com/a2a-lambda/a2a-lambda
 
 go 1.26
 
-require github.com/google/uuid v1.6.0 // indirect
+require (
+	github.com/google/uuid v1.6.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -10,8 +10,10 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
@@ -129,7 +131,21 @@ func New(o Options) (http.Handler, error) {
 // the form without /v1 that some 0.3 clients call.
 func restBases() []string { return []string{card.RESTPath + "/v1", card.RESTPath} }
 
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP routes the request. A panic below is a bug: it is logged with
+// its stack and answered 500 rather than taking the process (a Lambda
+// runtime) down.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			h.log.ErrorContext(r.Context(), "panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			writeHTTPError(w, http.StatusInternalServerError, "INTERNAL", "internal error; the server logged the cause")
+		}
+	}()
+	h.mux.ServeHTTP(w, r)
+}
 
 // authenticated answers 401 to unauthenticated requests and puts the
 // caller's identity in the request context for next.

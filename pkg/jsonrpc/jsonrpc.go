@@ -85,7 +85,7 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" is required`)
 	}
 	var method string
-	if json.Unmarshal(w.Method, &method) != nil {
+	if w.Method[0] != '"' || json.Unmarshal(w.Method, &method) != nil {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" must be a string, got %s`, truncate(w.Method))
 	}
 	if method == "" {
@@ -128,7 +128,8 @@ func parseError(err error) error {
 // *a2a.Error naming the offending field when the params are missing, not an
 // object, or hold a value of the wrong type.
 func DecodeParams(raw json.RawMessage, v any) error {
-	if raw == nil {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return a2a.InvalidParams("params", "is required")
 	}
 	if raw[0] != '{' {

@@ -155,6 +155,9 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 }
 
 // continueTask appends a user message to an interrupted task and resumes it.
+// The state check is left to the conditional update, which checks the
+// idempotency record first: a retried reply is recognised as a duplicate even
+// after the task moved on.
 func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata) (Job, error) {
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
@@ -164,13 +167,12 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 		if msg.ContextID != "" && msg.ContextID != rec.Task.ContextID {
 			return Job{}, a2a.InvalidParams("params.message.contextId", "%q does not match the context %q of task %s", msg.ContextID, rec.Task.ContextID, rec.Task.ID)
 		}
-		if err := continuable(&rec.Task); err != nil {
-			return Job{}, err
-		}
 		msg.ContextID = rec.Task.ContextID
-		reply, err := replyFromMessage(&rec.Task, &msg)
-		if err != nil {
-			return Job{}, err
+		var reply *agent.Reply
+		if rec.Task.Status.State.Interrupted() {
+			if reply, err = replyFromMessage(&rec.Task, &msg); err != nil {
+				return Job{}, err
+			}
 		}
 		_, err = s.store.UpdateTask(ctx, Update{
 			TaskID:          rec.Task.ID,
@@ -183,8 +185,11 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 			RequestMetadata: md,
 		})
 		var ce *ConflictError
-		if errors.As(err, &ce) && attempt < maxUpdateAttempts {
-			continue // re-read: continuable reports the new state precisely
+		if errors.As(err, &ce) {
+			if ce.Reason == ConflictVersion && ce.State.Interrupted() && attempt < maxUpdateAttempts {
+				continue // another write landed first; the task still waits
+			}
+			return Job{}, notContinuable(rec.Task.ID, ce.State)
 		}
 		if err != nil {
 			return Job{}, s.storeError(err, rec.Task.ID, "params.message")
@@ -193,18 +198,14 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 	}
 }
 
-// continuable says why a task cannot take a new user message, or nil.
-func continuable(t *a2a.Task) error {
-	st := t.Status.State
-	switch {
-	case st.Terminal():
+// notContinuable says why a task in state st cannot take a new user message.
+func notContinuable(taskID string, st a2a.TaskState) error {
+	if st.Terminal() {
 		return a2a.Errorf(a2a.CodeUnsupportedOperation,
-			"task %s is %s and cannot take new messages; send the message without taskId to start a new task (referenceTaskIds can point to this one)", t.ID, st)
-	case !st.Interrupted():
-		return a2a.Errorf(a2a.CodeUnsupportedOperation,
-			"task %s is %s and is not waiting for input; poll tasks/get until it is input-required or auth-required", t.ID, st)
+			"task %s is %s and cannot take new messages; send the message without taskId to start a new task (referenceTaskIds can point to this one)", taskID, st)
 	}
-	return nil
+	return a2a.Errorf(a2a.CodeUnsupportedOperation,
+		"task %s is %s and is not waiting for input; poll tasks/get until it is input-required or auth-required", taskID, st)
 }
 
 // replyFromMessage reads a plain user message as the answer to the task's

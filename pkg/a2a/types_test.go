@@ -1,0 +1,135 @@
+package a2a
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPartJSONRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		part Part
+		wire string
+	}{
+		{"text", TextPart("hi"), `{"kind":"text","text":"hi"}`},
+		{"empty text", TextPart(""), `{"kind":"text","text":""}`},
+		{"text with metadata", Part{Kind: PartKindText, Text: "x", Metadata: Metadata{"k": "v"}}, `{"kind":"text","text":"x","metadata":{"k":"v"}}`},
+		{"file uri", FileURIPart("https://x/y.png", "y.png", "image/png"), `{"kind":"file","file":{"uri":"https://x/y.png","name":"y.png","mimeType":"image/png"}}`},
+		{"file bytes", FileBytesPart("aGk=", "", "text/plain"), `{"kind":"file","file":{"bytes":"aGk=","mimeType":"text/plain"}}`},
+		{"empty file bytes stay bytes", FileBytesPart("", "e", ""), `{"kind":"file","file":{"bytes":"","name":"e"}}`},
+		{"data", Part{Kind: PartKindData, Data: json.RawMessage(`{"a":1}`)}, `{"kind":"data","data":{"a":1}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.part)
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.wire, string(b))
+			var back Part
+			require.NoError(t, json.Unmarshal(b, &back))
+			assert.Equal(t, tt.part.Kind, back.Kind)
+			assert.Equal(t, tt.part.Text, back.Text)
+			if tt.part.Data != nil {
+				assert.JSONEq(t, string(tt.part.Data), string(back.Data))
+			}
+		})
+	}
+}
+
+func TestPartKindInferredWhenMissing(t *testing.T) {
+	tests := []struct {
+		wire string
+		kind PartKind
+	}{
+		{`{"text":"hi"}`, PartKindText},
+		{`{"file":{"uri":"https://a/b"}}`, PartKindFile},
+		{`{"data":{"x":true}}`, PartKindData},
+		{`{"text":"a","data":{}}`, ""}, // ambiguous: left for Validate
+		{`{}`, ""},
+	}
+	for _, tt := range tests {
+		var p Part
+		require.NoError(t, json.Unmarshal([]byte(tt.wire), &p), tt.wire)
+		assert.Equal(t, tt.kind, p.Kind, tt.wire)
+	}
+}
+
+func TestPartMarshalUnknownKindFails(t *testing.T) {
+	_, err := json.Marshal(Part{Kind: "video"})
+	require.Error(t, err)
+}
+
+func TestMessageAndTaskCarryKind(t *testing.T) {
+	m := Message{Role: RoleUser, MessageID: "m1", Parts: []Part{TextPart("hi")}}
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"kind":"message","role":"user","messageId":"m1","parts":[{"kind":"text","text":"hi"}]}`, string(b))
+
+	task := Task{ID: "t1", ContextID: "c1", Status: TaskStatus{State: TaskStateWorking, Timestamp: "2026-01-02T03:04:05.000Z"}}
+	b, err = json.Marshal(task)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"working","timestamp":"2026-01-02T03:04:05.000Z"}}`, string(b))
+
+	var back Task
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, task, back)
+}
+
+func TestWrongKindIsRefused(t *testing.T) {
+	var m Message
+	require.ErrorContains(t, json.Unmarshal([]byte(`{"kind":"task","role":"user"}`), &m), `kind "task"`)
+	var task Task
+	require.ErrorContains(t, json.Unmarshal([]byte(`{"kind":"message"}`), &task), `kind "message"`)
+}
+
+func TestMetadataKeepsUnknownFieldsAndExactNumbers(t *testing.T) {
+	in := `{"role":"user","messageId":"m","parts":[{"kind":"text","text":"x"}],"metadata":{"shared":{"session":{"id":"s1"}},"big":12345678901234567890,"vendor.x":[1,{"y":null}]}}`
+	var m Message
+	require.NoError(t, json.Unmarshal([]byte(in), &m))
+	assert.Equal(t, "s1", m.Metadata.Object("shared").Object("session").String("id"))
+	out, err := json.Marshal(m)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `12345678901234567890`, "large integers must survive a round trip")
+	assert.Contains(t, string(out), `"vendor.x":[1,{"y":null}]`)
+}
+
+func TestEventsCarryKind(t *testing.T) {
+	b, err := json.Marshal(TaskStatusUpdateEvent{TaskID: "t", ContextID: "c", Status: TaskStatus{State: TaskStateCompleted}, Final: true})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"completed"},"final":true}`, string(b))
+	b, err = json.Marshal(TaskArtifactUpdateEvent{TaskID: "t", ContextID: "c", Artifact: Artifact{ArtifactID: "a", Parts: []Part{TextPart("x")}}, Append: true})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"append":true}`, string(b))
+}
+
+func TestDataPartMustBeObject(t *testing.T) {
+	_, err := DataPart([]int{1})
+	require.Error(t, err)
+	p, err := DataPart(map[string]int{"n": 1})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"n":1}`, string(p.Data))
+}
+
+func TestTaskStates(t *testing.T) {
+	terminal := map[TaskState]bool{TaskStateCompleted: true, TaskStateCanceled: true, TaskStateFailed: true, TaskStateRejected: true}
+	interrupted := map[TaskState]bool{TaskStateInputRequired: true, TaskStateAuthRequired: true}
+	for _, s := range TaskStates {
+		assert.Equal(t, terminal[s], s.Terminal(), s)
+		assert.Equal(t, interrupted[s], s.Interrupted(), s)
+		assert.Equal(t, terminal[s] || interrupted[s], s.Settled(), s)
+		assert.True(t, s.Valid())
+	}
+	assert.False(t, TaskState("done").Valid())
+}
+
+func TestFormatTimeIsFixedWidthAndSortable(t *testing.T) {
+	a, err := ParseTime("2026-01-02T03:04:05Z")
+	require.NoError(t, err)
+	b, err := ParseTime("2026-01-02T03:04:05.12+01:00")
+	require.NoError(t, err)
+	assert.Equal(t, "2026-01-02T03:04:05.000Z", FormatTime(a))
+	assert.Equal(t, "2026-01-02T02:04:05.120Z", FormatTime(b))
+	assert.Less(t, FormatTime(b), FormatTime(a))
+}

@@ -1,0 +1,441 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+)
+
+const (
+	aliceToken = "alice-secret"
+	bobToken   = "bob-secret"
+)
+
+func cards(info agent.Info, bearer bool) httpapi.CardSource {
+	return func(u string) (a2a.AgentCard, a2a.AgentCard) {
+		o := card.Options{PublicURL: u, Agent: info, BearerAuth: bearer}
+		return card.Public(o), card.Extended(o)
+	}
+}
+
+// newServer serves the demo agent (instant work) with two bearer callers.
+func newServer(t *testing.T, publicURL string) *httptest.Server {
+	t.Helper()
+	ag, err := demo.New(func(k string) string {
+		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
+	})
+	require.NoError(t, err)
+	store := memory.New(memory.Options{})
+	exec := service.NewExecutor(store, ag, service.ExecutorOptions{})
+	runner := local.New(exec, local.Options{})
+	t.Cleanup(runner.Close)
+	svc := service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{})
+	h, err := httpapi.New(httpapi.Options{
+		Service:      svc,
+		Auth:         auth.NewBearer(map[string]string{"alice": aliceToken, "bob": bobToken}),
+		Cards:        cards(ag.Info(), true),
+		PublicURL:    publicURL,
+		MaxBodyBytes: 4096,
+	})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(r.body, &m), string(r.body))
+	return m
+}
+
+func do(t *testing.T, method, url, token, body string, headers ...string) response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func rpc(t *testing.T, srv *httptest.Server, token, method, params string) map[string]any {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"req-1","method":%q,"params":%s}`, method, params)
+	r := do(t, "POST", srv.URL+"/", token, body)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+	m := r.json(t)
+	assert.Equal(t, "2.0", m["jsonrpc"])
+	assert.Equal(t, "req-1", m["id"])
+	return m
+}
+
+func rpcError(t *testing.T, m map[string]any) (int, string, map[string]any) {
+	t.Helper()
+	e, ok := m["error"].(map[string]any)
+	require.True(t, ok, "want an error response, got %v", m)
+	data, _ := e["data"].(map[string]any)
+	return int(e["code"].(float64)), e["message"].(string), data
+}
+
+func TestPublicCard(t *testing.T) {
+	srv := newServer(t, "https://agent.example.com")
+	for _, path := range []string{"/.well-known/agent-card.json", "/.well-known/agent.json"} {
+		r := do(t, "GET", srv.URL+path, "", "")
+		require.Equal(t, http.StatusOK, r.status, path)
+		c := r.json(t)
+		assert.Equal(t, "https://agent.example.com", c["url"])
+		assert.Equal(t, "JSONRPC", c["preferredTransport"])
+		assert.Equal(t, "0.3.0", c["protocolVersion"])
+		assert.Equal(t, []any{
+			map[string]any{"url": "https://agent.example.com", "transport": "JSONRPC"},
+			map[string]any{"url": "https://agent.example.com/rest", "transport": "HTTP+JSON"},
+		}, c["additionalInterfaces"])
+		assert.Equal(t, map[string]any{"streaming": false, "pushNotifications": false, "stateTransitionHistory": false}, c["capabilities"])
+		assert.Equal(t, true, c["supportsAuthenticatedExtendedCard"])
+		assert.Equal(t, []any{map[string]any{"bearer": []any{}}}, c["security"])
+		assert.NotEmpty(t, c["skills"])
+		etag := r.header.Get("ETag")
+		assert.True(t, strings.HasPrefix(etag, `W/"`), etag)
+		assert.Equal(t, "public, max-age=300", r.header.Get("Cache-Control"))
+
+		notModified := do(t, "GET", srv.URL+path, "", "", "If-None-Match", etag)
+		assert.Equal(t, http.StatusNotModified, notModified.status)
+		assert.Empty(t, notModified.body)
+		assert.Equal(t, etag, notModified.header.Get("ETag"))
+		changed := do(t, "GET", srv.URL+path, "", "", "If-None-Match", `W/"stale"`)
+		assert.Equal(t, http.StatusOK, changed.status)
+	}
+}
+
+func TestCardURLFromRequestWhenNoPublicURL(t *testing.T) {
+	srv := newServer(t, "")
+	r := do(t, "GET", srv.URL+"/.well-known/agent-card.json", "", "", "X-Forwarded-Proto", "https")
+	require.Equal(t, http.StatusOK, r.status)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	assert.Equal(t, "https://"+host, r.json(t)["url"])
+}
+
+func TestAuthentication(t *testing.T) {
+	srv := newServer(t, "")
+	send := `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`
+	for _, tc := range []struct{ name, method, path, token, body string }{
+		{"rpc without token", "POST", "/", "", send},
+		{"rpc with wrong token", "POST", "/", "nope", send},
+		{"rest get", "GET", "/rest/v1/tasks/x", "", ""},
+		{"rest list", "GET", "/rest/tasks", "wrong", ""},
+		{"rest send", "POST", "/rest/v1/message:send", "", "{}"},
+		{"extended card", "GET", "/rest/v1/card", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := do(t, tc.method, srv.URL+tc.path, tc.token, tc.body)
+			assert.Equal(t, http.StatusUnauthorized, r.status)
+			assert.Equal(t, `Bearer realm="a2a"`, r.header.Get("WWW-Authenticate"))
+			e := r.json(t)["error"].(map[string]any)
+			assert.Equal(t, "UNAUTHENTICATED", e["status"])
+		})
+	}
+	// Lower-case scheme is accepted (RFC 7235: case-insensitive).
+	r := do(t, "POST", srv.URL+"/", "", send, "Authorization", "bearer "+aliceToken)
+	assert.Equal(t, http.StatusOK, r.status)
+}
+
+func TestCallersAreIsolated(t *testing.T) {
+	srv := newServer(t, "")
+	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true}}`)
+	id := m["result"].(map[string]any)["id"].(string)
+	code, msg, _ := rpcError(t, rpc(t, srv, bobToken, "tasks/get", fmt.Sprintf(`{"id":%q}`, id)))
+	assert.Equal(t, -32001, code)
+	assert.Equal(t, "task "+id+" not found", msg)
+	r := do(t, "GET", srv.URL+"/rest/v1/tasks/"+id, bobToken, "")
+	assert.Equal(t, http.StatusNotFound, r.status)
+}
+
+func TestBodyLimit(t *testing.T) {
+	srv := newServer(t, "")
+	big := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m","parts":[{"kind":"text","text":"` + strings.Repeat("x", 5000) + `"}]}}}`
+	r := do(t, "POST", srv.URL+"/", aliceToken, big)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status)
+	assert.Contains(t, string(r.body), "exceeds the limit of 4096 bytes")
+
+	// Without Content-Length (chunked) the limit holds too.
+	req, err := http.NewRequest("POST", srv.URL+"/rest/v1/message:send", io.MultiReader(strings.NewReader(big)))
+	require.NoError(t, err)
+	req.ContentLength = -1
+	req.Header.Set("Authorization", "Bearer "+aliceToken)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+}
+
+func TestJSONRPCFraming(t *testing.T) {
+	srv := newServer(t, "")
+	tests := []struct {
+		name string
+		body string
+		code int
+		id   any
+		msg  string
+	}{
+		{"parse error", `{"jsonrpc":`, -32700, nil, "invalid JSON"},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"tasks/get"}]`, -32600, nil, "batch requests are not supported"},
+		{"no version", `{"id":5,"method":"tasks/get"}`, -32600, float64(5), `"jsonrpc" is required`},
+		{"bad id", `{"jsonrpc":"2.0","id":[],"method":"tasks/get"}`, -32600, nil, `"id" must be a string`},
+		{"missing params", `{"jsonrpc":"2.0","id":1,"method":"tasks/get"}`, -32602, float64(1), "params: is required"},
+		{"params wrong type", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":7}}`, -32602, float64(1), "params.id: expected a string, got JSON number"},
+		{"invalid message", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","parts":[{"kind":"text","text":"x"}]}}}`, -32602, float64(1), "params.message.messageId: is required"},
+		{"stream", `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{}}`, -32004, float64(1), "poll tasks/get or register a push notification config"},
+		{"resubscribe", `{"jsonrpc":"2.0","id":1,"method":"tasks/resubscribe","params":{"id":"x"}}`, -32004, float64(1), "streaming is not supported"},
+		{"push set", `{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/set","params":{}}`, -32003, float64(1), "push notifications are not supported"},
+		{"push list", `{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/list","params":{"id":"t"}}`, -32003, float64(1), "push notifications are not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, "POST", srv.URL+"/", aliceToken, tt.body)
+			require.Equal(t, http.StatusOK, r.status)
+			m := r.json(t)
+			assert.Equal(t, tt.id, m["id"])
+			code, msg, data := rpcError(t, m)
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, msg, tt.msg)
+			if code <= -32001 && code >= -32099 {
+				assert.Nil(t, data, "A2A errors carry no data under 0.3")
+			}
+		})
+	}
+}
+
+func TestUnknownMethod(t *testing.T) {
+	srv := newServer(t, "")
+	code, msg, data := rpcError(t, rpc(t, srv, aliceToken, "tasks/frobnicate", `{}`))
+	assert.Equal(t, -32601, code)
+	assert.Equal(t, "Unsupported method: tasks/frobnicate", msg)
+	assert.Equal(t, "METHOD_NOT_SUPPORTED", data["type"])
+	assert.Equal(t, "tasks/frobnicate", data["method"])
+	assert.Equal(t, "0.3", data["protocol_version"])
+	assert.Contains(t, data["supported_methods"], "message/send")
+	assert.Contains(t, data["supported_methods"], "tasks/list")
+}
+
+func TestNotificationsGetNoBody(t *testing.T) {
+	srv := newServer(t, "")
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","method":"message/send","params":{"message":{"role":"user","messageId":"n1","parts":[{"kind":"text","text":"hi"}]}}}`,
+		`{"jsonrpc":"2.0","method":"no/such/method"}`,
+		`{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"missing"}}`,
+	} {
+		r := do(t, "POST", srv.URL+"/", aliceToken, body)
+		assert.Equal(t, http.StatusNoContent, r.status, body)
+		assert.Empty(t, r.body)
+	}
+	// The notification's send was executed.
+	m := rpc(t, srv, aliceToken, "tasks/list", `{}`)
+	assert.EqualValues(t, 1, m["result"].(map[string]any)["totalSize"])
+}
+
+func TestExtendedCardMethod(t *testing.T) {
+	srv := newServer(t, "https://agent.example.com")
+	m := rpc(t, srv, aliceToken, "agent/getAuthenticatedExtendedCard", `null`)
+	c := m["result"].(map[string]any)
+	assert.Equal(t, "a2a-lambda demo agent", c["name"])
+	for _, path := range []string{"/rest/v1/card", "/rest/card"} {
+		r := do(t, "GET", srv.URL+path, aliceToken, "")
+		require.Equal(t, http.StatusOK, r.status)
+		assert.Equal(t, c["name"], r.json(t)["name"])
+	}
+}
+
+// restError checks a google.rpc.Status error body.
+func restError(t *testing.T, r response, status int, rpcStatus, reason, msg string) {
+	t.Helper()
+	require.Equal(t, status, r.status, string(r.body))
+	assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+	e := r.json(t)["error"].(map[string]any)
+	assert.EqualValues(t, status, e["code"])
+	assert.Equal(t, rpcStatus, e["status"])
+	assert.Contains(t, e["message"], msg)
+	details := e["details"].([]any)
+	require.Len(t, details, 1)
+	info := details[0].(map[string]any)
+	assert.Equal(t, "type.googleapis.com/google.rpc.ErrorInfo", info["@type"])
+	assert.Equal(t, "a2a-protocol.org", info["domain"])
+	assert.Equal(t, reason, info["reason"])
+}
+
+func TestREST(t *testing.T) {
+	srv := newServer(t, "")
+	for _, base := range []string{"/rest/v1", "/rest"} {
+		t.Run(base, func(t *testing.T) {
+			// snake_case fields, as some 0.3 clients send them.
+			body := `{"message":{"role":"user","message_id":"` + base + `-m1","parts":[{"kind":"text","text":"ask Who are you?"}],"metadata":{"keep_me":1}},"configuration":{"blocking":true,"history_length":5}}`
+			r := do(t, "POST", srv.URL+base+"/message:send", aliceToken, body)
+			require.Equal(t, http.StatusOK, r.status, string(r.body))
+			task := r.json(t)
+			assert.Equal(t, "task", task["kind"], "0.3 REST answers a bare Task")
+			assert.Equal(t, "input-required", task["status"].(map[string]any)["state"])
+			id := task["id"].(string)
+			first := task["history"].([]any)[0].(map[string]any)
+			assert.Equal(t, map[string]any{"keep_me": float64(1)}, first["metadata"], "metadata keys are not rewritten")
+
+			r = do(t, "GET", srv.URL+base+"/tasks/"+id+"?historyLength=1", aliceToken, "")
+			require.Equal(t, http.StatusOK, r.status)
+			assert.Len(t, r.json(t)["history"], 1)
+
+			r = do(t, "GET", srv.URL+base+"/tasks?page_size=1&status=TASK_STATE_INPUT_REQUIRED", aliceToken, "")
+			require.Equal(t, http.StatusOK, r.status)
+			list := r.json(t)
+			assert.EqualValues(t, 1, list["pageSize"])
+			assert.Len(t, list["tasks"], 1)
+
+			r = do(t, "POST", srv.URL+base+"/tasks/"+id+":cancel", aliceToken, "")
+			require.Equal(t, http.StatusOK, r.status)
+			assert.Equal(t, "canceled", r.json(t)["status"].(map[string]any)["state"])
+
+			r = do(t, "POST", srv.URL+base+"/tasks/"+id+":cancel", aliceToken, `{"name":"x"}`)
+			require.Equal(t, http.StatusOK, r.status, "canceling again is idempotent")
+			assert.Equal(t, "canceled", r.json(t)["status"].(map[string]any)["state"])
+		})
+	}
+}
+
+func TestRESTErrors(t *testing.T) {
+	srv := newServer(t, "")
+	done := do(t, "POST", srv.URL+"/rest/v1/message:send", aliceToken, `{"message":{"role":"user","messageId":"d1","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true}}`)
+	require.Equal(t, http.StatusOK, done.status)
+	doneID := done.json(t)["id"].(string)
+
+	restError(t, do(t, "GET", srv.URL+"/rest/v1/tasks/missing", aliceToken, ""), 404, "NOT_FOUND", "TASK_NOT_FOUND", "task missing not found")
+	restError(t, do(t, "POST", srv.URL+"/rest/v1/tasks/"+doneID+":cancel", aliceToken, ""), 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE", "cannot be canceled")
+	restError(t, do(t, "POST", srv.URL+"/rest/v1/message:send", aliceToken, `{"message":{"role":"user"}}`), 400, "INVALID_ARGUMENT", "INVALID_PARAMS", "params.message.messageId")
+	restError(t, do(t, "POST", srv.URL+"/rest/v1/message:send", aliceToken, `{"message":`), 400, "INVALID_ARGUMENT", "INVALID_PARAMS", "invalid JSON")
+	restError(t, do(t, "POST", srv.URL+"/rest/v1/message:send", aliceToken, ""), 400, "INVALID_ARGUMENT", "INVALID_PARAMS", "params: is required")
+	restError(t, do(t, "GET", srv.URL+"/rest/v1/tasks/"+doneID+"?historyLength=lots", aliceToken, ""), 400, "INVALID_ARGUMENT", "INVALID_PARAMS", "historyLength: must be an integer")
+	restError(t, do(t, "GET", srv.URL+"/rest/v1/tasks?pageSize=0", aliceToken, ""), 400, "INVALID_ARGUMENT", "INVALID_PARAMS", "params.pageSize")
+	restError(t, do(t, "GET", srv.URL+"/rest/v1/tasks?includeArtifacts=maybe", aliceToken, ""), 400, "INVALID_ARGUMENT", "INVALID_PARAMS", "includeArtifacts")
+	restError(t, do(t, "POST", srv.URL+"/rest/v1/message:stream", aliceToken, "{}"), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", "streaming is not supported")
+	restError(t, do(t, "GET", srv.URL+"/rest/v1/tasks/"+doneID+":subscribe", aliceToken, ""), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", "streaming is not supported")
+	restError(t, do(t, "POST", srv.URL+"/rest/v1/tasks/"+doneID+":subscribe", aliceToken, ""), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", "streaming is not supported")
+	restError(t, do(t, "POST", srv.URL+"/rest/v1/tasks/"+doneID+"/pushNotificationConfigs", aliceToken, "{}"), 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED", "push notifications")
+	restError(t, do(t, "DELETE", srv.URL+"/rest/v1/tasks/"+doneID+"/pushNotificationConfigs/c1", aliceToken, ""), 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED", "push notifications")
+
+	r := do(t, "GET", srv.URL+"/nowhere", aliceToken, "")
+	assert.Equal(t, http.StatusNotFound, r.status)
+	assert.Equal(t, "NOT_FOUND", r.json(t)["error"].(map[string]any)["status"])
+	r = do(t, "POST", srv.URL+"/rest/v1/tasks/"+doneID+":explode", aliceToken, "")
+	assert.Equal(t, http.StatusNotFound, r.status)
+}
+
+// brokenService fails every operation with an internal error.
+type brokenService struct{}
+
+var errSecret = errors.New("dynamodb: connection to 10.0.0.7 refused (secret detail)")
+
+func (brokenService) SendMessage(context.Context, string, a2a.MessageSendParams) (*a2a.Task, error) {
+	return nil, fmt.Errorf("store: %w", errSecret)
+}
+func (brokenService) GetTask(context.Context, string, a2a.TaskQueryParams) (*a2a.Task, error) {
+	return nil, context.DeadlineExceeded
+}
+func (brokenService) CancelTask(context.Context, string, a2a.TaskIDParams) (*a2a.Task, error) {
+	return nil, errSecret
+}
+func (brokenService) ListTasks(context.Context, string, a2a.ListTasksParams) (*a2a.ListTasksResult, error) {
+	return nil, errSecret
+}
+
+func TestInternalErrorsAreLoggedNotLeaked(t *testing.T) {
+	var logs strings.Builder
+	h, err := httpapi.New(httpapi.Options{
+		Service: brokenService{}, Auth: auth.Anonymous{}, Cards: cards(agent.Info{Name: "x"}, false),
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	m := rpc(t, srv, "", "message/send", `{"message":{"role":"user","messageId":"m","parts":[{"kind":"text","text":"x"}]}}`)
+	code, msg, _ := rpcError(t, m)
+	assert.Equal(t, -32603, code)
+	assert.NotContains(t, msg, "10.0.0.7")
+	assert.Contains(t, logs.String(), "10.0.0.7", "the cause is logged")
+
+	_, msg, _ = rpcError(t, rpc(t, srv, "", "tasks/get", `{"id":"x"}`))
+	assert.Contains(t, msg, "ran out of time")
+
+	r := do(t, "POST", srv.URL+"/rest/v1/tasks/x:cancel", "", "")
+	assert.Equal(t, http.StatusInternalServerError, r.status)
+	assert.NotContains(t, string(r.body), "10.0.0.7")
+}
+
+func TestCardOnlyRoutes(t *testing.T) {
+	h, err := httpapi.New(httpapi.Options{Routes: httpapi.RoutesCard, Cards: cards(agent.Info{Name: "c"}, false), PublicURL: "https://x"})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	assert.Equal(t, http.StatusOK, do(t, "GET", srv.URL+"/.well-known/agent-card.json", "", "").status)
+	assert.Equal(t, http.StatusNotFound, do(t, "POST", srv.URL+"/", "", `{}`).status)
+
+	_, err = httpapi.New(httpapi.Options{Routes: httpapi.RoutesRPC, Cards: cards(agent.Info{}, false)})
+	assert.Error(t, err, "RPC routes need a service and an authenticator")
+}
+
+type panickingService struct{ brokenService }
+
+func (panickingService) GetTask(context.Context, string, a2a.TaskQueryParams) (*a2a.Task, error) {
+	panic("bug")
+}
+
+func TestPanicsAreAnswered500(t *testing.T) {
+	var logs strings.Builder
+	h, err := httpapi.New(httpapi.Options{Service: panickingService{}, Auth: auth.Anonymous{}, Cards: cards(agent.Info{}, false),
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	r := do(t, "GET", srv.URL+"/rest/v1/tasks/x", "", "")
+	assert.Equal(t, http.StatusInternalServerError, r.status)
+	assert.Equal(t, "INTERNAL", r.json(t)["error"].(map[string]any)["status"])
+	assert.Contains(t, logs.String(), "panic serving request")
+}

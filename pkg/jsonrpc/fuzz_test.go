@@ -1,0 +1,61 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+)
+
+// FuzzDecode checks that any body either decodes into a request with a
+// method, or yields a framing error (-32700 or -32600) with a valid JSON
+// id, and that the response built from either is valid JSON. `make fuzz`
+// runs it; `go test` runs the seed corpus below and in testdata/fuzz.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m","parts":[{"kind":"text","text":"hi"}]}}}`,
+		`{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"t"}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tasks/cancel","params":null}`,
+		`{"jsonrpc":"2.0","id":null,"method":"m","params":[1,2]}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"m"}]`,
+		`{"jsonrpc":"2.0","id":{},"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":1}`,
+		`{"jsonrpc":"1.0","id":1e400,"method":"m"}`,
+		`{"id":-0.0,"method":"\u0000"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":"s"}`,
+		``, `{`, `null`, `"\ud800"`, "\xff\xfe",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, id, err := Decode(body)
+		if !json.Valid(id) {
+			t.Fatalf("response id %q is not valid JSON", id)
+		}
+		if err != nil {
+			var ae *a2a.Error
+			if !errors.As(err, &ae) || (ae.Code != a2a.CodeParseError && ae.Code != a2a.CodeInvalidRequest) {
+				t.Fatalf("framing error of unexpected type or code: %v", err)
+			}
+			if req != nil {
+				t.Fatal("request returned with an error")
+			}
+			if resp := EncodeError(id, ErrorObject{Code: int(ae.Code), Message: ae.Message}); !json.Valid(resp) {
+				t.Fatalf("error response is not valid JSON: %s", resp)
+			}
+			return
+		}
+		if req.Method == "" {
+			t.Fatal("decoded request without a method")
+		}
+		if req.Params != nil && !json.Valid(req.Params) {
+			t.Fatalf("params are not valid JSON: %s", req.Params)
+		}
+		var v map[string]any
+		_ = DecodeParams(req.Params, &v) // must not panic
+		if resp := EncodeResult(id, json.RawMessage(`{}`)); !json.Valid(resp) {
+			t.Fatalf("result response is not valid JSON: %s", resp)
+		}
+	})
+}
