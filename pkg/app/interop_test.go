@@ -1,0 +1,361 @@
+package app_test
+
+// Interoperability: the official a2a-go clients, unmodified, drive the local
+// server over real HTTP. One scenario runs through every client:
+//   - a2a-go v0.3.15 (JSON-RPC), the 0.3 SDK;
+//   - a2a-go v2.3.1 in its A2A 0.3 compatibility mode (a2acompat/a2av0),
+//     over JSON-RPC and over HTTP+JSON.
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	legacy "github.com/a2aproject/a2a-go/a2a"
+	legacyclient "github.com/a2aproject/a2a-go/a2aclient"
+	legacycard "github.com/a2aproject/a2a-go/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+)
+
+const interopToken = "interop-token"
+
+// pathLog records the paths of the requests a server received.
+type pathLog struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (l *pathLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		l.paths = append(l.paths, r.Method+" "+r.URL.Path)
+		l.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// take returns the recorded paths and forgets them.
+func (l *pathLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.paths
+	l.paths = nil
+	return p
+}
+
+// startLocal serves the demo agent (no simulated work, 10 ms between long
+// steps) on a real loopback listener.
+func startLocal(t *testing.T, withAuth bool, log *pathLog) string {
+	t.Helper()
+	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10"}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	cfg.PublicURL = "" // the card takes the listener's URL from the request
+	ag, err := builtin.Registry().New("demo", func(k string) string { return env[k] })
+	require.NoError(t, err)
+	var authn httpapi.Authenticator = auth.Anonymous{}
+	if withAuth {
+		authn = auth.NewBearer(map[string]string{"interop": interopToken})
+	}
+	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: authn})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	hs := httptest.NewServer(log.wrap(srv.Handler))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// bearer adds a bearer token to every request, as a client configured with
+// credentials does.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func httpClient(withAuth bool) *http.Client {
+	if withAuth {
+		return &http.Client{Transport: bearer{interopToken}, Timeout: 30 * time.Second}
+	}
+	return &http.Client{Timeout: 30 * time.Second}
+}
+
+// view is what the scenario checks of a task, whatever the client's types.
+type view struct {
+	id, contextID, state, statusText string
+	artifacts                        map[string]string // name -> text of its parts
+}
+
+// driver speaks to the server through one official client.
+type driver interface {
+	cardName() string
+	send(ctx context.Context, text string, cont *view, blocking bool) (view, error)
+	get(ctx context.Context, id string) (view, error)
+	cancel(ctx context.Context, id string) (view, error)
+	isNotFound(error) bool
+	isNotCancelable(error) bool
+}
+
+func TestInteropOfficialClients(t *testing.T) {
+	clients := []struct {
+		name string
+		open func(t *testing.T, url string, withAuth bool) driver
+		// prefix is the path every protocol call must use.
+		prefix string
+	}{
+		{"a2a-go v0.3.15 JSON-RPC", openLegacy, "POST /"},
+		{"a2a-go v2.3.1 compat 0.3 JSON-RPC", func(t *testing.T, url string, withAuth bool) driver {
+			return openCompat(t, url, withAuth, a2a.TransportProtocolJSONRPC)
+		}, "POST /"},
+		{"a2a-go v2.3.1 compat 0.3 HTTP+JSON", func(t *testing.T, url string, withAuth bool) driver {
+			return openCompat(t, url, withAuth, a2a.TransportProtocolHTTPJSON)
+		}, " /rest/"},
+	}
+	for _, withAuth := range []bool{false, true} {
+		mode := "auth off"
+		if withAuth {
+			mode = "bearer auth"
+		}
+		log := &pathLog{}
+		url := startLocal(t, withAuth, log)
+		for _, c := range clients {
+			t.Run(mode+"/"+c.name, func(t *testing.T) {
+				d := c.open(t, url, withAuth)
+				log.take() // card discovery
+				runScenario(t, d)
+				paths := log.take()
+				require.NotEmpty(t, paths)
+				for _, p := range paths {
+					if c.prefix == "POST /" {
+						assert.Equal(t, "POST /", p)
+					} else {
+						assert.Contains(t, p, c.prefix, "every call goes through the HTTP+JSON binding")
+					}
+				}
+			})
+		}
+	}
+}
+
+func runScenario(t *testing.T, d driver) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	assert.Equal(t, "a2a-lambda demo agent", d.cardName(), "card discovered from /.well-known/agent-card.json")
+
+	// A blocking send returns the finished task.
+	done, err := d.send(ctx, "hello", nil, true)
+	require.NoError(t, err)
+	assert.Equal(t, "completed", done.state)
+	assert.Equal(t, "echo: hello", done.artifacts["echo"])
+	assert.NotEmpty(t, done.contextID)
+
+	// A non-blocking send returns at once; polling tasks/get sees it finish.
+	long, err := d.send(ctx, "long 3", nil, false)
+	require.NoError(t, err)
+	assert.Contains(t, []string{"submitted", "working"}, long.state)
+	require.Eventually(t, func() bool {
+		long, err = d.get(ctx, long.id)
+		return err == nil && long.state == "completed"
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, "step 1 of 3step 2 of 3step 3 of 3", long.artifacts["progress"])
+
+	// Multi-turn: ask, answer on the same task.
+	asked, err := d.send(ctx, "ask What is your name?", nil, true)
+	require.NoError(t, err)
+	require.Equal(t, "input-required", asked.state)
+	assert.Equal(t, "What is your name?", asked.statusText)
+	answered, err := d.send(ctx, "Ada", &asked, true)
+	require.NoError(t, err)
+	assert.Equal(t, asked.id, answered.id)
+	assert.Equal(t, "completed", answered.state)
+	assert.Contains(t, answered.statusText, "Ada")
+
+	// Cancel a live task; a finished one cannot be canceled.
+	live, err := d.send(ctx, "long 100", nil, false)
+	require.NoError(t, err)
+	canceled, err := d.cancel(ctx, live.id)
+	require.NoError(t, err)
+	assert.Equal(t, "canceled", canceled.state)
+	_, err = d.cancel(ctx, done.id)
+	assert.True(t, d.isNotCancelable(err), "cancel of a completed task: got %v", err)
+
+	// Unknown task.
+	_, err = d.get(ctx, "no-such-task")
+	assert.True(t, d.isNotFound(err), "get of an unknown task: got %v", err)
+}
+
+// --- a2a-go v0.3.15 ---
+
+type legacyDriver struct {
+	client *legacyclient.Client
+	card   *legacy.AgentCard
+}
+
+func openLegacy(t *testing.T, url string, withAuth bool) driver {
+	ctx := context.Background()
+	hc := httpClient(withAuth)
+	card, err := legacycard.NewResolver(hc).Resolve(ctx, url)
+	require.NoError(t, err)
+	client, err := legacyclient.NewFromCard(ctx, card, legacyclient.WithJSONRPCTransport(hc))
+	require.NoError(t, err)
+	t.Cleanup(func() { client.Destroy() })
+	return &legacyDriver{client: client, card: card}
+}
+
+func (d *legacyDriver) cardName() string { return d.card.Name }
+
+func (d *legacyDriver) send(ctx context.Context, text string, cont *view, blocking bool) (view, error) {
+	msg := legacy.NewMessage(legacy.MessageRoleUser, legacy.TextPart{Text: text})
+	if cont != nil {
+		msg.TaskID, msg.ContextID = legacy.TaskID(cont.id), cont.contextID
+	}
+	res, err := d.client.SendMessage(ctx, &legacy.MessageSendParams{Message: msg, Config: &legacy.MessageSendConfig{Blocking: &blocking}})
+	if err != nil {
+		return view{}, err
+	}
+	task, ok := res.(*legacy.Task)
+	if !ok {
+		return view{}, errors.New("result is not a task")
+	}
+	return legacyView(task), nil
+}
+
+func (d *legacyDriver) get(ctx context.Context, id string) (view, error) {
+	task, err := d.client.GetTask(ctx, &legacy.TaskQueryParams{ID: legacy.TaskID(id)})
+	if err != nil {
+		return view{}, err
+	}
+	return legacyView(task), nil
+}
+
+func (d *legacyDriver) cancel(ctx context.Context, id string) (view, error) {
+	task, err := d.client.CancelTask(ctx, &legacy.TaskIDParams{ID: legacy.TaskID(id)})
+	if err != nil {
+		return view{}, err
+	}
+	return legacyView(task), nil
+}
+
+func (d *legacyDriver) isNotFound(err error) bool      { return errors.Is(err, legacy.ErrTaskNotFound) }
+func (d *legacyDriver) isNotCancelable(err error) bool { return errors.Is(err, legacy.ErrTaskNotCancelable) }
+
+func legacyText(parts legacy.ContentParts) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if tp, ok := p.(legacy.TextPart); ok {
+			b.WriteString(tp.Text)
+		}
+	}
+	return b.String()
+}
+
+func legacyView(t *legacy.Task) view {
+	v := view{id: string(t.ID), contextID: t.ContextID, state: string(t.Status.State), artifacts: map[string]string{}}
+	if t.Status.Message != nil {
+		v.statusText = legacyText(t.Status.Message.Parts)
+	}
+	for _, a := range t.Artifacts {
+		v.artifacts[a.Name] = legacyText(a.Parts)
+	}
+	return v
+}
+
+// --- a2a-go v2.3.1 in 0.3 compatibility mode ---
+
+type compatDriver struct {
+	client *a2aclient.Client
+	card   *a2a.AgentCard
+}
+
+func openCompat(t *testing.T, url string, withAuth bool, transport a2a.TransportProtocol) driver {
+	ctx := context.Background()
+	hc := httpClient(withAuth)
+	resolver := agentcard.NewResolver(hc)
+	resolver.CardParser = a2av0.NewAgentCardParser()
+	card, err := resolver.Resolve(ctx, url)
+	require.NoError(t, err)
+	client, err := a2aclient.NewFromCard(ctx, card,
+		a2aclient.WithDefaultsDisabled(),
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}),
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{transport}}),
+	)
+	require.NoError(t, err)
+	t.Cleanup(func() { client.Destroy() })
+	return &compatDriver{client: client, card: card}
+}
+
+func (d *compatDriver) cardName() string { return d.card.Name }
+
+func (d *compatDriver) send(ctx context.Context, text string, cont *view, blocking bool) (view, error) {
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
+	if cont != nil {
+		msg.TaskID, msg.ContextID = a2a.TaskID(cont.id), cont.contextID
+	}
+	res, err := d.client.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg, Config: &a2a.SendMessageConfig{ReturnImmediately: !blocking}})
+	if err != nil {
+		return view{}, err
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok {
+		return view{}, errors.New("result is not a task")
+	}
+	return compatView(task), nil
+}
+
+func (d *compatDriver) get(ctx context.Context, id string) (view, error) {
+	task, err := d.client.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(id)})
+	if err != nil {
+		return view{}, err
+	}
+	return compatView(task), nil
+}
+
+func (d *compatDriver) cancel(ctx context.Context, id string) (view, error) {
+	task, err := d.client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(id)})
+	if err != nil {
+		return view{}, err
+	}
+	return compatView(task), nil
+}
+
+func (d *compatDriver) isNotFound(err error) bool      { return errors.Is(err, a2a.ErrTaskNotFound) }
+func (d *compatDriver) isNotCancelable(err error) bool { return errors.Is(err, a2a.ErrTaskNotCancelable) }
+
+func compatText(parts a2a.ContentParts) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text())
+	}
+	return b.String()
+}
+
+func compatView(t *a2a.Task) view {
+	state := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(string(t.Status.State), "TASK_STATE_"), "_", "-"))
+	v := view{id: string(t.ID), contextID: t.ContextID, state: state, artifacts: map[string]string{}}
+	if t.Status.Message != nil {
+		v.statusText = compatText(t.Status.Message.Parts)
+	}
+	for _, a := range t.Artifacts {
+		v.artifacts[a.Name] = compatText(a.Parts)
+	}
+	return v
+}
