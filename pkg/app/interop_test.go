@@ -254,8 +254,10 @@ func (d *legacyDriver) cancel(ctx context.Context, id string) (view, error) {
 	return legacyView(task), nil
 }
 
-func (d *legacyDriver) isNotFound(err error) bool      { return errors.Is(err, legacy.ErrTaskNotFound) }
-func (d *legacyDriver) isNotCancelable(err error) bool { return errors.Is(err, legacy.ErrTaskNotCancelable) }
+func (d *legacyDriver) isNotFound(err error) bool { return errors.Is(err, legacy.ErrTaskNotFound) }
+func (d *legacyDriver) isNotCancelable(err error) bool {
+	return errors.Is(err, legacy.ErrTaskNotCancelable)
+}
 
 func legacyText(parts legacy.ContentParts) string {
 	var b strings.Builder
@@ -337,8 +339,10 @@ func (d *compatDriver) cancel(ctx context.Context, id string) (view, error) {
 	return compatView(task), nil
 }
 
-func (d *compatDriver) isNotFound(err error) bool      { return errors.Is(err, a2a.ErrTaskNotFound) }
-func (d *compatDriver) isNotCancelable(err error) bool { return errors.Is(err, a2a.ErrTaskNotCancelable) }
+func (d *compatDriver) isNotFound(err error) bool { return errors.Is(err, a2a.ErrTaskNotFound) }
+func (d *compatDriver) isNotCancelable(err error) bool {
+	return errors.Is(err, a2a.ErrTaskNotCancelable)
+}
 
 func compatText(parts a2a.ContentParts) string {
 	var b strings.Builder

@@ -1,0 +1,23 @@
+// Command card is the Lambda function that serves the public agent card
+// (GET /.well-known/agent-card.json and /.well-known/agent.json). It needs
+// no AWS access.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+)
+
+func main() {
+	h, err := app.NewCardFunction(os.Getenv, builtin.Registry(), os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "card:", err)
+		os.Exit(1)
+	}
+	lambda.Start(app.LambdaHTTP(h))
+}

@@ -1,0 +1,70 @@
+package config
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := Load(env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, Config{
+		Host: "127.0.0.1", Port: 8000, PublicURL: "http://127.0.0.1:8000", Tokens: map[string]string{},
+		MaxRequestBodyBytes: 1 << 20, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
+		Agent: "demo", LogLevel: slog.LevelInfo,
+	}, c)
+	assert.True(t, c.Loopback())
+}
+
+func TestValues(t *testing.T) {
+	c, err := Load(env(map[string]string{
+		"A2A_HOST": "0.0.0.0", "A2A_PORT": "9000", "A2A_PUBLIC_URL": "https://agent.example.com/",
+		"A2A_BEARER_TOKEN": "t0", "A2A_BEARER_TOKENS": "alice:t1, bob : t2",
+		"A2A_MAX_REQUEST_BODY_BYTES": "2048", "A2A_BLOCKING_DEFAULT": "true", "A2A_BLOCKING_TIMEOUT_SECONDS": "5",
+		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, "https://agent.example.com", c.PublicURL, "trailing slash dropped")
+	assert.Equal(t, map[string]string{"default": "t0", "alice": "t1", "bob": "t2"}, c.Tokens)
+	assert.EqualValues(t, 2048, c.MaxRequestBodyBytes)
+	assert.True(t, c.BlockingDefault)
+	assert.Equal(t, 5*time.Second, c.BlockingTimeout)
+	assert.Equal(t, slog.LevelDebug, c.LogLevel)
+	assert.False(t, c.Loopback())
+}
+
+func TestBadValuesNameTheVariable(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"A2A_PORT": "http"}, `A2A_PORT="http": must be an integer from 1 to 65535`},
+		{map[string]string{"A2A_PORT": "0"}, `A2A_PORT="0"`},
+		{map[string]string{"A2A_MAX_REQUEST_BODY_BYTES": "10"}, `A2A_MAX_REQUEST_BODY_BYTES="10": must be an integer from 1024`},
+		{map[string]string{"A2A_BLOCKING_DEFAULT": "maybe"}, `A2A_BLOCKING_DEFAULT="maybe": must be true or false`},
+		{map[string]string{"A2A_BLOCKING_TIMEOUT_SECONDS": "-1"}, `A2A_BLOCKING_TIMEOUT_SECONDS="-1"`},
+		{map[string]string{"A2A_LOG_LEVEL": "loud"}, `A2A_LOG_LEVEL="loud": must be debug, info, warn or error`},
+		{map[string]string{"A2A_PUBLIC_URL": "agent.example.com"}, `A2A_PUBLIC_URL="agent.example.com": must be an absolute http(s) URL`},
+		{map[string]string{"A2A_PUBLIC_URL": "https://x/?a=1"}, `A2A_PUBLIC_URL`},
+		{map[string]string{"A2A_BEARER_TOKENS": "alice"}, `A2A_BEARER_TOKENS: entry "***" must be name:token`},
+		{map[string]string{"A2A_BEARER_TOKENS": "alice:secret,bob:"}, `entry "bob:***" must be name:token`},
+		{map[string]string{"A2A_BEARER_TOKENS": "alice:a,alice:b"}, `caller "alice" or its token is given twice`},
+		{map[string]string{"A2A_BEARER_TOKENS": "alice:same,bob:same"}, `caller "bob" or its token is given twice`},
+		{map[string]string{"A2A_BEARER_TOKEN": "same", "A2A_BEARER_TOKENS": "bob:same"}, `caller "bob" or its token is given twice`},
+	}
+	for _, tt := range tests {
+		_, err := Load(env(tt.env))
+		require.Error(t, err, tt.env)
+		assert.Contains(t, err.Error(), tt.want)
+		assert.NotContains(t, err.Error(), "secret", "tokens never appear in errors")
+	}
+	_, err := Load(env(map[string]string{"A2A_PORT": "x", "A2A_LOG_LEVEL": "y"}))
+	assert.ErrorContains(t, err, "A2A_PORT")
+	assert.ErrorContains(t, err, "A2A_LOG_LEVEL", "every bad variable is reported at once")
+}
