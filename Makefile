@@ -5,7 +5,7 @@ GO        ?= go
 GOFLAGS   ?=
 PKGS      := ./...
 
-.PHONY: run test test-unit lint fmt vet build bench fuzz clean
+.PHONY: run test lint fmt build bench load fuzz clean
 
 ## run: serve the demo agent on 127.0.0.1:8000 with embedded defaults
 run:
@@ -32,10 +32,16 @@ build:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-## fuzz: run the JSON-RPC decoder fuzzer for FUZZTIME (default 60s)
+## load: wrk load test of the local server, server CPU per request (needs wrk)
+load:
+	infra/load/run.sh
+
+## fuzz: run each fuzzer for FUZZTIME (default 60s); `make test` runs their seed corpora
 FUZZTIME ?= 60s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 
 clean:
 	rm -rf bin .aws-sam functions/*/bootstrap

@@ -64,6 +64,9 @@ type ListTasksResult struct {
 	TotalSize     int    `json:"totalSize"`
 }
 
+// MarshalJSON writes the result.
+func (r ListTasksResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(make([]byte, 0, 1024)) }
+
 // List page size bounds of tasks/list.
 const (
 	DefaultPageSize = 50

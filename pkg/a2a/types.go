@@ -103,94 +103,11 @@ func FileBytesPart(base64Content, name, mimeType string) Part {
 	return Part{Kind: PartKindFile, File: &FileContent{Bytes: base64Content, Name: name, MimeType: mimeType}}
 }
 
-type textPartJSON struct {
-	Kind     PartKind `json:"kind"`
-	Text     string   `json:"text"`
-	Metadata Metadata `json:"metadata,omitempty"`
-}
-
-type filePartJSON struct {
-	Kind     PartKind `json:"kind"`
-	File     fileJSON `json:"file"`
-	Metadata Metadata `json:"metadata,omitempty"`
-}
-
-// fileJSON always writes "bytes" when there is no URI, so that an empty
-// inline file stays a valid FileWithBytes.
-type fileJSON struct {
-	Bytes    *string `json:"bytes,omitempty"`
-	URI      string  `json:"uri,omitempty"`
-	Name     string  `json:"name,omitempty"`
-	MimeType string  `json:"mimeType,omitempty"`
-}
-
-type dataPartJSON struct {
-	Kind     PartKind        `json:"kind"`
-	Data     json.RawMessage `json:"data"`
-	Metadata Metadata        `json:"metadata,omitempty"`
-}
-
 // MarshalJSON writes the 0.3 wire form of the part, with its "kind".
-func (p Part) MarshalJSON() ([]byte, error) {
-	switch p.Kind {
-	case PartKindText:
-		return json.Marshal(textPartJSON{Kind: p.Kind, Text: p.Text, Metadata: p.Metadata})
-	case PartKindFile:
-		var f fileJSON
-		if p.File != nil {
-			f = fileJSON{URI: p.File.URI, Name: p.File.Name, MimeType: p.File.MimeType}
-			if p.File.URI == "" {
-				b := p.File.Bytes
-				f.Bytes = &b
-			}
-		}
-		return json.Marshal(filePartJSON{Kind: p.Kind, File: f, Metadata: p.Metadata})
-	case PartKindData:
-		data := p.Data
-		if len(data) == 0 {
-			data = json.RawMessage("{}")
-		}
-		return json.Marshal(dataPartJSON{Kind: p.Kind, Data: data, Metadata: p.Metadata})
-	}
-	return nil, fmt.Errorf("part kind %q is not one of text, file, data", p.Kind)
-}
+func (p Part) MarshalJSON() ([]byte, error) { return p.AppendJSON(make([]byte, 0, 64+len(p.Text))) }
 
-// partJSON is the union of every field a part may carry on input.
-type partJSON struct {
-	Kind     *string         `json:"kind"`
-	Text     *string         `json:"text"`
-	File     *FileContent    `json:"file"`
-	Data     json.RawMessage `json:"data"`
-	Metadata Metadata        `json:"metadata"`
-}
-
-// UnmarshalJSON reads a part. A missing "kind" is inferred from the one content
-// field present; contradictions (no content, unknown kind) are left for
-// Validate, which reports them with the field's path.
-func (p *Part) UnmarshalJSON(b []byte) error {
-	var w partJSON
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*p = Part{Metadata: w.Metadata, File: w.File, Data: w.Data}
-	if w.Text != nil {
-		p.Text = *w.Text
-	}
-	if len(w.Data) > 0 && bytes.Equal(bytes.TrimSpace(w.Data), []byte("null")) {
-		p.Data = nil
-	}
-	switch {
-	case w.Kind != nil:
-		p.Kind = PartKind(*w.Kind)
-	case w.Text != nil && w.File == nil && p.Data == nil:
-		p.Kind = PartKindText
-	case w.File != nil && w.Text == nil && p.Data == nil:
-		p.Kind = PartKindFile
-	case p.Data != nil && w.Text == nil && w.File == nil:
-		p.Kind = PartKindData
-	}
-	return nil
-}
+// MarshalJSON writes the message with "kind":"message".
+func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(make([]byte, 0, 256)) }
 
 // Message is one turn of a conversation between a user and an agent.
 type Message struct {
@@ -202,32 +119,6 @@ type Message struct {
 	ReferenceTaskIDs []string `json:"referenceTaskIds,omitempty"`
 	Extensions       []string `json:"extensions,omitempty"`
 	Metadata         Metadata `json:"metadata,omitempty"`
-}
-
-type messageJSON Message
-
-// MarshalJSON writes the message with "kind":"message".
-func (m Message) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		messageJSON
-		Kind string `json:"kind"`
-	}{messageJSON(m), "message"})
-}
-
-// UnmarshalJSON reads a message; "kind", when present, must be "message".
-func (m *Message) UnmarshalJSON(b []byte) error {
-	var w struct {
-		messageJSON
-		Kind *string `json:"kind"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	if w.Kind != nil && *w.Kind != "message" {
-		return fmt.Errorf("kind %q is not \"message\"", *w.Kind)
-	}
-	*m = Message(w.messageJSON)
-	return nil
 }
 
 // Text returns the concatenated text of the message's text parts.
@@ -261,6 +152,9 @@ type TaskStatus struct {
 	Timestamp string    `json:"timestamp,omitempty"`
 }
 
+// MarshalJSON writes the status.
+func (s TaskStatus) MarshalJSON() ([]byte, error) { return s.AppendJSON(make([]byte, 0, 256)) }
+
 // Artifact is an output of a task.
 type Artifact struct {
 	ArtifactID  string   `json:"artifactId"`
@@ -270,6 +164,9 @@ type Artifact struct {
 	Metadata    Metadata `json:"metadata,omitempty"`
 	Extensions  []string `json:"extensions,omitempty"`
 }
+
+// MarshalJSON writes the artifact.
+func (a Artifact) MarshalJSON() ([]byte, error) { return a.AppendJSON(make([]byte, 0, 256)) }
 
 // Task is a stateful unit of work.
 type Task struct {
@@ -281,31 +178,8 @@ type Task struct {
 	Metadata  Metadata   `json:"metadata,omitempty"`
 }
 
-type taskJSON Task
-
 // MarshalJSON writes the task with "kind":"task".
-func (t Task) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		taskJSON
-		Kind string `json:"kind"`
-	}{taskJSON(t), "task"})
-}
-
-// UnmarshalJSON reads a task; "kind", when present, must be "task".
-func (t *Task) UnmarshalJSON(b []byte) error {
-	var w struct {
-		taskJSON
-		Kind *string `json:"kind"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	if w.Kind != nil && *w.Kind != "task" {
-		return fmt.Errorf("kind %q is not \"task\"", *w.Kind)
-	}
-	*t = Task(w.taskJSON)
-	return nil
-}
+func (t Task) MarshalJSON() ([]byte, error) { return t.AppendJSON(make([]byte, 0, 1024)) }
 
 // TaskStatusUpdateEvent tells that a task's status changed.
 type TaskStatusUpdateEvent struct {

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,4 +133,23 @@ func TestFormatTimeIsFixedWidthAndSortable(t *testing.T) {
 	assert.Equal(t, "2026-01-02T03:04:05.000Z", FormatTime(a))
 	assert.Equal(t, "2026-01-02T02:04:05.120Z", FormatTime(b))
 	assert.Less(t, FormatTime(b), FormatTime(a))
+}
+
+func TestApproxSizeTracksEncodedSize(t *testing.T) {
+	big := strings.Repeat("abc", 10000)
+	msgs := []Message{
+		{Role: RoleUser, MessageID: "m", Parts: []Part{TextPart("hi")}},
+		{Role: RoleAgent, MessageID: "m", TaskID: "t", ContextID: "c", Parts: []Part{TextPart(big), FileBytesPart("aGk=", "n", "text/plain"), {Kind: PartKindData, Data: json.RawMessage(`{"a":[1,2,3]}`)}},
+			Metadata: Metadata{"shared": map[string]any{"interrupt": map[string]any{"request_id": "r", "details": map[string]any{"q": big}}}}},
+	}
+	for _, m := range msgs {
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		est := m.ApproxSize()
+		assert.InDelta(t, len(b), est, float64(len(b))*0.1+200, "estimate %d for %d encoded bytes", est, len(b))
+	}
+	a := Artifact{ArtifactID: "a", Name: "n", Parts: []Part{TextPart(big)}}
+	b, err := json.Marshal(a)
+	require.NoError(t, err)
+	assert.InDelta(t, len(b), a.ApproxSize(), float64(len(b))*0.1+200)
 }

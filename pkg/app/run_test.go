@@ -54,7 +54,9 @@ func TestRunLocalServesTheBannerExample(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, logs syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), &out, &logs) }()
+	go func() {
+		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), &out, &logs)
+	}()
 
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	require.Eventually(t, func() bool {

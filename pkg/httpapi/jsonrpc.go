@@ -109,14 +109,34 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, id auth.I
 		h.writeRPCError(w, r, respID, err, req.Method)
 		return
 	}
-	raw, ok := result.(json.RawMessage)
-	if !ok {
-		if raw, err = json.Marshal(result); err != nil {
-			h.writeRPCError(w, r, respID, err, req.Method)
-			return
-		}
+	b, err := appendResult(jsonrpc.AppendResultStart(make([]byte, 0, 1024), respID), result)
+	if err != nil {
+		h.writeRPCError(w, r, respID, err, req.Method)
+		return
 	}
-	writeJSON(w, jsonrpc.EncodeResult(respID, raw))
+	writeJSON(w, append(b, '}'))
+}
+
+// appender is implemented by the protocol objects that encode themselves
+// (a2a.Task, a2a.ListTasksResult...).
+type appender interface {
+	AppendJSON([]byte) ([]byte, error)
+}
+
+// appendResult appends a result: raw JSON as it is, self-encoding objects
+// directly, anything else through encoding/json.
+func appendResult(b []byte, result any) ([]byte, error) {
+	switch v := result.(type) {
+	case json.RawMessage:
+		return append(b, v...), nil
+	case appender:
+		return v.AppendJSON(b)
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return b, err
+	}
+	return append(b, raw...), nil
 }
 
 func (h *handler) writeRPCError(w http.ResponseWriter, r *http.Request, id json.RawMessage, err error, op string) {

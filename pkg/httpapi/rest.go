@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -103,7 +102,7 @@ func (h *handler) restResult(w http.ResponseWriter, r *http.Request, v any, err 
 		h.restError(w, r, err, op)
 		return
 	}
-	b, err := json.Marshal(v)
+	b, err := appendResult(make([]byte, 0, 1024), v)
 	if err != nil {
 		h.restError(w, r, err, op)
 		return

@@ -1,12 +1,23 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
+
+// sameJSON reports whether a and b are the same JSON text once compacted
+// (both absent counts as the same).
+func sameJSON(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+}
 
 // FuzzDecode checks that any body either decodes into a request with a
 // method, or yields a framing error (-32700 or -32600) with a valid JSON
@@ -24,6 +35,7 @@ func FuzzDecode(f *testing.F) {
 		`{"jsonrpc":"1.0","id":1e400,"method":"m"}`,
 		`{"id":-0.0,"method":"\u0000"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":"s"}`,
+		`{ "jsonrpc" : "2\u002e0" , "\u0069d" : 1 , "method" : "m" , "method" : "n" , "params" : { "x" : "}{\"" } }`,
 		``, `{`, `null`, `"\ud800"`, "\xff\xfe",
 	} {
 		f.Add([]byte(s))
@@ -48,6 +60,21 @@ func FuzzDecode(f *testing.F) {
 		}
 		if req.Method == "" {
 			t.Fatal("decoded request without a method")
+		}
+		// Differential check against encoding/json's exact-key decoding.
+		var ref map[string]json.RawMessage
+		if err := json.Unmarshal(body, &ref); err != nil {
+			t.Fatalf("Decode accepted what encoding/json refuses: %v", err)
+		}
+		var method string
+		if err := json.Unmarshal(ref["method"], &method); err != nil || method != req.Method {
+			t.Fatalf("method %q, encoding/json reads %q (%v)", req.Method, method, err)
+		}
+		if !sameJSON(ref["id"], req.ID) {
+			t.Fatalf("id %s, encoding/json reads %s", req.ID, ref["id"])
+		}
+		if p := ref["params"]; string(p) != "null" && !sameJSON(p, req.Params) {
+			t.Fatalf("params %s, encoding/json reads %s", req.Params, p)
 		}
 		if req.Params != nil && !json.Valid(req.Params) {
 			t.Fatalf("params are not valid JSON: %s", req.Params)

@@ -34,39 +34,45 @@ func (r *Request) IsNotification() bool { return r.ID == nil }
 // NullID is the id of a response to a request whose id could not be read.
 var NullID = json.RawMessage("null")
 
-type requestJSON struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
-
 // Decode parses body as one JSON-RPC request. On failure it returns the
 // request's id when it could be read (NullID otherwise) and an *a2a.Error with
 // code -32700 or -32600.
+//
+// The body is validated once; its members are then located without copying,
+// so params are decoded only once, by DecodeParams. Member names match
+// exactly (JSON-RPC's names are case-sensitive).
 func Decode(body []byte) (*Request, json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		return nil, NullID, a2a.Errorf(a2a.CodeParseError, "request body is empty; expected a JSON-RPC 2.0 request object")
 	}
+	if !json.Valid(trimmed) {
+		return nil, NullID, parseError(json.Unmarshal(trimmed, new(any)))
+	}
 	switch trimmed[0] {
 	case '{':
 	case '[':
-		if !json.Valid(trimmed) {
-			return nil, NullID, parseError(json.Unmarshal(trimmed, new(any)))
-		}
 		return nil, NullID, a2a.Errorf(a2a.CodeInvalidRequest, "batch requests are not supported; send one JSON-RPC request object per HTTP request")
 	default:
-		if !json.Valid(trimmed) {
-			return nil, NullID, parseError(json.Unmarshal(trimmed, new(any)))
-		}
 		return nil, NullID, a2a.Errorf(a2a.CodeInvalidRequest, "request must be a JSON object")
 	}
-	var w requestJSON
-	if err := json.Unmarshal(trimmed, &w); err != nil {
+	var w struct{ jsonrpc, id, method, params json.RawMessage }
+	err := members(trimmed, func(key string, value []byte) {
+		switch key {
+		case "jsonrpc":
+			w.jsonrpc = value
+		case "id":
+			w.id = value
+		case "method":
+			w.method = value
+		case "params":
+			w.params = value
+		}
+	})
+	if err != nil {
 		return nil, NullID, parseError(err)
 	}
-	id, err := checkID(w.ID)
+	id, err := checkID(w.id)
 	if err != nil {
 		return nil, NullID, err
 	}
@@ -74,33 +80,104 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 	if respID == nil {
 		respID = NullID
 	}
-	if w.JSONRPC == nil {
+	if w.jsonrpc == nil {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"jsonrpc" is required and must be "2.0"`)
 	}
-	var v string
-	if json.Unmarshal(w.JSONRPC, &v) != nil || v != Version {
-		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"jsonrpc" must be "2.0", got %s`, truncate(w.JSONRPC))
+	if string(w.jsonrpc) != `"2.0"` {
+		var v string
+		if w.jsonrpc[0] != '"' || json.Unmarshal(w.jsonrpc, &v) != nil || v != Version {
+			return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"jsonrpc" must be "2.0", got %s`, truncate(w.jsonrpc))
+		}
 	}
-	if w.Method == nil {
+	if w.method == nil {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" is required`)
 	}
 	var method string
-	if w.Method[0] != '"' || json.Unmarshal(w.Method, &method) != nil {
-		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" must be a string, got %s`, truncate(w.Method))
+	if w.method[0] != '"' || json.Unmarshal(w.method, &method) != nil {
+		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" must be a string, got %s`, truncate(w.method))
 	}
 	if method == "" {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" must not be empty`)
 	}
-	params := w.Params
-	if params != nil {
-		switch p := bytes.TrimSpace(params); {
-		case bytes.Equal(p, []byte("null")):
-			params = nil
-		case p[0] != '{' && p[0] != '[':
-			return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"params" must be an object or an array, got %s`, truncate(p))
-		}
+	params := w.params
+	switch {
+	case params == nil:
+	case string(params) == "null":
+		params = nil
+	case params[0] != '{' && params[0] != '[':
+		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"params" must be an object or an array, got %s`, truncate(params))
 	}
 	return &Request{ID: id, Method: method, Params: params}, respID, nil
+}
+
+// members calls fn with the name and raw value of each member of obj, a
+// valid JSON object, in order. Values are subslices of obj.
+func members(obj []byte, fn func(key string, value []byte)) error {
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] != '}' {
+		end := skipString(obj, i)
+		key := string(obj[i+1 : end-1])
+		if bytes.IndexByte(obj[i:end], '\\') >= 0 {
+			if err := json.Unmarshal(obj[i:end], &key); err != nil {
+				return err
+			}
+		}
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
+		vend := skipValue(obj, i)
+		fn(key, obj[i:vend])
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
 }
 
 // checkID accepts a string, a number or null; nil means absent.
@@ -190,6 +267,17 @@ type ErrorObject struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
+}
+
+// AppendResultStart appends the start of a success response, up to the
+// result value; the caller appends the result and a closing '}'.
+func AppendResultStart(b []byte, id json.RawMessage) []byte {
+	if id == nil {
+		id = NullID
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	return append(b, `,"result":`...)
 }
 
 // EncodeResult writes a success response. result must already be JSON.

@@ -27,6 +27,12 @@ func TestDecodeValid(t *testing.T) {
 		{"null params", `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, `1`, "m", ""},
 		{"array params", `{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}`, `1`, "m", `[1]`},
 		{"whitespace", " \n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\n", `1`, "m", ""},
+		{"whitespace everywhere", "{ \"jsonrpc\" :\t\"2.0\" ,\r\n \"id\" : 1 , \"method\" : \"m\" , \"params\" : { \"a\" : [ 1 , 2 ] } }", `1`, "m", `{"a":[1,2]}`},
+		{"escaped key and value", `{"jsonrpc":"2\u002e0","\u0069d":"x","method":"tasks\/get"}`, `"x"`, "tasks/get", ""},
+		{"duplicate key, last wins", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, `1`, "b", ""},
+		{"keys are case-sensitive", `{"jsonrpc":"2.0","id":1,"method":"m","Method":"x","PARAMS":{}}`, `1`, "m", ""},
+		{"tricky strings in params", `{"jsonrpc":"2.0","id":1,"params":{"t":"}{][\"\\"},"method":"m"}`, `1`, "m", `{"t":"}{][\"\\"}`},
+		{"unknown members ignored", `{"jsonrpc":"2.0","id":1,"method":"m","extra":{"x":[{}]}}`, `1`, "m", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -154,12 +154,13 @@ type TaskStore interface {
 	ListTasks(ctx context.Context, q ListQuery) (ListPage, error)
 }
 
-// ChangeWaiter is implemented by stores that can wake a waiting request as
-// soon as a task changes. Requests poll stores that do not implement it.
-type ChangeWaiter interface {
-	// WaitForChange returns when the task's version exceeds after, when the
-	// task is gone, or with ctx's error.
-	WaitForChange(ctx context.Context, taskID string, after int64) error
+// SettleWaiter is implemented by stores that can wake a blocking request as
+// soon as a task settles (becomes terminal or interrupted). Requests poll
+// stores that do not implement it.
+type SettleWaiter interface {
+	// Settled returns a channel that is closed once the task is terminal or
+	// interrupted: at once if it already is, or if the task is gone.
+	Settled(taskID string) <-chan struct{}
 }
 
 // Store errors.

@@ -264,30 +264,41 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 // Config.BlockingTimeout. A timeout is not an error: the caller answers with
 // the task as it is.
 func (s *Service) waitSettled(ctx context.Context, taskID string) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.BlockingTimeout)
-	defer cancel()
-	waiter, _ := s.store.(ChangeWaiter)
+	timeout := time.NewTimer(s.cfg.BlockingTimeout)
+	defer timeout.Stop()
+	if waiter, ok := s.store.(SettleWaiter); ok {
+		select {
+		case <-waiter.Settled(taskID):
+		case <-timeout.C:
+		case <-ctx.Done():
+		}
+		return
+	}
 	poll := defaultPollMin
 	for {
 		rec, err := s.store.GetTask(ctx, taskID, GetOptions{})
 		if err != nil || rec.Task.Status.State.Settled() {
 			return
 		}
-		if waiter != nil {
-			if waiter.WaitForChange(ctx, taskID, rec.Version) != nil {
-				return
-			}
-			continue
-		}
-		t := time.NewTimer(poll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, timeout.C, poll) {
 			return
-		case <-t.C:
 		}
 		poll = min(poll*2, defaultPollMax)
 	}
+}
+
+// sleep waits d, or less when stop fires or ctx ends; it reports whether the
+// full d passed.
+func sleep(ctx context.Context, stop <-chan time.Time, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-stop:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // GetTask implements tasks/get.

@@ -20,9 +20,8 @@ type Stepper interface {
 
 // Runner is a service.Runner on goroutines.
 type Runner struct {
-	stepper Stepper
-	log     *slog.Logger
-	// stepTimeout bounds one step, like the worker Lambda's timeout.
+	stepper     Stepper
+	log         *slog.Logger
 	stepTimeout time.Duration
 
 	base context.Context
@@ -37,12 +36,11 @@ type execution struct{ cancel context.CancelFunc }
 
 var _ service.Runner = (*Runner)(nil)
 
-// DefaultStepTimeout bounds one step when Options.StepTimeout is zero.
-const DefaultStepTimeout = 15 * time.Minute
-
 // Options configure a Runner.
 type Options struct {
-	Logger      *slog.Logger
+	Logger *slog.Logger
+	// StepTimeout, when positive, bounds each step as the worker Lambda's
+	// timeout does; zero leaves steps unbounded (they still stop on cancel).
 	StepTimeout time.Duration
 }
 
@@ -52,9 +50,6 @@ func New(stepper Stepper, opts Options) *Runner {
 	r := &Runner{stepper: stepper, log: opts.Logger, stepTimeout: opts.StepTimeout, base: base, stop: stop, running: map[string]*execution{}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
-	}
-	if r.stepTimeout <= 0 {
-		r.stepTimeout = DefaultStepTimeout
 	}
 	return r
 }
@@ -77,9 +72,7 @@ func (r *Runner) Start(_ context.Context, job service.Job) error {
 
 func (r *Runner) run(ctx context.Context, req service.StepRequest) {
 	for {
-		stepCtx, cancel := context.WithTimeout(ctx, r.stepTimeout)
-		res, err := r.stepper.Step(stepCtx, req)
-		cancel()
+		res, err := r.step(ctx, req)
 		if err != nil {
 			r.log.ErrorContext(ctx, "task step failed", "taskId", req.TaskID, "error", err)
 			return
@@ -96,6 +89,15 @@ func (r *Runner) run(ctx context.Context, req service.StepRequest) {
 		}
 		req = service.StepRequest{TaskID: req.TaskID}
 	}
+}
+
+func (r *Runner) step(ctx context.Context, req service.StepRequest) (service.StepResult, error) {
+	if r.stepTimeout <= 0 {
+		return r.stepper.Step(ctx, req)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.stepTimeout)
+	defer cancel()
+	return r.stepper.Step(ctx, req)
 }
 
 func (r *Runner) forget(taskID string, exec *execution) {

@@ -7,7 +7,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,7 +21,9 @@ import (
 const (
 	DefaultTaskTTL        = 7 * 24 * time.Hour
 	DefaultIdempotencyTTL = 24 * time.Hour
-	sweepEvery            = 1024
+	// sweepInterval is how often expired entries are dropped from memory;
+	// reads never depend on it (they check expiry themselves).
+	sweepInterval = time.Minute
 )
 
 // Clock tells the time.
@@ -43,17 +44,23 @@ type Store struct {
 	taskTTL time.Duration
 	idemTTL time.Duration
 
-	mu      sync.Mutex
-	tasks   map[string]*entry
-	idem    map[string]idemRecord
-	creates int
+	// closed is what Settled returns when there is nothing to wait for.
+	closed chan struct{}
+
+	mu        sync.Mutex
+	tasks     map[string]*entry
+	idem      map[string]idemRecord
+	lastSweep time.Time
 }
 
 type entry struct {
 	rec       service.TaskRecord // full history and artifacts
 	expiresAt time.Time
-	artBytes  map[string]int // JSON size of each artifact
-	changed   chan struct{}  // closed and replaced on every change
+	artBytes  map[string]int // estimated JSON size of each artifact
+	// settled is closed when the task becomes terminal or interrupted; it is
+	// made only when a request waits (Settled), so updates of unwatched tasks
+	// allocate nothing.
+	settled chan struct{}
 }
 
 type idemRecord struct {
@@ -63,13 +70,14 @@ type idemRecord struct {
 
 var (
 	_ service.TaskStore    = (*Store)(nil)
-	_ service.ChangeWaiter = (*Store)(nil)
+	_ service.SettleWaiter = (*Store)(nil)
 )
 
 // New returns an empty store.
 func New(opts Options) *Store {
 	s := &Store{clock: opts.Clock, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL,
-		tasks: map[string]*entry{}, idem: map[string]idemRecord{}}
+		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, closed: make(chan struct{})}
+	close(s.closed)
 	if s.clock == nil {
 		s.clock = service.SystemClock{}
 	}
@@ -89,10 +97,10 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	if len(t.Task.History) != 1 {
 		return fmt.Errorf("memory: a new task must hold exactly its first message, got %d", len(t.Task.History))
 	}
-	if err := checkSize("message", t.Task.History[0]); err != nil {
+	if err := checkSize("message", t.Task.History[0].ApproxSize()); err != nil {
 		return err
 	}
-	if err := checkSize("request metadata", t.RequestMetadata); err != nil {
+	if err := checkSize("request metadata", t.RequestMetadata.ApproxSize()); err != nil {
 		return err
 	}
 	now := s.clock.Now()
@@ -114,11 +122,11 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 			RequestMetadata: t.RequestMetadata},
 		expiresAt: now.Add(s.taskTTL),
 		artBytes:  map[string]int{},
-		changed:   make(chan struct{}),
 	}
 	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
-	if s.creates++; s.creates%sweepEvery == 0 {
+	if now.Sub(s.lastSweep) >= sweepInterval {
 		s.sweep(now)
+		s.lastSweep = now
 	}
 	return nil
 }
@@ -181,17 +189,17 @@ func view(r *service.TaskRecord, historyLength int, artifacts bool) service.Task
 
 // UpdateTask implements service.TaskStore.
 func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
-	for _, m := range u.Messages {
-		if err := checkSize("message", m); err != nil {
+	for i := range u.Messages {
+		if err := checkSize("message", u.Messages[i].ApproxSize()); err != nil {
 			return 0, err
 		}
 	}
 	if u.Status != nil && u.Status.Message != nil {
-		if err := checkSize("status message", u.Status.Message); err != nil {
+		if err := checkSize("status message", u.Status.Message.ApproxSize()); err != nil {
 			return 0, err
 		}
 	}
-	if err := checkSize("request metadata", u.RequestMetadata); err != nil {
+	if err := checkSize("request metadata", u.RequestMetadata.ApproxSize()); err != nil {
 		return 0, err
 	}
 	now := s.clock.Now()
@@ -250,8 +258,10 @@ func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
 	if key != "" {
 		s.idem[key] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
 	}
-	close(e.changed)
-	e.changed = make(chan struct{})
+	if e.settled != nil && next.Task.Status.State.Settled() {
+		close(e.settled)
+		e.settled = nil
+	}
 	return next.Version, nil
 }
 
@@ -267,10 +277,7 @@ func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artif
 		sizes[k] = v
 	}
 	for _, a := range upd {
-		n, err := jsonSize(a)
-		if err != nil {
-			return nil, nil, err
-		}
+		n := a.ApproxSize()
 		i := slices.IndexFunc(arts, func(x a2a.Artifact) bool { return x.ArtifactID == a.ArtifactID })
 		switch {
 		case i < 0:
@@ -338,45 +345,23 @@ func (s *Store) ListTasks(_ context.Context, q service.ListQuery) (service.ListP
 	return page, nil
 }
 
-// WaitForChange implements service.ChangeWaiter.
-func (s *Store) WaitForChange(ctx context.Context, taskID string, after int64) error {
+// Settled implements service.SettleWaiter.
+func (s *Store) Settled(taskID string) <-chan struct{} {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	e := s.live(taskID, s.clock.Now())
-	if e == nil || e.rec.Version > after {
-		s.mu.Unlock()
-		return nil
+	if e == nil || e.rec.Task.Status.State.Settled() {
+		return s.closed
 	}
-	ch := e.changed
-	s.mu.Unlock()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	if e.settled == nil {
+		e.settled = make(chan struct{})
 	}
+	return e.settled
 }
 
-func jsonSize(v any) (int, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return 0, fmt.Errorf("memory: encode: %w", err)
-	}
-	return len(b), nil
-}
-
-func checkSize(what string, v any) error {
-	if v == nil {
-		return nil
-	}
-	if md, ok := v.(a2a.Metadata); ok && md == nil {
-		return nil
-	}
-	n, err := jsonSize(v)
-	if err != nil {
-		return err
-	}
+func checkSize(what string, n int) error {
 	if n > service.MaxContentBytes {
-		return &service.TooLargeError{What: fmt.Sprintf("%s (%d bytes)", what, n), Limit: service.MaxContentBytes}
+		return &service.TooLargeError{What: fmt.Sprintf("%s (about %d bytes)", what, n), Limit: service.MaxContentBytes}
 	}
 	return nil
 }

@@ -1,0 +1,207 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Decoding goes through plain wire structs that have no UnmarshalJSON of
+// their own (only Metadata has one), so that a whole task or message decodes
+// in one encoding/json pass: a nested UnmarshalJSON method would make
+// encoding/json validate and scan its bytes again.
+
+// partWire is the union of every field a part may carry on input.
+type partWire struct {
+	Kind     *string         `json:"kind"`
+	Text     *string         `json:"text"`
+	File     *FileContent    `json:"file"`
+	Data     json.RawMessage `json:"data"`
+	Metadata Metadata        `json:"metadata"`
+}
+
+// part converts the wire form. A missing "kind" is inferred from the one
+// content field present; contradictions (no content, unknown kind) are left
+// for Validate, which reports them with the field's path.
+func (w *partWire) part() Part {
+	p := Part{Metadata: w.Metadata, File: w.File, Data: w.Data}
+	if w.Text != nil {
+		p.Text = *w.Text
+	}
+	if bytes.Equal(w.Data, []byte("null")) {
+		p.Data = nil
+	}
+	switch {
+	case w.Kind != nil:
+		p.Kind = PartKind(*w.Kind)
+	case w.Text != nil && w.File == nil && p.Data == nil:
+		p.Kind = PartKindText
+	case w.File != nil && w.Text == nil && p.Data == nil:
+		p.Kind = PartKindFile
+	case p.Data != nil && w.Text == nil && w.File == nil:
+		p.Kind = PartKindData
+	}
+	return p
+}
+
+func wireParts(ws []partWire) []Part {
+	if ws == nil {
+		return nil
+	}
+	parts := make([]Part, len(ws))
+	for i := range ws {
+		parts[i] = ws[i].part()
+	}
+	return parts
+}
+
+type messageWire struct {
+	Kind             *string    `json:"kind"`
+	Role             Role       `json:"role"`
+	Parts            []partWire `json:"parts"`
+	MessageID        string     `json:"messageId"`
+	TaskID           string     `json:"taskId"`
+	ContextID        string     `json:"contextId"`
+	ReferenceTaskIDs []string   `json:"referenceTaskIds"`
+	Extensions       []string   `json:"extensions"`
+	Metadata         Metadata   `json:"metadata"`
+}
+
+func checkKind(got *string, want string) error {
+	if got != nil && *got != want {
+		return fmt.Errorf("kind %q is not %q", *got, want)
+	}
+	return nil
+}
+
+func (w *messageWire) message() (Message, error) {
+	if err := checkKind(w.Kind, "message"); err != nil {
+		return Message{}, err
+	}
+	return Message{
+		Role: w.Role, Parts: wireParts(w.Parts), MessageID: w.MessageID, TaskID: w.TaskID, ContextID: w.ContextID,
+		ReferenceTaskIDs: w.ReferenceTaskIDs, Extensions: w.Extensions, Metadata: w.Metadata,
+	}, nil
+}
+
+type artifactWire struct {
+	ArtifactID  string     `json:"artifactId"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Parts       []partWire `json:"parts"`
+	Metadata    Metadata   `json:"metadata"`
+	Extensions  []string   `json:"extensions"`
+}
+
+func (w *artifactWire) artifact() Artifact {
+	return Artifact{ArtifactID: w.ArtifactID, Name: w.Name, Description: w.Description,
+		Parts: wireParts(w.Parts), Metadata: w.Metadata, Extensions: w.Extensions}
+}
+
+type statusWire struct {
+	State     TaskState    `json:"state"`
+	Message   *messageWire `json:"message"`
+	Timestamp string       `json:"timestamp"`
+}
+
+func (w *statusWire) status() (TaskStatus, error) {
+	s := TaskStatus{State: w.State, Timestamp: w.Timestamp}
+	if w.Message != nil {
+		m, err := w.Message.message()
+		if err != nil {
+			return s, fmt.Errorf("status.message: %w", err)
+		}
+		s.Message = &m
+	}
+	return s, nil
+}
+
+type taskWire struct {
+	Kind      *string        `json:"kind"`
+	ID        string         `json:"id"`
+	ContextID string         `json:"contextId"`
+	Status    statusWire     `json:"status"`
+	History   []messageWire  `json:"history"`
+	Artifacts []artifactWire `json:"artifacts"`
+	Metadata  Metadata       `json:"metadata"`
+}
+
+// UnmarshalJSON reads a part.
+func (p *Part) UnmarshalJSON(b []byte) error {
+	var w partWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = w.part()
+	return nil
+}
+
+// UnmarshalJSON reads a message; "kind", when present, must be "message".
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var w messageWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	msg, err := w.message()
+	if err != nil {
+		return err
+	}
+	*m = msg
+	return nil
+}
+
+// UnmarshalJSON reads a status.
+func (s *TaskStatus) UnmarshalJSON(b []byte) error {
+	var w statusWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	st, err := w.status()
+	if err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
+
+// UnmarshalJSON reads an artifact.
+func (a *Artifact) UnmarshalJSON(b []byte) error {
+	var w artifactWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*a = w.artifact()
+	return nil
+}
+
+// UnmarshalJSON reads a task; "kind", when present, must be "task".
+func (t *Task) UnmarshalJSON(b []byte) error {
+	var w taskWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if err := checkKind(w.Kind, "task"); err != nil {
+		return err
+	}
+	st, err := w.Status.status()
+	if err != nil {
+		return err
+	}
+	task := Task{ID: w.ID, ContextID: w.ContextID, Status: st, Metadata: w.Metadata}
+	if w.History != nil {
+		task.History = make([]Message, len(w.History))
+		for i := range w.History {
+			if task.History[i], err = w.History[i].message(); err != nil {
+				return fmt.Errorf("history[%d]: %w", i, err)
+			}
+		}
+	}
+	if w.Artifacts != nil {
+		task.Artifacts = make([]Artifact, len(w.Artifacts))
+		for i := range w.Artifacts {
+			task.Artifacts[i] = w.Artifacts[i].artifact()
+		}
+	}
+	*t = task
+	return nil
+}

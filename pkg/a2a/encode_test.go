@@ -1,0 +1,181 @@
+package a2a
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var trickyStrings = []string{
+	"", "plain", `quote " backslash \ slash /`, "nl\n cr\r tab\t", "\x00\x01\x1f\x7f",
+	"héllo wörld ✓ 😀", "bad utf8 \xff\xfe end", "\xed\xa0\x80 surrogate", "line\u2028sep\u2029par",
+	"<script>&amp;</script>",
+}
+
+// FuzzAppendString checks the escaper against encoding/json: always valid
+// JSON, decoding to what encoding/json's own encoding decodes to.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range trickyStrings {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ours := appendString(nil, s)
+		if !json.Valid(ours) {
+			t.Fatalf("invalid JSON for %q: %s", s, ours)
+		}
+		ref, _ := json.Marshal(s)
+		var a, b string
+		if err := json.Unmarshal(ours, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(ref, &b); err != nil {
+			t.Fatal(err)
+		}
+		if a != b {
+			t.Fatalf("%q: ours decodes to %q, encoding/json's to %q", s, a, b)
+		}
+	})
+}
+
+// reference encodes a task the slow, obviously right way: encoding/json on
+// plain maps that mirror the wire format.
+func reference(t *Task) any {
+	parts := func(ps []Part) []any {
+		out := []any{}
+		for _, p := range ps {
+			m := map[string]any{"kind": string(p.Kind)}
+			switch p.Kind {
+			case PartKindText:
+				m["text"] = p.Text
+			case PartKindFile:
+				f := map[string]any{}
+				if p.File.URI != "" {
+					f["uri"] = p.File.URI
+				} else {
+					f["bytes"] = p.File.Bytes
+				}
+				if p.File.Name != "" {
+					f["name"] = p.File.Name
+				}
+				if p.File.MimeType != "" {
+					f["mimeType"] = p.File.MimeType
+				}
+				m["file"] = f
+			case PartKindData:
+				m["data"] = p.Data
+			}
+			if len(p.Metadata) > 0 {
+				m["metadata"] = map[string]any(p.Metadata)
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	msg := func(m *Message) map[string]any {
+		out := map[string]any{"kind": "message", "role": string(m.Role), "messageId": m.MessageID, "parts": parts(m.Parts)}
+		if m.TaskID != "" {
+			out["taskId"] = m.TaskID
+		}
+		if m.ContextID != "" {
+			out["contextId"] = m.ContextID
+		}
+		if len(m.ReferenceTaskIDs) > 0 {
+			out["referenceTaskIds"] = m.ReferenceTaskIDs
+		}
+		if len(m.Extensions) > 0 {
+			out["extensions"] = m.Extensions
+		}
+		if len(m.Metadata) > 0 {
+			out["metadata"] = map[string]any(m.Metadata)
+		}
+		return out
+	}
+	status := map[string]any{"state": string(t.Status.State)}
+	if t.Status.Message != nil {
+		status["message"] = msg(t.Status.Message)
+	}
+	if t.Status.Timestamp != "" {
+		status["timestamp"] = t.Status.Timestamp
+	}
+	out := map[string]any{"kind": "task", "id": t.ID, "contextId": t.ContextID, "status": status}
+	if len(t.History) > 0 {
+		h := []any{}
+		for i := range t.History {
+			h = append(h, msg(&t.History[i]))
+		}
+		out["history"] = h
+	}
+	if len(t.Artifacts) > 0 {
+		as := []any{}
+		for _, a := range t.Artifacts {
+			m := map[string]any{"artifactId": a.ArtifactID, "parts": parts(a.Parts)}
+			if a.Name != "" {
+				m["name"] = a.Name
+			}
+			if a.Description != "" {
+				m["description"] = a.Description
+			}
+			if len(a.Extensions) > 0 {
+				m["extensions"] = a.Extensions
+			}
+			if len(a.Metadata) > 0 {
+				m["metadata"] = map[string]any(a.Metadata)
+			}
+			as = append(as, m)
+		}
+		out["artifacts"] = as
+	}
+	if len(t.Metadata) > 0 {
+		out["metadata"] = map[string]any(t.Metadata)
+	}
+	return out
+}
+
+func TestTaskEncodingMatchesReference(t *testing.T) {
+	for _, s := range trickyStrings {
+		agentMsg := Message{Role: RoleAgent, MessageID: s, TaskID: "t", ContextID: s,
+			Parts:            []Part{TextPart(s), FileURIPart("https://x/"+s, s, "text/plain"), FileBytesPart("", "", ""), {Kind: PartKindData, Data: json.RawMessage(`{"k": [1, "x"]}`), Metadata: Metadata{s: s}}},
+			ReferenceTaskIDs: []string{s, "r2"}, Extensions: []string{"https://ext/" + s},
+			Metadata: Metadata{"shared": map[string]any{"interrupt": map[string]any{"phase": "asked", "n": json.Number("12345678901234567890")}}}}
+		task := Task{ID: "t", ContextID: "c", Status: TaskStatus{State: TaskStateInputRequired, Message: &agentMsg, Timestamp: "2026-11-22T10:00:00.000Z"},
+			History:   []Message{{Role: RoleUser, MessageID: "u", Parts: []Part{TextPart(s)}}, agentMsg},
+			Artifacts: []Artifact{{ArtifactID: s, Name: s, Description: s, Parts: []Part{TextPart(s)}, Metadata: Metadata{"a": true}, Extensions: []string{"e"}}},
+			Metadata:  Metadata{"m": s},
+		}
+		got, err := json.Marshal(task)
+		require.NoError(t, err)
+		require.True(t, json.Valid(got), "%s", got)
+		want, err := json.Marshal(reference(&task))
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(got), "string %q", s)
+	}
+}
+
+func TestEncodingErrors(t *testing.T) {
+	_, err := json.Marshal(Task{Status: TaskStatus{State: TaskStateWorking}, History: []Message{{Parts: []Part{{Kind: "nope"}}}}})
+	assert.ErrorContains(t, err, `part kind "nope"`)
+	_, err = json.Marshal(Message{Parts: []Part{{Kind: PartKindData, Data: json.RawMessage(`{bad`)}}})
+	assert.ErrorContains(t, err, "data is not valid JSON")
+	_, err = json.Marshal(Message{Metadata: Metadata{"f": func() {}}})
+	assert.ErrorContains(t, err, "metadata")
+}
+
+func TestListResultEncoding(t *testing.T) {
+	b, err := json.Marshal(ListTasksResult{Tasks: []Task{}, PageSize: 50})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"tasks":[],"nextPageToken":"","pageSize":50,"totalSize":0}`, string(b))
+}
+
+func BenchmarkEncodeTask(b *testing.B) {
+	m := Message{Role: RoleUser, MessageID: "7b1d8a4e-0d6a-4b83-9f5c-2f5ad9b0c111", TaskID: "t", ContextID: "c", Parts: []Part{TextPart("hello world")}}
+	task := Task{ID: "t", ContextID: "c", Status: TaskStatus{State: TaskStateCompleted, Timestamp: "2026-11-22T10:00:00.000Z"},
+		History: []Message{m, m}, Artifacts: []Artifact{{ArtifactID: "a", Name: "echo", Parts: []Part{TextPart("echo: hello world")}}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(task); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

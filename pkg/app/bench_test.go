@@ -1,0 +1,88 @@
+package app_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+)
+
+// The in-process benchmarks of the hot paths: the full http.Handler of the
+// local server (memory store, goroutine runner, echo agent), called without
+// a network. `make bench` runs them; the README quotes the figures.
+
+func newEchoServer(b *testing.B) http.Handler {
+	cfg, err := config.Load(func(string) string { return "" })
+	require.NoError(b, err)
+	srv, err := app.NewLocal(cfg, echo.Agent{}, app.LocalOptions{Auth: auth.NewBearer(map[string]string{"bench": "t"})})
+	require.NoError(b, err)
+	b.Cleanup(srv.Close)
+	return srv.Handler
+}
+
+var seq atomic.Int64
+
+func sendBody(blocking bool) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-%d","parts":[{"kind":"text","text":"hello"}]},"configuration":{"blocking":%t}}}`,
+		seq.Add(1), blocking)
+}
+
+func serve(b *testing.B, h http.Handler, method, path, body string) *httptest.ResponseRecorder {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	req.Header.Set("Authorization", "Bearer t")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+	}
+	return w
+}
+
+func BenchmarkSendNonBlocking(b *testing.B) {
+	h := newEchoServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h, "POST", "/", sendBody(false))
+	}
+}
+
+func BenchmarkSendBlocking(b *testing.B) {
+	h := newEchoServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h, "POST", "/", sendBody(true))
+	}
+}
+
+func BenchmarkGetTask(b *testing.B) {
+	h := newEchoServer(b)
+	w := serve(b, h, "POST", "/", sendBody(true))
+	id := w.Body.String()[strings.Index(w.Body.String(), `"id":"`)+6:][:36]
+	get := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":%q}}`, id)
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h, "POST", "/", get)
+	}
+}
+
+func BenchmarkAgentCard(b *testing.B) {
+	h := newEchoServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h, "GET", "/.well-known/agent-card.json", "")
+	}
+}
