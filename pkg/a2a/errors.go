@@ -27,6 +27,10 @@ const (
 	CodeContextNotFound              Code = -32020
 	CodeContextNotCancelable         Code = -32021
 	CodeSkillNotFound                Code = -32030
+	// The interrupt callback extension (a2a.interrupt.*).
+	CodeInterruptRequestNotFound Code = -32041
+	CodeInterruptRequestExpired  Code = -32042
+	CodeInterruptTypeMismatch    Code = -32043
 )
 
 type codeInfo struct {
@@ -54,7 +58,14 @@ var codes = map[Code]codeInfo{
 	CodeContextNotFound:              {"Context not found", "CONTEXT_NOT_FOUND", http.StatusNotFound, "NOT_FOUND"},
 	CodeContextNotCancelable:         {"Context not cancelable", "CONTEXT_NOT_CANCELABLE", http.StatusBadRequest, "FAILED_PRECONDITION"},
 	CodeSkillNotFound:                {"Skill not found", "SKILL_NOT_FOUND", http.StatusNotFound, "NOT_FOUND"},
+	CodeInterruptRequestNotFound:     {"Interrupt request not found", "INTERRUPT_REQUEST_NOT_FOUND", http.StatusNotFound, "NOT_FOUND"},
+	CodeInterruptRequestExpired:      {"Interrupt request expired", "INTERRUPT_REQUEST_EXPIRED", http.StatusGone, "FAILED_PRECONDITION"},
+	CodeInterruptTypeMismatch:        {"Interrupt type mismatch", "INTERRUPT_TYPE_MISMATCH", http.StatusBadRequest, "INVALID_ARGUMENT"},
 }
+
+// IsCore reports whether c is one of the A2A protocol's own codes
+// (-32001..-32009), which carry no error.data under A2A 0.3.
+func (c Code) IsCore() bool { return c <= -32001 && c >= -32009 }
 
 // Reason is the UPPER_SNAKE name of the code (google.rpc.ErrorInfo reason).
 func (c Code) Reason() string {

@@ -148,9 +148,9 @@ type Outcome struct {
 
 // Interrupt types.
 const (
-	InterruptQuestion   = "question"
-	InterruptPermission = "permission"
-	InterruptAuth       = "auth"
+	InterruptQuestion   = a2a.InterruptQuestion
+	InterruptPermission = a2a.InterruptPermission
+	InterruptAuth       = a2a.InterruptAuth
 )
 
 // Interrupt describes what an interrupted task waits for.
@@ -164,9 +164,9 @@ type Interrupt struct {
 
 // Permission replies.
 const (
-	PermissionOnce   = "once"
-	PermissionAlways = "always"
-	PermissionReject = "reject"
+	PermissionOnce   = a2a.PermissionOnce
+	PermissionAlways = a2a.PermissionAlways
+	PermissionReject = a2a.PermissionReject
 )
 
 // Reply is a client's answer to an interrupt.

@@ -54,6 +54,11 @@ func ServiceConfig(cfg config.Config) service.Config {
 	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout}
 }
 
+// ExecutorOptions is the executor part of the configuration.
+func ExecutorOptions(cfg config.Config, clock service.Clock, log *slog.Logger) service.ExecutorOptions {
+	return service.ExecutorOptions{Clock: clock, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL}
+}
+
 // Local is the all-in-one local server: an in-memory store, goroutine
 // runner and one agent behind the full HTTP handler.
 type Local struct {
@@ -79,7 +84,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		return nil, errors.New("app: an authenticator is required")
 	}
 	store := memory.New(memory.Options{Clock: o.Clock})
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: o.Clock, Logger: o.Log})
+	exec := service.NewExecutor(store, ag, ExecutorOptions(cfg, o.Clock, o.Log))
 	runner := local.New(exec, local.Options{Logger: o.Log})
 	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log})
 	_, anonymous := o.Auth.(auth.Anonymous)

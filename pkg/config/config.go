@@ -36,6 +36,13 @@ type Config struct {
 	Agent string
 	// LogLevel is the minimum level of the JSON logs (A2A_LOG_LEVEL).
 	LogLevel slog.Level
+	// InterruptTTL is how long an interrupt accepts replies
+	// (A2A_INTERRUPT_REQUEST_TTL_SECONDS).
+	InterruptTTL time.Duration
+	// InterruptTombstoneTTL is how long, after that, a late reply is told
+	// the interrupt expired rather than not found
+	// (A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS).
+	InterruptTombstoneTTL time.Duration
 }
 
 // Defaults.
@@ -46,6 +53,8 @@ const (
 	DefaultBlockingTimeout     = 25 * time.Second
 	DefaultAgent               = "demo"
 	DefaultTokenName           = "default"
+	DefaultInterruptTTL        = 10800 * time.Second
+	DefaultInterruptTombstone  = 600 * time.Second
 )
 
 // Load reads the configuration through getenv (os.Getenv in binaries, a map
@@ -60,6 +69,9 @@ func Load(getenv func(string) string) (Config, error) {
 		BlockingTimeout:     time.Duration(r.intRange("A2A_BLOCKING_TIMEOUT_SECONDS", int(DefaultBlockingTimeout/time.Second), 1, 900)) * time.Second,
 		Agent:               r.str("A2A_AGENT", DefaultAgent),
 		LogLevel:            r.level("A2A_LOG_LEVEL", slog.LevelInfo),
+		// Step Functions' task timeout is at most a year; a day of tombstone is plenty.
+		InterruptTTL:          time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TTL_SECONDS", int(DefaultInterruptTTL/time.Second), 1, 365*24*3600)) * time.Second,
+		InterruptTombstoneTTL: time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS", int(DefaultInterruptTombstone/time.Second), 0, 24*3600)) * time.Second,
 	}
 	c.PublicURL = r.publicURL("A2A_PUBLIC_URL", "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	c.Tokens = r.tokens()

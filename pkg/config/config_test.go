@@ -17,7 +17,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, Config{
 		Host: "127.0.0.1", Port: 8000, PublicURL: "http://127.0.0.1:8000", Tokens: map[string]string{},
 		MaxRequestBodyBytes: 1 << 20, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
-		Agent: "demo", LogLevel: slog.LevelInfo,
+		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 	}, c)
 	assert.True(t, c.Loopback())
 }
@@ -50,6 +50,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_BLOCKING_DEFAULT": "maybe"}, `A2A_BLOCKING_DEFAULT="maybe": must be true or false`},
 		{map[string]string{"A2A_BLOCKING_TIMEOUT_SECONDS": "-1"}, `A2A_BLOCKING_TIMEOUT_SECONDS="-1"`},
 		{map[string]string{"A2A_LOG_LEVEL": "loud"}, `A2A_LOG_LEVEL="loud": must be debug, info, warn or error`},
+		{map[string]string{"A2A_INTERRUPT_REQUEST_TTL_SECONDS": "0"}, `A2A_INTERRUPT_REQUEST_TTL_SECONDS="0": must be an integer from 1`},
+		{map[string]string{"A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS": "-1"}, `A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS="-1"`},
 		{map[string]string{"A2A_PUBLIC_URL": "agent.example.com"}, `A2A_PUBLIC_URL="agent.example.com": must be an absolute http(s) URL`},
 		{map[string]string{"A2A_PUBLIC_URL": "https://x/?a=1"}, `A2A_PUBLIC_URL`},
 		{map[string]string{"A2A_BEARER_TOKENS": "alice"}, `A2A_BEARER_TOKENS: entry "***" must be name:token`},

@@ -37,11 +37,11 @@ func (h *handler) protocolError(ctx context.Context, err error, op string) *a2a.
 
 // rpcError is the JSON-RPC error object of e under A2A 0.3: the A2A codes
 // carry no data (the message says what went wrong; official 0.3 clients
-// cannot decode every shape of data), the JSON-RPC framing codes carry their
-// structured details.
+// cannot decode every shape of data), the JSON-RPC framing codes and the
+// extension codes carry their structured details.
 func rpcError(e *a2a.Error) jsonrpc.ErrorObject {
 	o := jsonrpc.ErrorObject{Code: int(e.Code), Message: e.WireMessage()}
-	if e.Data != nil && e.Code <= a2a.CodeInvalidRequest && e.Code >= a2a.CodeParseError {
+	if e.Data != nil && !e.Code.IsCore() {
 		o.Data = e.Data
 	}
 	return o

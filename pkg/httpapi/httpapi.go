@@ -26,6 +26,10 @@ type Service interface {
 	GetTask(ctx context.Context, owner string, p a2a.TaskQueryParams) (*a2a.Task, error)
 	CancelTask(ctx context.Context, owner string, p a2a.TaskIDParams) (*a2a.Task, error)
 	ListTasks(ctx context.Context, owner string, p a2a.ListTasksParams) (*a2a.ListTasksResult, error)
+	ReplyPermission(ctx context.Context, owner string, p a2a.PermissionReplyParams) (*a2a.InterruptReplyResult, error)
+	ReplyQuestion(ctx context.Context, owner string, p a2a.QuestionReplyParams) (*a2a.InterruptReplyResult, error)
+	RejectQuestion(ctx context.Context, owner string, p a2a.QuestionRejectParams) (*a2a.InterruptReplyResult, error)
+	ListInterrupts(ctx context.Context, owner string, p a2a.ListInterruptsParams) (*a2a.ListInterruptsResult, error)
 }
 
 // Authenticator identifies the caller of a request, or returns an error

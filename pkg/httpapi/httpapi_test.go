@@ -390,6 +390,19 @@ func (brokenService) ListTasks(context.Context, string, a2a.ListTasksParams) (*a
 	return nil, errSecret
 }
 
+func (brokenService) ReplyPermission(context.Context, string, a2a.PermissionReplyParams) (*a2a.InterruptReplyResult, error) {
+	return nil, errSecret
+}
+func (brokenService) ReplyQuestion(context.Context, string, a2a.QuestionReplyParams) (*a2a.InterruptReplyResult, error) {
+	return nil, errSecret
+}
+func (brokenService) RejectQuestion(context.Context, string, a2a.QuestionRejectParams) (*a2a.InterruptReplyResult, error) {
+	return nil, errSecret
+}
+func (brokenService) ListInterrupts(context.Context, string, a2a.ListInterruptsParams) (*a2a.ListInterruptsResult, error) {
+	return nil, errSecret
+}
+
 func TestInternalErrorsAreLoggedNotLeaked(t *testing.T) {
 	var logs strings.Builder
 	h, err := httpapi.New(httpapi.Options{
@@ -443,4 +456,38 @@ func TestPanicsAreAnswered500(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, r.status)
 	assert.Equal(t, "INTERNAL", r.json(t)["error"].(map[string]any)["status"])
 	assert.Contains(t, logs.String(), "panic serving request")
+}
+
+func TestInterruptCallbacksOverJSONRPC(t *testing.T) {
+	srv := newServer(t, "")
+	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"perm-1","parts":[{"kind":"text","text":"permission deploy"}]},"configuration":{"blocking":true}}`)
+	task := m["result"].(map[string]any)
+	require.Equal(t, "input-required", task["status"].(map[string]any)["state"])
+	taskID := task["id"].(string)
+
+	list := rpc(t, srv, aliceToken, "a2a.interrupt.list", `{}`)["result"].(map[string]any)["items"].([]any)
+	require.Len(t, list, 1)
+	item := list[0].(map[string]any)
+	assert.Equal(t, "permission", item["type"])
+	assert.Equal(t, taskID, item["task_id"])
+	assert.Equal(t, map[string]any{"permission": "deploy", "patterns": []any{"deploy"}}, item["details"])
+	requestID := item["request_id"].(string)
+	assert.Empty(t, rpc(t, srv, bobToken, "a2a.interrupt.list", `null`)["result"].(map[string]any)["items"], "scoped to the caller")
+
+	code, msg, data := rpcError(t, rpc(t, srv, aliceToken, "a2a.interrupt.question.reply", fmt.Sprintf(`{"request_id":%q,"answers":[["x"]]}`, requestID)))
+	assert.Equal(t, -32043, code)
+	assert.Contains(t, msg, "use a2a.interrupt.permission.reply")
+	assert.Equal(t, map[string]any{"type": "INTERRUPT_TYPE_MISMATCH", "request_id": requestID}, data)
+
+	res := rpc(t, srv, aliceToken, "a2a.interrupt.permission.reply", fmt.Sprintf(`{"request_id":%q,"reply":"once"}`, requestID))
+	assert.Equal(t, map[string]any{"ok": true, "request_id": requestID}, res["result"])
+	require.Eventually(t, func() bool {
+		got := rpc(t, srv, aliceToken, "tasks/get", fmt.Sprintf(`{"id":%q}`, taskID))["result"].(map[string]any)
+		return got["status"].(map[string]any)["state"] == "completed"
+	}, 5*time.Second, 5*time.Millisecond)
+
+	code, msg, data = rpcError(t, rpc(t, srv, aliceToken, "a2a.interrupt.permission.reply", fmt.Sprintf(`{"request_id":%q,"reply":"once"}`, requestID)))
+	assert.Equal(t, -32041, code)
+	assert.Contains(t, msg, "already answered")
+	assert.Equal(t, "INTERRUPT_REQUEST_NOT_FOUND", data["type"])
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -26,6 +27,19 @@ func call[P any, R any](op func(context.Context, string, P) (R, error)) rpcMetho
 	}
 }
 
+// callOptional is call for methods whose params may be omitted.
+func callOptional[P any, R any](op func(context.Context, string, P) (R, error)) rpcMethod {
+	return func(r *http.Request, id auth.Identity, raw json.RawMessage) (any, error) {
+		var p P
+		if len(bytes.TrimSpace(raw)) > 0 {
+			if err := decodeParams(raw, &p); err != nil {
+				return nil, err
+			}
+		}
+		return op(r.Context(), id.Owner, p)
+	}
+}
+
 // fail is a method that always answers err.
 func fail(err error) rpcMethod {
 	return func(*http.Request, auth.Identity, json.RawMessage) (any, error) { return nil, err }
@@ -43,16 +57,20 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 		return nil
 	}
 	return map[string]rpcMethod{
-		a2a.MethodMessageSend:      call(h.svc.SendMessage),
-		a2a.MethodTasksGet:         call(h.svc.GetTask),
-		a2a.MethodTasksCancel:      call(h.svc.CancelTask),
-		a2a.MethodTasksList:        call(h.svc.ListTasks),
-		a2a.MethodMessageStream:    fail(errStreaming),
-		a2a.MethodTasksResubscribe: fail(errStreaming),
-		a2a.MethodPushConfigSet:    fail(errPush),
-		a2a.MethodPushConfigGet:    fail(errPush),
-		a2a.MethodPushConfigList:   fail(errPush),
-		a2a.MethodPushConfigDelete: fail(errPush),
+		a2a.MethodMessageSend:              call(h.svc.SendMessage),
+		a2a.MethodTasksGet:                 call(h.svc.GetTask),
+		a2a.MethodTasksCancel:              call(h.svc.CancelTask),
+		a2a.MethodTasksList:                call(h.svc.ListTasks),
+		a2a.MethodMessageStream:            fail(errStreaming),
+		a2a.MethodTasksResubscribe:         fail(errStreaming),
+		a2a.MethodPushConfigSet:            fail(errPush),
+		a2a.MethodPushConfigGet:            fail(errPush),
+		a2a.MethodPushConfigList:           fail(errPush),
+		a2a.MethodPushConfigDelete:         fail(errPush),
+		a2a.MethodInterruptPermissionReply: call(h.svc.ReplyPermission),
+		a2a.MethodInterruptQuestionReply:   call(h.svc.ReplyQuestion),
+		a2a.MethodInterruptQuestionReject:  call(h.svc.RejectQuestion),
+		a2a.MethodInterruptList:            callOptional(h.svc.ListInterrupts),
 		a2a.MethodGetExtendedCard: func(r *http.Request, _ auth.Identity, _ json.RawMessage) (any, error) {
 			return h.extendedCard(r)
 		},

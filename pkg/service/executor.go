@@ -12,8 +12,18 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 )
 
-// DefaultMaxCheckpointBytes bounds the agent state stored between steps.
-const DefaultMaxCheckpointBytes = 64 << 10
+// Defaults of ExecutorOptions.
+const (
+	// DefaultMaxCheckpointBytes bounds the agent state stored between steps.
+	DefaultMaxCheckpointBytes = 64 << 10
+	// DefaultInterruptTTL is how long an interrupt accepts replies
+	// (A2A_INTERRUPT_REQUEST_TTL_SECONDS).
+	DefaultInterruptTTL = 3 * time.Hour
+	// DefaultInterruptTombstoneTTL is how long an expired interrupt still
+	// answers "expired" rather than "not found"
+	// (A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS).
+	DefaultInterruptTombstoneTTL = 10 * time.Minute
+)
 
 // Next says what a runner does after a step.
 type Next string
@@ -38,46 +48,59 @@ type StepRequest struct {
 	Reply   *agent.Reply
 }
 
-// StepResult says how a step ended.
+// StepResult says how a step (or an Await, Expire or Fail action) ended.
 type StepResult struct {
 	Next Next
 	// After is the delay before the next step (NextContinue).
 	After time.Duration
-	// State is the task's state after the step.
+	// State is the task's state after the action; after a step that asked
+	// for an interrupt it is the state the interrupt leads to.
 	State a2a.TaskState
-	// Interrupt is the pending interrupt (NextAwait).
-	Interrupt *PendingInterrupt
+	// RequestID and InterruptType identify the interrupt (NextAwait).
+	RequestID     string
+	InterruptType string
+	// ActiveUntil is when the interrupt stops accepting replies (set by
+	// Await).
+	ActiveUntil time.Time
 }
 
-// PendingInterrupt identifies what an interrupted task waits for.
-type PendingInterrupt struct {
+// AwaitRequest asks the executor to show a step's pending interrupt.
+type AwaitRequest struct {
+	TaskID    string
 	RequestID string
-	Type      string
+	// TaskToken is the Step Functions token the reply resumes; empty for
+	// other runners.
+	TaskToken string
 }
 
 // Executor runs agent steps against the task store. Every runner (local
 // goroutines, inline, the Step Functions worker) drives the same Executor,
 // which is what makes their observable task histories identical.
 type Executor struct {
-	store         TaskStore
+	store         Store
 	agent         agent.Agent
 	clock         Clock
 	newID         func() string
 	log           *slog.Logger
 	maxCheckpoint int
+	interruptTTL  time.Duration
+	tombstoneTTL  time.Duration
 }
 
 // ExecutorOptions configure an Executor; zero values mean defaults.
 type ExecutorOptions struct {
-	Clock              Clock
-	NewID              func() string
-	Logger             *slog.Logger
-	MaxCheckpointBytes int
+	Clock                 Clock
+	NewID                 func() string
+	Logger                *slog.Logger
+	MaxCheckpointBytes    int
+	InterruptTTL          time.Duration
+	InterruptTombstoneTTL time.Duration
 }
 
 // NewExecutor returns an executor of ag's steps on store.
-func NewExecutor(store TaskStore, ag agent.Agent, opts ExecutorOptions) *Executor {
-	x := &Executor{store: store, agent: ag, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes}
+func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
+	x := &Executor{store: store, agent: ag, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
+		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL}
 	if x.clock == nil {
 		x.clock = SystemClock{}
 	}
@@ -89,6 +112,12 @@ func NewExecutor(store TaskStore, ag agent.Agent, opts ExecutorOptions) *Executo
 	}
 	if x.maxCheckpoint <= 0 {
 		x.maxCheckpoint = DefaultMaxCheckpointBytes
+	}
+	if x.interruptTTL <= 0 {
+		x.interruptTTL = DefaultInterruptTTL
+	}
+	if x.tombstoneTTL <= 0 {
+		x.tombstoneTTL = DefaultInterruptTombstoneTTL
 	}
 	return x
 }
@@ -109,6 +138,10 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 	switch {
 	case state.Terminal():
 		return StepResult{Next: NextDone, State: state}, nil
+	case rec.Pending != nil:
+		// A repeated step (a retried invocation) after the step that asked
+		// for the interrupt: nothing to run, the interrupt awaits activation.
+		return awaitResult(rec.Pending.State, rec.Pending.RequestID, rec.Pending.Type, time.Time{}), nil
 	case state.Interrupted() && req.Message == nil && req.Reply == nil:
 		// A stray continue for a task that waits for its client.
 		return StepResult{Next: NextAwait, State: state}, nil
@@ -142,7 +175,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		x.log.WarnContext(ctx, "agent step failed", "taskId", rec.Task.ID, "error", agentErr)
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
 	}
-	return x.applyOutcome(ctx, w, req, out)
+	return x.applyOutcome(ctx, w, out)
 }
 
 // runAgent calls the agent, turning a panic into an error.
@@ -156,59 +189,153 @@ func (x *Executor) runAgent(ctx context.Context, in agent.StepInput, emit agent.
 	return x.agent.Step(ctx, in, emit)
 }
 
-func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, req StepRequest, out agent.Outcome) (StepResult, error) {
+func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Outcome) (StepResult, error) {
 	if problem := x.checkOutcome(&out); problem != "" {
 		x.log.WarnContext(ctx, "agent returned an invalid outcome", "taskId", w.taskID, "problem", problem)
 		out = agent.Fail(agent.Text("Invalid agent response: " + problem))
 	}
 	state := out.Kind.State()
 	msg := w.agentMessage(out.Message)
-	var pending *PendingInterrupt
-	if out.Interrupt != nil && state.Interrupted() {
-		pending = &PendingInterrupt{RequestID: x.newID(), Type: out.Interrupt.Type}
-		if msg == nil {
-			msg = w.agentMessage(agent.Text(defaultQuestion(out.Interrupt.Type)))
-		}
-		setInterruptMetadata(msg, map[string]any{
-			"request_id": pending.RequestID,
-			"type":       out.Interrupt.Type,
-			"phase":      "asked",
-			"details":    nonNilMap(out.Interrupt.Details),
-		})
-	}
-	if req.Reply != nil && req.Reply.RequestID != "" {
-		if msg == nil && state != a2a.TaskStateWorking {
-			msg = w.agentMessage(agent.Text(""))
-		}
-		if msg != nil && interruptMetadata(msg) == nil {
-			setInterruptMetadata(msg, map[string]any{
-				"request_id": req.Reply.RequestID,
-				"type":       req.Reply.Type,
-				"phase":      "resolved",
-				"resolution": resolution(req.Reply),
-			})
-		}
-	}
-	u := Update{
-		Status:    &a2a.TaskStatus{State: state, Message: msg, Timestamp: x.now()},
-		Artifacts: out.Artifacts,
-	}
+	u := Update{Artifacts: out.Artifacts}
 	if !state.Terminal() {
 		u.Checkpoint = out.Checkpoint
 		if u.Checkpoint == nil {
 			u.Checkpoint = []byte{} // clear the previous step's
 		}
 	}
+	if state.Interrupted() {
+		// Recorded, not shown: Await activates it with its binding.
+		in := out.Interrupt
+		if in == nil {
+			in = &agent.Interrupt{Type: agent.InterruptQuestion}
+			if state == a2a.TaskStateAuthRequired {
+				in.Type = agent.InterruptAuth
+			}
+		}
+		p := &PendingInterrupt{RequestID: x.newID(), Type: in.Type, State: state, Details: nonNilMap(in.Details)}
+		if msg == nil {
+			msg = w.agentMessage(agent.Text(defaultQuestion(in.Type)))
+		}
+		setInterruptMetadata(msg, map[string]any{
+			"request_id": p.RequestID,
+			"type":       p.Type,
+			"phase":      "asked",
+			"details":    p.Details,
+		})
+		p.Message = msg
+		u.Pending = p
+		if err := w.write(ctx, u); err != nil {
+			return w.finish(ctx, err)
+		}
+		return awaitResult(state, p.RequestID, p.Type, time.Time{}), nil
+	}
+	u.Status = &a2a.TaskStatus{State: state, Message: msg, Timestamp: x.now()}
 	if err := w.write(ctx, u); err != nil {
 		return w.finish(ctx, err)
 	}
-	switch {
-	case state.Terminal():
+	if state.Terminal() {
 		return StepResult{Next: NextDone, State: state}, nil
-	case state.Interrupted():
-		return StepResult{Next: NextAwait, State: state, Interrupt: pending}, nil
 	}
 	return StepResult{Next: NextContinue, After: out.After, State: state}, nil
+}
+
+func awaitResult(state a2a.TaskState, requestID, typ string, activeUntil time.Time) StepResult {
+	return StepResult{Next: NextAwait, State: state, RequestID: requestID, InterruptType: typ, ActiveUntil: activeUntil}
+}
+
+// Await shows the interrupt a step asked for: the task becomes input-required
+// (or auth-required) and the interrupt's binding, holding req.TaskToken, is
+// created, in one store operation. Repeating it (a retried invocation) only
+// replaces the binding's token.
+func (x *Executor) Await(ctx context.Context, req AwaitRequest) (StepResult, error) {
+	rec, err := x.store.GetTask(ctx, req.TaskID, GetOptions{})
+	if errors.Is(err, ErrNotFound) {
+		return StepResult{Next: NextDone}, nil
+	}
+	if err != nil {
+		return StepResult{}, fmt.Errorf("load task %s: %w", req.TaskID, err)
+	}
+	if st := rec.Task.Status.State; st.Terminal() {
+		return StepResult{Next: NextDone, State: st}, nil
+	}
+	now := x.clock.Now()
+	var b InterruptBinding
+	state := rec.Task.Status.State
+	if p := rec.Pending; p != nil && p.RequestID == req.RequestID {
+		state = p.State
+		b = InterruptBinding{
+			RequestID: p.RequestID, TaskID: rec.Task.ID, ContextID: rec.Task.ContextID, Owner: rec.Owner,
+			Type: p.Type, Details: p.Details, TaskToken: req.TaskToken,
+			CreatedAt: now, ActiveUntil: now.Add(x.interruptTTL), ExpiresAt: now.Add(x.interruptTTL + x.tombstoneTTL),
+		}
+	} else {
+		existing, err := x.store.GetInterrupt(ctx, req.RequestID)
+		if errors.Is(err, ErrNotFound) {
+			x.log.WarnContext(ctx, "await for an interrupt that does not exist", "taskId", req.TaskID, "requestId", req.RequestID)
+			return StepResult{Next: NextDone, State: state}, nil
+		}
+		if err != nil {
+			return StepResult{}, fmt.Errorf("load interrupt %s: %w", req.RequestID, err)
+		}
+		b = *existing
+		b.TaskToken = req.TaskToken
+	}
+	_, err = x.store.ActivateInterrupt(ctx, b, a2a.FormatTime(now))
+	var ce *ConflictError
+	switch {
+	case errors.As(err, &ce) && ce.Reason == ConflictTerminal:
+		return StepResult{Next: NextDone, State: ce.State}, nil
+	case errors.Is(err, ErrNotFound):
+		return StepResult{Next: NextDone, State: state}, nil
+	case err != nil:
+		return StepResult{}, fmt.Errorf("activate interrupt %s of task %s: %w", req.RequestID, req.TaskID, err)
+	}
+	return awaitResult(state, b.RequestID, b.Type, b.ActiveUntil), nil
+}
+
+// Expire fails a task whose interrupt requestID got no reply in time. It does
+// nothing when the task no longer waits for that interrupt.
+func (x *Executor) Expire(ctx context.Context, taskID, requestID string) (StepResult, error) {
+	return x.failIf(ctx, taskID, "The input request expired: no reply arrived within "+x.interruptTTL.String()+".",
+		func(rec *TaskRecord) bool {
+			im := interruptMetadata(rec.Task.Status.Message)
+			return rec.Task.Status.State.Interrupted() && im != nil && im["request_id"] == requestID
+		})
+}
+
+// Fail fails a task that is not terminal yet, with reason as the status
+// message; the state machine calls it when a step errors or times out.
+func (x *Executor) Fail(ctx context.Context, taskID, reason string) (StepResult, error) {
+	return x.failIf(ctx, taskID, reason, func(*TaskRecord) bool { return true })
+}
+
+func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies func(*TaskRecord) bool) (StepResult, error) {
+	for attempt := 0; ; attempt++ {
+		rec, err := x.store.GetTask(ctx, taskID, GetOptions{})
+		if errors.Is(err, ErrNotFound) {
+			return StepResult{Next: NextDone}, nil
+		}
+		if err != nil {
+			return StepResult{}, fmt.Errorf("load task %s: %w", taskID, err)
+		}
+		if st := rec.Task.Status.State; st.Terminal() || !applies(rec) {
+			return StepResult{Next: NextDone, State: st}, nil
+		}
+		w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID}
+		_, err = x.store.UpdateTask(ctx, Update{
+			TaskID:    taskID,
+			IfVersion: rec.Version,
+			Status:    &a2a.TaskStatus{State: a2a.TaskStateFailed, Message: w.agentMessage(agent.Text(reason)), Timestamp: x.now()},
+		})
+		var ce *ConflictError
+		if errors.As(err, &ce) && attempt < maxUpdateAttempts {
+			continue // re-read: the task moved
+		}
+		if err != nil {
+			return StepResult{}, fmt.Errorf("fail task %s: %w", taskID, err)
+		}
+		return StepResult{Next: NextDone, State: a2a.TaskStateFailed}, nil
+	}
 }
 
 // checkOutcome returns what is wrong with an outcome, or "".

@@ -50,7 +50,7 @@ type Options struct {
 
 // Service implements the A2A operations.
 type Service struct {
-	store  TaskStore
+	store  Store
 	runner Runner
 	info   agent.Info
 	cfg    Config
@@ -63,7 +63,7 @@ type Service struct {
 func NewID() string { return uuid.NewString() }
 
 // New returns a service over store and runner for the agent described by info.
-func New(store TaskStore, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
+func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
 	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: opts.Clock, newID: opts.NewID, log: opts.Logger}
 	if s.cfg.BlockingTimeout <= 0 {
 		s.cfg.BlockingTimeout = DefaultBlockingTimeout
@@ -126,9 +126,8 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		return nil, err
 	}
 	job.Blocking = blocking
-	if err := s.runner.Start(ctx, job); err != nil {
-		s.failUnstarted(ctx, job.TaskID, err)
-		return nil, fmt.Errorf("start task %s: %w", job.TaskID, err)
+	if err := s.start(ctx, job); err != nil {
+		return nil, err
 	}
 	if blocking {
 		s.waitSettled(ctx, job.TaskID)
@@ -155,9 +154,10 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 }
 
 // continueTask appends a user message to an interrupted task and resumes it.
-// The state check is left to the conditional update, which checks the
-// idempotency record first: a retried reply is recognised as a duplicate even
-// after the task moved on.
+// When the task waits on an interrupt binding, the message is the reply to it
+// and resolves it (see resolve). The state check is left to the conditional
+// update, which checks the idempotency record first: a retried message is
+// recognised as a duplicate even after the task moved on.
 func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata) (Job, error) {
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
@@ -172,6 +172,16 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 		if rec.Task.Status.State.Interrupted() {
 			if reply, err = replyFromMessage(&rec.Task, &msg); err != nil {
 				return Job{}, err
+			}
+			if reply.RequestID != "" {
+				b, err := s.binding(ctx, owner, reply.RequestID, "", a2a.MethodMessageSend)
+				if err == nil {
+					return s.resolve(ctx, owner, b, msg, reply, msg.MessageID, md)
+				}
+				if !errors.Is(err, &a2a.Error{Code: a2a.CodeInterruptRequestNotFound}) {
+					return Job{}, err
+				}
+				// No binding (it aged out): a plain continuation.
 			}
 		}
 		_, err = s.store.UpdateTask(ctx, Update{

@@ -52,12 +52,20 @@ func (c *fakeClock) Now() time.Time {
 	return c.t
 }
 
+// Advance jumps the clock forward.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
 type fixture struct {
 	svc    *service.Service
 	exec   *service.Executor
 	store  *memory.Store
 	runner *local.Runner
 	agent  *scripted
+	clock  *fakeClock
 }
 
 type fixtureOpt func(*service.Config, *agent.Info)
@@ -72,11 +80,11 @@ func newFixture(t *testing.T, step func(context.Context, agent.StepInput, agent.
 	ag := &scripted{info: info, step: step}
 	clk := newFakeClock()
 	store := memory.New(memory.Options{Clock: clk})
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk})
+	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk, InterruptTTL: time.Hour, InterruptTombstoneTTL: 10 * time.Minute})
 	runner := local.New(exec, local.Options{})
 	t.Cleanup(runner.Close)
 	svc := service.New(store, runner, info, cfg, service.Options{Clock: clk})
-	return &fixture{svc: svc, exec: exec, store: store, runner: runner, agent: ag}
+	return &fixture{svc: svc, exec: exec, store: store, runner: runner, agent: ag, clock: clk}
 }
 
 func completeWithEcho(_ context.Context, in agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
@@ -215,22 +223,23 @@ func TestMultiTurnConversation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
 	assert.Equal(t, "hello Ada", done.Status.Message.Text())
-	resolved := done.Status.Message.Metadata.Object("shared").Object("interrupt")
-	require.NotNil(t, resolved)
-	assert.Equal(t, "resolved", resolved["phase"])
-	assert.Equal(t, requestID, resolved["request_id"])
 	texts := []string{}
 	for _, m := range done.History {
 		texts = append(texts, string(m.Role)+":"+m.Text())
 	}
-	assert.Equal(t, []string{"user:start", "agent:name?", "user:Ada", "agent:hello Ada"}, texts)
+	assert.Equal(t, []string{"user:start", "agent:name?", "user:Ada", "agent:Reply received; the agent continues.", "agent:hello Ada"}, texts)
 	assert.Equal(t, done.ContextID, done.History[2].ContextID, "the reply joins the task's context")
+	resolved := done.History[3].Metadata.Object("shared").Object("interrupt")
+	require.NotNil(t, resolved, "the status after the reply shows the interrupt resolved")
+	assert.Equal(t, "resolved", resolved["phase"])
+	assert.Equal(t, requestID, resolved["request_id"])
+	assert.Equal(t, map[string]any{"answers": [][]string{{"Ada"}}}, resolved["resolution"])
 
 	// Retrying the reply is idempotent.
 	again, err := f.svc.SendMessage(ctx, "alice", send(reply, true))
 	require.NoError(t, err)
 	assert.Equal(t, done.ID, again.ID)
-	assert.Len(t, again.History, 4)
+	assert.Len(t, again.History, 5)
 }
 
 func TestMessagesToTasksThatCannotTakeThem(t *testing.T) {
@@ -301,11 +310,11 @@ func TestGetHonoursHistoryLength(t *testing.T) {
 		length *int
 		want   []string
 	}{
-		{nil, []string{"start", "name?", "Ada", "hello Ada"}},
+		{nil, []string{"start", "name?", "Ada", "Reply received; the agent continues.", "hello Ada"}},
 		{ptr(0), []string{}},
 		{ptr(1), []string{"hello Ada"}},
-		{ptr(3), []string{"name?", "Ada", "hello Ada"}},
-		{ptr(99), []string{"start", "name?", "Ada", "hello Ada"}},
+		{ptr(3), []string{"Ada", "Reply received; the agent continues.", "hello Ada"}},
+		{ptr(99), []string{"start", "name?", "Ada", "Reply received; the agent continues.", "hello Ada"}},
 	} {
 		got, err := f.svc.GetTask(ctx, "a", a2a.TaskQueryParams{ID: task.ID, HistoryLength: tt.length})
 		require.NoError(t, err)

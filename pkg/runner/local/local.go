@@ -1,7 +1,8 @@
 // Package local runs task steps in goroutines of the current process, for the
 // local server. It follows the step protocol of the Step Functions state
-// machine: run a step; on continue wait and step again; on an interrupt stop
-// until the client's reply starts the task again; on a terminal state stop.
+// machine: run a step; on continue wait and step again; on an interrupt show
+// it (Await) and park until the client's reply starts the task again, or fail
+// the task when the interrupt expires; on a terminal state stop.
 package local
 
 import (
@@ -13,14 +14,16 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
-// Stepper runs one step of a task; *service.Executor is one.
-type Stepper interface {
+// Executor runs the actions of the step protocol; *service.Executor is one.
+type Executor interface {
 	Step(ctx context.Context, req service.StepRequest) (service.StepResult, error)
+	Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error)
+	Expire(ctx context.Context, taskID, requestID string) (service.StepResult, error)
 }
 
 // Runner is a service.Runner on goroutines.
 type Runner struct {
-	stepper     Stepper
+	exec        Executor
 	log         *slog.Logger
 	stepTimeout time.Duration
 
@@ -44,10 +47,10 @@ type Options struct {
 	StepTimeout time.Duration
 }
 
-// New returns a runner that drives stepper.
-func New(stepper Stepper, opts Options) *Runner {
+// New returns a runner that drives exec.
+func New(exec Executor, opts Options) *Runner {
 	base, stop := context.WithCancel(context.Background())
-	r := &Runner{stepper: stepper, log: opts.Logger, stepTimeout: opts.StepTimeout, base: base, stop: stop, running: map[string]*execution{}}
+	r := &Runner{exec: exec, log: opts.Logger, stepTimeout: opts.StepTimeout, base: base, stop: stop, running: map[string]*execution{}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -55,10 +58,14 @@ func New(stepper Stepper, opts Options) *Runner {
 }
 
 // Start implements service.Runner: the task's steps run in a new goroutine.
+// An execution parked on the task's interrupt (the job is its reply) ends.
 func (r *Runner) Start(_ context.Context, job service.Job) error {
 	ctx, cancel := context.WithCancel(r.base)
 	exec := &execution{cancel: cancel}
 	r.mu.Lock()
+	if parked := r.running[job.TaskID]; parked != nil {
+		parked.cancel()
+	}
 	r.running[job.TaskID] = exec
 	r.mu.Unlock()
 	r.wg.Add(1)
@@ -77,27 +84,56 @@ func (r *Runner) run(ctx context.Context, req service.StepRequest) {
 			r.log.ErrorContext(ctx, "task step failed", "taskId", req.TaskID, "error", err)
 			return
 		}
-		if res.Next != service.NextContinue {
+		switch res.Next {
+		case service.NextContinue:
+			if !wait(ctx, res.After) {
+				return
+			}
+			req = service.StepRequest{TaskID: req.TaskID}
+		case service.NextAwait:
+			r.await(ctx, req.TaskID, res.RequestID)
+			return
+		default:
 			return
 		}
-		t := time.NewTimer(res.After)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		req = service.StepRequest{TaskID: req.TaskID}
+	}
+}
+
+// await shows the task's interrupt and parks until a reply starts a new
+// execution (canceling this one) or the interrupt expires.
+func (r *Runner) await(ctx context.Context, taskID, requestID string) {
+	res, err := r.exec.Await(ctx, service.AwaitRequest{TaskID: taskID, RequestID: requestID})
+	if err != nil {
+		r.log.ErrorContext(ctx, "could not show the task's interrupt", "taskId", taskID, "requestId", requestID, "error", err)
+		return
+	}
+	if res.Next != service.NextAwait || !wait(ctx, time.Until(res.ActiveUntil)) {
+		return
+	}
+	if _, err := r.exec.Expire(r.base, taskID, requestID); err != nil {
+		r.log.ErrorContext(ctx, "could not expire the task's interrupt", "taskId", taskID, "requestId", requestID, "error", err)
+	}
+}
+
+// wait sleeps d unless ctx ends first; it reports whether d passed.
+func wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
 func (r *Runner) step(ctx context.Context, req service.StepRequest) (service.StepResult, error) {
 	if r.stepTimeout <= 0 {
-		return r.stepper.Step(ctx, req)
+		return r.exec.Step(ctx, req)
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.stepTimeout)
 	defer cancel()
-	return r.stepper.Step(ctx, req)
+	return r.exec.Step(ctx, req)
 }
 
 func (r *Runner) forget(taskID string, exec *execution) {

@@ -47,10 +47,11 @@ type Store struct {
 	// closed is what Settled returns when there is nothing to wait for.
 	closed chan struct{}
 
-	mu        sync.Mutex
-	tasks     map[string]*entry
-	idem      map[string]idemRecord
-	lastSweep time.Time
+	mu         sync.Mutex
+	tasks      map[string]*entry
+	idem       map[string]idemRecord
+	interrupts map[string]*service.InterruptBinding
+	lastSweep  time.Time
 }
 
 type entry struct {
@@ -69,14 +70,15 @@ type idemRecord struct {
 }
 
 var (
-	_ service.TaskStore    = (*Store)(nil)
+	_ service.Store        = (*Store)(nil)
 	_ service.SettleWaiter = (*Store)(nil)
 )
 
 // New returns an empty store.
 func New(opts Options) *Store {
 	s := &Store{clock: opts.Clock, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL,
-		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, closed: make(chan struct{})}
+		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
+		closed: make(chan struct{})}
 	close(s.closed)
 	if s.clock == nil {
 		s.clock = service.SystemClock{}
@@ -143,6 +145,11 @@ func (s *Store) sweep(now time.Time) {
 			delete(s.idem, k)
 		}
 	}
+	for id, b := range s.interrupts {
+		if !now.Before(b.ExpiresAt) {
+			delete(s.interrupts, id)
+		}
+	}
 }
 
 // live returns the unexpired entry of a task. Callers hold s.mu.
@@ -189,34 +196,55 @@ func view(r *service.TaskRecord, historyLength int, artifacts bool) service.Task
 
 // UpdateTask implements service.TaskStore.
 func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
-	for i := range u.Messages {
-		if err := checkSize("message", u.Messages[i].ApproxSize()); err != nil {
-			return 0, err
-		}
-	}
-	if u.Status != nil && u.Status.Message != nil {
-		if err := checkSize("status message", u.Status.Message.ApproxSize()); err != nil {
-			return 0, err
-		}
-	}
-	if err := checkSize("request metadata", u.RequestMetadata.ApproxSize()); err != nil {
+	if err := checkUpdateSizes(&u); err != nil {
 		return 0, err
 	}
 	now := s.clock.Now()
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.live(u.TaskID, now)
 	if e == nil {
 		return 0, service.ErrNotFound
 	}
-	var key string
-	if u.IdempotencyKey != "" {
-		key = idemKey(u.Owner, u.IdempotencyKey)
-		if r, ok := s.idem[key]; ok && now.Before(r.expiresAt) {
-			return 0, &service.DuplicateError{TaskID: r.taskID}
+	if err := s.duplicate(&u, now); err != nil {
+		return 0, err
+	}
+	return s.apply(e, &u, now)
+}
+
+func checkUpdateSizes(u *service.Update) error {
+	for i := range u.Messages {
+		if err := checkSize("message", u.Messages[i].ApproxSize()); err != nil {
+			return err
 		}
 	}
+	if u.Status != nil && u.Status.Message != nil {
+		if err := checkSize("status message", u.Status.Message.ApproxSize()); err != nil {
+			return err
+		}
+	}
+	if u.Pending != nil && u.Pending.Message != nil {
+		if err := checkSize("interrupt message", u.Pending.Message.ApproxSize()); err != nil {
+			return err
+		}
+	}
+	return checkSize("request metadata", u.RequestMetadata.ApproxSize())
+}
+
+// duplicate returns a *DuplicateError when u's idempotency record exists.
+// Callers hold s.mu.
+func (s *Store) duplicate(u *service.Update, now time.Time) error {
+	if u.IdempotencyKey == "" {
+		return nil
+	}
+	if r, ok := s.idem[idemKey(u.Owner, u.IdempotencyKey)]; ok && now.Before(r.expiresAt) {
+		return &service.DuplicateError{TaskID: r.taskID}
+	}
+	return nil
+}
+
+// apply checks u's conditions against e and applies it. Callers hold s.mu.
+func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, error) {
 	cur := &e.rec
 	state := cur.Task.Status.State
 	switch {
@@ -250,19 +278,130 @@ func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
 	if u.RequestMetadata != nil {
 		next.RequestMetadata = u.RequestMetadata
 	}
+	if u.Pending != nil {
+		next.Pending = u.Pending
+	}
+	s.commit(e, next, now)
+	e.artBytes = sizes
+	if u.IdempotencyKey != "" {
+		s.idem[idemKey(u.Owner, u.IdempotencyKey)] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
+	}
+	return next.Version, nil
+}
+
+// commit stores next as the entry's record with a new version, and wakes
+// requests waiting for the task to settle. Callers hold s.mu.
+func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) {
 	next.Version++
 	next.UpdatedAt = now
 	e.rec = next
-	e.artBytes = sizes
 	e.expiresAt = now.Add(s.taskTTL)
-	if key != "" {
-		s.idem[key] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
-	}
 	if e.settled != nil && next.Task.Status.State.Settled() {
 		close(e.settled)
 		e.settled = nil
 	}
+}
+
+// ActivateInterrupt implements service.InterruptStore.
+func (s *Store) ActivateInterrupt(_ context.Context, b service.InterruptBinding, timestamp string) (int64, error) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.live(b.TaskID, now)
+	if e == nil {
+		return 0, service.ErrNotFound
+	}
+	cur := &e.rec
+	if st := cur.Task.Status.State; st.Terminal() {
+		return 0, &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: cur.Version}
+	}
+	if existing := s.liveInterrupt(b.RequestID, now); existing != nil {
+		existing.TaskToken = b.TaskToken // a retried activation
+		return cur.Version, nil
+	}
+	p := cur.Pending
+	if p == nil || p.RequestID != b.RequestID {
+		return 0, service.ErrNotFound
+	}
+	next := *cur
+	next.Task.Status = a2a.TaskStatus{State: p.State, Message: p.Message, Timestamp: timestamp}
+	next.Task.History = append(cur.Task.History, *p.Message)
+	next.Pending = nil
+	s.commit(e, next, now)
+	s.interrupts[b.RequestID] = &b
 	return next.Version, nil
+}
+
+// liveInterrupt returns the binding until its tombstone ends. Callers hold
+// s.mu.
+func (s *Store) liveInterrupt(requestID string, now time.Time) *service.InterruptBinding {
+	b, ok := s.interrupts[requestID]
+	if !ok || !now.Before(b.ExpiresAt) {
+		return nil
+	}
+	return b
+}
+
+// GetInterrupt implements service.InterruptStore.
+func (s *Store) GetInterrupt(_ context.Context, requestID string) (*service.InterruptBinding, error) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.liveInterrupt(requestID, now)
+	if b == nil {
+		return nil, service.ErrNotFound
+	}
+	c := *b
+	return &c, nil
+}
+
+// ResolveInterrupt implements service.InterruptStore.
+func (s *Store) ResolveInterrupt(_ context.Context, requestID string, u service.Update) (int64, error) {
+	if err := checkUpdateSizes(&u); err != nil {
+		return 0, err
+	}
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.duplicate(&u, now); err != nil {
+		return 0, err
+	}
+	b := s.liveInterrupt(requestID, now)
+	switch {
+	case b == nil:
+		return 0, service.ErrNotFound
+	case b.Resolved:
+		return 0, &service.InterruptConflictError{Reason: service.InterruptResolved}
+	case !now.Before(b.ActiveUntil):
+		return 0, &service.InterruptConflictError{Reason: service.InterruptExpired}
+	}
+	e := s.live(u.TaskID, now)
+	if e == nil {
+		return 0, service.ErrNotFound
+	}
+	v, err := s.apply(e, &u, now)
+	if err != nil {
+		return 0, err
+	}
+	b.Resolved = true
+	return v, nil
+}
+
+// ListInterrupts implements service.InterruptStore.
+func (s *Store) ListInterrupts(_ context.Context, owner string) ([]service.InterruptBinding, error) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []service.InterruptBinding
+	for _, b := range s.interrupts {
+		if b.Owner == owner && !b.Resolved && now.Before(b.ActiveUntil) {
+			out = append(out, *b)
+		}
+	}
+	slices.SortFunc(out, func(a, b service.InterruptBinding) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.RequestID, b.RequestID))
+	})
+	return out, nil
 }
 
 // applyArtifacts returns the new artifact list and sizes without modifying
