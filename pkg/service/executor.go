@@ -39,6 +39,19 @@ const (
 	NextAwait Next = "await"
 )
 
+// Trigger says what started a step.
+type Trigger string
+
+// Step triggers.
+const (
+	// TriggerMessage: a new task's first message.
+	TriggerMessage Trigger = "message"
+	// TriggerReply: the client's reply to an interrupt.
+	TriggerReply Trigger = "reply"
+	// TriggerContinue: a Continue outcome's delay passed.
+	TriggerContinue Trigger = "continue"
+)
+
 // StepRequest asks the executor to run one step.
 type StepRequest struct {
 	TaskID string
@@ -46,6 +59,11 @@ type StepRequest struct {
 	// nil for a step that follows a Continue.
 	Message *a2a.Message
 	Reply   *agent.Reply
+	// Trigger, when Message is nil, says how to recover the trigger from the
+	// stored task: the last user message (TriggerMessage, TriggerReply) and
+	// the reply recorded in the status (TriggerReply). Runners that cannot
+	// carry messages (a state machine, whose state holds ids only) use it.
+	Trigger Trigger
 }
 
 // StepResult says how a step (or an Await, Expire or Fail action) ended.
@@ -154,6 +172,12 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		rec.Task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
 	}
 
+	if req.Message == nil && (req.Trigger == TriggerMessage || req.Trigger == TriggerReply) {
+		req.Message = lastUserMessage(rec.Task.History)
+		if req.Trigger == TriggerReply && req.Reply == nil {
+			req.Reply = replyFromStatus(rec.Task.Status.Message)
+		}
+	}
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w.cancelStep = cancel

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"strings"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 )
@@ -37,6 +39,62 @@ func interruptMetadata(msg *a2a.Message) map[string]any {
 		return nil
 	}
 	return msg.Metadata.Object(sharedKey).Object("interrupt")
+}
+
+// lastUserMessage returns the most recent user message of a history.
+func lastUserMessage(h []a2a.Message) *a2a.Message {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == a2a.RoleUser {
+			m := h[i]
+			return &m
+		}
+	}
+	return nil
+}
+
+// replyFromStatus rebuilds the reply a resolved interrupt recorded in a
+// status message (metadata.shared.interrupt with phase resolved): the inverse
+// of resolution. It returns nil when the message records none.
+func replyFromStatus(msg *a2a.Message) *agent.Reply {
+	im := interruptMetadata(msg)
+	if im == nil || im["phase"] != "resolved" {
+		return nil
+	}
+	r := &agent.Reply{}
+	r.RequestID, _ = im["request_id"].(string)
+	r.Type, _ = im["type"].(string)
+	res, _ := im["resolution"].(map[string]any)
+	r.Permission, _ = res["reply"].(string)
+	if r.Type == agent.InterruptPermission {
+		r.Text, _ = res["message"].(string)
+		return r
+	}
+	r.Rejected, _ = res["rejected"].(bool)
+	r.Text, _ = res["text"].(string)
+	switch answers := res["answers"].(type) {
+	case [][]string:
+		r.Answers = answers
+	case []any:
+		for _, a := range answers {
+			var row []string
+			if list, ok := a.([]any); ok {
+				for _, v := range list {
+					if s, ok := v.(string); ok {
+						row = append(row, s)
+					}
+				}
+			}
+			r.Answers = append(r.Answers, row)
+		}
+	}
+	if r.Answers != nil && r.Text == "" {
+		lines := make([]string, len(r.Answers))
+		for i, a := range r.Answers {
+			lines[i] = strings.Join(a, ", ")
+		}
+		r.Text = strings.Join(lines, "\n")
+	}
+	return r
 }
 
 // resolution is the normalized outcome of an interrupt reply, as shown in
