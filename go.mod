@@ -2,4 +2,20 @@ module github.com/a2a-lambda/a2a-lambda
 
 go 1.26
 
-require github.com/google/uuid v1.6.0 // indirect
+require (
+	github.com/aws/aws-sdk-go-v2 v1.47.7
+	github.com/aws/aws-sdk-go-v2/credentials v1.20.15
+	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.73.1
+	github.com/aws/aws-sdk-go-v2/service/sfn v1.41.2
+	github.com/google/uuid v1.6.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.10 // indirect
+	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.10 // indirect
+	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.24 // indirect
+	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.10 // indirect
+	github.com/aws/smithy-go v1.28.8 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
