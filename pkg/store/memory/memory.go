@@ -296,7 +296,9 @@ func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artif
 func (s *Store) ListTasks(_ context.Context, q service.ListQuery) (service.ListPage, error) {
 	afterTS, afterID, hasCursor := strings.Cut(q.Cursor, "|")
 	if q.Cursor != "" && !hasCursor {
-		return service.ListPage{}, fmt.Errorf("memory: malformed cursor")
+		// The service binds page tokens to their owner but does not sign
+		// them, so a client can forge this part: answer as a bad param.
+		return service.ListPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
 	}
 	now := s.clock.Now()
 	s.mu.Lock()
