@@ -12,6 +12,15 @@ one loopback port with two changes that the project relies on:
   object", because start_execution deep-copies the state machine together
   with its live executions and its backend. The copy made here shares those
   two attributes instead of copying them.
+* DynamoDB requests run one at a time. moto serves requests on threads but
+  does not make a conditional write atomic: it evaluates the condition, then
+  writes, with no lock between; TransactWriteItems checks and writes item by
+  item and, when one fails, restores a snapshot of the whole table taken
+  before it started, erasing writes that other requests made meanwhile.
+  Measured with 50 concurrent conditional transactions on one item: two or
+  more "won". DynamoDB itself is atomic per write and per transaction, which
+  the store's race tests rely on. moto is bound by Python's GIL anyway, so
+  the lock costs little throughput.
 
 The process exits by itself when its parent dies (so a killed test binary or
 shell never leaves a server behind), and on SIGTERM/SIGINT.
@@ -52,6 +61,20 @@ def patch_stepfunctions_deepcopy():
     models.copy = types.SimpleNamespace(deepcopy=_deepcopy_sharing, copy=copy.copy)
 
 
+def serialize_dynamodb():
+    """Make every DynamoDB request atomic with respect to the others."""
+    from moto.dynamodb.responses import DynamoHandler
+
+    lock = threading.RLock()
+    call_action = DynamoHandler.call_action
+
+    def call_action_locked(self):
+        with lock:
+            return call_action(self)
+
+    DynamoHandler.call_action = call_action_locked
+
+
 def enable_stepfunctions_parser_mode():
     """Run state machines for real; Lambda tasks echo without Docker."""
     from moto.core import config
@@ -88,6 +111,7 @@ def main(argv=None):
     if moto.__version__ != "5.2.1":
         sys.stderr.write(f"warning: moto {moto.__version__} found, the work-arounds target 5.2.1\n")
     patch_stepfunctions_deepcopy()
+    serialize_dynamodb()
     enable_stepfunctions_parser_mode()
     server.main(["-H", args.host, "-p", str(args.port)])
     return 0
