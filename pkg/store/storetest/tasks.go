@@ -214,6 +214,7 @@ func testUpdateUnknown(t *testing.T, s *suite) {
 	}
 }
 
+// Artifacts are listed in the order they were first stored (not by id).
 func testArtifacts(t *testing.T, s *suite) {
 	s.create("t1")
 	for _, step := range []struct {
@@ -223,16 +224,16 @@ func testArtifacts(t *testing.T, s *suite) {
 		want    []a2a.Artifact
 		version int64
 	}{
-		{"new", []a2a.Artifact{textArtifact("a", "p1")}, false,
-			[]a2a.Artifact{textArtifact("a", "p1")}, 2},
-		{"append to it", []a2a.Artifact{textArtifact("a", "p2")}, true,
-			[]a2a.Artifact{textArtifact("a", "p1", "p2")}, 3},
-		{"append creates", []a2a.Artifact{textArtifact("b", "q1")}, true,
-			[]a2a.Artifact{textArtifact("a", "p1", "p2"), textArtifact("b", "q1")}, 4},
-		{"replace keeps its place", []a2a.Artifact{textArtifact("a", "p3")}, false,
-			[]a2a.Artifact{textArtifact("a", "p3"), textArtifact("b", "q1")}, 5},
-		{"several in one update", []a2a.Artifact{textArtifact("c", "r1"), textArtifact("a", "p4"), textArtifact("c", "r2")}, true,
-			[]a2a.Artifact{textArtifact("a", "p3", "p4"), textArtifact("b", "q1"), textArtifact("c", "r1", "r2")}, 6},
+		{"new", []a2a.Artifact{textArtifact("zeta", "p1")}, false,
+			[]a2a.Artifact{textArtifact("zeta", "p1")}, 2},
+		{"append to it", []a2a.Artifact{textArtifact("zeta", "p2")}, true,
+			[]a2a.Artifact{textArtifact("zeta", "p1", "p2")}, 3},
+		{"append creates", []a2a.Artifact{textArtifact("beta", "q1")}, true,
+			[]a2a.Artifact{textArtifact("zeta", "p1", "p2"), textArtifact("beta", "q1")}, 4},
+		{"replace keeps its place", []a2a.Artifact{textArtifact("zeta", "p3")}, false,
+			[]a2a.Artifact{textArtifact("zeta", "p3"), textArtifact("beta", "q1")}, 5},
+		{"several in one update", []a2a.Artifact{textArtifact("mu", "r1"), textArtifact("zeta", "p4"), textArtifact("mu", "r2")}, true,
+			[]a2a.Artifact{textArtifact("zeta", "p3", "p4"), textArtifact("beta", "q1"), textArtifact("mu", "r1", "r2")}, 6},
 	} {
 		v := s.update(service.Update{TaskID: "t1", IfVersion: step.version - 1, Artifacts: step.arts, AppendArtifact: step.append, ArtifactLastChunk: step.append})
 		assert.Equal(t, step.version, v, step.name)
@@ -240,7 +241,7 @@ func testArtifacts(t *testing.T, s *suite) {
 		jsonEqual(t, step.want, rec.Task.Artifacts, step.name)
 	}
 	// Artifacts carry their metadata and names.
-	art := textArtifact("d", "s1")
+	art := textArtifact("alpha", "s1")
 	art.Description, art.Metadata = "described", a2a.Metadata{"k": "v"}
 	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{art}})
 	rec := s.get("t1", service.GetOptions{IncludeArtifacts: true})
