@@ -21,6 +21,10 @@ one loopback port with two changes that the project relies on:
   more "won". DynamoDB itself is atomic per write and per transaction, which
   the store's race tests rely on. moto is bound by Python's GIL anyway, so
   the lock costs little throughput.
+* An UpdateItem that would make an item too large is refused without
+  changing it. moto applies the update's actions to the stored item one by
+  one and raises the size error only when an action overflows, leaving the
+  earlier actions applied; DynamoDB writes nothing.
 
 The process exits by itself when its parent dies (so a killed test binary or
 shell never leaves a server behind), and on SIGTERM/SIGINT.
@@ -75,6 +79,25 @@ def serialize_dynamodb():
     DynamoHandler.call_action = call_action_locked
 
 
+def atomic_update_expressions():
+    """Undo a partly applied update expression when it fails."""
+    from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
+
+    execute = UpdateExpressionExecutor.execute
+
+    def execute_all_or_nothing(self, node=None):
+        if node is not None:
+            return execute(self, node)
+        saved = copy.deepcopy(self.item.attrs)
+        try:
+            return execute(self)
+        except Exception:
+            self.item.attrs = saved
+            raise
+
+    UpdateExpressionExecutor.execute = execute_all_or_nothing
+
+
 def enable_stepfunctions_parser_mode():
     """Run state machines for real; Lambda tasks echo without Docker."""
     from moto.core import config
@@ -112,6 +135,7 @@ def main(argv=None):
         sys.stderr.write(f"warning: moto {moto.__version__} found, the work-arounds target 5.2.1\n")
     patch_stepfunctions_deepcopy()
     serialize_dynamodb()
+    atomic_update_expressions()
     enable_stepfunctions_parser_mode()
     server.main(["-H", args.host, "-p", str(args.port)])
     return 0
