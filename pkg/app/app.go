@@ -54,12 +54,13 @@ func ServiceConfig(cfg config.Config) service.Config {
 	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout}
 }
 
-// Local is the all-in-one local server: an in-memory store, goroutine
-// runner and one agent behind the full HTTP handler.
+// Local is the all-in-one local server: a task store (in memory unless
+// configured otherwise), goroutine runner and one agent behind the full HTTP
+// handler.
 type Local struct {
 	Handler http.Handler
 	Agent   agent.Agent
-	Store   *memory.Store
+	Store   service.TaskStore
 	runner  *local.Runner
 }
 
@@ -68,6 +69,10 @@ type LocalOptions struct {
 	Auth  httpapi.Authenticator
 	Clock service.Clock
 	Log   *slog.Logger
+	// Store keeps the tasks; nil means a new in-memory store. RunLocal
+	// passes the store the configuration names (OpenTaskStore); a test can
+	// pass a DynamoDB store to run the whole server on it.
+	Store service.TaskStore
 }
 
 // NewLocal builds a local server for ag.
@@ -78,7 +83,10 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if o.Auth == nil {
 		return nil, errors.New("app: an authenticator is required")
 	}
-	store := memory.New(memory.Options{Clock: o.Clock})
+	store := o.Store
+	if store == nil {
+		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL})
+	}
 	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: o.Clock, Logger: o.Log})
 	runner := local.New(exec, local.Options{Logger: o.Log})
 	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log})
