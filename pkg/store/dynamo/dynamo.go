@@ -116,9 +116,6 @@ func New(api API, o Options) (*Store, error) {
 	return s, nil
 }
 
-// Table is the name of the store's table.
-func (s *Store) Table() string { return s.table }
-
 // clockTimes are the instants one operation works with, in the units the
 // table stores.
 type clockTimes struct {
