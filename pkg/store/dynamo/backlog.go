@@ -66,17 +66,8 @@ func (s *Store) Defer(ctx context.Context, job service.Job) error {
 	if !refused {
 		return otherFailure(err, "the job of task "+job.TaskID)
 	}
-	if len(old) == 0 {
-		return service.ErrNotFound
-	}
-	it, err := decodeTaskItem(old)
-	if err != nil {
-		return err
-	}
-	if !it.live(t) {
-		return service.ErrNotFound
-	}
-	return nil // terminal
+	_, err = liveTask(old, t)
+	return err // nil: the task is terminal
 }
 
 // DeferredJob returns the job a task awaits and when it was recorded, or a

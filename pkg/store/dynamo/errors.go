@@ -97,15 +97,9 @@ func tooLarge(what string) error {
 // task item as it was (ALL_OLD; nil when there was none). The order is the
 // memory store's: not found, terminal, version, state.
 func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expected, taskExpiry int64, t clockTimes) error {
-	if len(old) == 0 {
-		return service.ErrNotFound
-	}
-	it, err := decodeTaskItem(old)
+	it, err := liveTask(old, t)
 	if err != nil {
 		return err
-	}
-	if !it.live(t) {
-		return service.ErrNotFound
 	}
 	state := a2a.TaskState(it.State)
 	switch {
@@ -121,6 +115,22 @@ func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expec
 		return errChildrenExpire
 	}
 	return fmt.Errorf("dynamo: update of task %s refused, but the task meets its conditions", taskIDFromPK(it.PK))
+}
+
+// liveTask decodes the old image of a refused write to a task item:
+// service.ErrNotFound when there was no item or it had expired.
+func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, error) {
+	if len(old) == 0 {
+		return nil, service.ErrNotFound
+	}
+	it, err := decodeTaskItem(old)
+	if err != nil {
+		return nil, err
+	}
+	if !it.live(t) {
+		return nil, service.ErrNotFound
+	}
+	return it, nil
 }
 
 // duplicateOf returns the *service.DuplicateError of an idempotency record
