@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
@@ -15,6 +16,10 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
+
+// settleGrace is how long a Lambda function's blocking send waits for its
+// task to settle after the inline runner returned.
+const settleGrace = 50 * time.Millisecond
 
 // LambdaStore is what the HTTP Lambda functions need of a task store: the
 // tasks, and a place for the work a request cannot run (the DynamoDB store
@@ -86,7 +91,13 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 	}
 	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: o.Clock, Logger: o.Log})
 	runner := inline.New(exec, store, inline.Options{Budget: cfg.BlockingTimeout, Logger: o.Log})
-	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log})
+	// A blocking send spends its time in the inline runner. When the runner
+	// returns, the task is settled or waits for a runner outside this
+	// request, so the service must not wait again: a second blocking
+	// timeout would outlast API Gateway's 30 s.
+	svcCfg := ServiceConfig(cfg)
+	svcCfg.BlockingTimeout = settleGrace
+	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log})
 	return httpapi.New(httpapi.Options{
 		Service:      svc,
 		Auth:         auth.NewBearer(cfg.Tokens),

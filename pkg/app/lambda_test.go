@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
@@ -387,4 +389,38 @@ func TestLocalServerOnDynamoDB(t *testing.T) {
 	mem, err := app.OpenTaskStore(context.Background(), config.Config{TaskStore: config.TaskStore{Backend: config.BackendMemory}}, app.StoreOptions{})
 	require.NoError(t, err)
 	assert.IsType(t, &memory.Store{}, mem)
+}
+
+// slowAgent asks for its next step an hour later.
+type slowAgent struct{}
+
+func (slowAgent) Info() agent.Info { return agent.Info{Name: "slow"} }
+
+func (slowAgent) Step(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
+	return agent.Continue(time.Hour, map[string]int{"step": 1})
+}
+
+// A blocking send whose work does not fit the request answers at once with
+// the working task, which records that it awaits execution: waiting for it
+// would only run into API Gateway's timeout.
+func TestBlockingSendBeyondTheBudget(t *testing.T) {
+	env := lambdaEnv(t)
+	env["A2A_BLOCKING_TIMEOUT_SECONDS"] = "5"
+	cfg, err := config.Load(getenv(env))
+	require.NoError(t, err)
+	store := storeOf(t, env)
+	h, err := app.NewLambdaHandler(cfg, slowAgent{}, store, app.LambdaOptions{Routes: httpapi.RoutesRPC})
+	require.NoError(t, err)
+
+	start := time.Now()
+	resp, err := httpadapter.NewV2(h).ProxyWithContext(context.Background(), loadEvent(t, "send/jsonrpc-message-send.json"))
+	require.NoError(t, err)
+	var task a2a.Task
+	rpcResult(t, resp, "req-1", &task)
+	assert.Less(t, time.Since(start), 2*time.Second, "the send waited for work no one runs")
+	assert.Equal(t, a2a.TaskStateWorking, task.Status.State)
+	job, _, err := store.DeferredJob(context.Background(), task.ID)
+	require.NoError(t, err)
+	require.NotNil(t, job, "the continuation was not recorded")
+	assert.Nil(t, job.Message, "the next step follows a Continue: no message")
 }
