@@ -7,13 +7,26 @@ PKGS      := ./...
 
 .PHONY: run test lint fmt build bench load fuzz clean
 
-## run: serve the demo agent on 127.0.0.1:8000 with embedded defaults
-run:
-	$(GO) run ./cmd/a2a-local
+# LOCAL_AWS runs a command with a local AWS stand-in (moto) and stops it
+# afterwards; see infra/localaws/with-local-aws.
+LOCAL_AWS := infra/localaws/with-local-aws
 
-## test: every test (unit, integration, interop, fuzz seed corpora)
+## run: serve the demo agent on 127.0.0.1:8000 with embedded defaults.
+##      A2A_TASK_STORE_BACKEND=dynamodb keeps tasks in DynamoDB at AWS_ENDPOINT_URL;
+##      without AWS_ENDPOINT_URL a local moto is started and the table created.
+run:
+ifeq ($(A2A_TASK_STORE_BACKEND)$(AWS_ENDPOINT_URL),dynamodb)
+	A2A_TASK_STORE_TABLE=$${A2A_TASK_STORE_TABLE:-a2a-local-tasks} \
+	A2A_TASK_STORE_CREATE_TABLE=$${A2A_TASK_STORE_CREATE_TABLE:-true} \
+	$(LOCAL_AWS) --sdk-env $(GO) run ./cmd/a2a-local
+else
+	$(GO) run ./cmd/a2a-local
+endif
+
+## test: every test (unit, integration, interop, fuzz seed corpora), with moto
+##       started for the AWS-backed tests (A2A_TEST_AWS_ENDPOINT) and stopped after
 test: lint
-	$(GO) test -count=1 $(PKGS)
+	$(LOCAL_AWS) $(GO) test -count=1 $(PKGS)
 
 ## lint: gofmt and go vet must be clean
 lint:
@@ -30,7 +43,7 @@ build:
 
 ## bench: in-process benchmarks of the hot paths (see README "Measured")
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	$(LOCAL_AWS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 ## load: wrk load test of the local server, server CPU per request (needs wrk)
 load:

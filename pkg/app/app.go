@@ -59,12 +59,13 @@ func ExecutorOptions(cfg config.Config, clock service.Clock, log *slog.Logger) s
 	return service.ExecutorOptions{Clock: clock, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL}
 }
 
-// Local is the all-in-one local server: an in-memory store, goroutine
-// runner and one agent behind the full HTTP handler.
+// Local is the all-in-one local server: a task store (in memory unless
+// configured otherwise), goroutine runner and one agent behind the full HTTP
+// handler.
 type Local struct {
 	Handler http.Handler
 	Agent   agent.Agent
-	Store   *memory.Store
+	Store   service.Store
 	runner  *local.Runner
 }
 
@@ -73,6 +74,10 @@ type LocalOptions struct {
 	Auth  httpapi.Authenticator
 	Clock service.Clock
 	Log   *slog.Logger
+	// Store keeps the tasks; nil means a new in-memory store. RunLocal
+	// passes the store the configuration names (OpenTaskStore); a test can
+	// pass a DynamoDB store to run the whole server on it.
+	Store service.Store
 }
 
 // NewLocal builds a local server for ag.
@@ -83,7 +88,10 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if o.Auth == nil {
 		return nil, errors.New("app: an authenticator is required")
 	}
-	store := memory.New(memory.Options{Clock: o.Clock})
+	store := o.Store
+	if store == nil {
+		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL})
+	}
 	exec := service.NewExecutor(store, ag, ExecutorOptions(cfg, o.Clock, o.Log))
 	runner := local.New(exec, local.Options{Logger: o.Log})
 	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log})

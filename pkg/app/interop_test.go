@@ -1,7 +1,8 @@
 package app_test
 
 // Interoperability: the official a2a-go clients, unmodified, drive the local
-// server over real HTTP. One scenario runs through every client:
+// server over real HTTP, on the memory store and on the DynamoDB store
+// (moto). One scenario runs through every client:
 //   - a2a-go v0.3.15 (JSON-RPC), the 0.3 SDK;
 //   - a2a-go v2.3.1 in its A2A 0.3 compatibility mode (a2acompat/a2av0),
 //     over JSON-RPC and over HTTP+JSON.
@@ -26,11 +27,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
 const interopToken = "interop-token"
@@ -59,9 +63,32 @@ func (l *pathLog) take() []string {
 	return p
 }
 
+// storeKind names the task store a server runs on.
+type storeKind string
+
+const (
+	memoryStore storeKind = "memory"
+	dynamoStore storeKind = "dynamodb"
+)
+
+// openStore returns a new store of kind: nil for memory (the default), or
+// the DynamoDB store on a new table of the test's moto.
+func openStore(t *testing.T, kind storeKind) service.Store {
+	if kind == memoryStore {
+		return nil
+	}
+	ctx := context.Background()
+	c := awstest.DynamoDB(t)
+	table := awstest.UniqueName(t, "interop")
+	require.NoError(t, dynamo.CreateTable(ctx, c, table))
+	s, err := dynamo.New(c, dynamo.Options{Table: table})
+	require.NoError(t, err)
+	return s
+}
+
 // startLocal serves the demo agent (no simulated work, 10 ms between long
-// steps) on a real loopback listener.
-func startLocal(t *testing.T, withAuth bool, log *pathLog) string {
+// steps) on a real loopback listener, on a store of kind.
+func startLocal(t *testing.T, withAuth bool, kind storeKind, log *pathLog) string {
 	t.Helper()
 	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10"}
 	cfg, err := config.Load(func(k string) string { return env[k] })
@@ -73,7 +100,7 @@ func startLocal(t *testing.T, withAuth bool, log *pathLog) string {
 	if withAuth {
 		authn = auth.NewBearer(map[string]string{"interop": interopToken})
 	}
-	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: authn})
+	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: authn, Store: openStore(t, kind)})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	hs := httptest.NewServer(log.wrap(srv.Handler))
@@ -129,13 +156,17 @@ func TestInteropOfficialClients(t *testing.T) {
 			return openCompat(t, url, withAuth, a2a.TransportProtocolHTTPJSON)
 		}, " /rest/"},
 	}
-	for _, withAuth := range []bool{false, true} {
-		mode := "auth off"
-		if withAuth {
-			mode = "bearer auth"
+	for _, run := range []struct {
+		store    storeKind
+		withAuth bool
+	}{{memoryStore, false}, {memoryStore, true}, {dynamoStore, true}} {
+		mode := string(run.store) + "/auth off"
+		if run.withAuth {
+			mode = string(run.store) + "/bearer auth"
 		}
+		withAuth := run.withAuth
 		log := &pathLog{}
-		url := startLocal(t, withAuth, log)
+		url := startLocal(t, withAuth, run.store, log)
 		for _, c := range clients {
 			t.Run(mode+"/"+c.name, func(t *testing.T) {
 				d := c.open(t, url, withAuth)

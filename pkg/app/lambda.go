@@ -2,16 +2,22 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
 // HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API
@@ -31,9 +37,6 @@ func NewCardFunction(getenv func(string) string, reg *agent.Registry, logOut io.
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
-	if getenv("A2A_PUBLIC_URL") == "" {
-		cfg.PublicURL = ""
-	}
 	ag, err := reg.New(cfg.Agent, getenv)
 	if err != nil {
 		return nil, err
@@ -41,7 +44,99 @@ func NewCardFunction(getenv func(string) string, reg *agent.Registry, logOut io.
 	return httpapi.New(httpapi.Options{
 		Routes:    httpapi.RoutesCard,
 		Cards:     Cards(ag.Info(), true, false),
-		PublicURL: cfg.PublicURL,
+		PublicURL: cfg.ConfiguredPublicURL,
 		Logger:    NewLogger(logOut, cfg.LogLevel),
+	})
+}
+
+// settleGrace is how long a Lambda function's blocking send waits for its
+// task to settle after the inline runner returned.
+const settleGrace = 50 * time.Millisecond
+
+// LambdaStore is what the HTTP Lambda functions need of a task store: the
+// tasks, and a place for the work a request cannot run (the DynamoDB store
+// is both).
+type LambdaStore interface {
+	service.Store
+	inline.Backlog
+}
+
+// LambdaOptions configure the handler of an HTTP Lambda function.
+type LambdaOptions struct {
+	// Routes are the route groups the function serves.
+	Routes httpapi.Routes
+	Clock  service.Clock
+	Log    *slog.Logger
+}
+
+// NewLambdaHTTP builds an HTTP Lambda function's handler from the
+// environment read through getenv: configuration, the DynamoDB store, the
+// agent named by A2A_AGENT from reg, and the routes of the function. Call
+// it once per cold start. The functions keep tasks in DynamoDB and admit
+// only bearer tokens: a configuration without them is refused.
+func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer) (http.Handler, error) {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	if err := checkLambdaConfig(cfg); err != nil {
+		return nil, err
+	}
+	log := NewLogger(logOut, cfg.LogLevel)
+	ag, err := reg.New(cfg.Agent, getenv)
+	if err != nil {
+		return nil, err
+	}
+	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log})
+	if err != nil {
+		return nil, err
+	}
+	return NewLambdaHandler(cfg, ag, store, LambdaOptions{Routes: routes, Log: log})
+}
+
+// checkLambdaConfig refuses what cannot work in Lambda.
+func checkLambdaConfig(cfg config.Config) error {
+	var errs []error
+	if cfg.TaskStore.Backend != config.BackendDynamoDB {
+		errs = append(errs, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: a Lambda function forgets everything between invocations; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend))
+	}
+	return errors.Join(append(errs, requireTokens(cfg))...)
+}
+
+func requireTokens(cfg config.Config) error {
+	if len(cfg.Tokens) == 0 {
+		return errors.New("A2A_BEARER_TOKEN (or A2A_BEARER_TOKENS) is required: the Lambda functions do not serve anonymous callers")
+	}
+	return nil
+}
+
+// NewLambdaHandler assembles an HTTP Lambda function around store: the
+// agent's executor, the inline runner (budget: the blocking timeout), the
+// service and the HTTP edge with bearer authentication. Card URLs come from
+// A2A_PUBLIC_URL, or from each request when it is unset.
+func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o LambdaOptions) (http.Handler, error) {
+	if err := requireTokens(cfg); err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	exec := service.NewExecutor(store, ag, ExecutorOptions(cfg, o.Clock, o.Log))
+	runner := inline.New(exec, store, inline.Options{Budget: cfg.BlockingTimeout, Logger: o.Log})
+	// A blocking send spends its time in the inline runner. When the runner
+	// returns, the task is settled or waits for a runner outside this
+	// request, so the service must not wait again: a second blocking
+	// timeout would outlast API Gateway's 30 s.
+	svcCfg := ServiceConfig(cfg)
+	svcCfg.BlockingTimeout = settleGrace
+	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log})
+	return httpapi.New(httpapi.Options{
+		Service:      svc,
+		Auth:         auth.NewBearer(cfg.Tokens),
+		Cards:        Cards(ag.Info(), true, false),
+		PublicURL:    cfg.ConfiguredPublicURL,
+		MaxBodyBytes: cfg.MaxRequestBodyBytes,
+		Routes:       o.Routes,
+		Logger:       o.Log,
 	})
 }

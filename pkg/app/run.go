@@ -34,7 +34,11 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return err
 	}
-	srv, err := NewLocal(cfg, ag, LocalOptions{Auth: authn, Log: log})
+	store, err := OpenTaskStore(ctx, cfg, StoreOptions{Log: log})
+	if err != nil {
+		return err
+	}
+	srv, err := NewLocal(cfg, ag, LocalOptions{Auth: authn, Log: log, Store: store})
 	if err != nil {
 		return err
 	}

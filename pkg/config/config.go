@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -43,7 +44,43 @@ type Config struct {
 	// the interrupt expired rather than not found
 	// (A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS).
 	InterruptTombstoneTTL time.Duration
+	// ConfiguredPublicURL is A2A_PUBLIC_URL as set, or empty: the Lambda
+	// functions then derive the URL from each request, while PublicURL
+	// defaults to the local bind address.
+	ConfiguredPublicURL string
+	// TaskStore says where tasks are kept.
+	TaskStore TaskStore
+	// AWS says how to reach AWS when a setting needs it.
+	AWS AWS
 }
+
+// TaskStore is where tasks are kept.
+type TaskStore struct {
+	// Backend is memory or dynamodb (A2A_TASK_STORE_BACKEND).
+	Backend string
+	// Table is the DynamoDB table (A2A_TASK_STORE_TABLE).
+	Table string
+	// CreateTable creates the table at start-up when it is missing
+	// (A2A_TASK_STORE_CREATE_TABLE).
+	CreateTable bool
+	// TTL is how long a task lives after its last update
+	// (A2A_TASK_TTL_SECONDS).
+	TTL time.Duration
+}
+
+// AWS holds the standard AWS settings the server reads itself.
+type AWS struct {
+	// Region is AWS_REGION (or AWS_DEFAULT_REGION).
+	Region string
+	// EndpointURL is AWS_ENDPOINT_URL: a local stand-in such as moto.
+	EndpointURL string
+}
+
+// Task store backends.
+const (
+	BackendMemory   = "memory"
+	BackendDynamoDB = "dynamodb"
+)
 
 // Defaults.
 const (
@@ -55,6 +92,8 @@ const (
 	DefaultTokenName           = "default"
 	DefaultInterruptTTL        = 10800 * time.Second
 	DefaultInterruptTombstone  = 600 * time.Second
+	DefaultTaskTTL             = 7 * 24 * time.Hour
+	maxTaskTTLSeconds          = 366 * 24 * 3600
 )
 
 // Load reads the configuration through getenv (os.Getenv in binaries, a map
@@ -73,9 +112,75 @@ func Load(getenv func(string) string) (Config, error) {
 		InterruptTTL:          time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TTL_SECONDS", int(DefaultInterruptTTL/time.Second), 1, 365*24*3600)) * time.Second,
 		InterruptTombstoneTTL: time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS", int(DefaultInterruptTombstone/time.Second), 0, 24*3600)) * time.Second,
 	}
-	c.PublicURL = r.publicURL("A2A_PUBLIC_URL", "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	c.ConfiguredPublicURL = r.publicURL("A2A_PUBLIC_URL", "")
+	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	c.Tokens = r.tokens()
+	c.TaskStore, c.AWS = r.taskStore()
 	return c, errors.Join(r.errs...)
+}
+
+// taskStore reads the task store and the AWS settings it needs: DynamoDB
+// needs a table and a region; a table setting without DynamoDB is a
+// mistake worth stopping for.
+func (r *reader) taskStore() (TaskStore, AWS) {
+	ts := TaskStore{
+		Backend:     strings.ToLower(r.str("A2A_TASK_STORE_BACKEND", BackendMemory)),
+		Table:       strings.TrimSpace(r.getenv("A2A_TASK_STORE_TABLE")),
+		CreateTable: r.boolean("A2A_TASK_STORE_CREATE_TABLE", false),
+		TTL:         time.Duration(r.intRange("A2A_TASK_TTL_SECONDS", int(DefaultTaskTTL/time.Second), 60, maxTaskTTLSeconds)) * time.Second,
+	}
+	aws := AWS{
+		Region:      r.str("AWS_REGION", strings.TrimSpace(r.getenv("AWS_DEFAULT_REGION"))),
+		EndpointURL: r.absoluteURL("AWS_ENDPOINT_URL"),
+	}
+	switch ts.Backend {
+	case BackendMemory:
+		if ts.Table != "" {
+			r.fail("A2A_TASK_STORE_TABLE", ts.Table, "is set, but A2A_TASK_STORE_BACKEND is memory: set A2A_TASK_STORE_BACKEND=dynamodb to use the table, or unset it")
+		}
+		if ts.CreateTable {
+			r.fail("A2A_TASK_STORE_CREATE_TABLE", "true", "needs A2A_TASK_STORE_BACKEND=dynamodb")
+		}
+	case BackendDynamoDB:
+		switch {
+		case ts.Table == "":
+			r.errs = append(r.errs, errors.New("A2A_TASK_STORE_TABLE is required when A2A_TASK_STORE_BACKEND=dynamodb: name the DynamoDB table that keeps the tasks"))
+		case !validTableName(ts.Table):
+			r.fail("A2A_TASK_STORE_TABLE", ts.Table, "must be 3 to 255 letters, digits, '_', '-' or '.'")
+		}
+		if aws.Region == "" {
+			r.errs = append(r.errs, errors.New("AWS_REGION is required when A2A_TASK_STORE_BACKEND=dynamodb (Lambda sets it; locally set e.g. AWS_REGION=us-east-1)"))
+		}
+	default:
+		r.fail("A2A_TASK_STORE_BACKEND", ts.Backend, "must be memory or dynamodb")
+	}
+	return ts, aws
+}
+
+func validTableName(name string) bool {
+	if len(name) < 3 || len(name) > 255 {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// absoluteURL reads an optional absolute http(s) URL.
+func (r *reader) absoluteURL(name string) string {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.fail(name, v, "must be an absolute http(s) URL")
+		return ""
+	}
+	return v
 }
 
 // Loopback reports whether the bind host only accepts local connections.

@@ -18,6 +18,7 @@ func TestDefaults(t *testing.T) {
 		Host: "127.0.0.1", Port: 8000, PublicURL: "http://127.0.0.1:8000", Tokens: map[string]string{},
 		MaxRequestBodyBytes: 1 << 20, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
+		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
 	}, c)
 	assert.True(t, c.Loopback())
 }

@@ -281,17 +281,18 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, error)
 	if u.Pending != nil {
 		next.Pending = u.Pending
 	}
-	s.commit(e, next, now)
+	v := s.commit(e, next, now)
 	e.artBytes = sizes
 	if u.IdempotencyKey != "" {
 		s.idem[idemKey(u.Owner, u.IdempotencyKey)] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
 	}
-	return next.Version, nil
+	return v, nil
 }
 
-// commit stores next as the entry's record with a new version, and wakes
-// requests waiting for the task to settle. Callers hold s.mu.
-func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) {
+// commit stores next as the entry's record with a new version, which it
+// returns, and wakes requests waiting for the task to settle. Callers hold
+// s.mu.
+func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) int64 {
 	next.Version++
 	next.UpdatedAt = now
 	e.rec = next
@@ -300,6 +301,7 @@ func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) {
 		close(e.settled)
 		e.settled = nil
 	}
+	return next.Version
 }
 
 // ActivateInterrupt implements service.InterruptStore.
@@ -327,9 +329,9 @@ func (s *Store) ActivateInterrupt(_ context.Context, b service.InterruptBinding,
 	next.Task.Status = a2a.TaskStatus{State: p.State, Message: p.Message, Timestamp: timestamp}
 	next.Task.History = append(cur.Task.History, *p.Message)
 	next.Pending = nil
-	s.commit(e, next, now)
+	v := s.commit(e, next, now)
 	s.interrupts[b.RequestID] = &b
-	return next.Version, nil
+	return v, nil
 }
 
 // liveInterrupt returns the binding until its tombstone ends. Callers hold
@@ -442,7 +444,9 @@ func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artif
 func (s *Store) ListTasks(_ context.Context, q service.ListQuery) (service.ListPage, error) {
 	afterTS, afterID, hasCursor := strings.Cut(q.Cursor, "|")
 	if q.Cursor != "" && !hasCursor {
-		return service.ListPage{}, fmt.Errorf("memory: malformed cursor")
+		// The service binds page tokens to their owner but does not sign
+		// them, so a client can forge this part: answer as a bad param.
+		return service.ListPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
 	}
 	now := s.clock.Now()
 	s.mu.Lock()

@@ -1,0 +1,25 @@
+// Command send is the send Lambda function: JSON-RPC (every method: POST /) and the REST message:send routes,
+// behind an API Gateway HTTP API (payload 2.0), on the DynamoDB task store.
+// It only wires; pkg/app assembles the handler once per cold start.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+)
+
+func main() {
+	h, err := app.NewLambdaHTTP(context.Background(), os.Getenv, builtin.Registry(), httpapi.RoutesRPC, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "send:", err)
+		os.Exit(1)
+	}
+	lambda.Start(app.LambdaHTTP(h))
+}

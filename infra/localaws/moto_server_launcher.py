@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Local AWS stand-in for tests and `make run`: moto_server, configured.
+
+Starts moto's server (DynamoDB, DynamoDB Streams, SQS, Step Functions, ...) on
+one loopback port with two changes that the project relies on:
+
+* Step Functions "parser mode" is on (state machines really run) and moto's
+  Lambda does not use Docker (a Lambda task returns its payload, or the next
+  canned result queued with POST /moto-api/static/lambda-simple/response).
+* Work-around for moto 5.2.1 (getmoto/moto issue 10077): in parser mode every
+  StartExecution after the first fails with "cannot pickle '_thread.RLock'
+  object", because start_execution deep-copies the state machine together
+  with its live executions and its backend. The copy made here shares those
+  two attributes instead of copying them.
+* DynamoDB requests run one at a time. moto serves requests on threads but
+  does not make a conditional write atomic: it evaluates the condition, then
+  writes, with no lock between; TransactWriteItems checks and writes item by
+  item and, when one fails, restores a snapshot of the whole table taken
+  before it started, erasing writes that other requests made meanwhile.
+  Measured with 50 concurrent conditional transactions on one item: two or
+  more "won". DynamoDB itself is atomic per write and per transaction, which
+  the store's race tests rely on. moto is bound by Python's GIL anyway, so
+  the lock costs little throughput.
+* An UpdateItem that would make an item too large is refused without
+  changing it. moto applies the update's actions to the stored item one by
+  one and raises the size error only when an action overflows, leaving the
+  earlier actions applied; DynamoDB writes nothing.
+
+The process exits by itself when its parent dies (so a killed test binary or
+shell never leaves a server behind), and on SIGTERM/SIGINT.
+
+Usage: moto_server_launcher.py --port PORT [--host 127.0.0.1]
+"""
+
+import argparse
+import copy
+import os
+import sys
+import threading
+import time
+import types
+
+# Attributes of a moto StateMachine that start_execution must share, not copy.
+_SHARED_ATTRIBUTES = ("executions", "backend")
+
+
+def _deepcopy_sharing(obj, memo=None):
+    """copy.deepcopy that keeps obj's executions and backend by reference."""
+    memo = {} if memo is None else memo
+    for name in _SHARED_ATTRIBUTES:
+        value = getattr(obj, name, None)
+        if value is not None:
+            # deepcopy returns memo[id(x)] for objects it has "already copied".
+            memo[id(value)] = value
+    return copy.deepcopy(obj, memo)
+
+
+def patch_stepfunctions_deepcopy():
+    """Apply the moto 5.2.1 start_execution work-around (issue 10077)."""
+    from moto.stepfunctions.parser import models
+
+    if not hasattr(models, "copy"):
+        raise SystemExit("moto.stepfunctions.parser.models no longer imports copy; "
+                         "re-check the issue 10077 work-around for this moto version")
+    models.copy = types.SimpleNamespace(deepcopy=_deepcopy_sharing, copy=copy.copy)
+
+
+def serialize_dynamodb():
+    """Make every DynamoDB request atomic with respect to the others."""
+    from moto.dynamodb.responses import DynamoHandler
+
+    lock = threading.RLock()
+    call_action = DynamoHandler.call_action
+
+    def call_action_locked(self):
+        with lock:
+            return call_action(self)
+
+    DynamoHandler.call_action = call_action_locked
+
+
+def atomic_update_expressions():
+    """Undo a partly applied update expression when it fails."""
+    from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
+
+    execute = UpdateExpressionExecutor.execute
+
+    def execute_all_or_nothing(self, node=None):
+        if node is not None:
+            return execute(self, node)
+        saved = copy.deepcopy(self.item.attrs)
+        try:
+            return execute(self)
+        except Exception:
+            self.item.attrs = saved
+            raise
+
+    UpdateExpressionExecutor.execute = execute_all_or_nothing
+
+
+def enable_stepfunctions_parser_mode():
+    """Run state machines for real; Lambda tasks echo without Docker."""
+    from moto.core import config
+
+    config.default_user_config["stepfunctions"] = {"execute_state_machine": True}
+    config.default_user_config["lambda"] = {"use_docker": False}
+
+
+def exit_with_parent(parent_pid):
+    """Exit as soon as the process that started us is gone."""
+
+    def watch():
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(0)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args(argv)
+
+    exit_with_parent(os.getppid())
+    try:
+        import moto
+        from moto import server
+    except ImportError as err:
+        sys.stderr.write(f"moto is not installed ({err}): pip install \"moto[server]==5.2.1\"\n")
+        return 3
+    if moto.__version__ != "5.2.1":
+        sys.stderr.write(f"warning: moto {moto.__version__} found, the work-arounds target 5.2.1\n")
+    patch_stepfunctions_deepcopy()
+    serialize_dynamodb()
+    atomic_update_expressions()
+    enable_stepfunctions_parser_mode()
+    server.main(["-H", args.host, "-p", str(args.port)])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

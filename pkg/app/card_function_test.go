@@ -1,0 +1,67 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+)
+
+func TestCardFunctionServesItsSampleEvent(t *testing.T) {
+	h, err := app.NewCardFunction(func(string) string { return "" }, builtin.Registry(), io.Discard)
+	require.NoError(t, err)
+	fn := app.LambdaHTTP(h)
+	ev := loadEvent(t, "card-get.json")
+
+	resp, err := fn(context.Background(), ev)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, resp.Body)
+	assert.Equal(t, "application/json", resp.Headers["Content-Type"])
+	var card map[string]any
+	require.NoError(t, json.Unmarshal([]byte(resp.Body), &card))
+	assert.Equal(t, "a2a-lambda demo agent", card["name"])
+	assert.Equal(t, "https://abc123def4.execute-api.us-east-1.amazonaws.com", card["url"], "the API's own URL, from the event")
+	assert.Equal(t, []any{map[string]any{"bearer": []any{}}}, card["security"], "a deployed agent requires a bearer token")
+
+	// Revalidation with the ETag the first answer carried.
+	ev.Headers["if-none-match"] = resp.Headers["Etag"]
+	resp, err = fn(context.Background(), ev)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotModified, resp.StatusCode)
+	assert.Empty(t, resp.Body)
+
+	// The legacy path serves the same card; other routes are not this function's.
+	ev = loadEvent(t, "card-get.json")
+	ev.RawPath, ev.RequestContext.HTTP.Path = "/.well-known/agent.json", "/.well-known/agent.json"
+	resp, err = fn(context.Background(), ev)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	ev.RawPath, ev.RequestContext.HTTP.Path, ev.RequestContext.HTTP.Method = "/", "/", "POST"
+	resp, err = fn(context.Background(), ev)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
+func TestCardFunctionConfiguration(t *testing.T) {
+	env := map[string]string{"A2A_PUBLIC_URL": "https://agent.example.com"}
+	h, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	require.NoError(t, err)
+	resp, err := app.LambdaHTTP(h)(context.Background(), loadEvent(t, "card-get.json"))
+	require.NoError(t, err)
+	assert.Contains(t, resp.Body, `"url":"https://agent.example.com"`)
+
+	env = map[string]string{"A2A_AGENT": "nope"}
+	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	assert.ErrorContains(t, err, `A2A_AGENT="nope" is not a registered agent; choose one of: demo, echo`)
+
+	env = map[string]string{"A2A_PUBLIC_URL": "ftp://x"}
+	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	assert.ErrorContains(t, err, "A2A_PUBLIC_URL")
+}

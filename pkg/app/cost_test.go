@@ -1,0 +1,107 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
+	"github.com/a2a-lambda/a2a-lambda/internal/dynamocost"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+)
+
+// TestCostPerTask measures what the send function asks of DynamoDB for the
+// calls of a task's life, through the real handler: the requests (exact,
+// asserted) and the capacity units DynamoDB would charge (estimated from
+// the items' real sizes, see internal/dynamocost). Run it with -v to print
+// the table of README.md's "Cost per task".
+func TestCostPerTask(t *testing.T) {
+	ctx := context.Background()
+	env := lambdaEnv(t)
+	cfg, err := config.Load(getenv(env))
+	require.NoError(t, err)
+	storeOf(t, env) // creates the table
+	meter, err := dynamocost.New(ctx, awstest.DynamoDB(t), cfg.TaskStore.Table)
+	require.NoError(t, err)
+	var (
+		mu       sync.Mutex
+		reported float64 // what DynamoDB (here moto) reported to the usage hook
+	)
+	store, err := dynamo.New(meter, dynamo.Options{Table: cfg.TaskStore.Table, OnUsage: func(u dynamo.Usage) {
+		mu.Lock()
+		defer mu.Unlock()
+		reported += u.Units
+	}})
+	require.NoError(t, err)
+	h, err := app.NewLambdaHandler(cfg, echo.Agent{}, store, app.LambdaOptions{Routes: httpapi.RoutesRPC})
+	require.NoError(t, err)
+	send := httpadapter.NewV2(h).ProxyWithContext
+
+	rpc := func(method, params string) events.APIGatewayV2HTTPResponse {
+		ev := loadEvent(t, "send/jsonrpc-tasks-get.json")
+		ev.Body = fmt.Sprintf(`{"jsonrpc":"2.0","id":"cost","method":%q,"params":%s}`, method, params)
+		resp, err := send(ctx, ev)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode)
+		require.NotContains(t, resp.Body, `"error"`)
+		return resp
+	}
+	sendParams := func(id string, blocking bool) string {
+		return fmt.Sprintf(`{"message":{"role":"user","messageId":%q,"parts":[{"kind":"text","text":"What is the weather in Lisbon tomorrow?"}]},"configuration":{"blocking":%t}}`, id, blocking)
+	}
+
+	// A task with 10 messages: the first, and 9 progress messages.
+	createTask(t, store, "ten-messages", a2a.TaskStateSubmitted)
+	for i := range 9 {
+		_, err := store.UpdateTask(ctx, service.Update{TaskID: "ten-messages", Status: &a2a.TaskStatus{
+			State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(service.SystemClock{}.Now()),
+			Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: fmt.Sprintf("progress-%d", i), TaskID: "ten-messages", ContextID: "ctx-events",
+				Parts: []a2a.Part{a2a.TextPart(fmt.Sprintf("Step %d of 9: looked up the forecast sources and merged their answers.", i+1))}},
+		}})
+		require.NoError(t, err)
+	}
+	createTask(t, store, "to-cancel", a2a.TaskStateWorking)
+
+	var rows []string
+	for _, tc := range []struct {
+		name string
+		do   func()
+		ops  string
+	}{
+		{"non-blocking message/send (task created, awaits execution)", func() { rpc("message/send", sendParams("cost-1", false)) },
+			"1×Query, 1×TransactWriteItems, 1×UpdateItem"},
+		{"tasks/get of a task with 10 messages (all history, artifacts)", func() { rpc("tasks/get", `{"id":"ten-messages"}`) },
+			"1×Query"},
+		{"tasks/cancel of a working task", func() { rpc("tasks/cancel", `{"id":"to-cancel"}`) },
+			"2×Query, 1×UpdateItem"},
+		{"full lifecycle: blocking message/send, working, one artifact, completed", func() { rpc("message/send", sendParams("cost-2", true)) },
+			"3×Query, 2×TransactWriteItems, 1×UpdateItem"},
+	} {
+		meter.Reset()
+		mu.Lock()
+		reported = 0
+		mu.Unlock()
+		tc.do()
+		c := meter.Counts()
+		assert.Equal(t, tc.ops, c.Ops(), tc.name)
+		assert.Positive(t, c.Read, tc.name)
+		mu.Lock()
+		row := fmt.Sprintf("| %s | %d (%s) | %.1f | %.0f (%.0f index) | %.1f |", tc.name, c.Total(), c.Ops(), c.Read, c.Write, c.IndexWrite, reported)
+		mu.Unlock()
+		rows = append(rows, row)
+	}
+	t.Logf("\n| call | DynamoDB requests | read units (est.) | write units (est.) | units moto reported |\n|---|---|---|---|---|\n%s", strings.Join(rows, "\n"))
+}

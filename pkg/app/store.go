@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+)
+
+// StoreOptions are the collaborators of a task store that tests replace.
+type StoreOptions struct {
+	Clock service.Clock
+	Log   *slog.Logger
+	// OnUsage receives the capacity of every DynamoDB request.
+	OnUsage func(dynamo.Usage)
+}
+
+// OpenTaskStore returns the task store cfg names: in memory, or on
+// DynamoDB (see OpenDynamoStore).
+func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (service.Store, error) {
+	if cfg.TaskStore.Backend == config.BackendDynamoDB {
+		return OpenDynamoStore(ctx, cfg, o)
+	}
+	return memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL}), nil
+}
+
+// OpenDynamoStore returns the DynamoDB store of cfg's table, reached with
+// the default AWS configuration (credentials from the environment or the
+// Lambda role) in AWS_REGION, or at AWS_ENDPOINT_URL when it is set. With
+// A2A_TASK_STORE_CREATE_TABLE it first creates the table if it is missing.
+func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo.Store, error) {
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.AWS.Region))
+	if err != nil {
+		return nil, fmt.Errorf("AWS configuration: %w", err)
+	}
+	client := dynamodb.NewFromConfig(awsCfg, func(opts *dynamodb.Options) {
+		if cfg.AWS.EndpointURL != "" {
+			opts.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
+		}
+	})
+	if cfg.TaskStore.CreateTable {
+		if err := dynamo.CreateTable(ctx, client, cfg.TaskStore.Table); err != nil {
+			return nil, fmt.Errorf("A2A_TASK_STORE_CREATE_TABLE: %w", err)
+		}
+	}
+	if o.Log != nil {
+		o.Log.Info("tasks are kept in DynamoDB", "table", cfg.TaskStore.Table, "region", cfg.AWS.Region, "endpoint", cfg.AWS.EndpointURL)
+	}
+	return dynamo.New(client, dynamo.Options{
+		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, OnUsage: o.OnUsage, Logger: o.Log,
+	})
+}

@@ -1,0 +1,169 @@
+// Package inline runs a task's steps inside the request that started it:
+// the runner of the Lambda functions until the Step Functions runner takes
+// over.
+//
+// A blocking send runs the agent's steps in the request, following Continue
+// outcomes and their delays while its budget allows, and shows an interrupt a
+// step asks for (Await) before it returns. A non-blocking send
+// cannot run anything: a Lambda is frozen as soon as it answers. So the
+// runner records on the task that it awaits execution (Backlog.Defer) and
+// returns; the task stays submitted. The same happens to the rest of a
+// blocking send's work that does not fit its budget, and to a step that
+// failed because the store did. The Step Functions issue hands such work to
+// state machine executions instead (StartExecution at send time), and can
+// sweep the tasks still marked as awaiting.
+package inline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// Executor runs the actions of the step protocol; *service.Executor is one.
+type Executor interface {
+	Step(ctx context.Context, req service.StepRequest) (service.StepResult, error)
+	Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error)
+}
+
+// Backlog keeps the jobs a request could not run itself.
+type Backlog interface {
+	// Defer records that job awaits execution, without changing the task's
+	// version. It returns service.ErrNotFound for a task that does not
+	// exist or expired, and nil, recording nothing, for a terminal task.
+	Defer(ctx context.Context, job service.Job) error
+}
+
+// Defaults of Options.
+const (
+	DefaultBudget  = 20 * time.Second
+	DefaultReserve = 2 * time.Second
+	// deferTimeout bounds recording a job once the request's own time
+	// is up.
+	deferTimeout = 5 * time.Second
+)
+
+// Options configure a Runner.
+type Options struct {
+	// Budget bounds the time a blocking send spends running steps.
+	Budget time.Duration
+	// Reserve is kept from the request's deadline (a Lambda's remaining
+	// time) to record what is left and answer.
+	Reserve time.Duration
+	Logger  *slog.Logger
+}
+
+// Runner is a service.Runner that runs steps in the caller's request.
+type Runner struct {
+	exec    Executor
+	backlog Backlog
+	budget  time.Duration
+	reserve time.Duration
+	log     *slog.Logger
+}
+
+var _ service.Runner = (*Runner)(nil)
+
+// New returns a runner of exec's steps that defers to backlog what it
+// cannot run.
+func New(exec Executor, backlog Backlog, o Options) *Runner {
+	r := &Runner{exec: exec, backlog: backlog, budget: o.Budget, reserve: o.Reserve, log: o.Logger}
+	if r.budget <= 0 {
+		r.budget = DefaultBudget
+	}
+	if r.reserve <= 0 {
+		r.reserve = DefaultReserve
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	return r
+}
+
+// Start implements service.Runner. A non-blocking job is deferred. A
+// blocking job's steps run now, each bounded by the end of the budget (or
+// the request's deadline less the reserve, if sooner; a step still running
+// then sees its context end and the agent's error fails the task, as a
+// worker timeout would). A Continue whose delay does not fit is deferred;
+// so is a step the store failed. Start returns an error only when a job
+// could not be deferred: the work was not scheduled.
+func (r *Runner) Start(ctx context.Context, job service.Job) error {
+	if !job.Blocking {
+		return r.deferJob(ctx, job)
+	}
+	end := time.Now().Add(r.budget)
+	if d, ok := ctx.Deadline(); ok && d.Add(-r.reserve).Before(end) {
+		end = d.Add(-r.reserve)
+	}
+	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply}
+	for {
+		if !time.Now().Before(end) {
+			return r.deferJob(ctx, jobOf(req, job.Blocking))
+		}
+		stepCtx, cancel := context.WithDeadline(ctx, end)
+		res, err := r.exec.Step(stepCtx, req)
+		cancel()
+		if err != nil {
+			r.log.ErrorContext(ctx, "task step failed; deferring it", "taskId", job.TaskID, "error", err)
+			return r.deferJob(ctx, jobOf(req, job.Blocking))
+		}
+		switch res.Next {
+		case service.NextContinue:
+		case service.NextAwait:
+			// Show the interrupt now; the client's reply starts the next
+			// step in the request that carries it.
+			if _, err := r.exec.Await(ctx, service.AwaitRequest{TaskID: job.TaskID, RequestID: res.RequestID}); err != nil {
+				return fmt.Errorf("inline runner: show the interrupt of task %s: %w", job.TaskID, err)
+			}
+			return nil
+		default:
+			return nil
+		}
+		req = service.StepRequest{TaskID: job.TaskID}
+		if time.Until(end) <= res.After {
+			return r.deferJob(ctx, jobOf(req, job.Blocking))
+		}
+		if err := sleep(ctx, res.After); err != nil {
+			return r.deferJob(ctx, jobOf(req, job.Blocking))
+		}
+	}
+}
+
+func jobOf(req service.StepRequest, blocking bool) service.Job {
+	return service.Job{TaskID: req.TaskID, Message: req.Message, Reply: req.Reply, Blocking: blocking}
+}
+
+// deferJob records job, with time of its own when the request's is up.
+func (r *Runner) deferJob(ctx context.Context, job service.Job) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deferTimeout)
+	defer cancel()
+	err := r.backlog.Defer(ctx, job)
+	if errors.Is(err, service.ErrNotFound) {
+		return nil // the task is gone: nothing to run
+	}
+	if err != nil {
+		return fmt.Errorf("inline runner: record that task %s awaits execution: %w", job.TaskID, err)
+	}
+	r.log.InfoContext(ctx, "task awaits execution", "taskId", job.TaskID)
+	return nil
+}
+
+// Cancel implements service.Runner. The cancel is already stored; a step
+// running in another request notices it at its next write (the store
+// refuses writes to a terminal task), so there is nothing to stop here.
+func (r *Runner) Cancel(context.Context, string) error { return nil }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

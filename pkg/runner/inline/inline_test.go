@@ -1,0 +1,153 @@
+package inline_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// steps answers each Step with the next scripted result and records the
+// requests, their deadlines and the interrupts shown.
+type steps struct {
+	results   []service.StepResult
+	errs      []error
+	reqs      []service.StepRequest
+	deadlines []time.Time
+	awaited   []service.AwaitRequest
+}
+
+func (s *steps) Await(_ context.Context, req service.AwaitRequest) (service.StepResult, error) {
+	s.awaited = append(s.awaited, req)
+	return service.StepResult{Next: service.NextAwait, RequestID: req.RequestID}, nil
+}
+
+func (s *steps) Step(ctx context.Context, req service.StepRequest) (service.StepResult, error) {
+	i := len(s.reqs)
+	s.reqs = append(s.reqs, req)
+	d, _ := ctx.Deadline()
+	s.deadlines = append(s.deadlines, d)
+	var err error
+	if i < len(s.errs) {
+		err = s.errs[i]
+	}
+	return s.results[i], err
+}
+
+type backlog struct {
+	mu   sync.Mutex
+	jobs []service.Job
+	err  error
+}
+
+func (b *backlog) Defer(ctx context.Context, job service.Job) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	b.jobs = append(b.jobs, job)
+	return b.err
+}
+
+var (
+	msg           = &a2a.Message{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}
+	done          = service.StepResult{Next: service.NextDone, State: a2a.TaskStateCompleted}
+	await         = service.StepResult{Next: service.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1"}
+	continueAfter = func(d time.Duration) service.StepResult {
+		return service.StepResult{Next: service.NextContinue, After: d, State: a2a.TaskStateWorking}
+	}
+)
+
+func TestStart(t *testing.T) {
+	first := service.StepRequest{TaskID: "t1", Message: msg}
+	next := service.StepRequest{TaskID: "t1"}
+	for _, tc := range []struct {
+		name     string
+		job      service.Job
+		results  []service.StepResult
+		errs     []error
+		budget   time.Duration
+		reqs     []service.StepRequest
+		deferred []service.Job
+		awaited  []service.AwaitRequest
+	}{
+		{"non-blocking: deferred, nothing runs", service.Job{TaskID: "t1", Message: msg}, nil, nil, time.Second,
+			nil, []service.Job{{TaskID: "t1", Message: msg}}, nil},
+		{"blocking: one step", service.Job{TaskID: "t1", Message: msg, Blocking: true}, []service.StepResult{done}, nil, time.Second,
+			[]service.StepRequest{first}, nil, nil},
+		{"blocking: shows an interrupt and stops", service.Job{TaskID: "t1", Message: msg, Blocking: true}, []service.StepResult{await}, nil, time.Second,
+			[]service.StepRequest{first}, nil, []service.AwaitRequest{{TaskID: "t1", RequestID: "r1"}}},
+		{"blocking: follows continues", service.Job{TaskID: "t1", Message: msg, Blocking: true},
+			[]service.StepResult{continueAfter(10 * time.Millisecond), continueAfter(0), done}, nil, time.Second,
+			[]service.StepRequest{first, next, next}, nil, nil},
+		{"blocking: a delay beyond the budget is deferred", service.Job{TaskID: "t1", Message: msg, Blocking: true},
+			[]service.StepResult{continueAfter(time.Hour)}, nil, time.Second,
+			[]service.StepRequest{first}, []service.Job{{TaskID: "t1", Blocking: true}}, nil},
+		{"blocking: a step the store failed is deferred", service.Job{TaskID: "t1", Message: msg, Blocking: true},
+			[]service.StepResult{{}}, []error{errors.New("throttled")}, time.Second,
+			[]service.StepRequest{first}, []service.Job{{TaskID: "t1", Message: msg, Blocking: true}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &steps{results: tc.results, errs: tc.errs}
+			bl := &backlog{}
+			r := inline.New(st, bl, inline.Options{Budget: tc.budget})
+			start := time.Now()
+			require.NoError(t, r.Start(context.Background(), tc.job))
+			assert.Equal(t, tc.reqs, st.reqs)
+			assert.Equal(t, tc.deferred, bl.jobs)
+			assert.Equal(t, tc.awaited, st.awaited)
+			for _, d := range st.deadlines {
+				assert.WithinDuration(t, start.Add(tc.budget), d, 100*time.Millisecond, "a step's deadline is the end of the budget")
+			}
+		})
+	}
+}
+
+// The request's deadline, less the reserve, bounds the steps too; with no
+// time left, the job is deferred at once.
+func TestStartHonoursTheRequestDeadline(t *testing.T) {
+	st := &steps{results: []service.StepResult{done}}
+	bl := &backlog{}
+	r := inline.New(st, bl, inline.Options{Budget: time.Minute, Reserve: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	require.NoError(t, r.Start(ctx, service.Job{TaskID: "t1", Blocking: true}))
+	require.Len(t, st.deadlines, 1)
+	want, _ := ctx.Deadline()
+	assert.WithinDuration(t, want.Add(-time.Second), st.deadlines[0], time.Millisecond)
+
+	st = &steps{}
+	r = inline.New(st, bl, inline.Options{Budget: time.Minute, Reserve: 5 * time.Second})
+	require.NoError(t, r.Start(ctx, service.Job{TaskID: "t2", Message: msg, Blocking: true}))
+	assert.Empty(t, st.reqs, "a step ran without time for it")
+	assert.Equal(t, service.Job{TaskID: "t2", Message: msg, Blocking: true}, bl.jobs[len(bl.jobs)-1])
+}
+
+// Deferring still works when the request's context is done, and a job
+// that cannot be deferred is an error (the service then fails the task).
+func TestDeferErrors(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	bl := &backlog{}
+	r := inline.New(&steps{}, bl, inline.Options{})
+	require.NoError(t, r.Start(ctx, service.Job{TaskID: "t1"}))
+	assert.Len(t, bl.jobs, 1)
+
+	bl = &backlog{err: errors.New("table gone")}
+	err := inline.New(&steps{}, bl, inline.Options{}).Start(context.Background(), service.Job{TaskID: "t1"})
+	assert.ErrorContains(t, err, "table gone")
+
+	bl = &backlog{err: service.ErrNotFound}
+	assert.NoError(t, inline.New(&steps{}, bl, inline.Options{}).Start(context.Background(), service.Job{TaskID: "gone"}),
+		"a task that is gone needs nothing")
+	assert.NoError(t, inline.New(&steps{}, bl, inline.Options{}).Cancel(context.Background(), "t1"))
+}

@@ -1,0 +1,241 @@
+// Package dynamo is the service.TaskStore on one DynamoDB table, shared by
+// every Lambda function: a task created by one invocation is read, canceled
+// and finished by others.
+//
+// Layout (see keys.go): a task's partition T#<taskId> holds its artifacts
+// (A#<artifactId>), the task item itself (H) and its history messages
+// (H#<newest-first key>), in that sort order, so that one Query reads
+// exactly the task, the task and its artifacts, or the task and its N most
+// recent messages. Idempotency records live in their own partitions
+// (I#<digest of owner and messageId>). Two global secondary indexes list an
+// owner's tasks, and an owner's tasks in one context, newest status first.
+//
+// Consistency: every read of a task is strongly consistent (a task written
+// by one Lambda is read by another a moment later, and writers condition on
+// the version they read). Lists use global secondary indexes, which are
+// eventually consistent: a task changed a moment ago may be listed as it was.
+//
+// Expiry: every item carries expiresAt (epoch seconds), the table's TTL
+// attribute. DynamoDB deletes expired items late (up to days), so reads treat
+// an expired task as absent and conditional writes refuse it. Messages and
+// artifacts are read only through their task, and always expire after it
+// (see expiry.go).
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// API is the part of the DynamoDB client the store uses; *dynamodb.Client
+// implements it.
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+}
+
+// Usage is what one DynamoDB request consumed, as DynamoDB reported it
+// (ReturnConsumedCapacity TOTAL). The store reports every request, failed
+// ones included (with zero units when DynamoDB reported none), so that the
+// number of reports is the number of requests.
+type Usage struct {
+	// Op is the DynamoDB operation, such as "Query" or "TransactWriteItems".
+	Op string
+	// Units is the total capacity consumed; Read and Write split it when
+	// DynamoDB does.
+	Units, Read, Write float64
+}
+
+// Defaults of Options.
+const (
+	DefaultTaskTTL        = 7 * 24 * time.Hour
+	DefaultIdempotencyTTL = 24 * time.Hour
+)
+
+// Options configure a Store.
+type Options struct {
+	// Table is the table's name (required).
+	Table string
+	// Clock tells the time; the default is the system clock.
+	Clock service.Clock
+	// TaskTTL is how long a task lives after its last update.
+	TaskTTL time.Duration
+	// IdempotencyTTL is how long a (owner, messageId) record lives.
+	IdempotencyTTL time.Duration
+	// OnUsage, when set, receives the capacity of every request.
+	OnUsage func(Usage)
+	Logger  *slog.Logger
+}
+
+// Store is a service.Store (tasks and interrupt bindings) on DynamoDB. It is safe for concurrent use.
+type Store struct {
+	api     API
+	table   string
+	clock   service.Clock
+	taskTTL time.Duration
+	idemTTL time.Duration
+	onUsage func(Usage)
+	log     *slog.Logger
+}
+
+var _ service.Store = (*Store)(nil)
+
+// New returns a store on an existing table (see CreateTable).
+func New(api API, o Options) (*Store, error) {
+	if api == nil {
+		return nil, errors.New("dynamo: a DynamoDB client is required")
+	}
+	if o.Table == "" {
+		return nil, errors.New("dynamo: a table name is required")
+	}
+	s := &Store{api: api, table: o.Table, clock: o.Clock, taskTTL: o.TaskTTL, idemTTL: o.IdempotencyTTL, onUsage: o.OnUsage, log: o.Logger}
+	if s.clock == nil {
+		s.clock = service.SystemClock{}
+	}
+	if s.taskTTL <= 0 {
+		s.taskTTL = DefaultTaskTTL
+	}
+	if s.idemTTL <= 0 {
+		s.idemTTL = DefaultIdempotencyTTL
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s, nil
+}
+
+// clockTimes are the instants one operation works with, in the units the
+// table stores.
+type clockTimes struct {
+	now time.Time
+	// unix is now in epoch seconds: an item is live while unix < expiresAt.
+	unix int64
+	// taskExpiry is the expiresAt of a task written now.
+	taskExpiry int64
+	// childExpiry is the expiresAt of a message or artifact written now:
+	// one TTL later than its task, see expiry.go.
+	childExpiry int64
+	// idemExpiry is the expiresAt of an idempotency record written now.
+	idemExpiry int64
+}
+
+func (s *Store) times() clockTimes {
+	now := s.clock.Now()
+	return clockTimes{
+		now:         now,
+		unix:        now.Unix(),
+		taskExpiry:  now.Add(s.taskTTL).Unix(),
+		childExpiry: now.Add(2 * s.taskTTL).Unix(),
+		idemExpiry:  now.Add(s.idemTTL).Unix(),
+	}
+}
+
+// The calls below set the table and ReturnConsumedCapacity and report the
+// capacity of every request.
+
+func (s *Store) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
+	out, err := s.api.GetItem(ctx, in)
+	if out != nil {
+		s.observe("GetItem", out.ConsumedCapacity)
+	} else {
+		s.observe("GetItem", nil)
+	}
+	return out, wrap("GetItem", err)
+}
+
+func (s *Store) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
+	out, err := s.api.Query(ctx, in)
+	if out != nil {
+		s.observe("Query", out.ConsumedCapacity)
+	} else {
+		s.observe("Query", nil)
+	}
+	return out, wrap("Query", err)
+}
+
+func (s *Store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
+	out, err := s.api.UpdateItem(ctx, in)
+	if out != nil {
+		s.observe("UpdateItem", out.ConsumedCapacity)
+	} else {
+		s.observe("UpdateItem", nil)
+	}
+	return out, wrap("UpdateItem", err)
+}
+
+// transact runs a transaction whose items name no table yet.
+func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) error {
+	for i := range items {
+		switch it := &items[i]; {
+		case it.Put != nil:
+			it.Put.TableName = aws.String(s.table)
+		case it.Update != nil:
+			it.Update.TableName = aws.String(s.table)
+		case it.ConditionCheck != nil:
+			it.ConditionCheck.TableName = aws.String(s.table)
+		case it.Delete != nil:
+			it.Delete.TableName = aws.String(s.table)
+		}
+	}
+	out, err := s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	var cc []types.ConsumedCapacity
+	if out != nil {
+		cc = out.ConsumedCapacity
+	}
+	s.observe("TransactWriteItems", nil, cc...)
+	return wrap("TransactWriteItems", err)
+}
+
+func (s *Store) batchGet(ctx context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := s.api.BatchGetItem(ctx, in)
+	var cc []types.ConsumedCapacity
+	if out != nil {
+		cc = out.ConsumedCapacity
+	}
+	s.observe("BatchGetItem", nil, cc...)
+	return out, wrap("BatchGetItem", err)
+}
+
+func (s *Store) observe(op string, one *types.ConsumedCapacity, more ...types.ConsumedCapacity) {
+	if s.onUsage == nil {
+		return
+	}
+	u := Usage{Op: op}
+	add := func(c *types.ConsumedCapacity) {
+		u.Units += aws.ToFloat64(c.CapacityUnits)
+		u.Read += aws.ToFloat64(c.ReadCapacityUnits)
+		u.Write += aws.ToFloat64(c.WriteCapacityUnits)
+	}
+	if one != nil {
+		add(one)
+	}
+	for i := range more {
+		add(&more[i])
+	}
+	s.onUsage(u)
+}
+
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("dynamo: %s: %w", op, err)
+}

@@ -1,0 +1,144 @@
+package dynamo
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// dynamoItemLimit is DynamoDB's item size limit, for error messages.
+const dynamoItemLimit = 400 << 10
+
+// Internal outcomes of a refused update that the update loop handles.
+var (
+	// errVersionMoved: an update without IfVersion lost a race; read again.
+	errVersionMoved = errors.New("dynamo: the task changed since it was read")
+	// errChildrenExpire: the task's messages and artifacts would expire
+	// before it; extend them and write again (see expiry.go).
+	errChildrenExpire = errors.New("dynamo: the task's children expire too early")
+	// errContention: DynamoDB refused a write that raced another
+	// transaction on the same item; write again.
+	errContention = errors.New("dynamo: transaction conflict")
+)
+
+// cancellation returns the reasons of a canceled transaction, or nil when
+// err is something else.
+func cancellation(err error) []types.CancellationReason {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return tce.CancellationReasons
+	}
+	return nil
+}
+
+// failedCondition reports whether a transaction item failed its condition.
+func failedCondition(reasons []types.CancellationReason, i int) bool {
+	return i < len(reasons) && aws.ToString(reasons[i].Code) == "ConditionalCheckFailed"
+}
+
+// conditionFailedItem returns the item (ALL_OLD) of a failed single-item
+// conditional write, and whether err was one.
+func conditionFailedItem(err error) (map[string]types.AttributeValue, bool) {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ccf.Item, true
+	}
+	return nil, false
+}
+
+// otherFailure maps what is not a failed condition: item size limits to
+// *service.TooLargeError, transaction contention to errContention, anything
+// else to itself.
+func otherFailure(err error, what string) error {
+	reasons := cancellation(err)
+	for _, r := range reasons {
+		if aws.ToString(r.Code) == "ValidationError" && isSizeMessage(aws.ToString(r.Message)) {
+			return tooLarge(what)
+		}
+	}
+	if slices.ContainsFunc(reasons, func(r types.CancellationReason) bool {
+		return aws.ToString(r.Code) == "TransactionConflict"
+	}) {
+		return errContention
+	}
+	var tce *types.TransactionConflictException
+	if errors.As(err, &tce) {
+		return errContention
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" && isSizeMessage(ae.ErrorMessage()) {
+		return tooLarge(what)
+	}
+	return err
+}
+
+// isSizeMessage recognises DynamoDB's size limit messages: "Item size has
+// exceeded the maximum allowed size", "Item size to update has exceeded...",
+// "Size of hashkey has exceeded...", "Transaction request cannot be larger
+// than 4 MB".
+func isSizeMessage(msg string) bool {
+	m := strings.ToLower(msg)
+	return (strings.Contains(m, "size") && strings.Contains(m, "exceed")) || strings.Contains(m, "cannot be larger than")
+}
+
+func tooLarge(what string) error {
+	return &service.TooLargeError{What: what + " (DynamoDB refused the item size)", Limit: dynamoItemLimit}
+}
+
+// refusedUpdate explains why the condition of an update failed, from the
+// task item as it was (ALL_OLD; nil when there was none). The order is the
+// memory store's: not found, terminal, version, state.
+func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expected, taskExpiry int64, t clockTimes) error {
+	it, err := liveTask(old, t)
+	if err != nil {
+		return err
+	}
+	state := a2a.TaskState(it.State)
+	switch {
+	case state.Terminal():
+		return &service.ConflictError{Reason: service.ConflictTerminal, State: state, Version: it.Version}
+	case u.IfVersion > 0 && it.Version != u.IfVersion:
+		return &service.ConflictError{Reason: service.ConflictVersion, State: state, Version: it.Version}
+	case len(u.IfStates) > 0 && !slices.Contains(u.IfStates, state):
+		return &service.ConflictError{Reason: service.ConflictState, State: state, Version: it.Version}
+	case it.Version != expected:
+		return errVersionMoved
+	case it.ChildrenExpireAt < taskExpiry:
+		return errChildrenExpire
+	}
+	return fmt.Errorf("dynamo: update of task %s refused, but the task meets its conditions", taskIDFromPK(it.PK))
+}
+
+// liveTask decodes the old image of a refused write to a task item:
+// service.ErrNotFound when there was no item or it had expired.
+func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, error) {
+	if len(old) == 0 {
+		return nil, service.ErrNotFound
+	}
+	it, err := decodeTaskItem(old)
+	if err != nil {
+		return nil, err
+	}
+	if !it.live(t) {
+		return nil, service.ErrNotFound
+	}
+	return it, nil
+}
+
+// duplicateOf returns the *service.DuplicateError of an idempotency record
+// (ALL_OLD of its failed condition).
+func duplicateOf(old map[string]types.AttributeValue) error {
+	v, ok := old[attrTaskID].(*types.AttributeValueMemberS)
+	if !ok {
+		return errors.New("dynamo: idempotency record without a task id")
+	}
+	return &service.DuplicateError{TaskID: v.Value}
+}

@@ -1,0 +1,342 @@
+package dynamo
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// Interrupt bindings are items of their own (PK R#<requestId>, SK R). They
+// are listed per owner through the byOwner index under a partition of their
+// own (listOwner R#<owner>, listSK <created>#<requestId>), so that they
+// never mix with the owner's tasks (O#<owner>). Their state attribute is
+// "asked" or "resolved": the index projects it, so that a listing skips
+// resolved bindings without reading them.
+
+const (
+	skBinding            = "R"
+	bindingAsked         = "asked"
+	bindingResolved      = "resolved"
+	attrBindingActiveTil = "activeUntil"
+	attrBindingGoneAt    = "goneAt"
+	attrBindingToken     = "taskToken"
+)
+
+func bindingPK(requestID string) string { return "R#" + requestID }
+
+func bindingListOwner(owner string) string { return "R#" + owner }
+
+// bindingItem is an interrupt binding. Times are Unix nanoseconds, except
+// expiresAt (the TTL attribute, epoch seconds, rounded up from goneAt).
+type bindingItem struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	TaskID      string `dynamodbav:"taskId"`
+	ContextID   string `dynamodbav:"contextId"`
+	Owner       string `dynamodbav:"owner"`
+	Type        string `dynamodbav:"type"`
+	Details     string `dynamodbav:"details,omitempty"`
+	TaskToken   string `dynamodbav:"taskToken,omitempty"`
+	CreatedAt   int64  `dynamodbav:"createdAt"`
+	ActiveUntil int64  `dynamodbav:"activeUntil"`
+	GoneAt      int64  `dynamodbav:"goneAt"`
+	ExpiresAt   int64  `dynamodbav:"expiresAt"`
+	State       string `dynamodbav:"state"`
+	ListOwner   string `dynamodbav:"listOwner"`
+	ListSK      string `dynamodbav:"listSK"`
+}
+
+func newBindingItem(b service.InterruptBinding) (*bindingItem, error) {
+	it := &bindingItem{
+		PK: bindingPK(b.RequestID), SK: skBinding, TaskID: b.TaskID, ContextID: b.ContextID, Owner: b.Owner,
+		Type: b.Type, TaskToken: b.TaskToken,
+		CreatedAt: b.CreatedAt.UnixNano(), ActiveUntil: b.ActiveUntil.UnixNano(), GoneAt: b.ExpiresAt.UnixNano(),
+		ExpiresAt: b.ExpiresAt.Add(time.Second - 1).Unix(), State: bindingAsked,
+		ListOwner: bindingListOwner(b.Owner), ListSK: a2a.FormatTime(b.CreatedAt) + "#" + b.RequestID,
+	}
+	if b.Resolved {
+		it.State = bindingResolved
+	}
+	if len(b.Details) > 0 {
+		d, err := encodeJSON("interrupt details", b.Details)
+		if err != nil {
+			return nil, err
+		}
+		it.Details = d
+	}
+	return it, nil
+}
+
+func (it *bindingItem) binding() (*service.InterruptBinding, error) {
+	b := &service.InterruptBinding{
+		RequestID: it.PK[len("R#"):], TaskID: it.TaskID, ContextID: it.ContextID, Owner: it.Owner, Type: it.Type,
+		TaskToken: it.TaskToken, CreatedAt: time.Unix(0, it.CreatedAt).UTC(), ActiveUntil: time.Unix(0, it.ActiveUntil).UTC(),
+		ExpiresAt: time.Unix(0, it.GoneAt).UTC(), Resolved: it.State == bindingResolved,
+	}
+	if err := unmarshalOptional(it.Details, &b.Details); err != nil {
+		return nil, fmt.Errorf("dynamo: decode details of interrupt %s: %w", b.RequestID, err)
+	}
+	return b, nil
+}
+
+// live reports whether the binding exists at t (active or tombstone).
+func (it *bindingItem) live(t clockTimes) bool { return t.now.UnixNano() < it.GoneAt }
+
+func decodeBinding(m map[string]types.AttributeValue) (*bindingItem, error) {
+	var it bindingItem
+	if err := attributevalue.UnmarshalMap(m, &it); err != nil {
+		return nil, fmt.Errorf("dynamo: decode interrupt binding: %w", err)
+	}
+	return &it, nil
+}
+
+// readBinding returns a live binding item, or nil.
+func (s *Store) readBinding(ctx context.Context, requestID string, t clockTimes) (*bindingItem, error) {
+	if requestID == "" || len(bindingPK(requestID)) > maxKeyBytes {
+		return nil, nil
+	}
+	out, err := s.getItem(ctx, &dynamodb.GetItemInput{Key: key(bindingPK(requestID), skBinding), ConsistentRead: aws.Bool(true)})
+	if err != nil || len(out.Item) == 0 {
+		return nil, err
+	}
+	it, err := decodeBinding(out.Item)
+	if err != nil || !it.live(t) {
+		return nil, err
+	}
+	return it, nil
+}
+
+// ActivateInterrupt implements service.InterruptStore: one transaction
+// updates the task (status from its pending interrupt, conditioned on the
+// version that was read with it) and creates the binding.
+func (s *Store) ActivateInterrupt(ctx context.Context, b service.InterruptBinding, timestamp string) (int64, error) {
+	for attempt := 1; ; attempt++ {
+		it, err := s.readTask(ctx, b.TaskID)
+		if err != nil {
+			return 0, err
+		}
+		if st := a2a.TaskState(it.State); st.Terminal() {
+			return 0, &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: it.Version}
+		}
+		existing, err := s.readBinding(ctx, b.RequestID, s.times())
+		if err != nil {
+			return 0, err
+		}
+		if existing != nil {
+			return it.Version, s.setToken(ctx, b.RequestID, b.TaskToken)
+		}
+		rec, err := it.record()
+		if err != nil {
+			return 0, err
+		}
+		p := rec.Pending
+		if p == nil || p.RequestID != b.RequestID {
+			return 0, service.ErrNotFound
+		}
+		item, err := newBindingItem(b)
+		if err != nil {
+			return 0, err
+		}
+		put := extraWrite{
+			item: func(clockTimes) (types.TransactWriteItem, error) {
+				av, err := marshalItem(item)
+				if err != nil {
+					return types.TransactWriteItem{}, err
+				}
+				cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+				if err != nil {
+					return types.TransactWriteItem{}, fmt.Errorf("dynamo: build binding condition: %w", err)
+				}
+				return types.TransactWriteItem{Put: &types.Put{Item: av, ConditionExpression: cond.Condition(),
+					ExpressionAttributeNames: cond.Names(), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
+			},
+			refused: func(map[string]types.AttributeValue, clockTimes) error {
+				return errBindingRaced
+			},
+		}
+		u := service.Update{
+			TaskID:    b.TaskID,
+			IfVersion: it.Version,
+			Status:    &a2a.TaskStatus{State: p.State, Message: p.Message, Timestamp: timestamp},
+		}
+		v, err := s.update(ctx, u, writeOpts{extras: []extraWrite{put}, clearPending: true})
+		var ce *service.ConflictError
+		switch {
+		case err == nil:
+			return v, nil
+		case (errors.Is(err, errBindingRaced) || (errors.As(err, &ce) && ce.Reason == service.ConflictVersion)) && attempt < maxUpdateAttempts:
+			continue // another activation or write got in first: read again
+		}
+		return 0, err
+	}
+}
+
+// errBindingRaced: the binding appeared between the read and the write.
+var errBindingRaced = errors.New("dynamo: interrupt binding created concurrently")
+
+// setToken replaces a live binding's task token.
+func (s *Store) setToken(ctx context.Context, requestID, token string) error {
+	e, err := expression.NewBuilder().
+		WithUpdate(expression.Set(expression.Name(attrBindingToken), expression.Value(token))).
+		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return fmt.Errorf("dynamo: build token update: %w", err)
+	}
+	_, err = s.updateItem(ctx, &dynamodb.UpdateItemInput{
+		Key: key(bindingPK(requestID), skBinding), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	})
+	if _, ok := conditionFailedItem(err); ok {
+		return service.ErrNotFound
+	}
+	return err
+}
+
+// GetInterrupt implements service.InterruptStore.
+func (s *Store) GetInterrupt(ctx context.Context, requestID string) (*service.InterruptBinding, error) {
+	it, err := s.readBinding(ctx, requestID, s.times())
+	if err != nil {
+		return nil, err
+	}
+	if it == nil {
+		return nil, service.ErrNotFound
+	}
+	return it.binding()
+}
+
+// ResolveInterrupt implements service.InterruptStore: one transaction
+// applies u and marks the binding resolved, conditioned on it being
+// unresolved and active.
+func (s *Store) ResolveInterrupt(ctx context.Context, requestID string, u service.Update) (int64, error) {
+	if requestID == "" || len(bindingPK(requestID)) > maxKeyBytes {
+		return 0, service.ErrNotFound
+	}
+	resolve := extraWrite{
+		item: func(t clockTimes) (types.TransactWriteItem, error) {
+			now := t.now.UnixNano()
+			e, err := expression.NewBuilder().
+				WithUpdate(expression.Set(expression.Name(attrState), expression.Value(bindingResolved))).
+				WithCondition(expression.Name(attrState).Equal(expression.Value(bindingAsked)).
+					And(expression.Name(attrBindingActiveTil).GreaterThan(expression.Value(now))).
+					And(expression.Name(attrBindingGoneAt).GreaterThan(expression.Value(now)))).Build()
+			if err != nil {
+				return types.TransactWriteItem{}, fmt.Errorf("dynamo: build binding resolution: %w", err)
+			}
+			return types.TransactWriteItem{Update: &types.Update{
+				Key: key(bindingPK(requestID), skBinding), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+				ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			}}, nil
+		},
+		refused: func(old map[string]types.AttributeValue, t clockTimes) error {
+			if len(old) == 0 {
+				return service.ErrNotFound
+			}
+			it, err := decodeBinding(old)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !it.live(t):
+				return service.ErrNotFound
+			case it.State == bindingResolved:
+				return &service.InterruptConflictError{Reason: service.InterruptResolved}
+			}
+			return &service.InterruptConflictError{Reason: service.InterruptExpired}
+		},
+	}
+	return s.update(ctx, u, writeOpts{extras: []extraWrite{resolve}})
+}
+
+// ListInterrupts implements service.InterruptStore: the owner's asked
+// bindings from the index, then the bindings themselves (strongly
+// consistent), keeping those still active.
+func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]service.InterruptBinding, error) {
+	t := s.times()
+	e, err := expression.NewBuilder().
+		WithKeyCondition(expression.Key(attrListOwner).Equal(expression.Value(bindingListOwner(owner)))).
+		WithFilter(expression.Name(attrState).Equal(expression.Value(bindingAsked)).
+			And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix)))).Build()
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: build interrupt listing: %w", err)
+	}
+	var keys []map[string]types.AttributeValue
+	in := &dynamodb.QueryInput{
+		IndexName: aws.String(indexByOwner), KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	}
+	for {
+		out, err := s.query(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range out.Items {
+			keys = append(keys, map[string]types.AttributeValue{attrPK: m[attrPK], attrSK: m[attrSK]})
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	var out []service.InterruptBinding
+	for chunk := range slices.Chunk(keys, 100) {
+		items, err := s.batchGetAll(ctx, chunk)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range items {
+			it, err := decodeBinding(m)
+			if err != nil {
+				return nil, err
+			}
+			if it.State != bindingAsked || it.Owner != owner || t.now.UnixNano() >= it.ActiveUntil {
+				continue
+			}
+			b, err := it.binding()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *b)
+		}
+	}
+	slices.SortFunc(out, func(a, b service.InterruptBinding) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.RequestID, b.RequestID))
+	})
+	return out, nil
+}
+
+// batchGetAll reads up to 100 items by key, strongly consistent, following
+// unprocessed keys.
+func (s *Store) batchGetAll(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+	for attempt := 1; len(req) > 0; attempt++ {
+		out, err := s.batchGet(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, out.Responses[s.table]...)
+		req = out.UnprocessedKeys
+		if len(req) > 0 {
+			if attempt == maxUpdateAttempts {
+				return nil, fmt.Errorf("dynamo: batch read: %d keys still unprocessed", len(req[s.table].Keys))
+			}
+			if err := sleep(ctx, backoff(attempt)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return items, nil
+}

@@ -1,0 +1,226 @@
+package dynamo
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// taskItem is the task item (SK "H"). Protocol objects are stored as JSON,
+// as the wire has them.
+type taskItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Owner     string `dynamodbav:"owner"`
+	ContextID string `dynamodbav:"contextId"`
+	State     string `dynamodbav:"state"`
+	// Status is the a2a.TaskStatus, its message included.
+	Status          string `dynamodbav:"status"`
+	Metadata        string `dynamodbav:"taskMetadata,omitempty"`
+	Version         int64  `dynamodbav:"version"`
+	CreatedAt       int64  `dynamodbav:"createdAt"` // Unix nanoseconds
+	UpdatedAt       int64  `dynamodbav:"updatedAt"` // Unix nanoseconds
+	Checkpoint      []byte `dynamodbav:"checkpoint,omitempty"`
+	RequestMetadata string `dynamodbav:"requestMetadata,omitempty"`
+	// ExpiresAt is the TTL attribute (epoch seconds).
+	ExpiresAt int64 `dynamodbav:"expiresAt"`
+	// ChildrenExpireAt is at most the expiresAt of every message and
+	// artifact of the task (see expiry.go).
+	ChildrenExpireAt int64  `dynamodbav:"childrenExpireAt"`
+	ListOwner        string `dynamodbav:"listOwner"`
+	ListContext      string `dynamodbav:"listContext"`
+	ListSK           string `dynamodbav:"listSK"`
+	// Pending is the JSON of the interrupt a step asked for and that is not
+	// activated yet (service.PendingInterrupt).
+	Pending string `dynamodbav:"pending,omitempty"`
+	// AwaitingJob is set while the task waits for a runner (see Defer).
+	AwaitingJob   string `dynamodbav:"awaitingJob,omitempty"`
+	AwaitingSince int64  `dynamodbav:"awaitingSince,omitempty"`
+}
+
+// Attribute names of the task item used in expressions.
+const (
+	attrOwner            = "owner"
+	attrStatus           = "status"
+	attrVersion          = "version"
+	attrUpdatedAt        = "updatedAt"
+	attrCheckpoint       = "checkpoint"
+	attrRequestMetadata  = "requestMetadata"
+	attrChildrenExpireAt = "childrenExpireAt"
+	attrPending          = "pending"
+	attrAwaitingJob      = "awaitingJob"
+	attrAwaitingSince    = "awaitingSince"
+	attrData             = "data"
+	attrOrder            = "ord"
+	attrTaskID           = "taskId"
+)
+
+// childItem is a history message or an artifact: its JSON, and for
+// artifacts the order in which they were first stored.
+type childItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Data      string `dynamodbav:"data"`
+	Order     int64  `dynamodbav:"ord,omitempty"`
+	ExpiresAt int64  `dynamodbav:"expiresAt"`
+}
+
+// idempotencyItem records that (owner, messageId) created or continued a task.
+type idempotencyItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	TaskID    string `dynamodbav:"taskId"`
+	ExpiresAt int64  `dynamodbav:"expiresAt"`
+}
+
+func marshalItem(v any) (map[string]types.AttributeValue, error) {
+	m, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: encode item: %w", err)
+	}
+	return m, nil
+}
+
+func decodeTaskItem(m map[string]types.AttributeValue) (*taskItem, error) {
+	var it taskItem
+	if err := attributevalue.UnmarshalMap(m, &it); err != nil {
+		return nil, fmt.Errorf("dynamo: decode task item: %w", err)
+	}
+	return &it, nil
+}
+
+// live reports whether the task has not expired at t.
+func (it *taskItem) live(t clockTimes) bool { return t.unix < it.ExpiresAt }
+
+// record turns the task item into a record without history or artifacts.
+func (it *taskItem) record() (*service.TaskRecord, error) {
+	rec := &service.TaskRecord{
+		Task:       a2a.Task{ID: taskIDFromPK(it.PK), ContextID: it.ContextID},
+		Owner:      it.Owner,
+		Version:    it.Version,
+		CreatedAt:  time.Unix(0, it.CreatedAt).UTC(),
+		UpdatedAt:  time.Unix(0, it.UpdatedAt).UTC(),
+		Checkpoint: it.Checkpoint,
+	}
+	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
+		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)
+	}
+	if err := unmarshalOptional(it.Metadata, &rec.Task.Metadata); err != nil {
+		return nil, fmt.Errorf("dynamo: decode metadata of task %s: %w", rec.Task.ID, err)
+	}
+	if err := unmarshalOptional(it.RequestMetadata, &rec.RequestMetadata); err != nil {
+		return nil, fmt.Errorf("dynamo: decode request metadata of task %s: %w", rec.Task.ID, err)
+	}
+	if it.Pending != "" {
+		rec.Pending = &service.PendingInterrupt{}
+		if err := json.Unmarshal([]byte(it.Pending), rec.Pending); err != nil {
+			return nil, fmt.Errorf("dynamo: decode pending interrupt of task %s: %w", rec.Task.ID, err)
+		}
+	}
+	return rec, nil
+}
+
+func unmarshalOptional(s string, v any) error {
+	if s == "" {
+		return nil
+	}
+	return json.Unmarshal([]byte(s), v)
+}
+
+// encodeJSON returns the JSON of v, refusing more than
+// service.MaxContentBytes with a *service.TooLargeError naming what.
+func encodeJSON(what string, v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("dynamo: encode %s: %w", what, err)
+	}
+	if len(b) > service.MaxContentBytes {
+		return "", &service.TooLargeError{What: fmt.Sprintf("%s (%d bytes)", what, len(b)), Limit: service.MaxContentBytes}
+	}
+	return string(b), nil
+}
+
+// encodeMetadata is encodeJSON that keeps nil metadata absent.
+func encodeMetadata(what string, md a2a.Metadata) (string, error) {
+	if md == nil {
+		return "", nil
+	}
+	return encodeJSON(what, md)
+}
+
+// partition is a task's items as one Query read them.
+type partition struct {
+	task      *taskItem
+	artifacts []childItem
+	// messages are newest first, as the table sorts them.
+	messages []childItem
+}
+
+func (p *partition) add(m map[string]types.AttributeValue) error {
+	sk, _ := m[attrSK].(*types.AttributeValueMemberS)
+	if sk == nil {
+		return fmt.Errorf("dynamo: item without a sort key")
+	}
+	switch {
+	case sk.Value == skTask:
+		it, err := decodeTaskItem(m)
+		if err != nil {
+			return err
+		}
+		p.task = it
+	case strings.HasPrefix(sk.Value, skMessagePrefix):
+		var c childItem
+		if err := attributevalue.UnmarshalMap(m, &c); err != nil {
+			return fmt.Errorf("dynamo: decode message %s: %w", sk.Value, err)
+		}
+		p.messages = append(p.messages, c)
+	case strings.HasPrefix(sk.Value, skArtifactPrefix):
+		var c childItem
+		if err := attributevalue.UnmarshalMap(m, &c); err != nil {
+			return fmt.Errorf("dynamo: decode artifact %s: %w", sk.Value, err)
+		}
+		p.artifacts = append(p.artifacts, c)
+	}
+	return nil
+}
+
+// record assembles the task with at most historyLength messages (negative:
+// all) and, when asked, its artifacts in the order they were first stored.
+func (p *partition) record(historyLength int, artifacts bool) (*service.TaskRecord, error) {
+	rec, err := p.task.record()
+	if err != nil {
+		return nil, err
+	}
+	msgs := p.messages
+	if historyLength >= 0 && len(msgs) > historyLength {
+		msgs = msgs[:historyLength]
+	}
+	for i := len(msgs) - 1; i >= 0; i-- { // oldest first
+		var m a2a.Message
+		if err := json.Unmarshal([]byte(msgs[i].Data), &m); err != nil {
+			return nil, fmt.Errorf("dynamo: decode message %s of task %s: %w", msgs[i].SK, rec.Task.ID, err)
+		}
+		rec.Task.History = append(rec.Task.History, m)
+	}
+	if artifacts {
+		arts := slices.Clone(p.artifacts)
+		slices.SortStableFunc(arts, func(a, b childItem) int { return cmp.Compare(a.Order, b.Order) })
+		for _, c := range arts {
+			var a a2a.Artifact
+			if err := json.Unmarshal([]byte(c.Data), &a); err != nil {
+				return nil, fmt.Errorf("dynamo: decode artifact %s of task %s: %w", c.SK, rec.Task.ID, err)
+			}
+			rec.Task.Artifacts = append(rec.Task.Artifacts, a)
+		}
+	}
+	return rec, nil
+}

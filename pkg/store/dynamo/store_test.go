@@ -1,0 +1,406 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
+)
+
+// fixture is a store on a table of its own, with the raw client, a clock
+// and the requests the store made.
+type fixture struct {
+	t      *testing.T
+	ctx    context.Context
+	client *dynamodb.Client
+	table  string
+	clock  *storetest.Clock
+	store  *dynamo.Store
+
+	mu    sync.Mutex
+	usage []dynamo.Usage
+	// read counts the items each Query returned.
+	read []int32
+}
+
+const ttl = time.Hour
+
+func newFixture(t *testing.T) *fixture {
+	f := &fixture{t: t, ctx: context.Background(), client: awstest.DynamoDB(t), clock: storetest.NewClock(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))}
+	f.table = newTable(t, f.client)
+	s, err := dynamo.New(recorder{f.client, f}, dynamo.Options{Table: f.table, Clock: f.clock, TaskTTL: ttl,
+		OnUsage: func(u dynamo.Usage) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.usage = append(f.usage, u)
+		}})
+	require.NoError(t, err)
+	f.store = s
+	return f
+}
+
+// recorder counts the items every Query returns.
+type recorder struct {
+	*dynamodb.Client
+	f *fixture
+}
+
+func (r recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	out, err := r.Client.Query(ctx, in, opts...)
+	if err == nil {
+		r.f.mu.Lock()
+		r.f.read = append(r.f.read, out.Count)
+		r.f.mu.Unlock()
+	}
+	return out, err
+}
+
+// reset forgets the requests made so far.
+func (f *fixture) reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.usage, f.read = nil, nil
+}
+
+func (f *fixture) ops() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ops := []string{}
+	for _, u := range f.usage {
+		ops = append(ops, u.Op)
+	}
+	return ops
+}
+
+func (f *fixture) create(taskID string) {
+	f.t.Helper()
+	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + taskID, TaskID: taskID, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hi")}}
+	require.NoError(f.t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+		ID: taskID, ContextID: "c", History: []a2a.Message{m},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
+	}}))
+}
+
+func (f *fixture) update(u service.Update) int64 {
+	f.t.Helper()
+	v, err := f.store.UpdateTask(f.ctx, u)
+	require.NoError(f.t, err)
+	return v
+}
+
+func agentMsg(id string) *a2a.Message {
+	return &a2a.Message{Role: a2a.RoleAgent, MessageID: id, Parts: []a2a.Part{a2a.TextPart(id)}}
+}
+
+func (f *fixture) status(state a2a.TaskState, msg *a2a.Message) *a2a.TaskStatus {
+	return &a2a.TaskStatus{State: state, Message: msg, Timestamp: a2a.FormatTime(f.clock.Now())}
+}
+
+// partition reads a task's raw items.
+func (f *fixture) partition(taskID string) []map[string]types.AttributeValue {
+	f.t.Helper()
+	out, err := f.client.Query(f.ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(f.table),
+		KeyConditionExpression:    aws.String("PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "T#" + taskID}},
+		ConsistentRead:            aws.Bool(true),
+	})
+	require.NoError(f.t, err)
+	return out.Items
+}
+
+// GetTask reads the items it was asked for, in as few requests as the sort
+// keys allow.
+func TestGetReadsWhatItNeeds(t *testing.T) {
+	f := newFixture(t)
+	for _, arts := range []int{0, 1, 2} {
+		taskID := fmt.Sprintf("t%d", arts)
+		f.create(taskID)
+		for i := range 5 { // six messages
+			f.update(service.Update{TaskID: taskID, Status: f.status(a2a.TaskStateWorking, agentMsg(fmt.Sprintf("s%d", i)))})
+		}
+		for i := range arts {
+			f.update(service.Update{TaskID: taskID, Artifacts: []a2a.Artifact{{ArtifactID: fmt.Sprintf("a%d", i), Parts: []a2a.Part{a2a.TextPart("x")}}}})
+		}
+	}
+	for _, tc := range []struct {
+		taskID   string
+		opts     service.GetOptions
+		requests int
+		items    int32
+	}{
+		{"t2", service.GetOptions{}, 1, 1},
+		{"t2", service.GetOptions{IncludeArtifacts: true}, 1, 3},
+		{"t2", service.GetOptions{HistoryLength: 2}, 1, 3},
+		{"t2", service.GetOptions{HistoryLength: -1}, 1, 7},
+		{"t2", service.AllHistory, 1, 9},
+		{"t1", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 1, 4},
+		// Without artifacts, one message more than needed (readAhead).
+		{"t0", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 1, 4},
+		// More artifacts than expected: a second page for the last message.
+		{"t2", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 2, 5},
+	} {
+		t.Run(fmt.Sprintf("%s %+v", tc.taskID, tc.opts), func(t *testing.T) {
+			f.reset()
+			rec, err := f.store.GetTask(f.ctx, tc.taskID, tc.opts)
+			require.NoError(t, err)
+			want := min(6, max(tc.opts.HistoryLength, 0))
+			if tc.opts.HistoryLength < 0 {
+				want = 6
+			}
+			assert.Len(t, rec.Task.History, want)
+			assert.Equal(t, strings.Fields(strings.Repeat("Query ", tc.requests)), f.ops(), "requests")
+			var items int32
+			for _, n := range f.read {
+				items += n
+			}
+			assert.Equal(t, tc.items, items, "items read")
+		})
+	}
+}
+
+// Messages and artifacts never expire before their task, however long the
+// task lives.
+func TestChildrenOutliveTheirTask(t *testing.T) {
+	f := newFixture(t)
+	f.create("t1")
+	f.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("x")}}}})
+	expiry := func(it map[string]types.AttributeValue) int64 {
+		var v struct {
+			ExpiresAt int64 `dynamodbav:"expiresAt"`
+		}
+		require.NoError(t, attributevalue.UnmarshalMap(it, &v))
+		return v.ExpiresAt
+	}
+	firstChild := int64(0)
+	version := int64(2)
+	for step := range 6 { // 6 × 50 minutes: five TTLs and more
+		f.clock.Advance(50 * time.Minute)
+		u := service.Update{TaskID: "t1", Status: f.status(a2a.TaskStateWorking, agentMsg(fmt.Sprintf("s%d", step)))}
+		if step%2 == 0 {
+			u.IfVersion = version // conditioned writes learn of the expiry from the refused condition
+		}
+		version = f.update(u)
+
+		items := f.partition("t1")
+		var task int64
+		children := map[string]int64{}
+		for _, it := range items {
+			sk := it["SK"].(*types.AttributeValueMemberS).Value
+			if sk == "H" {
+				task = expiry(it)
+			} else {
+				children[sk] = expiry(it)
+			}
+		}
+		require.Equal(t, f.clock.Now().Add(ttl).Unix(), task, "step %d: the task's expiry", step)
+		for sk, e := range children {
+			assert.GreaterOrEqual(t, e, task, "step %d: %s expires before its task", step, sk)
+			assert.LessOrEqual(t, e, task+int64(ttl/time.Second), "step %d: %s outlives its task by more than a TTL", step, sk)
+		}
+		if step == 0 {
+			firstChild = children["A#a"]
+		}
+	}
+	rec, err := f.store.GetTask(f.ctx, "t1", service.AllHistory)
+	require.NoError(t, err)
+	assert.Len(t, rec.Task.History, 7)
+	assert.Len(t, rec.Task.Artifacts, 1)
+	assert.Greater(t, expiry(f.partition("t1")[0]), firstChild, "the artifact was never extended")
+}
+
+// Content under the per-object limit whose sum exceeds DynamoDB's item
+// limit is refused as too large, not as an internal error, and nothing is
+// written.
+func TestItemLimitIsTooLarge(t *testing.T) {
+	chunk := strings.Repeat("z", 250<<10)
+	big := &a2a.Message{Role: a2a.RoleAgent, MessageID: "s", Parts: []a2a.Part{a2a.TextPart(chunk)}}
+	for _, tc := range []struct {
+		name string
+		do   func(f *fixture) error
+	}{
+		{"create: task and request metadata", func(f *fixture) error {
+			m := a2a.Message{Role: a2a.RoleUser, MessageID: "m", Parts: []a2a.Part{a2a.TextPart("hi")}}
+			return f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", RequestMetadata: a2a.Metadata{"blob": chunk},
+				Task: a2a.Task{ID: "t2", History: []a2a.Message{m}, Metadata: a2a.Metadata{"blob": chunk}, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}})
+		}},
+		{"transaction: status message and request metadata", func(f *fixture) error {
+			_, err := f.store.UpdateTask(f.ctx, service.Update{TaskID: "t1", IfVersion: 1,
+				Status: f.status(a2a.TaskStateWorking, big), RequestMetadata: a2a.Metadata{"blob": chunk}})
+			return err
+		}},
+		{"single item: request metadata then checkpoint", func(f *fixture) error {
+			f.update(service.Update{TaskID: "t1", IfVersion: 1, RequestMetadata: a2a.Metadata{"blob": chunk}})
+			_, err := f.store.UpdateTask(f.ctx, service.Update{TaskID: "t1", IfVersion: 2, Checkpoint: []byte(`"` + chunk + `"`)})
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.create("t1")
+			before, err := f.store.GetTask(f.ctx, "t1", service.AllHistory)
+			require.NoError(t, err)
+			err = tc.do(f)
+			var tl *service.TooLargeError
+			require.ErrorAs(t, err, &tl)
+			assert.ErrorIs(t, err, service.ErrTooLarge)
+			assert.Contains(t, tl.Error(), "DynamoDB")
+			after, err := f.store.GetTask(f.ctx, "t1", service.AllHistory)
+			require.NoError(t, err)
+			assert.Len(t, after.Task.History, 1, "a message of the refused update was stored")
+			assert.LessOrEqual(t, after.Version, before.Version+1)
+			assert.Nil(t, after.Checkpoint)
+			_, err = f.store.GetTask(f.ctx, "t2", service.GetOptions{})
+			assert.ErrorIs(t, err, service.ErrNotFound)
+		})
+	}
+}
+
+// Every request is reported to the usage hook, named by its operation.
+func TestUsageIsReported(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		name string
+		do   func()
+		ops  []string
+	}{
+		{"create", func() { f.create("t1") }, []string{"TransactWriteItems"}},
+		{"status without message", func() {
+			f.update(service.Update{TaskID: "t1", IfVersion: 1, Status: f.status(a2a.TaskStateWorking, nil)})
+		},
+			[]string{"UpdateItem"}},
+		{"status with message", func() {
+			f.update(service.Update{TaskID: "t1", IfVersion: 2, Status: f.status(a2a.TaskStateWorking, agentMsg("s"))})
+		},
+			[]string{"TransactWriteItems"}},
+		{"unconditional", func() { f.update(service.Update{TaskID: "t1", Checkpoint: []byte(`{}`)}) }, []string{"GetItem", "UpdateItem"}},
+		{"append", func() {
+			f.update(service.Update{TaskID: "t1", IfVersion: 4, AppendArtifact: true, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("x")}}}})
+		}, []string{"GetItem", "TransactWriteItems"}},
+		{"get", func() { f.store.GetTask(f.ctx, "t1", service.AllHistory) }, []string{"Query"}},
+		{"list", func() { f.store.ListTasks(f.ctx, service.ListQuery{Owner: "alice", PageSize: 5}) }, []string{"Query", "Query", "BatchGetItem"}},
+	} {
+		f.reset()
+		tc.do()
+		assert.Equal(t, tc.ops, f.ops(), tc.name)
+	}
+}
+
+// A cursor stays usable when the task it names changes (its index entry
+// moves) before the next page is read.
+func TestCursorSurvivesAChange(t *testing.T) {
+	f := newFixture(t)
+	for i := range 4 {
+		f.create(fmt.Sprintf("t%d", i))
+		f.clock.Advance(time.Second)
+	}
+	page, err := f.store.ListTasks(f.ctx, service.ListQuery{Owner: "alice", PageSize: 2})
+	require.NoError(t, err)
+	require.Equal(t, []string{"t3", "t2"}, ids(page.Tasks))
+	f.update(service.Update{TaskID: "t2", Status: f.status(a2a.TaskStateWorking, nil)})
+
+	next, err := f.store.ListTasks(f.ctx, service.ListQuery{Owner: "alice", PageSize: 2, Cursor: page.NextCursor})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"t1", "t0"}, ids(next.Tasks))
+	assert.Empty(t, next.NextCursor)
+}
+
+func ids(recs []service.TaskRecord) []string {
+	out := []string{}
+	for _, r := range recs {
+		out = append(out, r.Task.ID)
+	}
+	return out
+}
+
+// Reusing a live task's id is an error, not a duplicate send.
+func TestCreateExistingID(t *testing.T) {
+	f := newFixture(t)
+	f.create("t1")
+	m := a2a.Message{Role: a2a.RoleUser, MessageID: "other", Parts: []a2a.Part{a2a.TextPart("hi")}}
+	err := f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", Task: a2a.Task{ID: "t1", History: []a2a.Message{m},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}})
+	require.Error(t, err)
+	var de *service.DuplicateError
+	assert.NotErrorAs(t, err, &de)
+	assert.Contains(t, err.Error(), "already exists")
+}
+
+// The table has the layout the deployment template declares.
+func TestCreateTable(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, dynamo.CreateTable(f.ctx, f.client, f.table), "creating an existing table is not an error")
+	d, err := f.client.DescribeTable(f.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(f.table)})
+	require.NoError(t, err)
+	tbl := d.Table
+	assert.Equal(t, types.BillingModePayPerRequest, tbl.BillingModeSummary.BillingMode)
+	assert.Equal(t, types.StreamViewTypeNewAndOldImages, tbl.StreamSpecification.StreamViewType)
+	indexes := map[string]string{}
+	for _, g := range tbl.GlobalSecondaryIndexes {
+		indexes[*g.IndexName] = *g.KeySchema[0].AttributeName + "/" + *g.KeySchema[1].AttributeName
+		assert.ElementsMatch(t, []string{"state", "expiresAt"}, g.Projection.NonKeyAttributes)
+	}
+	assert.Equal(t, map[string]string{"byOwner": "listOwner/listSK", "byContext": "listContext/listSK"}, indexes)
+	ttlDesc, err := f.client.DescribeTimeToLive(f.ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(f.table)})
+	require.NoError(t, err)
+	assert.Equal(t, types.TimeToLiveStatusEnabled, ttlDesc.TimeToLiveDescription.TimeToLiveStatus)
+	assert.Equal(t, "expiresAt", aws.ToString(ttlDesc.TimeToLiveDescription.AttributeName))
+}
+
+// A deferred job is recorded on the task, read back whole, and cleared by
+// the next status change; terminal tasks need none.
+func TestDefer(t *testing.T) {
+	f := newFixture(t)
+	f.create("t1")
+	first, err := f.store.GetTask(f.ctx, "t1", service.AllHistory)
+	require.NoError(t, err)
+	job, _, err := f.store.DeferredJob(f.ctx, "t1")
+	require.NoError(t, err)
+	assert.Nil(t, job, "a new task awaits nothing yet")
+
+	reply := &agent.Reply{RequestID: "r", Type: agent.InterruptQuestion, Answers: [][]string{{"yes"}}}
+	require.NoError(t, f.store.Defer(f.ctx, service.Job{TaskID: "t1", Message: &first.Task.History[0], Reply: reply}))
+	job, since, err := f.store.DeferredJob(f.ctx, "t1")
+	require.NoError(t, err)
+	require.NotNil(t, job)
+	assert.Equal(t, "t1", job.TaskID)
+	require.NotNil(t, job.Message)
+	assert.Equal(t, "m-t1", job.Message.MessageID)
+	assert.Equal(t, reply, job.Reply)
+	assert.True(t, since.Equal(f.clock.Now()))
+	rec, err := f.store.GetTask(f.ctx, "t1", service.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), rec.Version, "deferring is not a task update")
+
+	f.update(service.Update{TaskID: "t1", IfVersion: 1, Status: f.status(a2a.TaskStateWorking, nil)})
+	job, _, err = f.store.DeferredJob(f.ctx, "t1")
+	require.NoError(t, err)
+	assert.Nil(t, job, "a runner took the task")
+
+	f.update(service.Update{TaskID: "t1", Status: f.status(a2a.TaskStateCanceled, nil)})
+	assert.NoError(t, f.store.Defer(f.ctx, service.Job{TaskID: "t1"}), "a terminal task needs no runner")
+	job, _, err = f.store.DeferredJob(f.ctx, "t1")
+	require.NoError(t, err)
+	assert.Nil(t, job)
+
+	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "nope"}), service.ErrNotFound)
+	f.create("t2")
+	f.clock.Advance(ttl)
+	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "t2"}), service.ErrNotFound, "expired")
+}

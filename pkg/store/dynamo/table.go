@@ -1,0 +1,73 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TableAPI is the part of the DynamoDB client CreateTable uses;
+// *dynamodb.Client implements it.
+type TableAPI interface {
+	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
+	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+}
+
+// CreateTable creates the store's table as the deployment template does:
+// on-demand capacity, the byOwner and byContext indexes, TTL on expiresAt,
+// and a stream of new and old images (push notifications read it). An
+// existing table of that name is kept as it is, except that TTL is turned
+// on when it is off. CreateTable waits until the table is active.
+func CreateTable(ctx context.Context, api TableAPI, name string) error {
+	s := func(n string) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	keys := func(pk, sk string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{
+			{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
+		}
+	}
+	projection := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrState, attrExpiresAt}}
+	_, err := api.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{s(attrPK), s(attrSK), s(attrListOwner), s(attrListContext), s(attrListSK)},
+		KeySchema:            keys(attrPK, attrSK),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			{IndexName: aws.String(indexByOwner), KeySchema: keys(attrListOwner, attrListSK), Projection: projection},
+			{IndexName: aws.String(indexByContext), KeySchema: keys(attrListContext, attrListSK), Projection: projection},
+		},
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	})
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return fmt.Errorf("dynamo: create table %s: %w", name, err)
+	}
+	waiter := dynamodb.NewTableExistsWaiter(api, func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay = time.Second })
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute); err != nil {
+		return fmt.Errorf("dynamo: wait for table %s: %w", name, err)
+	}
+	ttl, err := api.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
+	if err != nil {
+		return fmt.Errorf("dynamo: describe TTL of table %s: %w", name, err)
+	}
+	if d := ttl.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return nil
+	}
+	_, err = api.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName:               aws.String(name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(attrExpiresAt), Enabled: aws.Bool(true)},
+	})
+	if err != nil {
+		return fmt.Errorf("dynamo: turn on TTL of table %s: %w", name, err)
+	}
+	return nil
+}

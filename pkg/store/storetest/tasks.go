@@ -1,0 +1,410 @@
+package storetest
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+func testCreateAndGet(t *testing.T, s *suite) {
+	nt := s.newTask("alice", "t1", "c1", "m1")
+	nt.Task.Metadata = a2a.Metadata{"origin": "test", "n": json.Number("12345678901234567890")}
+	nt.RequestMetadata = a2a.Metadata{"trace": "abc", "nested": map[string]any{"k": []any{"x", true}}}
+	require.NoError(t, s.store.CreateTask(s.ctx, nt))
+
+	rec := s.get("t1", service.AllHistory)
+	jsonEqual(t, nt.Task, rec.Task)
+	assert.Equal(t, "alice", rec.Owner)
+	assert.Equal(t, int64(1), rec.Version)
+	assert.True(t, rec.CreatedAt.Equal(start), "CreatedAt %v", rec.CreatedAt)
+	assert.True(t, rec.UpdatedAt.Equal(start), "UpdatedAt %v", rec.UpdatedAt)
+	assert.Nil(t, rec.Checkpoint)
+	jsonEqual(t, nt.RequestMetadata, rec.RequestMetadata)
+	assert.Empty(t, rec.Task.Artifacts)
+
+	// An update moves UpdatedAt and the version, not CreatedAt.
+	s.clock.Advance(5 * time.Second)
+	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	assert.Equal(t, int64(2), v)
+	rec = s.get("t1", service.GetOptions{})
+	assert.Equal(t, int64(2), rec.Version)
+	assert.True(t, rec.CreatedAt.Equal(start))
+	assert.True(t, rec.UpdatedAt.Equal(start.Add(5*time.Second)), "UpdatedAt %v", rec.UpdatedAt)
+	assert.Equal(t, a2a.TaskStateWorking, rec.Task.Status.State)
+	jsonEqual(t, nt.Task.Metadata, rec.Task.Metadata)
+}
+
+func testCreateNeedsOneMessage(t *testing.T, s *suite) {
+	for _, n := range []int{0, 2} {
+		nt := s.newTask("alice", "t1", "c1", "m1")
+		if n == 0 {
+			nt.Task.History = nil
+		} else {
+			nt.Task.History = append(nt.Task.History, userMessage("m2", "second"))
+		}
+		err := s.store.CreateTask(s.ctx, nt)
+		require.Error(t, err, "%d messages", n)
+		assert.NotErrorIs(t, err, service.ErrTooLarge)
+		_, err = s.store.GetTask(s.ctx, "t1", service.GetOptions{})
+		assert.ErrorIs(t, err, service.ErrNotFound, "a refused create stored the task")
+	}
+}
+
+func testGetUnknown(t *testing.T, s *suite) {
+	s.create("t1")
+	for _, taskID := range []string{"t2", "T1", strings.Repeat("x", 3000)} {
+		_, err := s.store.GetTask(s.ctx, taskID, service.AllHistory)
+		assert.ErrorIs(t, err, service.ErrNotFound, "task %.20q", taskID)
+	}
+}
+
+func testIdempotentCreate(t *testing.T, s *suite) {
+	require.NoError(t, s.store.CreateTask(s.ctx, s.newTask("alice", "t1", "c1", "m1")))
+
+	// The same (owner, messageId) again: the first task, nothing written.
+	err := s.store.CreateTask(s.ctx, s.newTask("alice", "t2", "c2", "m1"))
+	requireDuplicate(t, err, "t1")
+	_, err = s.store.GetTask(s.ctx, "t2", service.GetOptions{})
+	assert.ErrorIs(t, err, service.ErrNotFound, "a duplicate send created a task")
+
+	// Another owner may use the same message id.
+	require.NoError(t, s.store.CreateTask(s.ctx, s.newTask("bob", "t3", "c3", "m1")))
+	assert.Equal(t, "bob", s.get("t3", service.GetOptions{}).Owner)
+}
+
+// historyTask builds t1 with history [m1 u2 s1 s2 u3] and artifacts [a1 a2],
+// at version 5, its status message s2.
+func historyTask(s *suite) {
+	s.create("t1")
+	s.update(service.Update{TaskID: "t1", IfVersion: 1, Messages: []a2a.Message{userMessage("u2", "two")},
+		Status: s.status(a2a.TaskStateWorking, agentMessage("t1", "s1", "working on it"))})
+	s.update(service.Update{TaskID: "t1", IfVersion: 2, Artifacts: []a2a.Artifact{textArtifact("a1", "x"), textArtifact("a2", "y")}})
+	s.update(service.Update{TaskID: "t1", IfVersion: 3, Status: s.status(a2a.TaskStateInputRequired, agentMessage("t1", "s2", "which one?"))})
+	s.update(service.Update{TaskID: "t1", IfVersion: 4, Messages: []a2a.Message{userMessage("u3", "three")}})
+}
+
+func testHistoryAndArtifactsRead(t *testing.T, s *suite) {
+	historyTask(s)
+	all := []string{"m-t1", "u2", "s1", "s2", "u3"}
+	for _, tc := range []struct {
+		name      string
+		opts      service.GetOptions
+		history   []string
+		artifacts []string
+	}{
+		{"nothing", service.GetOptions{HistoryLength: 0}, []string{}, []string{}},
+		{"artifacts only", service.GetOptions{HistoryLength: 0, IncludeArtifacts: true}, []string{}, []string{"a1", "a2"}},
+		{"newest message", service.GetOptions{HistoryLength: 1}, []string{"u3"}, []string{}},
+		{"two newest", service.GetOptions{HistoryLength: 2}, []string{"s2", "u3"}, []string{}},
+		{"two newest with artifacts", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, []string{"s2", "u3"}, []string{"a1", "a2"}},
+		{"one with artifacts", service.GetOptions{HistoryLength: 1, IncludeArtifacts: true}, []string{"u3"}, []string{"a1", "a2"}},
+		{"exactly all", service.GetOptions{HistoryLength: 5, IncludeArtifacts: true}, all, []string{"a1", "a2"}},
+		{"more than all", service.GetOptions{HistoryLength: 100}, all, []string{}},
+		{"all", service.GetOptions{HistoryLength: -1}, all, []string{}},
+		{"all with artifacts", service.AllHistory, all, []string{"a1", "a2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := s.get("t1", tc.opts)
+			assert.Equal(t, tc.history, messageIDs(rec.Task.History))
+			assert.Equal(t, tc.artifacts, artifactIDs(rec.Task.Artifacts))
+			assert.Equal(t, int64(5), rec.Version)
+			assert.Equal(t, a2a.TaskStateInputRequired, rec.Task.Status.State)
+			require.NotNil(t, rec.Task.Status.Message, "the status message is part of the task, whatever the history length")
+			assert.Equal(t, "s2", rec.Task.Status.Message.MessageID)
+		})
+	}
+	// Messages keep their content and order.
+	rec := s.get("t1", service.AllHistory)
+	assert.Equal(t, a2a.RoleAgent, rec.Task.History[2].Role)
+	assert.Equal(t, "working on it", rec.Task.History[2].Text())
+	assert.Equal(t, "three", rec.Task.History[4].Text())
+}
+
+func testMessagesThenStatusMessage(t *testing.T, s *suite) {
+	s.create("t1")
+	v := s.update(service.Update{
+		TaskID:   "t1",
+		Messages: []a2a.Message{userMessage("u1", "one"), userMessage("u2", "two")},
+		Status:   s.status(a2a.TaskStateWorking, agentMessage("t1", "s1", "status")),
+	})
+	assert.Equal(t, int64(2), v)
+	rec := s.get("t1", service.AllHistory)
+	assert.Equal(t, []string{"m-t1", "u1", "u2", "s1"}, messageIDs(rec.Task.History))
+	assert.Equal(t, "s1", rec.Task.Status.Message.MessageID)
+
+	// A status without a message replaces the status message; history stays.
+	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	rec = s.get("t1", service.AllHistory)
+	assert.Nil(t, rec.Task.Status.Message)
+	assert.Equal(t, []string{"m-t1", "u1", "u2", "s1"}, messageIDs(rec.Task.History))
+}
+
+func testStaleVersion(t *testing.T, s *suite) {
+	s.create("t1")
+	assert.Equal(t, int64(2), s.update(service.Update{TaskID: "t1", IfVersion: 1, Status: s.status(a2a.TaskStateWorking, nil)}))
+
+	_, err := s.store.UpdateTask(s.ctx, service.Update{TaskID: "t1", IfVersion: 1,
+		Messages: []a2a.Message{userMessage("late", "late")}, Status: s.status(a2a.TaskStateInputRequired, nil)})
+	requireConflict(t, err, service.ConflictVersion, a2a.TaskStateWorking, 2)
+
+	rec := s.get("t1", service.AllHistory)
+	assert.Equal(t, int64(2), rec.Version, "a refused update changed the version")
+	assert.Equal(t, a2a.TaskStateWorking, rec.Task.Status.State)
+	assert.Equal(t, []string{"m-t1"}, messageIDs(rec.Task.History), "a refused update appended messages")
+}
+
+func testIfStates(t *testing.T, s *suite) {
+	s.create("t1")
+	_, err := s.store.UpdateTask(s.ctx, service.Update{TaskID: "t1",
+		IfStates: []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
+		Status:   s.status(a2a.TaskStateWorking, nil)})
+	requireConflict(t, err, service.ConflictState, a2a.TaskStateSubmitted, 1)
+
+	v := s.update(service.Update{TaskID: "t1", IfVersion: 1,
+		IfStates: []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateSubmitted},
+		Status:   s.status(a2a.TaskStateWorking, nil)})
+	assert.Equal(t, int64(2), v)
+}
+
+func testTerminalIsFinal(t *testing.T, s *suite) {
+	s.create("t1")
+	s.update(service.Update{TaskID: "t1", IfVersion: 1, Status: s.status(a2a.TaskStateCompleted, agentMessage("t1", "done", "done"))})
+	for _, tc := range []struct {
+		name string
+		u    service.Update
+	}{
+		{"unconditional cancel", service.Update{Status: s.status(a2a.TaskStateCanceled, nil)}},
+		{"cancel at the current version", service.Update{IfVersion: 2, Status: s.status(a2a.TaskStateCanceled, nil)}},
+		{"at a stale version", service.Update{IfVersion: 1, Status: s.status(a2a.TaskStateFailed, nil)}},
+		{"if completed", service.Update{IfStates: []a2a.TaskState{a2a.TaskStateCompleted}, Status: s.status(a2a.TaskStateWorking, nil)}},
+		{"a message", service.Update{Messages: []a2a.Message{userMessage("more", "more")}}},
+		{"an artifact", service.Update{Artifacts: []a2a.Artifact{textArtifact("a1", "late")}}},
+		{"a checkpoint", service.Update{Checkpoint: json.RawMessage(`{"x":1}`)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.u.TaskID = "t1"
+			_, err := s.store.UpdateTask(s.ctx, tc.u)
+			requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 2)
+		})
+	}
+	rec := s.get("t1", service.AllHistory)
+	assert.Equal(t, a2a.TaskStateCompleted, rec.Task.Status.State)
+	assert.Equal(t, int64(2), rec.Version)
+	assert.Equal(t, []string{"m-t1", "done"}, messageIDs(rec.Task.History))
+	assert.Empty(t, rec.Task.Artifacts)
+	assert.Nil(t, rec.Checkpoint)
+}
+
+func testUpdateUnknown(t *testing.T, s *suite) {
+	for _, u := range []service.Update{
+		{TaskID: "nope", Status: s.status(a2a.TaskStateWorking, nil)},
+		{TaskID: "nope", IfVersion: 1, Messages: []a2a.Message{userMessage("x", "x")}, IdempotencyKey: "x", Owner: "alice"},
+		{TaskID: strings.Repeat("y", 3000), Status: s.status(a2a.TaskStateCanceled, nil)},
+	} {
+		_, err := s.store.UpdateTask(s.ctx, u)
+		assert.ErrorIs(t, err, service.ErrNotFound)
+	}
+}
+
+// Artifacts are listed in the order they were first stored (not by id).
+func testArtifacts(t *testing.T, s *suite) {
+	s.create("t1")
+	for _, step := range []struct {
+		name    string
+		arts    []a2a.Artifact
+		append  bool
+		want    []a2a.Artifact
+		version int64
+	}{
+		{"new", []a2a.Artifact{textArtifact("zeta", "p1")}, false,
+			[]a2a.Artifact{textArtifact("zeta", "p1")}, 2},
+		{"append to it", []a2a.Artifact{textArtifact("zeta", "p2")}, true,
+			[]a2a.Artifact{textArtifact("zeta", "p1", "p2")}, 3},
+		{"append creates", []a2a.Artifact{textArtifact("beta", "q1")}, true,
+			[]a2a.Artifact{textArtifact("zeta", "p1", "p2"), textArtifact("beta", "q1")}, 4},
+		{"replace keeps its place", []a2a.Artifact{textArtifact("zeta", "p3")}, false,
+			[]a2a.Artifact{textArtifact("zeta", "p3"), textArtifact("beta", "q1")}, 5},
+		{"several in one update", []a2a.Artifact{textArtifact("mu", "r1"), textArtifact("zeta", "p4"), textArtifact("mu", "r2")}, true,
+			[]a2a.Artifact{textArtifact("zeta", "p3", "p4"), textArtifact("beta", "q1"), textArtifact("mu", "r1", "r2")}, 6},
+	} {
+		v := s.update(service.Update{TaskID: "t1", IfVersion: step.version - 1, Artifacts: step.arts, AppendArtifact: step.append, ArtifactLastChunk: step.append})
+		assert.Equal(t, step.version, v, step.name)
+		rec := s.get("t1", service.GetOptions{IncludeArtifacts: true})
+		jsonEqual(t, step.want, rec.Task.Artifacts, step.name)
+	}
+	// Artifacts carry their metadata and names.
+	art := textArtifact("alpha", "s1")
+	art.Description, art.Metadata = "described", a2a.Metadata{"k": "v"}
+	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{art}})
+	rec := s.get("t1", service.GetOptions{IncludeArtifacts: true})
+	require.Len(t, rec.Task.Artifacts, 4)
+	jsonEqual(t, art, rec.Task.Artifacts[3])
+}
+
+func testCheckpointAndRequestMetadata(t *testing.T, s *suite) {
+	s.create("t1")
+	s.update(service.Update{TaskID: "t1", Checkpoint: json.RawMessage(`{"step":1}`), RequestMetadata: a2a.Metadata{"r": "1"}})
+	rec := s.get("t1", service.GetOptions{})
+	assert.JSONEq(t, `{"step":1}`, string(rec.Checkpoint))
+	jsonEqual(t, a2a.Metadata{"r": "1"}, rec.RequestMetadata)
+
+	// nil keeps both.
+	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	rec = s.get("t1", service.GetOptions{})
+	assert.JSONEq(t, `{"step":1}`, string(rec.Checkpoint))
+	jsonEqual(t, a2a.Metadata{"r": "1"}, rec.RequestMetadata)
+
+	// An empty checkpoint clears it; new metadata replaces the old.
+	s.update(service.Update{TaskID: "t1", Checkpoint: json.RawMessage{}, RequestMetadata: a2a.Metadata{"r": "2"}})
+	rec = s.get("t1", service.GetOptions{})
+	assert.Nil(t, rec.Checkpoint)
+	jsonEqual(t, a2a.Metadata{"r": "2"}, rec.RequestMetadata)
+}
+
+// 50 writers race to finish one task: exactly one terminal state is stored,
+// and every other writer is told the task is already terminal (or that it
+// lost the version race), with the state that won.
+func testFirstTerminalStateWins(t *testing.T, s *suite) {
+	s.create("t1")
+	s.update(service.Update{TaskID: "t1", IfVersion: 1, Status: s.status(a2a.TaskStateWorking, nil)})
+	terminal := []a2a.TaskState{a2a.TaskStateCompleted, a2a.TaskStateCanceled, a2a.TaskStateFailed, a2a.TaskStateRejected}
+
+	const writers = 50
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			u := service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: terminal[i%len(terminal)], Timestamp: s.now(),
+				Message: agentMessage("t1", id("final", i), "writer")}}
+			if i%2 == 0 {
+				u.IfVersion = 2 // half conditioned on the version they read, half not
+			}
+			_, errs[i] = s.store.UpdateTask(s.ctx, u)
+		})
+	}
+	wg.Wait()
+
+	winner := -1
+	for i, err := range errs {
+		if err == nil {
+			require.Equal(t, -1, winner, "writers %d and %d both succeeded", winner, i)
+			winner = i
+		}
+	}
+	require.NotEqual(t, -1, winner, "no writer succeeded")
+	want := terminal[winner%len(terminal)]
+	for i, err := range errs {
+		if i == winner {
+			continue
+		}
+		var ce *service.ConflictError
+		require.ErrorAs(t, err, &ce, "writer %d", i)
+		assert.Contains(t, []service.ConflictReason{service.ConflictTerminal, service.ConflictVersion}, ce.Reason, "writer %d", i)
+		assert.Equal(t, want, ce.State, "writer %d was told another state", i)
+		assert.Equal(t, int64(3), ce.Version, "writer %d", i)
+	}
+	rec := s.get("t1", service.AllHistory)
+	assert.Equal(t, want, rec.Task.Status.State)
+	assert.Equal(t, int64(3), rec.Version)
+	assert.Equal(t, []string{"m-t1", id("final", winner)}, messageIDs(rec.Task.History), "only the winner's message is stored")
+}
+
+// A task lives TaskTTL after its last update: reads then treat it as absent
+// and writes refuse it.
+func testTaskExpiry(t *testing.T, s *suite) {
+	s.create("t1")
+	s.create("t2")
+	s.clock.Advance(TaskTTL - time.Second)
+	s.get("t1", service.GetOptions{})
+	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)}) // refreshes t1 only
+
+	s.clock.Advance(time.Second) // t2: exactly TaskTTL after its last write
+	_, err := s.store.GetTask(s.ctx, "t2", service.AllHistory)
+	assert.ErrorIs(t, err, service.ErrNotFound, "t2 expired")
+	_, err = s.store.UpdateTask(s.ctx, service.Update{TaskID: "t2", Status: s.status(a2a.TaskStateCanceled, nil)})
+	assert.ErrorIs(t, err, service.ErrNotFound, "an expired task took a write")
+
+	page, err := s.store.ListTasks(s.ctx, service.ListQuery{Owner: "alice", PageSize: 10})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"t1"}, recordIDs(page.Tasks))
+	assert.Equal(t, 1, page.Total)
+
+	s.clock.Advance(TaskTTL - 2*time.Second) // t1: one second before its refreshed expiry
+	rec := s.get("t1", service.AllHistory)
+	assert.Equal(t, []string{"m-t1"}, messageIDs(rec.Task.History), "the history lives as long as its task")
+
+	s.clock.Advance(time.Second)
+	_, err = s.store.GetTask(s.ctx, "t1", service.GetOptions{})
+	assert.ErrorIs(t, err, service.ErrNotFound, "t1 expired")
+	_, err = s.store.UpdateTask(s.ctx, service.Update{TaskID: "t1", IfVersion: 2, Status: s.status(a2a.TaskStateCompleted, nil)})
+	assert.ErrorIs(t, err, service.ErrNotFound)
+	page, err = s.store.ListTasks(s.ctx, service.ListQuery{Owner: "alice", PageSize: 10})
+	require.NoError(t, err)
+	assert.Empty(t, page.Tasks)
+	assert.Equal(t, 0, page.Total)
+}
+
+func testIdempotencyExpiry(t *testing.T, s *suite) {
+	require.NoError(t, s.store.CreateTask(s.ctx, s.newTask("alice", "t1", "c1", "m1")))
+	s.clock.Advance(IdempotencyTTL - time.Second)
+	requireDuplicate(t, s.store.CreateTask(s.ctx, s.newTask("alice", "t2", "c1", "m1")), "t1")
+
+	s.clock.Advance(time.Second) // the record expired; its task lives on
+	require.NoError(t, s.store.CreateTask(s.ctx, s.newTask("alice", "t3", "c1", "m1")))
+	s.get("t1", service.GetOptions{})
+	requireDuplicate(t, s.store.CreateTask(s.ctx, s.newTask("alice", "t4", "c1", "m1")), "t3")
+}
+
+// A user message appended with an idempotency key is accepted once; a retry
+// is recognised as such even after the task moved on.
+func testIdempotentUpdate(t *testing.T, s *suite) {
+	s.create("t1")
+	s.update(service.Update{TaskID: "t1", IfVersion: 1, Status: s.status(a2a.TaskStateInputRequired, agentMessage("t1", "q", "name?"))})
+	reply := func() service.Update {
+		return service.Update{TaskID: "t1", IfVersion: 2, IfStates: []a2a.TaskState{a2a.TaskStateInputRequired},
+			Messages: []a2a.Message{userMessage("r1", "Ada")}, IdempotencyKey: "r1", Owner: "alice",
+			Status: s.status(a2a.TaskStateWorking, nil)}
+	}
+	assert.Equal(t, int64(3), s.update(reply()))
+
+	// The retry fails every condition too (version, state), but is a duplicate.
+	_, err := s.store.UpdateTask(s.ctx, reply())
+	requireDuplicate(t, err, "t1")
+	// The key is shared with task creation.
+	requireDuplicate(t, s.store.CreateTask(s.ctx, s.newTask("alice", "t2", "c2", "r1")), "t1")
+
+	// Even after the task finished.
+	s.update(service.Update{TaskID: "t1", IfVersion: 3, Status: s.status(a2a.TaskStateCompleted, nil)})
+	_, err = s.store.UpdateTask(s.ctx, reply())
+	requireDuplicate(t, err, "t1")
+
+	// Keys belong to their owner.
+	u := reply()
+	u.Owner = "bob"
+	_, err = s.store.UpdateTask(s.ctx, u)
+	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 4)
+
+	rec := s.get("t1", service.AllHistory)
+	assert.Equal(t, []string{"m-t1", "q", "r1"}, messageIDs(rec.Task.History), "the reply is stored once")
+
+	// Once the record expired, a retry is an ordinary (refused) update.
+	s.clock.Advance(IdempotencyTTL)
+	_, err = s.store.UpdateTask(s.ctx, reply())
+	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 4)
+}
+
+func recordIDs(recs []service.TaskRecord) []string {
+	ids := []string{}
+	for _, r := range recs {
+		ids = append(ids, r.Task.ID)
+	}
+	return ids
+}
