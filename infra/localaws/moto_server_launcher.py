@@ -21,6 +21,11 @@ one loopback port with two changes that the project relies on:
   more "won". DynamoDB itself is atomic per write and per transaction, which
   the store's race tests rely on. moto is bound by Python's GIL anyway, so
   the lock costs little throughput.
+* A Lambda bridge, for tests only: moto cannot run a function's code without
+  Docker, so a function created with the environment variable
+  MOTO_LAMBDA_BRIDGE_URL is invoked by POSTing its payload to that URL and
+  returning the response body. A test serves its real handler there, and the
+  state machines moto runs call it like Step Functions calls a Lambda.
 * An UpdateItem that would make an item too large is refused without
   changing it. moto applies the update's actions to the stored item one by
   one and raises the size error only when an action overflows, leaving the
@@ -98,6 +103,36 @@ def atomic_update_expressions():
     UpdateExpressionExecutor.execute = execute_all_or_nothing
 
 
+def bridge_lambda_invocations():
+    """Invoke functions that name a MOTO_LAMBDA_BRIDGE_URL over HTTP."""
+    import urllib.error
+    import urllib.request
+
+    from moto.awslambda_simple import models
+
+    original = models.LambdaSimpleBackend.invoke
+
+    def invoke(self, function_name, qualifier, body, headers, response_headers):
+        try:
+            fn = self.get_function(function_name, qualifier)
+            url = (fn.environment_vars or {}).get("MOTO_LAMBDA_BRIDGE_URL")
+        except Exception:  # unknown function: moto's own behaviour
+            url = None
+        if not url:
+            return original(self, function_name, qualifier, body, headers, response_headers)
+        data = body if isinstance(body, bytes) else (body or "").encode()
+        req = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=900) as resp:
+                return resp.read()
+        except urllib.error.HTTPError as e:
+            # A function error: Step Functions sees Lambda.Unknown-like failure.
+            response_headers["x-amz-function-error"] = "Unhandled"
+            return e.read()
+
+    models.LambdaSimpleBackend.invoke = invoke
+
+
 def enable_stepfunctions_parser_mode():
     """Run state machines for real; Lambda tasks echo without Docker."""
     from moto.core import config
@@ -136,6 +171,7 @@ def main(argv=None):
     patch_stepfunctions_deepcopy()
     serialize_dynamodb()
     atomic_update_expressions()
+    bridge_lambda_invocations()
     enable_stepfunctions_parser_mode()
     server.main(["-H", args.host, "-p", str(args.port)])
     return 0

@@ -10,14 +10,18 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/sfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 // HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API
@@ -65,8 +69,11 @@ type LambdaStore interface {
 type LambdaOptions struct {
 	// Routes are the route groups the function serves.
 	Routes httpapi.Routes
-	Clock  service.Clock
-	Log    *slog.Logger
+	// StepFunctions is the client of the state machine of the auto and
+	// stepfunctions execution modes.
+	StepFunctions sfn.API
+	Clock         service.Clock
+	Log           *slog.Logger
 }
 
 // NewLambdaHTTP builds an HTTP Lambda function's handler from the
@@ -91,7 +98,66 @@ func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.R
 	if err != nil {
 		return nil, err
 	}
-	return NewLambdaHandler(cfg, ag, store, LambdaOptions{Routes: routes, Log: log})
+	o := LambdaOptions{Routes: routes, Log: log}
+	if cfg.Execution.Mode != config.ExecutionInline {
+		awsCfg, err := AWSConfig(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		o.StepFunctions = awssfn.NewFromConfig(awsCfg)
+	}
+	return NewLambdaHandler(cfg, ag, store, o)
+}
+
+// lambdaRunner returns the runner of the execution mode, and whether it
+// runs blocking sends' steps in the request (the service then need not wait
+// for them).
+func lambdaRunner(cfg config.Config, exec *service.Executor, store LambdaStore, o LambdaOptions) (service.Runner, bool, error) {
+	budget := inline.Options{Budget: cfg.BlockingTimeout, Logger: o.Log}
+	if cfg.Execution.Mode == config.ExecutionInline {
+		return inline.New(exec, store, budget), true, nil
+	}
+	if o.StepFunctions == nil {
+		return nil, false, fmt.Errorf("A2A_EXECUTION=%s needs a Step Functions client", cfg.Execution.Mode)
+	}
+	machine, err := sfn.New(o.StepFunctions, sfn.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: o.Log})
+	if err != nil {
+		return nil, false, err
+	}
+	if cfg.Execution.Mode == config.ExecutionStepFunctions {
+		return machine, false, nil
+	}
+	budget.HandOffInterrupts = true
+	return auto.New(inline.New(exec, machine, budget), machine), true, nil
+}
+
+// NewWorkerFunction builds the worker function's handler (the Step
+// Functions task of infra/statemachine.asl.json) from the environment read
+// through getenv: configuration, the DynamoDB store and the agent named by
+// A2A_AGENT from reg. Call it once per cold start.
+func NewWorkerFunction(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (*worker.Handler, error) {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	if cfg.TaskStore.Backend != config.BackendDynamoDB {
+		return nil, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: the worker reads tasks from DynamoDB; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend)
+	}
+	log := NewLogger(logOut, cfg.LogLevel)
+	ag, err := reg.New(cfg.Agent, getenv)
+	if err != nil {
+		return nil, err
+	}
+	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log})
+	if err != nil {
+		return nil, err
+	}
+	return NewWorker(cfg, ag, store, log), nil
+}
+
+// NewWorker assembles the worker around store.
+func NewWorker(cfg config.Config, ag agent.Agent, store service.Store, log *slog.Logger) *worker.Handler {
+	return worker.New(service.NewExecutor(store, ag, ExecutorOptions(cfg, nil, log)), log)
 }
 
 // checkLambdaConfig refuses what cannot work in Lambda.
@@ -111,9 +177,9 @@ func requireTokens(cfg config.Config) error {
 }
 
 // NewLambdaHandler assembles an HTTP Lambda function around store: the
-// agent's executor, the inline runner (budget: the blocking timeout), the
-// service and the HTTP edge with bearer authentication. Card URLs come from
-// A2A_PUBLIC_URL, or from each request when it is unset.
+// agent's executor, the runner of the execution mode, the service and the
+// HTTP edge with bearer authentication. Card URLs come from A2A_PUBLIC_URL,
+// or from each request when it is unset.
 func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o LambdaOptions) (http.Handler, error) {
 	if err := requireTokens(cfg); err != nil {
 		return nil, err
@@ -122,13 +188,18 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	exec := service.NewExecutor(store, ag, ExecutorOptions(cfg, o.Clock, o.Log))
-	runner := inline.New(exec, store, inline.Options{Budget: cfg.BlockingTimeout, Logger: o.Log})
-	// A blocking send spends its time in the inline runner. When the runner
-	// returns, the task is settled or waits for a runner outside this
-	// request, so the service must not wait again: a second blocking
-	// timeout would outlast API Gateway's 30 s.
+	runner, inRequest, err := lambdaRunner(cfg, exec, store, o)
+	if err != nil {
+		return nil, err
+	}
 	svcCfg := ServiceConfig(cfg)
-	svcCfg.BlockingTimeout = settleGrace
+	if inRequest {
+		// A blocking send spends its time in the inline runner. When the
+		// runner returns, the task is settled or waits for a runner outside
+		// this request, so the service must not wait again: a second
+		// blocking timeout would outlast API Gateway's 30 s.
+		svcCfg.BlockingTimeout = settleGrace
+	}
 	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log})
 	return httpapi.New(httpapi.Options{
 		Service:      svc,

@@ -23,6 +23,20 @@ type StoreOptions struct {
 	OnUsage func(dynamo.Usage)
 }
 
+// AWSConfig is the default AWS configuration (credentials from the
+// environment or the Lambda role) in AWS_REGION, pointed at AWS_ENDPOINT_URL
+// when it is set (a local stand-in).
+func AWSConfig(ctx context.Context, cfg config.Config) (aws.Config, error) {
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.AWS.Region))
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
+	}
+	if cfg.AWS.EndpointURL != "" {
+		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
+	}
+	return awsCfg, nil
+}
+
 // OpenTaskStore returns the task store cfg names: in memory, or on
 // DynamoDB (see OpenDynamoStore).
 func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (service.Store, error) {
@@ -37,15 +51,11 @@ func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (serv
 // Lambda role) in AWS_REGION, or at AWS_ENDPOINT_URL when it is set. With
 // A2A_TASK_STORE_CREATE_TABLE it first creates the table if it is missing.
 func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo.Store, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.AWS.Region))
+	awsCfg, err := AWSConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("AWS configuration: %w", err)
+		return nil, err
 	}
-	client := dynamodb.NewFromConfig(awsCfg, func(opts *dynamodb.Options) {
-		if cfg.AWS.EndpointURL != "" {
-			opts.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
-		}
-	})
+	client := dynamodb.NewFromConfig(awsCfg)
 	if cfg.TaskStore.CreateTable {
 		if err := dynamo.CreateTable(ctx, client, cfg.TaskStore.Table); err != nil {
 			return nil, fmt.Errorf("A2A_TASK_STORE_CREATE_TABLE: %w", err)

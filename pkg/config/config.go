@@ -52,6 +52,31 @@ type Config struct {
 	TaskStore TaskStore
 	// AWS says how to reach AWS when a setting needs it.
 	AWS AWS
+	// Execution says where the Lambda functions run tasks' steps
+	// (A2A_EXECUTION; the local server always runs them in goroutines).
+	Execution Execution
+}
+
+// Execution modes of the Lambda functions.
+const (
+	// ExecutionAuto runs a blocking send's first steps in the request and
+	// hands what continues or waits to Step Functions; a non-blocking send
+	// starts an execution at once.
+	ExecutionAuto = "auto"
+	// ExecutionInline runs steps in requests only (sam local): a
+	// non-blocking send's task awaits execution.
+	ExecutionInline = "inline"
+	// ExecutionStepFunctions runs every step on Step Functions.
+	ExecutionStepFunctions = "stepfunctions"
+)
+
+// Execution is the execution mode and its state machine.
+type Execution struct {
+	// Mode is auto, inline or stepfunctions.
+	Mode string
+	// StateMachineARN is the state machine (A2A_STATE_MACHINE_ARN), needed
+	// by auto and stepfunctions.
+	StateMachineARN string
 }
 
 // TaskStore is where tasks are kept.
@@ -116,6 +141,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	c.Tokens = r.tokens()
 	c.TaskStore, c.AWS = r.taskStore()
+	c.Execution = r.execution()
 	return c, errors.Join(r.errs...)
 }
 
@@ -155,6 +181,33 @@ func (r *reader) taskStore() (TaskStore, AWS) {
 		r.fail("A2A_TASK_STORE_BACKEND", ts.Backend, "must be memory or dynamodb")
 	}
 	return ts, aws
+}
+
+// execution reads A2A_EXECUTION and A2A_STATE_MACHINE_ARN. Unset, the mode
+// is auto when a state machine is named, inline otherwise.
+func (r *reader) execution() Execution {
+	e := Execution{
+		Mode:            strings.ToLower(strings.TrimSpace(r.getenv("A2A_EXECUTION"))),
+		StateMachineARN: strings.TrimSpace(r.getenv("A2A_STATE_MACHINE_ARN")),
+	}
+	if arn := e.StateMachineARN; arn != "" && (!strings.HasPrefix(arn, "arn:") || !strings.Contains(arn, ":stateMachine:")) {
+		r.fail("A2A_STATE_MACHINE_ARN", e.StateMachineARN, "must be a state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)")
+	}
+	switch e.Mode {
+	case "":
+		e.Mode = ExecutionInline
+		if e.StateMachineARN != "" {
+			e.Mode = ExecutionAuto
+		}
+	case ExecutionAuto, ExecutionStepFunctions:
+		if e.StateMachineARN == "" {
+			r.errs = append(r.errs, fmt.Errorf("A2A_EXECUTION=%s needs A2A_STATE_MACHINE_ARN: name the state machine that runs the tasks", e.Mode))
+		}
+	case ExecutionInline:
+	default:
+		r.fail("A2A_EXECUTION", e.Mode, "must be auto, inline or stepfunctions")
+	}
+	return e
 }
 
 func validTableName(name string) bool {

@@ -19,6 +19,7 @@ func TestDefaults(t *testing.T) {
 		MaxRequestBodyBytes: 1 << 20, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
+		Execution: Execution{Mode: ExecutionInline},
 	}, c)
 	assert.True(t, c.Loopback())
 }
@@ -40,6 +41,23 @@ func TestValues(t *testing.T) {
 	assert.False(t, c.Loopback())
 }
 
+func TestExecutionMode(t *testing.T) {
+	arn := "arn:aws:states:us-east-1:123456789012:stateMachine:tasks"
+	for _, tt := range []struct {
+		env  map[string]string
+		want Execution
+	}{
+		{nil, Execution{Mode: ExecutionInline}},
+		{map[string]string{"A2A_STATE_MACHINE_ARN": arn}, Execution{Mode: ExecutionAuto, StateMachineARN: arn}},
+		{map[string]string{"A2A_STATE_MACHINE_ARN": arn, "A2A_EXECUTION": "StepFunctions"}, Execution{Mode: ExecutionStepFunctions, StateMachineARN: arn}},
+		{map[string]string{"A2A_STATE_MACHINE_ARN": arn, "A2A_EXECUTION": "inline"}, Execution{Mode: ExecutionInline, StateMachineARN: arn}},
+	} {
+		c, err := Load(env(tt.env))
+		require.NoError(t, err, tt.env)
+		assert.Equal(t, tt.want, c.Execution, tt.env)
+	}
+}
+
 func TestBadValuesNameTheVariable(t *testing.T) {
 	tests := []struct {
 		env  map[string]string
@@ -53,6 +71,9 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_LOG_LEVEL": "loud"}, `A2A_LOG_LEVEL="loud": must be debug, info, warn or error`},
 		{map[string]string{"A2A_INTERRUPT_REQUEST_TTL_SECONDS": "0"}, `A2A_INTERRUPT_REQUEST_TTL_SECONDS="0": must be an integer from 1`},
 		{map[string]string{"A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS": "-1"}, `A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS="-1"`},
+		{map[string]string{"A2A_EXECUTION": "lambda"}, `A2A_EXECUTION="lambda": must be auto, inline or stepfunctions`},
+		{map[string]string{"A2A_EXECUTION": "stepfunctions"}, `A2A_EXECUTION=stepfunctions needs A2A_STATE_MACHINE_ARN`},
+		{map[string]string{"A2A_STATE_MACHINE_ARN": "my-machine"}, `A2A_STATE_MACHINE_ARN="my-machine": must be a state machine ARN`},
 		{map[string]string{"A2A_PUBLIC_URL": "agent.example.com"}, `A2A_PUBLIC_URL="agent.example.com": must be an absolute http(s) URL`},
 		{map[string]string{"A2A_PUBLIC_URL": "https://x/?a=1"}, `A2A_PUBLIC_URL`},
 		{map[string]string{"A2A_BEARER_TOKENS": "alice"}, `A2A_BEARER_TOKENS: entry "***" must be name:token`},

@@ -325,6 +325,27 @@ type Job struct {
 	// TaskToken is the callback token bound to the interrupt a Reply
 	// answers (Step Functions runners resume the execution with it).
 	TaskToken string
+	// Resume, for work handed over in the middle of the step protocol (an
+	// inline runner passing a task to Step Functions), says where to pick
+	// up; nil means run the next step now.
+	Resume *Resume
+}
+
+// Resume is where handed-over work picks up.
+type Resume struct {
+	// After is the delay before the next step (after a Continue outcome).
+	After time.Duration
+	// AwaitRequestID, when set, is the interrupt the last step asked for:
+	// show it (Executor.Await) and wait for the reply.
+	AwaitRequestID string
+}
+
+// CancelRequest tells a runner that a task was canceled.
+type CancelRequest struct {
+	TaskID string
+	// TaskToken is the callback token of the interrupt the task waited on
+	// when it was canceled, or empty.
+	TaskToken string
 }
 
 // Runner executes tasks' steps.
@@ -336,5 +357,5 @@ type Runner interface {
 	Start(ctx context.Context, job Job) error
 	// Cancel tells the runner that the task was canceled so it can stop
 	// the work. The cancel is already stored; this is best effort.
-	Cancel(ctx context.Context, taskID string) error
+	Cancel(ctx context.Context, req CancelRequest) error
 }

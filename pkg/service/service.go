@@ -353,11 +353,28 @@ func (s *Service) CancelTask(ctx context.Context, owner string, p a2a.TaskIDPara
 		if err != nil {
 			return nil, s.storeError(err, p.ID, "params")
 		}
-		if err := s.runner.Cancel(ctx, p.ID); err != nil {
+		if err := s.runner.Cancel(ctx, CancelRequest{TaskID: p.ID, TaskToken: s.waitingToken(ctx, &rec.Task)}); err != nil {
 			s.log.WarnContext(ctx, "runner could not stop canceled task", "taskId", p.ID, "error", err)
 		}
 		return s.read(ctx, owner, p.ID, AllHistory)
 	}
+}
+
+// waitingToken is the callback token of the interrupt an interrupted task
+// waits on, or "".
+func (s *Service) waitingToken(ctx context.Context, t *a2a.Task) string {
+	if !t.Status.State.Interrupted() {
+		return ""
+	}
+	id, _ := interruptMetadata(t.Status.Message)["request_id"].(string)
+	if id == "" {
+		return ""
+	}
+	b, err := s.store.GetInterrupt(ctx, id)
+	if err != nil {
+		return ""
+	}
+	return b.TaskToken
 }
 
 // ListTasks implements tasks/list: the caller's tasks, newest first.

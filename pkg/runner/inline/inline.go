@@ -54,16 +54,21 @@ type Options struct {
 	// Reserve is kept from the request's deadline (a Lambda's remaining
 	// time) to record what is left and answer.
 	Reserve time.Duration
-	Logger  *slog.Logger
+	// HandOffInterrupts passes an interrupt a step asks for to the backlog
+	// (Step Functions shows it once its execution holds the task token)
+	// instead of showing it in the request.
+	HandOffInterrupts bool
+	Logger            *slog.Logger
 }
 
 // Runner is a service.Runner that runs steps in the caller's request.
 type Runner struct {
-	exec    Executor
-	backlog Backlog
-	budget  time.Duration
-	reserve time.Duration
-	log     *slog.Logger
+	exec     Executor
+	backlog  Backlog
+	budget   time.Duration
+	reserve  time.Duration
+	handOver bool
+	log      *slog.Logger
 }
 
 var _ service.Runner = (*Runner)(nil)
@@ -71,7 +76,7 @@ var _ service.Runner = (*Runner)(nil)
 // New returns a runner of exec's steps that defers to backlog what it
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
-	r := &Runner{exec: exec, backlog: backlog, budget: o.Budget, reserve: o.Reserve, log: o.Logger}
+	r := &Runner{exec: exec, backlog: backlog, budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
 	if r.budget <= 0 {
 		r.budget = DefaultBudget
 	}
@@ -114,6 +119,9 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		switch res.Next {
 		case service.NextContinue:
 		case service.NextAwait:
+			if r.handOver {
+				return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Resume: &service.Resume{AwaitRequestID: res.RequestID}})
+			}
 			// Show the interrupt now; the client's reply starts the next
 			// step in the request that carries it.
 			if _, err := r.exec.Await(ctx, service.AwaitRequest{TaskID: job.TaskID, RequestID: res.RequestID}); err != nil {
@@ -125,10 +133,10 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		}
 		req = service.StepRequest{TaskID: job.TaskID}
 		if time.Until(end) <= res.After {
-			return r.deferJob(ctx, jobOf(req, job.Blocking))
+			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Blocking: job.Blocking, Resume: &service.Resume{After: res.After}})
 		}
 		if err := sleep(ctx, res.After); err != nil {
-			return r.deferJob(ctx, jobOf(req, job.Blocking))
+			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Blocking: job.Blocking, Resume: &service.Resume{}})
 		}
 	}
 }
@@ -155,7 +163,7 @@ func (r *Runner) deferJob(ctx context.Context, job service.Job) error {
 // Cancel implements service.Runner. The cancel is already stored; a step
 // running in another request notices it at its next write (the store
 // refuses writes to a terminal task), so there is nothing to stop here.
-func (r *Runner) Cancel(context.Context, string) error { return nil }
+func (r *Runner) Cancel(context.Context, service.CancelRequest) error { return nil }
 
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

@@ -91,7 +91,7 @@ func TestStart(t *testing.T) {
 			[]service.StepRequest{first, next, next}, nil, nil},
 		{"blocking: a delay beyond the budget is deferred", service.Job{TaskID: "t1", Message: msg, Blocking: true},
 			[]service.StepResult{continueAfter(time.Hour)}, nil, time.Second,
-			[]service.StepRequest{first}, []service.Job{{TaskID: "t1", Blocking: true}}, nil},
+			[]service.StepRequest{first}, []service.Job{{TaskID: "t1", Blocking: true, Resume: &service.Resume{After: time.Hour}}}, nil},
 		{"blocking: a step the store failed is deferred", service.Job{TaskID: "t1", Message: msg, Blocking: true},
 			[]service.StepResult{{}}, []error{errors.New("throttled")}, time.Second,
 			[]service.StepRequest{first}, []service.Job{{TaskID: "t1", Message: msg, Blocking: true}}, nil},
@@ -149,5 +149,16 @@ func TestDeferErrors(t *testing.T) {
 	bl = &backlog{err: service.ErrNotFound}
 	assert.NoError(t, inline.New(&steps{}, bl, inline.Options{}).Start(context.Background(), service.Job{TaskID: "gone"}),
 		"a task that is gone needs nothing")
-	assert.NoError(t, inline.New(&steps{}, bl, inline.Options{}).Cancel(context.Background(), "t1"))
+	assert.NoError(t, inline.New(&steps{}, bl, inline.Options{}).Cancel(context.Background(), service.CancelRequest{TaskID: "t1"}))
+}
+
+// With HandOffInterrupts (Step Functions behind the backlog), an interrupt
+// is handed over to be shown by the execution that will hold its token.
+func TestHandOffInterrupts(t *testing.T) {
+	st := &steps{results: []service.StepResult{await}}
+	bl := &backlog{}
+	r := inline.New(st, bl, inline.Options{Budget: time.Second, HandOffInterrupts: true})
+	require.NoError(t, r.Start(context.Background(), service.Job{TaskID: "t1", Message: msg, Blocking: true}))
+	assert.Empty(t, st.awaited, "not shown in the request")
+	assert.Equal(t, []service.Job{{TaskID: "t1", Resume: &service.Resume{AwaitRequestID: "r1"}}}, bl.jobs)
 }

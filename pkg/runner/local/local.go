@@ -147,9 +147,9 @@ func (r *Runner) forget(taskID string, exec *execution) {
 
 // Cancel implements service.Runner: it cancels the running step's context
 // and any pending wait.
-func (r *Runner) Cancel(_ context.Context, taskID string) error {
+func (r *Runner) Cancel(_ context.Context, req service.CancelRequest) error {
 	r.mu.Lock()
-	exec := r.running[taskID]
+	exec := r.running[req.TaskID]
 	r.mu.Unlock()
 	if exec != nil {
 		exec.cancel()

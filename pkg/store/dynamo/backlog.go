@@ -26,9 +26,10 @@ import (
 // deferredJob is the stored form of a service.Job: the message itself is
 // in the task's history.
 type deferredJob struct {
-	MessageID string       `json:"messageId,omitempty"`
-	Reply     *agent.Reply `json:"reply,omitempty"`
-	Blocking  bool         `json:"blocking,omitempty"`
+	MessageID string          `json:"messageId,omitempty"`
+	Reply     *agent.Reply    `json:"reply,omitempty"`
+	Blocking  bool            `json:"blocking,omitempty"`
+	Resume    *service.Resume `json:"resume,omitempty"`
 }
 
 // Defer records on the task that job awaits execution, without changing
@@ -39,7 +40,7 @@ func (s *Store) Defer(ctx context.Context, job service.Job) error {
 	if !validTaskID(job.TaskID) {
 		return service.ErrNotFound
 	}
-	d := deferredJob{Reply: job.Reply, Blocking: job.Blocking}
+	d := deferredJob{Reply: job.Reply, Blocking: job.Blocking, Resume: job.Resume}
 	if job.Message != nil {
 		d.MessageID = job.Message.MessageID
 	}
@@ -85,7 +86,7 @@ func (s *Store) DeferredJob(ctx context.Context, taskID string) (*service.Job, t
 	if err := json.Unmarshal([]byte(p.task.AwaitingJob), &d); err != nil {
 		return nil, time.Time{}, fmt.Errorf("dynamo: decode the job of task %s: %w", taskID, err)
 	}
-	job := &service.Job{TaskID: taskID, Reply: d.Reply, Blocking: d.Blocking}
+	job := &service.Job{TaskID: taskID, Reply: d.Reply, Blocking: d.Blocking, Resume: d.Resume}
 	if d.MessageID != "" {
 		rec, err := p.record(-1, false)
 		if err != nil {

@@ -1,0 +1,26 @@
+// Command worker is the Lambda function the state machine
+// (infra/statemachine.asl.json) calls for every action of a task's step
+// protocol: run a step, show an interrupt and bind its task token, expire
+// an unanswered interrupt, fail a task whose step failed. It only wires;
+// pkg/app assembles the handler once per cold start.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+)
+
+func main() {
+	h, err := app.NewWorkerFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(1)
+	}
+	lambda.Start(h.Handle)
+}

@@ -1,0 +1,181 @@
+// Package sfntest runs the project's state machine (infra/statemachine.asl.json)
+// on the tests' local AWS stand-in (moto, in parser mode, through
+// internal/awstest), with a worker function that is either canned (moto
+// answers each invocation with the next queued result) or bridged to a real
+// handler (moto POSTs each invocation's payload to it; see
+// infra/localaws/moto_server_launcher.py).
+package sfntest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
+)
+
+// role is a role ARN moto accepts; it checks the format, not the role.
+const role = "arn:aws:iam::123456789012:role/a2a-lambda-test"
+
+// DefinitionPath is the state machine definition, from the repository root.
+const DefinitionPath = "infra/statemachine.asl.json"
+
+// Definition reads the state machine definition.
+func Definition(t testing.TB) []byte {
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", DefinitionPath))
+	require.NoError(t, err)
+	return b
+}
+
+// Client returns a Step Functions client of the stand-in.
+func Client(t testing.TB) *sfn.Client { return sfn.NewFromConfig(awstest.Config(t)) }
+
+// Machine is a state machine of the project's definition, in moto.
+type Machine struct {
+	ARN      string
+	Function string
+	Client   *sfn.Client
+	t        testing.TB
+}
+
+// New creates a worker function and a state machine calling it. With a nil
+// handler the function is canned (queue results with Canned); otherwise each
+// invocation is POSTed to handler, served on a loopback listener.
+func New(t testing.TB, handler http.Handler) *Machine {
+	ctx := context.Background()
+	cfg := awstest.Config(t)
+	name := strings.ReplaceAll(awstest.UniqueName(t, "worker"), ".", "-")
+	if len(name) > 64 {
+		name = name[len(name)-64:]
+	}
+	env := map[string]string{}
+	if handler != nil {
+		srv := newServer(t, handler)
+		env["MOTO_LAMBDA_BRIDGE_URL"] = srv
+	}
+	fn, err := lambda.NewFromConfig(cfg).CreateFunction(ctx, &lambda.CreateFunctionInput{
+		FunctionName: aws.String(name),
+		Role:         aws.String(role),
+		Runtime:      lambdatypes.RuntimeProvidedal2023,
+		Handler:      aws.String("bootstrap"),
+		Code:         &lambdatypes.FunctionCode{ZipFile: emptyZip},
+		Environment:  &lambdatypes.Environment{Variables: env},
+	})
+	require.NoError(t, err)
+	def := strings.ReplaceAll(string(Definition(t)), "${WorkerFunctionArn}", aws.ToString(fn.FunctionArn))
+	c := Client(t)
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+		Name: aws.String(name), Definition: aws.String(def), RoleArn: aws.String(role),
+	})
+	require.NoError(t, err)
+	return &Machine{ARN: aws.ToString(sm.StateMachineArn), Function: name, Client: c, t: t}
+}
+
+// emptyZip is a zip archive with no entries: moto stores the code, never
+// runs it.
+var emptyZip = []byte{0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
+// Canned queues results for the next invocations of canned functions (one
+// queue for all of them): each is JSON-encoded as the function's payload.
+func Canned(t testing.TB, results ...any) {
+	var rs []string
+	for _, r := range results {
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		rs = append(rs, string(b))
+	}
+	body, err := json.Marshal(map[string]any{"results": rs, "region": awstest.Region})
+	require.NoError(t, err)
+	resp, err := http.Post(awstest.Endpoint(t)+"/moto-api/static/lambda-simple/response", "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode, "queue canned results")
+}
+
+// Start starts an execution with input.
+func (m *Machine) Start(name string, input any) string {
+	b, err := json.Marshal(input)
+	require.NoError(m.t, err)
+	out, err := m.Client.StartExecution(context.Background(), &sfn.StartExecutionInput{
+		StateMachineArn: aws.String(m.ARN), Name: aws.String(name), Input: aws.String(string(b)),
+	})
+	require.NoError(m.t, err)
+	return aws.ToString(out.ExecutionArn)
+}
+
+// Wait polls an execution until it is no longer RUNNING and returns its
+// status, or fails the test after timeout.
+func (m *Machine) Wait(arn string, timeout time.Duration) sfntypes.ExecutionStatus {
+	var status sfntypes.ExecutionStatus
+	require.Eventually(m.t, func() bool {
+		d, err := m.Client.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+		require.NoError(m.t, err)
+		status = d.Status
+		return status != sfntypes.ExecutionStatusRunning
+	}, timeout, 50*time.Millisecond, "execution %s still running", arn)
+	return status
+}
+
+// Invocation is one worker invocation of an execution, with the state that
+// made it.
+type Invocation struct {
+	State   string
+	Payload map[string]any
+}
+
+// History returns an execution's states entered, in order, and the worker
+// invocations they made.
+func (m *Machine) History(arn string) (states []string, calls []Invocation) {
+	out, err := m.Client.GetExecutionHistory(context.Background(), &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn), MaxResults: 1000})
+	require.NoError(m.t, err)
+	state := ""
+	for _, e := range out.Events {
+		if d := e.StateEnteredEventDetails; d != nil {
+			state = aws.ToString(d.Name)
+			states = append(states, state)
+		}
+		if d := e.TaskScheduledEventDetails; d != nil {
+			var p struct {
+				Payload map[string]any `json:"Payload"`
+			}
+			require.NoError(m.t, json.Unmarshal([]byte(aws.ToString(d.Parameters)), &p))
+			calls = append(calls, Invocation{State: state, Payload: p.Payload})
+		}
+	}
+	return states, calls
+}
+
+// TaskToken waits until the execution waits on a task token and returns it,
+// read from the AwaitInput invocation in the execution's history.
+func (m *Machine) TaskToken(arn string, timeout time.Duration) string {
+	var token string
+	require.Eventually(m.t, func() bool {
+		_, calls := m.History(arn)
+		for i := len(calls) - 1; i >= 0; i-- {
+			if tok, ok := calls[i].Payload["taskToken"].(string); ok {
+				token = tok
+				return true
+			}
+		}
+		return false
+	}, timeout, 50*time.Millisecond, "execution %s never waited on a token", arn)
+	return token
+}
+
+func (m *Machine) String() string { return fmt.Sprintf("state machine %s", m.ARN) }

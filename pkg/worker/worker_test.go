@@ -1,0 +1,110 @@
+package worker_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
+)
+
+// fake records the actions it is asked to run and answers res.
+type fake struct {
+	res   service.StepResult
+	err   error
+	calls []string
+	step  service.StepRequest
+	await service.AwaitRequest
+	fail  string
+}
+
+func (f *fake) Step(_ context.Context, req service.StepRequest) (service.StepResult, error) {
+	f.calls, f.step = append(f.calls, "step"), req
+	return f.res, f.err
+}
+func (f *fake) Await(_ context.Context, req service.AwaitRequest) (service.StepResult, error) {
+	f.calls, f.await = append(f.calls, "await"), req
+	return f.res, f.err
+}
+func (f *fake) Expire(_ context.Context, taskID, requestID string) (service.StepResult, error) {
+	f.calls = append(f.calls, "expire "+taskID+" "+requestID)
+	return f.res, f.err
+}
+func (f *fake) Fail(_ context.Context, taskID, reason string) (service.StepResult, error) {
+	f.calls, f.fail = append(f.calls, "fail "+taskID), reason
+	return f.res, f.err
+}
+
+func TestActions(t *testing.T) {
+	ctx := context.Background()
+	f := &fake{res: service.StepResult{Next: service.NextContinue, After: 1500 * time.Millisecond, State: a2a.TaskStateWorking}}
+	h := worker.New(f, nil)
+
+	res, err := h.Handle(ctx, worker.Event{Action: "step", TaskID: "t", Trigger: "reply"})
+	require.NoError(t, err)
+	assert.Equal(t, worker.Result{Next: "continue", AfterSeconds: 2, State: "working"}, res, "delays round up to whole seconds")
+	assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: service.TriggerReply}, f.step)
+
+	f.res = service.StepResult{Next: service.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1"}
+	res, err = h.Handle(ctx, worker.Event{Action: "await", TaskID: "t", RequestID: "r1", TaskToken: "tok"})
+	require.NoError(t, err)
+	assert.Equal(t, worker.Result{Next: "await", RequestID: "r1", State: "input-required"}, res)
+	assert.Equal(t, service.AwaitRequest{TaskID: "t", RequestID: "r1", TaskToken: "tok"}, f.await)
+
+	f.res = service.StepResult{Next: service.NextDone, State: a2a.TaskStateFailed}
+	_, err = h.Handle(ctx, worker.Event{Action: "expire", TaskID: "t", RequestID: "r1"})
+	require.NoError(t, err)
+	_, err = h.Handle(ctx, worker.Event{Action: "fail", TaskID: "t", Error: &worker.StateError{Error: "Lambda.Unknown", Cause: "boom"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"step", "await", "expire t r1", "fail t"}, f.calls)
+	assert.Equal(t, "The task failed: Lambda.Unknown: boom", f.fail)
+}
+
+func TestBadEvents(t *testing.T) {
+	h := worker.New(&fake{}, nil)
+	for _, ev := range []worker.Event{
+		{Action: "step"},
+		{Action: "step", TaskID: "t"},
+		{Action: "step", TaskID: "t", Trigger: "whenever"},
+		{Action: "await", TaskID: "t", RequestID: "r"},
+		{Action: "dance", TaskID: "t"},
+	} {
+		_, err := h.Handle(context.Background(), ev)
+		assert.ErrorIs(t, err, worker.ErrBadEvent, "%+v", ev)
+	}
+}
+
+func TestExecutorErrorsFailTheInvocation(t *testing.T) {
+	boom := errors.New("table unavailable")
+	_, err := worker.New(&fake{err: boom}, nil).Handle(context.Background(), worker.Event{Action: "step", TaskID: "t", Trigger: "message"})
+	assert.ErrorIs(t, err, boom, "the state machine's Catch fails the task")
+}
+
+func TestFailureMessages(t *testing.T) {
+	long := make([]byte, 500)
+	for i := range long {
+		long[i] = 'x'
+	}
+	for _, tt := range []struct {
+		err  *worker.StateError
+		want string
+	}{
+		{nil, "The task failed: its step did not complete."},
+		{&worker.StateError{Error: "States.Timeout"}, "The task failed: a step ran out of time."},
+		{&worker.StateError{Error: "Sandbox.Timedout", Cause: "Task timed out after 900 seconds"}, "The task failed: a step ran out of time."},
+		{&worker.StateError{Error: "errorString", Cause: `{"errorMessage":"load task t: throttled","errorType":"errorString"}`}, "The task failed: errorString: load task t: throttled"},
+		{&worker.StateError{Error: "UnknownOutcome"}, "The task failed: UnknownOutcome."},
+		{&worker.StateError{Error: "E", Cause: string(long)}, "The task failed: E: " + string(long[:300]) + "..."},
+	} {
+		f := &fake{}
+		_, err := worker.New(f, nil).Handle(context.Background(), worker.Event{Action: "fail", TaskID: "t", Error: tt.err})
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, f.fail)
+	}
+}
