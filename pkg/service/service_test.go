@@ -442,8 +442,8 @@ func TestFirstTerminalStateWins(t *testing.T) {
 
 type noRunner struct{}
 
-func (noRunner) Start(context.Context, service.Job) error { return nil }
-func (noRunner) Cancel(context.Context, service.CancelRequest) error     { return nil }
+func (noRunner) Start(context.Context, service.Job) error            { return nil }
+func (noRunner) Cancel(context.Context, service.CancelRequest) error { return nil }
 
 type failingRunner struct{ noRunner }
 
