@@ -12,10 +12,10 @@ import (
 // policy is https, has no user information, fits the limits, and has a host
 // that no parser here reads as a refused address.
 func FuzzCheckURL(f *testing.F) {
-	for _, tc := range urlCases {
+	for _, tc := range urlCases() {
 		f.Add(tc.url)
 	}
-	for _, tc := range addrCases {
+	for _, tc := range addrCases() {
 		f.Add("https://" + tc.addr + "/")
 		f.Add("https://[" + tc.addr + "]/")
 	}
