@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -75,4 +76,36 @@ func TestRetryPolicyDefaults(t *testing.T) {
 	assert.True(t, ok)
 	assert.LessOrEqual(t, d, DefaultMaxDelay)
 	assert.GreaterOrEqual(t, d, DefaultMaxDelay/2)
+}
+
+func TestDecide(t *testing.T) {
+	p := RetryPolicy{MaxAttempts: 2, BaseDelay: time.Second, Rand: func() float64 { return 0 }}
+	n := Notification{Config: a2a.PushNotificationConfig{ID: "cfg-1", URL: "https://example.com/h", Token: "tok"}, TaskID: "t", TaskVersion: 4}
+	at := fixedNow()
+	fail := Result{Outcome: Retryable, StatusCode: 503, Err: &StatusError{Host: "example.com", Code: 503}, At: at, Duration: time.Second}
+
+	d := p.Decide(n, 1, fail)
+	assert.True(t, d.Retry)
+	assert.Equal(t, 500*time.Millisecond, d.Delay)
+	assert.Equal(t, DeliveryStatus{
+		EventID: "t:4", TaskID: "t", ConfigID: "cfg-1", State: StateRetrying, Attempts: 1,
+		LastStatusCode: 503, LastError: "webhook example.com answered 503 Service Unavailable",
+		LastAttemptAt: at, NextAttemptAt: at.Add(1500 * time.Millisecond),
+	}, d.Status)
+
+	d = p.Decide(n, 2, fail)
+	assert.False(t, d.Retry)
+	assert.Equal(t, StateFailed, d.Status.State)
+	assert.Equal(t, 2, d.Status.Attempts)
+	assert.True(t, d.Status.NextAttemptAt.IsZero())
+
+	d = p.Decide(n, 2, Result{Outcome: Delivered, StatusCode: 204, At: at, Duration: time.Second})
+	assert.False(t, d.Retry)
+	assert.Equal(t, StateDelivered, d.Status.State)
+	assert.Equal(t, at.Add(time.Second), d.Status.DeliveredAt)
+	assert.Empty(t, d.Status.LastError)
+
+	d = p.Decide(n, 1, Result{Outcome: Permanent, StatusCode: 404, Err: &StatusError{Host: "example.com", Code: 404}, At: at})
+	assert.False(t, d.Retry)
+	assert.Equal(t, StateFailed, d.Status.State)
 }
