@@ -155,9 +155,10 @@ func orDefault(v, d int) int {
 	return v
 }
 
-// Enqueue accepts n for delivery and returns at once. It returns ErrClosed
-// after Close, and ErrFull when MaxPending notifications are unfinished; in
-// both cases n is not accepted.
+// Enqueue accepts n for delivery and returns at once (ctx is not used; it
+// is there for callers that treat this queue and SQS alike). It returns
+// ErrClosed after Close, and ErrFull when MaxPending notifications are
+// unfinished; in both cases n is not accepted.
 func (q *Queue) Enqueue(_ context.Context, n push.Notification) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()

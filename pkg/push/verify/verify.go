@@ -227,14 +227,11 @@ func (v *Verifier) check(r *http.Request) (*Notification, time.Time, error) {
 	if signed == "" {
 		return nil, time.Time{}, ErrNoSignature
 	}
-	body, err := v.readBody(r)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
 
+	// The signature first: an unauthenticated body is never read.
 	claims := &push.Claims{}
 	var kid string
-	_, err = v.parser.ParseWithClaims(signed, claims, func(t *jwt.Token) (any, error) {
+	_, err := v.parser.ParseWithClaims(signed, claims, func(t *jwt.Token) (any, error) {
 		kid, _ = t.Header["kid"].(string)
 		if kid == "" {
 			return nil, fmt.Errorf("%w: no kid in the JWT header", ErrMalformed)
@@ -260,6 +257,10 @@ func (v *Verifier) check(r *http.Request) (*Notification, time.Time, error) {
 	}
 	if claims.ID == "" || claims.TaskID == "" || claims.BodySHA256 == "" {
 		return nil, time.Time{}, fmt.Errorf("%w: jti, taskId and body_sha256 are required", ErrMalformed)
+	}
+	body, err := v.readBody(r)
+	if err != nil {
+		return nil, time.Time{}, err
 	}
 	if subtle.ConstantTimeCompare([]byte(push.BodyHash(body)), []byte(claims.BodySHA256)) != 1 {
 		return nil, time.Time{}, ErrBodyHash
