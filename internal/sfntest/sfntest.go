@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -29,8 +31,28 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 )
 
-// role is a role ARN moto accepts; it checks the format, not the role.
-const role = "arn:aws:iam::123456789012:role/a2a-lambda-test"
+// roleName is the role the test functions and state machines run as; moto
+// checks that it exists.
+const roleName = "a2a-lambda-test"
+
+// ensureRole creates the role in moto's IAM (once; it is account-wide) and
+// returns its ARN.
+func ensureRole(t testing.TB, cfg aws.Config) string {
+	c := iam.NewFromConfig(cfg)
+	ctx := context.Background()
+	out, err := c.CreateRole(ctx, &iam.CreateRoleInput{
+		RoleName:                 aws.String(roleName),
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":["lambda.amazonaws.com","states.amazonaws.com"]},"Action":"sts:AssumeRole"}]}`),
+	})
+	if err == nil {
+		return aws.ToString(out.Role.Arn)
+	}
+	var exists *iamtypes.EntityAlreadyExistsException
+	require.ErrorAs(t, err, &exists)
+	got, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(roleName)})
+	require.NoError(t, err)
+	return aws.ToString(got.Role.Arn)
+}
 
 // DefinitionPath is the state machine definition, from the repository root.
 const DefinitionPath = "infra/statemachine.asl.json"
@@ -64,6 +86,7 @@ func New(t testing.TB, handler http.Handler) *Machine {
 	if len(name) > 64 {
 		name = name[len(name)-64:]
 	}
+	role := ensureRole(t, cfg)
 	env := map[string]string{}
 	if handler != nil {
 		srv := newServer(t, handler)

@@ -1,0 +1,208 @@
+package sfn_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
+	"github.com/a2a-lambda/a2a-lambda/internal/sfntest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/sfn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
+
+// The state machine is executed by moto in parser mode; the worker
+// function is canned: each invocation gets the next queued result. These
+// tests pin the control flow of infra/statemachine.asl.json.
+
+type result struct {
+	Next         string `json:"next"`
+	AfterSeconds int    `json:"afterSeconds"`
+	RequestID    string `json:"requestId"`
+	State        string `json:"state"`
+}
+
+var (
+	cont  = result{Next: "continue", State: "working"}
+	await = result{Next: "await", RequestID: "req-1", State: "input-required"}
+	done  = result{Next: "done", State: "completed"}
+	// ignored is the result of the await, expire and fail invocations,
+	// which the state machine does not read.
+	ignored = map[string]bool{"ok": true}
+)
+
+func input(taskID string, ttl int) sfn.Input {
+	return sfn.Input{TaskID: taskID, StartAt: "step", Trigger: "message", InterruptTTLSeconds: ttl}
+}
+
+// actions lists the worker invocations of an execution as "action trigger".
+func actions(calls []sfntest.Invocation) []string {
+	var out []string
+	for _, c := range calls {
+		a := c.Payload["action"].(string)
+		if t, ok := c.Payload["trigger"].(string); ok {
+			a += " " + t
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func TestContinueAwaitReplyComplete(t *testing.T) {
+	m := sfntest.New(t, nil)
+	sfntest.Canned(t, cont, await, ignored, done)
+	arn := m.Start("task-1", input("task-1", 60))
+	token := m.TaskToken(arn, 10*time.Second)
+
+	_, err := m.Client.SendTaskSuccess(context.Background(), &awssfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(`{"requestId":"req-1"}`)})
+	require.NoError(t, err)
+	assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
+	states, calls := m.History(arn)
+	assert.Equal(t, []string{"Begin", "Step", "Route", "PrepareContinue", "WaitBeforeStep", "Step", "Route", "PrepareAwait", "AwaitInput", "Step", "Route", "Done"}, states)
+	assert.Equal(t, []string{"step message", "step continue", "await", "step reply"}, actions(calls))
+	assert.Equal(t, "req-1", calls[2].Payload["requestId"], "AwaitInput binds the step's interrupt")
+	assert.Equal(t, token, calls[2].Payload["taskToken"])
+	assert.Equal(t, "req-1", calls[3].Payload["requestId"], "the reply step knows which interrupt it answers")
+}
+
+func TestFailuresFailTheTask(t *testing.T) {
+	ctx := context.Background()
+	m := sfntest.New(t, nil)
+
+	t.Run("SendTaskFailure takes the failure path", func(t *testing.T) {
+		sfntest.Canned(t, await, ignored, ignored)
+		arn := m.Start("task-2", input("task-2", 60))
+		token := m.TaskToken(arn, 10*time.Second)
+		_, err := m.Client.SendTaskFailure(ctx, &awssfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String("Boom"), Cause: aws.String("broken")})
+		require.NoError(t, err)
+		assert.Equal(t, sfntypes.ExecutionStatusFailed, m.Wait(arn, 10*time.Second))
+		states, calls := m.History(arn)
+		assert.Equal(t, []string{"AwaitInput", "MarkFailed", "TaskFailed"}, states[len(states)-3:])
+		fail := calls[len(calls)-1].Payload
+		assert.Equal(t, "fail", fail["action"])
+		// The worker is told why. (AWS also passes the Cause; moto 5.2.1
+		// drops it.)
+		assert.Equal(t, "Boom", fail["error"].(map[string]any)["Error"])
+	})
+	t.Run("a canceled wait ends quietly", func(t *testing.T) {
+		sfntest.Canned(t, await, ignored)
+		arn := m.Start("task-3", input("task-3", 60))
+		token := m.TaskToken(arn, 10*time.Second)
+		_, err := m.Client.SendTaskFailure(ctx, &awssfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String(sfn.ErrorTaskCanceled)})
+		require.NoError(t, err)
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
+	})
+	t.Run("an interrupt nobody answers expires", func(t *testing.T) {
+		sfntest.Canned(t, await, ignored, ignored)
+		arn := m.Start("task-4", input("task-4", 1))
+		assert.Equal(t, sfntypes.ExecutionStatusFailed, m.Wait(arn, 15*time.Second))
+		states, calls := m.History(arn)
+		assert.Equal(t, []string{"AwaitInput", "Expire", "InputRequestExpired"}, states[len(states)-3:])
+		assert.Equal(t, map[string]any{"action": "expire", "taskId": "task-4", "requestId": "req-1"}, calls[len(calls)-1].Payload)
+	})
+	t.Run("an unknown outcome fails the task", func(t *testing.T) {
+		sfntest.Canned(t, result{Next: "maybe"}, ignored)
+		arn := m.Start("task-5", input("task-5", 60))
+		assert.Equal(t, sfntypes.ExecutionStatusFailed, m.Wait(arn, 10*time.Second))
+		states, _ := m.History(arn)
+		assert.Equal(t, []string{"UnknownOutcome", "MarkFailed", "TaskFailed"}, states[len(states)-3:])
+	})
+	t.Run("a made-up token is refused", func(t *testing.T) {
+		_, err := m.Client.SendTaskSuccess(ctx, &awssfn.SendTaskSuccessInput{TaskToken: aws.String("made-up"), Output: aws.String("{}")})
+		var invalid *sfntypes.InvalidToken
+		assert.ErrorAs(t, err, &invalid)
+	})
+}
+
+func TestRunner(t *testing.T) {
+	ctx := context.Background()
+	m := sfntest.New(t, nil)
+	r, err := sfn.New(m.Client, sfn.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute})
+	require.NoError(t, err)
+
+	t.Run("a new task starts an execution named by its id, once", func(t *testing.T) {
+		sfntest.Canned(t, await, ignored)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-1"}))
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-1"}), "a retried start is idempotent")
+		arn := executionARN(m, "t-1")
+		token := m.TaskToken(arn, 10*time.Second)
+		_, calls := m.History(arn)
+		assert.Equal(t, map[string]any{"action": "step", "taskId": "t-1", "trigger": "message", "requestId": ""}, calls[0].Payload)
+
+		// A reply resumes the waiting execution through its token.
+		sfntest.Canned(t, done)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-1", Reply: &agent.Reply{RequestID: "req-1"}, TaskToken: token}))
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
+		_, calls = m.History(arn)
+		assert.Equal(t, []string{"step message", "await", "step reply"}, actions(calls))
+	})
+	t.Run("work handed over mid-protocol starts where it left off", func(t *testing.T) {
+		sfntest.Canned(t, ignored)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-2", Resume: &service.Resume{AwaitRequestID: "req-9"}}))
+		arn := executionARN(m, "t-2")
+		m.TaskToken(arn, 10*time.Second)
+		states, calls := m.History(arn)
+		assert.Equal(t, []string{"Begin", "AwaitInput"}, states)
+		assert.Equal(t, "req-9", calls[0].Payload["requestId"])
+
+		sfntest.Canned(t, done)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-3", Resume: &service.Resume{After: 10 * time.Millisecond}}))
+		arn = executionARN(m, "t-3")
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
+		states, calls = m.History(arn)
+		assert.Equal(t, []string{"Begin", "WaitBeforeStep", "Step", "Route", "Done"}, states)
+		assert.Equal(t, []string{"step continue"}, actions(calls))
+	})
+	t.Run("a reply whose execution no longer waits runs in a new execution", func(t *testing.T) {
+		sfntest.Canned(t, done)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-4", Reply: &agent.Reply{RequestID: "req-4"}, TaskToken: "stale-token"}))
+		arn := executionARN(m, "t-4-req-4")
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
+		_, calls := m.History(arn)
+		assert.Equal(t, map[string]any{"action": "step", "taskId": "t-4", "trigger": "reply", "requestId": "req-4"}, calls[0].Payload)
+	})
+	t.Run("cancel fails the wait through its token", func(t *testing.T) {
+		sfntest.Canned(t, await, ignored)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-5"}))
+		arn := executionARN(m, "t-5")
+		token := m.TaskToken(arn, 10*time.Second)
+		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t-5", TaskToken: token}))
+		// Cancel fails the wait (the state machine catches TaskCanceled and
+		// ends at Done) and stops the execution; whichever lands first ends
+		// it: SUCCEEDED, or stopped (ABORTED on AWS, FAILED in moto).
+		status := m.Wait(arn, 10*time.Second)
+		states, _ := m.History(arn)
+		if status == sfntypes.ExecutionStatusSucceeded {
+			assert.Equal(t, "Done", states[len(states)-1])
+		} else {
+			assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status)
+		}
+		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "never-started"}), "nothing to stop is fine")
+	})
+	_, err = sfn.New(m.Client, sfn.Options{StateMachineARN: "not-an-arn"})
+	assert.ErrorContains(t, err, "is not a state machine ARN")
+}
+
+func executionARN(m *sfntest.Machine, name string) string {
+	out, err := m.Client.ListExecutions(context.Background(), &awssfn.ListExecutionsInput{StateMachineArn: aws.String(m.ARN)})
+	if err == nil {
+		for _, e := range out.Executions {
+			if aws.ToString(e.Name) == name {
+				return aws.ToString(e.ExecutionArn)
+			}
+		}
+	}
+	b, _ := json.Marshal(out)
+	panic("no execution " + name + " in " + string(b))
+}
