@@ -287,7 +287,7 @@ func TestChanges(t *testing.T) {
 		{name: "part appended", prev: task(a2a.TaskStateWorking, "", art("a", "x")), cur: task(a2a.TaskStateWorking, "", art("a", "x", "y")), changed: true,
 			artifacts: []client.ArtifactChange{{Artifact: art("a", "x", "y"), NewParts: art("a", "y").Parts}}},
 		{name: "text grew", prev: task(a2a.TaskStateWorking, "", art("a", "Hel")), cur: task(a2a.TaskStateWorking, "", art("a", "Hello")), changed: true,
-			artifacts: []client.ArtifactChange{{Artifact: art("a", "Hello"), NewParts: art("a", "lo").Parts}}},
+			artifacts: []client.ArtifactChange{{Artifact: art("a", "Hello"), Grown: true, NewParts: art("a", "lo").Parts}}},
 		{name: "replaced", prev: task(a2a.TaskStateWorking, "", art("a", "old")), cur: task(a2a.TaskStateWorking, "", art("a", "new")), changed: true,
 			artifacts: []client.ArtifactChange{{Artifact: art("a", "new"), Replaced: true, NewParts: art("a", "new").Parts}}},
 		{name: "new artifact", prev: task(a2a.TaskStateWorking, "", art("a", "x")), cur: task(a2a.TaskStateWorking, "", art("a", "x"), art("b", "y")), changed: true,

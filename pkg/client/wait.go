@@ -50,9 +50,11 @@ type ArtifactChange struct {
 	// Replaced is true when parts seen before changed other than by
 	// growing: render Artifact again rather than appending NewParts.
 	Replaced bool
-	// NewParts are the parts added since the previous poll. When the last
-	// text part grew, its first entry is a text part holding only the
-	// added text.
+	// Grown is true when the last text part seen before grew: the first
+	// entry of NewParts is a text part holding only the added text.
+	Grown bool
+	// NewParts are the parts added since the previous poll (every part
+	// when New or Replaced).
 	NewParts []a2a.Part
 }
 
@@ -106,7 +108,7 @@ func growth(old, cur []a2a.Part) (ArtifactChange, bool) {
 	case n == len(old)-1 && n < len(cur) && old[n].Kind == a2a.PartKindText && cur[n].Kind == a2a.PartKindText &&
 		strings.HasPrefix(cur[n].Text, old[n].Text):
 		grown := a2a.TextPart(cur[n].Text[len(old[n].Text):])
-		return ArtifactChange{NewParts: append([]a2a.Part{grown}, cur[n+1:]...)}, true
+		return ArtifactChange{Grown: true, NewParts: append([]a2a.Part{grown}, cur[n+1:]...)}, true
 	}
 	return ArtifactChange{Replaced: true, NewParts: cur}, true
 }
