@@ -61,7 +61,9 @@ func decodeTask(t *testing.T, s string) a2a.Task {
 // authAgent parks every task in auth-required.
 type authAgent struct{}
 
-func (authAgent) Info() agent.Info { return agent.Info{Name: "auth agent", Description: "asks for auth"} }
+func (authAgent) Info() agent.Info {
+	return agent.Info{Name: "auth agent", Description: "asks for auth"}
+}
 func (authAgent) Step(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
 	return agent.RequireAuth(agent.Text("Sign in at https://example.com/login first."), map[string]any{"url": "https://example.com/login"}), nil
 }
