@@ -62,12 +62,19 @@ type upstreamError struct {
 	message   string
 	attempts  int
 	retryable bool
+	// cutShort: the step budget ended before the endpoint answered.
+	cutShort bool
+	// outOfTime: retries stopped because the step budget ran out.
+	outOfTime bool
 }
 
 func (e *upstreamError) Error() string {
 	s := e.message
 	if e.attempts > 1 {
 		s += fmt.Sprintf(" (after %d attempts)", e.attempts)
+	}
+	if e.outOfTime {
+		s += "; no time left in the step budget to retry"
 	}
 	return s
 }
@@ -84,6 +91,7 @@ func (a *Agent) complete(ctx context.Context, model string, msgs []chatMessage) 
 		// The key source's error may name where the key lives, never the key.
 		return nil, fmt.Errorf("could not read the API key: %w", err)
 	}
+	var last *upstreamError // the last failure the endpoint answered
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		res, retryAfter, err := a.call(ctx, key, body)
@@ -92,6 +100,12 @@ func (a *Agent) complete(ctx context.Context, model string, msgs []chatMessage) 
 		if errors.As(err, &ue) {
 			status = ue.status
 			ue.attempts = attempt
+			if ue.cutShort && last != nil {
+				// Out of time while retrying: report why we were retrying.
+				last.outOfTime = true
+				return nil, last
+			}
+			last = ue
 		}
 		a.cfg.Logger.InfoContext(ctx, "llm call", "model", model, "attempt", attempt, "status", status,
 			"ms", time.Since(start).Milliseconds(), "ok", err == nil)
@@ -107,14 +121,15 @@ func (a *Agent) complete(ctx context.Context, model string, msgs []chatMessage) 
 			delay = retryAfter
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
-			ue.message += "; no time left in the step budget to retry"
+			ue.outOfTime = true
 			return nil, ue
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, err
+			ue.outOfTime = true
+			return nil, ue
 		case <-t.C:
 		}
 	}
@@ -139,7 +154,7 @@ func (a *Agent) call(ctx context.Context, key string, body []byte) (*answer, tim
 			err = uerr.Err // without the URL
 		}
 		if ctx.Err() != nil {
-			return nil, 0, &upstreamError{message: "the request was cut short: " + ctx.Err().Error()}
+			return nil, 0, &upstreamError{message: "the request was cut short", cutShort: true}
 		}
 		return nil, 0, &upstreamError{message: "could not reach the model endpoint: " + err.Error(), retryable: true}
 	}

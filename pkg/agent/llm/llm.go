@@ -255,18 +255,16 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, _ agent.Emitter) (
 	if len(msgs) == 0 || msgs[len(msgs)-1].Role != "user" {
 		return agent.Reject(agent.Text("Send a message with some text for the model to answer.")), nil
 	}
-	budget, stop := a.budget(ctx)
+	budget, length, stop := a.budget(ctx)
 	defer stop()
-	start := time.Now()
 	res, err := a.complete(budget, model, msgs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return agent.Outcome{}, ctx.Err() // canceled, or the step's own deadline passed
 		}
-		if budget.Err() != nil {
-			if deadline, ok := budget.Deadline(); ok {
-				err = fmt.Errorf("the model did not answer within the step budget of %s: %w", deadline.Sub(start).Round(time.Second), err)
-			}
+		var ue *upstreamError
+		if errors.As(err, &ue) && ue.cutShort {
+			err = fmt.Errorf("the model did not answer within the step budget of %s", length.Round(10*time.Millisecond))
 		}
 		return agent.Fail(agent.Text("The language model could not answer: " + err.Error())), nil
 	}
@@ -286,15 +284,16 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, _ agent.Emitter) (
 }
 
 // budget bounds the upstream calls of a step: the step's deadline minus a
-// margin to store the outcome, or the configured timeout.
-func (a *Agent) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return context.WithTimeout(ctx, a.cfg.Timeout)
+// margin to store the outcome, or the configured timeout. It returns the
+// bounded context and the budget's length.
+func (a *Agent) budget(ctx context.Context) (context.Context, time.Duration, context.CancelFunc) {
+	length := a.cfg.Timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline)
+		length = min(left-min(2*time.Second, left/10), length)
 	}
-	left := time.Until(deadline)
-	margin := min(2*time.Second, left/10)
-	return context.WithTimeout(ctx, min(left-margin, a.cfg.Timeout))
+	bounded, cancel := context.WithTimeout(ctx, length)
+	return bounded, length, cancel
 }
 
 // chooseModel returns the model of the step: a metadata.shared.model
