@@ -86,7 +86,7 @@ func (r *runner) send(args []string) int {
 		return ExitOK
 	}
 	if *wait {
-		return r.follow(ctx, c, pos[0], res.Task, start)
+		return r.follow(ctx, c, pos[0], res.Task, nil, start)
 	}
 	return r.show(pos[0], res.Task)
 }
@@ -103,7 +103,7 @@ func (r *runner) get(args []string) int {
 	defer cancel()
 	c := r.client(pos[0])
 	if *wait {
-		return r.follow(ctx, c, pos[0], &a2a.Task{ID: pos[1]}, time.Now())
+		return r.follow(ctx, c, pos[0], &a2a.Task{ID: pos[1]}, nil, time.Now())
 	}
 	q := a2a.TaskQueryParams{ID: pos[1]}
 	if *history >= 0 {
@@ -259,6 +259,7 @@ func (r *runner) reply(args []string) int {
 		return r.fail(errors.New("the task's interrupt has no request id, and declining has no plain-message form"))
 	}
 	start := time.Now()
+	before := task
 	if text != "" {
 		blocking := false
 		res, err := c.SendMessage(ctx, a2a.MessageSendParams{
@@ -275,7 +276,7 @@ func (r *runner) reply(args []string) int {
 		return r.fail(err)
 	}
 	if *wait {
-		return r.follow(ctx, c, url, task, start)
+		return r.follow(ctx, c, url, task, before, start)
 	}
 	return r.show(url, task)
 }
@@ -292,9 +293,9 @@ func (r *runner) show(url string, t *a2a.Task) int {
 }
 
 // follow waits for the task with live progress and returns the exit code
-// of its final state.
-func (r *runner) follow(ctx context.Context, c *client.Client, url string, t *a2a.Task, start time.Time) int {
-	opts := client.WaitOptions{MinInterval: r.env.PollMin, MaxInterval: r.env.PollMax}
+// of its final state. Changes are shown relative to since (nil: all).
+func (r *runner) follow(ctx context.Context, c *client.Client, url string, t, since *a2a.Task, start time.Time) int {
+	opts := client.WaitOptions{MinInterval: r.env.PollMin, MaxInterval: r.env.PollMax, Since: since}
 	if t.Status.State != "" {
 		opts.Initial = t
 	}

@@ -302,3 +302,23 @@ func TestChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitSince: the first update reports only what changed since the task
+// the caller already showed.
+func TestWaitSince(t *testing.T) {
+	url := (&fake{}).start(t, func(w http.ResponseWriter, _ fakeCall) {
+		writeJSON(w, 200, `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"},
+			"artifacts":[{"artifactId":"a","parts":[{"kind":"text","text":"old"},{"kind":"text","text":"new"}]}]}}`)
+	})
+	c := client.New(url, client.Options{Endpoint: &client.Interface{URL: url, Binding: "jsonrpc", Version: "0.3"}})
+	since := &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: a2a.TaskStateInputRequired},
+		Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("old")}}}}
+	var updates []client.Update
+	_, err := c.Wait(ctxT(t), "t", client.WaitOptions{Since: since, OnUpdate: func(u client.Update) { updates = append(updates, u) }})
+	require.NoError(t, err)
+	require.Len(t, updates, 1)
+	assert.True(t, updates[0].First)
+	assert.True(t, updates[0].StateChanged)
+	require.Len(t, updates[0].Artifacts, 1)
+	assert.Equal(t, []a2a.Part{a2a.TextPart("new")}, updates[0].Artifacts[0].NewParts, "only the part added since")
+}

@@ -139,9 +139,12 @@ type WaitOptions struct {
 	// HistoryLength is sent with every tasks/get; nil leaves the server's
 	// default.
 	HistoryLength *int
-	// Initial is the task as last seen (for example the result of the
+	// Initial is the task as last read (for example the result of the
 	// send): it is reported first and polling starts after it.
 	Initial *a2a.Task
+	// Since is the task as the caller already showed it: the first update
+	// reports only what changed since (nil reports everything).
+	Since *a2a.Task
 	// OnUpdate is called with every change, in order, from Wait's
 	// goroutine.
 	OnUpdate func(Update)
@@ -166,9 +169,14 @@ func (c *Client) Wait(ctx context.Context, taskID string, o WaitOptions) (*a2a.T
 			o.OnUpdate(u)
 		}
 	}
+	firstUpdate := func(t *a2a.Task) Update {
+		u := Changes(o.Since, t)
+		u.First = true
+		return u
+	}
 	last := o.Initial
 	if last != nil {
-		report(Changes(nil, last))
+		report(firstUpdate(last))
 		if last.Status.State.Settled() {
 			return last, nil
 		}
@@ -194,7 +202,12 @@ func (c *Client) Wait(ctx context.Context, taskID string, o WaitOptions) (*a2a.T
 			continue
 		}
 		failures = 0
-		u := Changes(last, t)
+		var u Update
+		if last == nil {
+			u = firstUpdate(t)
+		} else {
+			u = Changes(last, t)
+		}
 		last = t
 		if u.Changed() {
 			report(u)
