@@ -12,6 +12,7 @@ import (
 
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,10 +106,10 @@ func (l *headerLog) take() []string {
 // startV1 serves v1Agent with the official a2a-go v2.3.1 server: JSON-RPC
 // at /rpc, REST under /rest, the card (1.0 supportedInterfaces only, REST
 // first when restFirst) at the well-known path.
-func startV1(t *testing.T, restFirst bool, log *headerLog) string {
+func startV1(t *testing.T, restFirst bool, log *headerLog, opts ...a2asrv.RequestHandlerOption) string {
 	t.Helper()
 	store := taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{Authenticator: func(context.Context) (string, error) { return "tester", nil }})
-	h := a2asrv.NewHandler(v1Agent{}, a2asrv.WithTaskStore(store))
+	h := a2asrv.NewHandler(v1Agent{}, append([]a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(store)}, opts...)...)
 	mux := http.NewServeMux()
 	hs := httptest.NewServer(log.wrap(mux))
 	t.Cleanup(hs.Close)
@@ -234,6 +235,40 @@ func TestOfficialV1Server(t *testing.T) {
 					assert.Contains(t, s, " /rest/", s)
 				}
 			}
+		})
+	}
+}
+
+// TestOfficialV1PushConfigs: push config CRUD against the official server
+// with push notifications configured.
+func TestOfficialV1PushConfigs(t *testing.T) {
+	for _, binding := range []string{client.BindingJSONRPC, client.BindingREST} {
+		t.Run(binding, func(t *testing.T) {
+			base := startV1(t, false, &headerLog{}, a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)))
+			c := client.New(base, client.Options{Binding: binding})
+			ctx := ctxT(t)
+			task := send(t, c, "hello", "", true)
+
+			cfg := a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: a2a.PushNotificationConfig{
+				ID: "hook-1", URL: "https://example.com/hook", Token: "notify-token",
+				Authentication: &a2a.PushAuthenticationInfo{Schemes: []string{"Bearer"}, Credentials: "cred"},
+			}}
+			set, err := c.SetPushConfig(ctx, cfg)
+			require.NoError(t, err)
+			assert.Equal(t, cfg, *set)
+
+			got, err := c.GetPushConfig(ctx, a2a.GetTaskPushNotificationConfigParams{ID: task.ID, PushNotificationConfigID: "hook-1"})
+			require.NoError(t, err)
+			assert.Equal(t, cfg, *got)
+
+			list, err := c.ListPushConfigs(ctx, task.ID)
+			require.NoError(t, err)
+			assert.Equal(t, []a2a.TaskPushNotificationConfig{cfg}, list)
+
+			require.NoError(t, c.DeletePushConfig(ctx, a2a.DeleteTaskPushNotificationConfigParams{ID: task.ID, PushNotificationConfigID: "hook-1"}))
+			list, err = c.ListPushConfigs(ctx, task.ID)
+			require.NoError(t, err)
+			assert.Empty(t, list)
 		})
 	}
 }
