@@ -239,6 +239,29 @@ func RequireAuth(msg *a2a.Message, details map[string]any) Outcome {
 	return Outcome{Kind: OutcomeAuthRequired, Message: msg, Interrupt: &Interrupt{Type: InterruptAuth, Details: details}}
 }
 
+// Conversation returns the messages exchanged in the task, oldest first:
+// the stored history without the host's bookkeeping (the status message that
+// records an interrupt's reply as resolved, metadata.shared.interrupt phase
+// "resolved"), and the triggering message when the history does not hold it
+// yet. It is what a conversational agent sends its model.
+func Conversation(in StepInput) []a2a.Message {
+	out := make([]a2a.Message, 0, len(in.Task.History)+1)
+	seen := false
+	for _, m := range in.Task.History {
+		if in.Message != nil && m.MessageID == in.Message.MessageID {
+			seen = true
+		}
+		if phase, _ := m.Metadata.Object("shared").Object("interrupt")["phase"].(string); phase == "resolved" && m.Role == a2a.RoleAgent {
+			continue
+		}
+		out = append(out, m)
+	}
+	if in.Message != nil && !seen {
+		out = append(out, *in.Message)
+	}
+	return out
+}
+
 // Text returns an agent message with one text part. The host fills in its
 // messageId, taskId and contextId.
 func Text(text string) *a2a.Message {

@@ -5,6 +5,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/llm"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/proxy"
 )
 
 // Registry returns a new registry holding the built-in agents. Binaries that
@@ -13,5 +15,7 @@ func Registry() *agent.Registry {
 	r := agent.NewRegistry()
 	r.Register(demo.Name, demo.New)
 	r.Register(echo.Name, echo.New)
+	r.Register(llm.Name, llm.New)
+	r.Register(proxy.Name, proxy.New)
 	return r
 }

@@ -14,16 +14,25 @@ import (
 
 func TestRegistry(t *testing.T) {
 	reg := builtin.Registry()
-	assert.Equal(t, []string{"demo", "echo"}, reg.Names())
+	assert.Equal(t, []string{"a2a-proxy", "demo", "echo", "llm"}, reg.Names())
+	// The agents that talk to other services need their settings.
+	settings := map[string]string{
+		"A2A_LLM_BASE_URL": "https://api.example.com/v1", "A2A_LLM_MODEL": "m",
+		"A2A_PROXY_URL": "https://agent.example.com",
+	}
 	for _, name := range reg.Names() {
-		ag, err := reg.New(name, func(string) string { return "" })
+		ag, err := reg.New(name, func(k string) string { return settings[k] })
 		require.NoError(t, err, name)
 		info := ag.Info()
 		assert.NotEmpty(t, info.Name, name)
 		assert.NotEmpty(t, info.Skills, name)
 	}
 	_, err := reg.New("nope", func(string) string { return "" })
-	assert.ErrorContains(t, err, "choose one of: demo, echo")
+	assert.ErrorContains(t, err, "choose one of: a2a-proxy, demo, echo, llm")
+	_, err = reg.New("llm", func(string) string { return "" })
+	assert.ErrorContains(t, err, `agent "llm": A2A_LLM_BASE_URL is required`)
+	_, err = reg.New("a2a-proxy", func(string) string { return "" })
+	assert.ErrorContains(t, err, `agent "a2a-proxy": A2A_PROXY_URL is required`)
 
 	// A binary adds its own agent with one call.
 	reg.Register("mine", func(func(string) string) (agent.Agent, error) { return nil, assert.AnError })

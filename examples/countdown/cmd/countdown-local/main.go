@@ -1,0 +1,33 @@
+// Command countdown-local serves the countdown example agent on this
+// machine, next to the built-in agents: one registration call, no change to
+// the host's packages. A2A_AGENT defaults to countdown here.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/a2a-lambda/a2a-lambda/examples/countdown"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	reg := builtin.Registry()
+	reg.Register(countdown.Name, countdown.New) // your agent: the one registration call
+	getenv := func(k string) string {
+		if v := os.Getenv(k); v != "" || k != "A2A_AGENT" {
+			return v
+		}
+		return countdown.Name
+	}
+	if err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "countdown-local:", err)
+		os.Exit(1)
+	}
+}

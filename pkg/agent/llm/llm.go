@@ -1,0 +1,374 @@
+// Package llm is an agent that answers with a large language model behind
+// any OpenAI-compatible Chat Completions endpoint (OpenAI, Azure OpenAI's
+// v1 API, Ollama, vLLM, llama.cpp, LiteLLM...).
+//
+// Each step sends the conversation of the task (its whole history, oldest
+// messages dropped beyond A2A_LLM_MAX_HISTORY_CHARS) and answers with the
+// model's reply: the task completes with the answer as its status message
+// and as the artifact "answer". With A2A_LLM_CHAT=true the answer instead
+// parks the task in input-required, so the client's next message on the same
+// task continues the conversation. A conversation spanning several tasks of
+// one context is not stitched together yet: each task starts afresh.
+//
+// A request may pick another model with metadata.shared.model
+// ({"providerID", "modelID"}: modelID is used) in the message's metadata
+// or the request's params.metadata; A2A_LLM_ALLOWED_MODELS restricts the
+// choice. Token usage is reported in the final status message's
+// metadata.shared.usage ({input_tokens, output_tokens, total_tokens}).
+//
+// Upstream failures fail the task with a status message that says what
+// happened. HTTP 429 and 5xx answers and network errors are retried with
+// exponential backoff (honouring Retry-After) while the step's budget
+// allows; other 4xx answers are not retried. The budget is the step's
+// deadline (minus a margin to record the outcome) or A2A_LLM_TIMEOUT_SECONDS
+// when the runner sets none. The API key is sent only in the Authorization
+// header: it is never logged, and never quoted in a status message.
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+)
+
+// Name is the agent's registry name.
+const Name = "llm"
+
+// Settings.
+const (
+	EnvBaseURL         = "A2A_LLM_BASE_URL"
+	EnvAPIKey          = "A2A_LLM_API_KEY"
+	EnvModel           = "A2A_LLM_MODEL"
+	EnvSystemPrompt    = "A2A_LLM_SYSTEM_PROMPT"
+	EnvMaxTokens       = "A2A_LLM_MAX_TOKENS"
+	EnvAllowedModels   = "A2A_LLM_ALLOWED_MODELS"
+	EnvChat            = "A2A_LLM_CHAT"
+	EnvTimeout         = "A2A_LLM_TIMEOUT_SECONDS"
+	EnvMaxHistoryChars = "A2A_LLM_MAX_HISTORY_CHARS"
+)
+
+// Defaults.
+const (
+	DefaultTimeout         = 120 * time.Second
+	DefaultMaxHistoryChars = 200_000
+	DefaultRetryBase       = 500 * time.Millisecond
+	maxRetryDelay          = 10 * time.Second
+	maxModelIDLen          = 200
+)
+
+// KeySource returns the API key. The Lambda wiring passes one that resolves
+// an SSM parameter or a Secrets Manager secret (and caches it); New reads
+// A2A_LLM_API_KEY. An empty key sends no Authorization header (local
+// endpoints such as Ollama need none).
+type KeySource func(ctx context.Context) (string, error)
+
+// StaticKey is a KeySource of a fixed key.
+func StaticKey(key string) KeySource {
+	return func(context.Context) (string, error) { return key, nil }
+}
+
+// Config is every setting of the agent.
+type Config struct {
+	// BaseURL is the endpoint's base URL (".../v1"); the agent posts to
+	// BaseURL + "/chat/completions" (or to BaseURL itself when it already
+	// ends with /chat/completions).
+	BaseURL string
+	// Model is the default model.
+	Model string
+	// APIKey supplies the key; nil means none.
+	APIKey KeySource
+	// SystemPrompt, when set, is sent first.
+	SystemPrompt string
+	// MaxTokens bounds the answer (max_tokens); 0 leaves the endpoint's
+	// default.
+	MaxTokens int
+	// AllowedModels, when set, are the only models a request may choose
+	// (the default model is always allowed).
+	AllowedModels []string
+	// Chat makes every answer an input-required turn of the same task.
+	Chat bool
+	// Timeout is the step budget when the step's context has no deadline;
+	// 0 means DefaultTimeout.
+	Timeout time.Duration
+	// MaxHistoryChars bounds the conversation sent; 0 means
+	// DefaultMaxHistoryChars.
+	MaxHistoryChars int
+	// RetryBase is the first retry delay, doubled at each attempt; 0 means
+	// DefaultRetryBase.
+	RetryBase time.Duration
+	// HTTPClient sends the requests; nil means a new client without a
+	// timeout of its own (the step budget bounds every call).
+	HTTPClient *http.Client
+	// Logger receives one line per upstream call (never the key or the
+	// conversation); nil discards.
+	Logger *slog.Logger
+}
+
+// Agent answers with a language model.
+type Agent struct {
+	cfg      Config
+	endpoint string
+}
+
+var _ agent.Agent = (*Agent)(nil)
+
+// New builds the agent from the A2A_LLM_* settings.
+func New(getenv func(string) string) (agent.Agent, error) {
+	return NewWithKeySource(getenv, nil)
+}
+
+// NewWithKeySource builds the agent from the A2A_LLM_* settings with the
+// API key from keys (nil reads A2A_LLM_API_KEY).
+func NewWithKeySource(getenv func(string) string, keys KeySource) (agent.Agent, error) {
+	cfg, err := ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if keys != nil {
+		cfg.APIKey = keys
+	}
+	return NewAgent(cfg)
+}
+
+// ConfigFromEnv reads the A2A_LLM_* settings, reporting every bad or
+// missing one by name.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	var errs []error
+	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	cfg := Config{
+		BaseURL:      get(EnvBaseURL),
+		Model:        get(EnvModel),
+		SystemPrompt: getenv(EnvSystemPrompt),
+	}
+	if cfg.BaseURL == "" {
+		errs = append(errs, fmt.Errorf("%s is required: the base URL of an OpenAI-compatible endpoint, for example https://api.openai.com/v1", EnvBaseURL))
+	}
+	if cfg.Model == "" {
+		errs = append(errs, fmt.Errorf("%s is required: the model to use, for example gpt-4o-mini", EnvModel))
+	}
+	if key := get(EnvAPIKey); key != "" {
+		cfg.APIKey = StaticKey(key)
+	}
+	intVar := func(name string, lo, hi int) int {
+		v := get(name)
+		if v == "" {
+			return 0
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			errs = append(errs, fmt.Errorf("%s=%q must be an integer from %d to %d", name, v, lo, hi))
+			return 0
+		}
+		return n
+	}
+	cfg.MaxTokens = intVar(EnvMaxTokens, 1, 1_000_000)
+	cfg.Timeout = time.Duration(intVar(EnvTimeout, 1, 3600)) * time.Second
+	cfg.MaxHistoryChars = intVar(EnvMaxHistoryChars, 1000, 10_000_000)
+	if v := get(EnvChat); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q must be true or false", EnvChat, v))
+		}
+		cfg.Chat = b
+	}
+	for _, m := range strings.Split(get(EnvAllowedModels), ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			cfg.AllowedModels = append(cfg.AllowedModels, m)
+		}
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// NewAgent builds the agent from cfg.
+func NewAgent(cfg Config) (*Agent, error) {
+	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s=%q must be an absolute http(s) URL", EnvBaseURL, cfg.BaseURL)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("%s must not carry credentials; set %s", EnvBaseURL, EnvAPIKey)
+	}
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, fmt.Errorf("%s is required", EnvModel)
+	}
+	endpoint := strings.TrimRight(u.String(), "/")
+	if !strings.HasSuffix(endpoint, "/chat/completions") {
+		endpoint += "/chat/completions"
+	}
+	if cfg.APIKey == nil {
+		cfg.APIKey = StaticKey("")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxHistoryChars <= 0 {
+		cfg.MaxHistoryChars = DefaultMaxHistoryChars
+	}
+	if cfg.RetryBase <= 0 {
+		cfg.RetryBase = DefaultRetryBase
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Agent{cfg: cfg, endpoint: endpoint}, nil
+}
+
+// Info implements agent.Agent.
+func (a *Agent) Info() agent.Info {
+	desc := fmt.Sprintf("Answers with the %s language model. Each task is one question and its answer.", a.cfg.Model)
+	if a.cfg.Chat {
+		desc = fmt.Sprintf("Chats with the %s language model: every answer waits for your next message on the same task (input-required); cancel the task to end the conversation.", a.cfg.Model)
+	}
+	return agent.Info{
+		Name:        "LLM agent",
+		Description: desc,
+		Version:     "1.0.0",
+		Skills: []a2a.AgentSkill{{
+			ID: "chat", Name: "Chat", Tags: []string{"llm", "chat"},
+			Description: "Answers your message with a language model; metadata.shared.model.modelID picks another model.",
+			Examples:    []string{"Summarize the A2A protocol in two sentences."},
+		}},
+	}
+}
+
+// Step implements agent.Agent.
+func (a *Agent) Step(ctx context.Context, in agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
+	model, provider, problem := a.chooseModel(in)
+	if problem != "" {
+		return agent.Reject(agent.Text(problem)), nil
+	}
+	msgs := a.conversation(in)
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != "user" {
+		return agent.Reject(agent.Text("Send a message with some text for the model to answer.")), nil
+	}
+	budget, length, stop := a.budget(ctx)
+	defer stop()
+	res, err := a.complete(budget, model, msgs)
+	if err != nil {
+		if ctx.Err() != nil {
+			return agent.Outcome{}, ctx.Err() // canceled, or the step's own deadline passed
+		}
+		var ue *upstreamError
+		if errors.As(err, &ue) && ue.cutShort {
+			err = fmt.Errorf("the model did not answer within the step budget of %s", length.Round(10*time.Millisecond))
+		}
+		return agent.Fail(agent.Text("The language model could not answer: " + err.Error())), nil
+	}
+	msg := agent.Text(res.text)
+	modelMD := map[string]any{"modelID": model}
+	if provider != "" {
+		modelMD["providerID"] = provider
+	}
+	msg.Metadata = a2a.Metadata{"shared": map[string]any{
+		"usage": map[string]any{"input_tokens": res.usage.PromptTokens, "output_tokens": res.usage.CompletionTokens, "total_tokens": res.usage.TotalTokens},
+		"model": modelMD,
+	}}
+	if a.cfg.Chat {
+		return agent.AskQuestion(msg, map[string]any{"conversation": true}), nil
+	}
+	return agent.Complete(msg, a2a.Artifact{ArtifactID: "answer", Name: "answer", Parts: []a2a.Part{a2a.TextPart(res.text)}}), nil
+}
+
+// budget bounds the upstream calls of a step: the step's deadline minus a
+// margin to store the outcome, or the configured timeout. It returns the
+// bounded context and the budget's length.
+func (a *Agent) budget(ctx context.Context) (context.Context, time.Duration, context.CancelFunc) {
+	length := a.cfg.Timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline)
+		length = min(left-min(2*time.Second, left/10), length)
+	}
+	bounded, cancel := context.WithTimeout(ctx, length)
+	return bounded, length, cancel
+}
+
+// chooseModel returns the model of the step: a metadata.shared.model
+// override (the message's, else the request's) or the default.
+func (a *Agent) chooseModel(in agent.StepInput) (model, provider, problem string) {
+	var md a2a.Metadata
+	if in.Message != nil && in.Message.Metadata.Object("shared").Object("model") != nil {
+		md = in.Message.Metadata
+	} else {
+		md = in.Metadata
+	}
+	m := md.Object("shared").Object("model")
+	model, provider = strings.TrimSpace(m.String("modelID")), strings.TrimSpace(m.String("providerID"))
+	if model == "" || model == a.cfg.Model {
+		return a.cfg.Model, provider, ""
+	}
+	if len(model) > maxModelIDLen || strings.IndexFunc(model, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0 {
+		return "", "", "metadata.shared.model.modelID is not a valid model name."
+	}
+	if len(a.cfg.AllowedModels) > 0 && !slices.Contains(a.cfg.AllowedModels, model) {
+		return "", "", fmt.Sprintf("Model %q is not allowed here; choose one of: %s.", model, strings.Join(append([]string{a.cfg.Model}, a.cfg.AllowedModels...), ", "))
+	}
+	return model, provider, ""
+}
+
+// conversation turns the task's history into chat messages: the system
+// prompt, then user and assistant turns, oldest dropped beyond the size
+// bound.
+func (a *Agent) conversation(in agent.StepInput) []chatMessage {
+	var msgs []chatMessage
+	for _, m := range agent.Conversation(in) {
+		text := strings.TrimSpace(messageText(m))
+		if text == "" {
+			continue
+		}
+		role := "user"
+		if m.Role == a2a.RoleAgent {
+			role = "assistant"
+		}
+		msgs = append(msgs, chatMessage{Role: role, Content: text})
+	}
+	size := 0
+	cut := len(msgs)
+	for cut > 0 && size+len(msgs[cut-1].Content) <= a.cfg.MaxHistoryChars {
+		size += len(msgs[cut-1].Content)
+		cut--
+	}
+	if cut == len(msgs) && cut > 0 { // the last message alone is too long: send it anyway
+		cut--
+	}
+	msgs = msgs[cut:]
+	if a.cfg.SystemPrompt != "" {
+		msgs = append([]chatMessage{{Role: "system", Content: a.cfg.SystemPrompt}}, msgs...)
+	}
+	return msgs
+}
+
+// messageText renders a message for the model: text as it is, data parts
+// as JSON, files by reference.
+func messageText(m a2a.Message) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		switch p.Kind {
+		case a2a.PartKindText:
+			b.WriteString(p.Text)
+		case a2a.PartKindData:
+			b.Write(p.Data)
+		case a2a.PartKindFile:
+			if p.File != nil {
+				fmt.Fprintf(&b, "[attached file %s %s %s]", p.File.Name, p.File.MimeType, p.File.URI)
+			}
+		}
+	}
+	return b.String()
+}

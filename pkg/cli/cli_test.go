@@ -1,0 +1,332 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/cli"
+	"github.com/a2a-lambda/a2a-lambda/pkg/client/clienttest"
+)
+
+// result is what one run of the command printed and returned.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+type runOpts struct {
+	env      map[string]string
+	terminal bool
+	stdin    string
+}
+
+func run(t *testing.T, o runOpts, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := cli.Run(ctx, args, cli.Env{
+		Stdin:    strings.NewReader(o.stdin),
+		Stdout:   &out,
+		Stderr:   &errb,
+		Getenv:   func(k string) string { return o.env[k] },
+		Terminal: o.terminal,
+		PollMin:  5 * time.Millisecond,
+		PollMax:  20 * time.Millisecond,
+		Tick:     5 * time.Millisecond,
+	})
+	return result{code, out.String(), errb.String()}
+}
+
+func decodeTask(t *testing.T, s string) a2a.Task {
+	t.Helper()
+	var task a2a.Task
+	require.NoError(t, json.Unmarshal([]byte(s), &task), s)
+	return task
+}
+
+// authAgent parks every task in auth-required.
+type authAgent struct{}
+
+func (authAgent) Info() agent.Info {
+	return agent.Info{Name: "auth agent", Description: "asks for auth"}
+}
+func (authAgent) Step(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
+	return agent.RequireAuth(agent.Text("Sign in at https://example.com/login first."), map[string]any{"url": "https://example.com/login"}), nil
+}
+
+func TestCommandsAgainstLocalServer(t *testing.T) {
+	srv := clienttest.Start(t, clienttest.Options{Token: "tok-s3cret"})
+	url := srv.URL
+	env := map[string]string{cli.TokenEnv: "tok-s3cret"}
+	o := runOpts{env: env}
+
+	t.Run("card", func(t *testing.T) {
+		r := run(t, o, "card", url)
+		assert.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "a2a-lambda demo agent")
+		assert.Contains(t, r.stdout, "* JSONRPC   0.3  "+url)
+		assert.Contains(t, r.stdout, "security: bearer (http bearer)")
+		r = run(t, o, "card", url, "--json", "--binding", "rest")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		var card a2a.AgentCard
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &card))
+		assert.Equal(t, "a2a-lambda demo agent", card.Name)
+	})
+
+	t.Run("send without waiting", func(t *testing.T) {
+		r := run(t, o, "send", url, "long 2", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		task := decodeTask(t, r.stdout)
+		assert.Contains(t, []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, task.Status.State)
+		r = run(t, o, "send", url, "hello")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "follow: a2a get "+url+" ")
+	})
+
+	t.Run("send --wait, plain lines", func(t *testing.T) {
+		r := run(t, o, "send", "--wait", url, "long 3")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		assert.Regexp(t, `^task \S+ \(context \S+\)$`, lines[0])
+		assert.Contains(t, r.stdout, "] progress: step 1 of 3\n")
+		assert.Contains(t, r.stdout, "] progress: step 3 of 3\n")
+		assert.Regexp(t, `\[\d+\.\ds\] completed: Finished all 3 steps\.$`, lines[len(lines)-1])
+		assert.NotContains(t, r.stdout, "\033", "no escape sequences when not on a terminal")
+	})
+
+	t.Run("send --wait on a terminal redraws in place", func(t *testing.T) {
+		r := run(t, runOpts{env: env, terminal: true}, "send", url, "long 3", "--wait")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "\r\033[K", "the status line is redrawn in place")
+		assert.Contains(t, r.stdout, "── progress ──\033[0m\nstep 1 of 3\n")
+		assert.Contains(t, r.stdout, "step 3 of 3\n")
+		assert.Contains(t, r.stdout, "✓ \033[1mcompleted\033[0m after ")
+		assert.True(t, strings.HasSuffix(r.stdout, ": Finished all 3 steps.\n"))
+	})
+
+	t.Run("send --wait --json", func(t *testing.T) {
+		r := run(t, o, "send", url, "hello", "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		task := decodeTask(t, r.stdout)
+		assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+		assert.Equal(t, "echo: hello", a2a.PartsText(task.Artifacts[0].Parts))
+	})
+
+	t.Run("message from standard input", func(t *testing.T) {
+		r := run(t, runOpts{env: env, stdin: "from stdin\n"}, "send", url, "-", "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Equal(t, "echo: from stdin", a2a.PartsText(decodeTask(t, r.stdout).Artifacts[0].Parts))
+	})
+
+	t.Run("exit codes of final states", func(t *testing.T) {
+		for _, tc := range []struct {
+			text  string
+			code  int
+			state a2a.TaskState
+		}{
+			{"hello", cli.ExitOK, a2a.TaskStateCompleted},
+			{"fail", cli.ExitFailed, a2a.TaskStateFailed},
+			{"reject", cli.ExitRejected, a2a.TaskStateRejected},
+			{"ask Your name?", cli.ExitInputRequired, a2a.TaskStateInputRequired},
+		} {
+			r := run(t, o, "send", url, tc.text, "--wait", "--json")
+			assert.Equal(t, tc.code, r.code, tc.text)
+			assert.Equal(t, tc.state, decodeTask(t, r.stdout).Status.State, tc.text)
+		}
+	})
+
+	t.Run("input-required prints the question, reply answers it", func(t *testing.T) {
+		r := run(t, o, "send", url, "ask What is your name?", "--wait")
+		require.Equal(t, cli.ExitInputRequired, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "input-required: What is your name?\n")
+		taskID := between(r.stdout, "task ", " (context")
+		assert.Contains(t, r.stdout, `answer: a2a reply `+url+` `+taskID+` "your answer"`)
+
+		r = run(t, o, "reply", url, taskID, "Ada", "--wait")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Contains(t, r.stdout, `completed: You answered: "Ada"`)
+		r = run(t, o, "get", url, taskID, "--json")
+		require.Equal(t, cli.ExitOK, r.code)
+		assert.Equal(t, a2a.TaskStateCompleted, decodeTask(t, r.stdout).Status.State)
+
+		r = run(t, o, "reply", url, taskID, "again")
+		assert.Equal(t, cli.ExitError, r.code)
+		assert.Contains(t, r.stderr, "is completed and waits for no input")
+	})
+
+	t.Run("permission: --allow and --deny answer through the callbacks", func(t *testing.T) {
+		for flagArgs, want := range map[string]string{"--allow once": "performed deploy", "--allow always": "performed deploy", "--deny": "deploy was not performed"} {
+			r := run(t, o, "send", url, "permission deploy", "--wait", "--json")
+			require.Equal(t, cli.ExitInputRequired, r.code)
+			taskID := decodeTask(t, r.stdout).ID
+			args := append([]string{"reply", url, taskID, "--wait", "--json"}, strings.Fields(flagArgs)...)
+			r = run(t, o, args...)
+			require.Equal(t, cli.ExitOK, r.code, r.stderr)
+			task := decodeTask(t, r.stdout)
+			assert.Contains(t, a2a.PartsText(task.Artifacts[0].Parts), want, flagArgs)
+		}
+	})
+
+	t.Run("a question can be declined through the callbacks", func(t *testing.T) {
+		r := run(t, o, "send", url, "ask Why?", "--wait", "--json")
+		taskID := decodeTask(t, r.stdout).ID
+		r = run(t, o, "reply", url, taskID, "--decline", "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		task := decodeTask(t, r.stdout)
+		assert.Equal(t, "You declined to answer.", task.Status.Message.Text())
+	})
+
+	t.Run("get, list, cancel", func(t *testing.T) {
+		r := run(t, o, "send", url, "long 100", "--json")
+		require.Equal(t, cli.ExitOK, r.code)
+		taskID := decodeTask(t, r.stdout).ID
+
+		r = run(t, o, "get", url, taskID)
+		assert.Equal(t, cli.ExitOK, r.code, "a working task exits 0")
+		assert.Contains(t, r.stdout, "task     "+taskID)
+
+		r = run(t, o, "list", url, "--json", "--page-size", "3")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		var page a2a.ListTasksResult
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &page))
+		require.Len(t, page.Tasks, 3)
+		assert.Equal(t, taskID, page.Tasks[0].ID, "newest first")
+		assert.NotEmpty(t, page.NextPageToken)
+
+		r = run(t, o, "cancel", url, taskID)
+		assert.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "state    canceled")
+		r = run(t, o, "get", url, taskID, "--json")
+		assert.Equal(t, cli.ExitCanceled, r.code)
+		assert.Equal(t, a2a.TaskStateCanceled, decodeTask(t, r.stdout).Status.State)
+		r = run(t, o, "get", url, taskID, "--wait")
+		assert.Equal(t, cli.ExitCanceled, r.code)
+		r = run(t, o, "list", url, "--state", "canceled")
+		require.Equal(t, cli.ExitOK, r.code)
+		assert.Regexp(t, `(?m)^TASK +STATE +UPDATED +MESSAGE$`, r.stdout)
+		assert.Regexp(t, `(?m)^`+taskID+` +canceled `, r.stdout)
+		assert.Contains(t, r.stdout, "1 of 1 task(s)\n")
+
+		r = run(t, o, "list", url, "--binding", "rest", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	})
+
+	t.Run("--timeout while waiting", func(t *testing.T) {
+		r := run(t, o, "send", url, "long 100", "--wait", "--timeout", "150ms")
+		assert.Equal(t, cli.ExitTimeout, r.code)
+		assert.Contains(t, r.stderr, "is still working after 150ms; follow it with: a2a get "+url)
+	})
+
+	t.Run("errors", func(t *testing.T) {
+		r := run(t, o, "get", url, "no-such-task")
+		assert.Equal(t, cli.ExitError, r.code)
+		assert.Contains(t, r.stderr, "TASK_NOT_FOUND")
+
+		r = run(t, runOpts{}, "get", url, "x")
+		assert.Equal(t, cli.ExitError, r.code)
+		assert.Contains(t, r.stderr, "hint: this agent needs a bearer token: set A2A_TOKEN or pass --token")
+		r = run(t, runOpts{}, "get", url, "x", "--token", "nope")
+		assert.Equal(t, cli.ExitError, r.code)
+		assert.Contains(t, r.stderr, "hint: the agent refused the token")
+		assert.NotContains(t, r.stderr, "nope")
+		r = run(t, runOpts{}, "get", url, "no-such-task", "--token", "tok-s3cret")
+		assert.Contains(t, r.stderr, "TASK_NOT_FOUND", "--token works without the environment")
+
+		r = run(t, o, "send", url, "hi", "--push-url", "https://example.com/hook")
+		assert.Equal(t, cli.ExitError, r.code)
+		assert.Contains(t, r.stderr, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+
+		r = run(t, o, "get", "http://127.0.0.1:1", "x")
+		assert.Equal(t, cli.ExitError, r.code)
+		assert.Contains(t, r.stderr, "a2a get: card http://127.0.0.1:1/.well-known/agent-card.json")
+	})
+
+	t.Run("usage", func(t *testing.T) {
+		for _, args := range [][]string{{}, {"nope"}, {"send", url}, {"get", url}, {"send", url, "a", "b"}, {"reply", url, "t"}, {"reply", url, "t", "x", "--deny"}, {"reply", url, "t", "--allow", "maybe"}, {"get", url, "t", "--bogus"}} {
+			r := run(t, o, args...)
+			assert.Equal(t, cli.ExitUsage, r.code, args)
+		}
+		r := run(t, o, "help")
+		assert.Equal(t, cli.ExitOK, r.code)
+		assert.Contains(t, r.stdout, "Exit codes: 0 completed")
+		r = run(t, o, "send", "-h")
+		assert.Equal(t, cli.ExitOK, r.code)
+		assert.Contains(t, r.stderr, "-push-url")
+		assert.NotContains(t, r.stderr, "s3cret", "the token's default is not printed")
+	})
+}
+
+func TestAuthRequiredExitCode(t *testing.T) {
+	srv := clienttest.Start(t, clienttest.Options{Agent: authAgent{}})
+	r := run(t, runOpts{}, "send", srv.URL, "anything", "--wait")
+	assert.Equal(t, cli.ExitAuthRequired, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "auth-required: Sign in at https://example.com/login first.")
+}
+
+// TestReplyUsesInterruptCallbacks drives reply against a fake agent that
+// serves the a2a.interrupt.* callbacks.
+func TestReplyUsesInterruptCallbacks(t *testing.T) {
+	var mu sync.Mutex
+	var calls []map[string]any
+	resolved := false
+	var base string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/.well-known/agent-card.json" {
+			io.WriteString(w, `{"protocolVersion":"0.3.0","name":"fake","description":"fake","version":"1","url":"`+base+`","preferredTransport":"JSONRPC","capabilities":{},"defaultInputModes":[],"defaultOutputModes":[],"skills":[]}`)
+			return
+		}
+		var req map[string]any
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, req)
+		switch req["method"] {
+		case "tasks/get":
+			state, text, md := "input-required", "May I deploy?", `,"metadata":{"shared":{"interrupt":{"request_id":"req-7","type":"permission","phase":"asked","details":{}}}}`
+			if resolved {
+				state, text, md = "completed", "Deployed.", ""
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t1","contextId":"c1","status":{"state":"`+state+`","message":{"kind":"message","role":"agent","messageId":"m","parts":[{"kind":"text","text":"`+text+`"}]`+md+`}}}}`)
+		case "a2a.interrupt.permission.reply":
+			resolved = true
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"ok":true,"request_id":"req-7"}}`)
+		default:
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	base = hs.URL
+
+	r := run(t, runOpts{}, "reply", base, "t1", "--allow", "always", "--message", "ship it", "--wait")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "completed: Deployed.")
+	mu.Lock()
+	defer mu.Unlock()
+	var methods []string
+	for _, c := range calls {
+		methods = append(methods, c["method"].(string))
+	}
+	assert.Equal(t, []string{"tasks/get", "a2a.interrupt.permission.reply", "tasks/get"}, methods[:3])
+	assert.Equal(t, map[string]any{"request_id": "req-7", "reply": "always", "message": "ship it"}, calls[1]["params"])
+}
+
+func between(s, a, b string) string {
+	_, rest, _ := strings.Cut(s, a)
+	v, _, _ := strings.Cut(rest, b)
+	return v
+}

@@ -1,0 +1,365 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+)
+
+func (r *runner) card(args []string) int {
+	fs := r.flags()
+	pos, code, ok := r.parse(fs, args, 1, 1)
+	if !ok {
+		return code
+	}
+	ctx, cancel := r.context()
+	defer cancel()
+	c := r.client(pos[0])
+	card, err := c.Card(ctx)
+	if err != nil {
+		return r.fail(err)
+	}
+	if r.common.json {
+		return r.printJSON(card.Raw)
+	}
+	chosen, selErr := client.SelectInterface(card, r.common.protocol, r.common.binding)
+	printCard(r.out, card, chosen)
+	if selErr != nil {
+		fmt.Fprintf(r.errw, "a2a card: %v\n", selErr)
+		return ExitError
+	}
+	return ExitOK
+}
+
+func (r *runner) send(args []string) int {
+	fs := r.flags()
+	contextID := fs.String("context", "", "continue the conversation of this context id")
+	taskID := fs.String("task", "", "send the message to this (interrupted) task")
+	wait := fs.Bool("wait", false, "follow the task until it finishes or needs input")
+	pushURL := fs.String("push-url", "", "ask the agent to notify this webhook URL of task changes")
+	pushToken := fs.String("push-token", "", "token the agent sends back with each notification (with --push-url)")
+	pos, code, ok := r.parse(fs, args, 2, 2)
+	if !ok {
+		return code
+	}
+	text := pos[1]
+	if text == "-" {
+		b, err := io.ReadAll(r.env.Stdin)
+		if err != nil {
+			return r.fail(fmt.Errorf("read standard input: %w", err))
+		}
+		text = strings.TrimRight(string(b), "\n")
+	}
+	if strings.TrimSpace(text) == "" {
+		fmt.Fprintln(r.errw, "a2a send: the message is empty")
+		return ExitUsage
+	}
+	ctx, cancel := r.context()
+	defer cancel()
+	c := r.client(pos[0])
+	blocking := false
+	p := a2a.MessageSendParams{
+		Message:       a2a.Message{Role: a2a.RoleUser, ContextID: *contextID, TaskID: *taskID, Parts: []a2a.Part{a2a.TextPart(text)}},
+		Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking},
+	}
+	if *pushURL != "" {
+		p.Configuration.PushNotificationConfig = &a2a.PushNotificationConfig{URL: *pushURL, Token: *pushToken}
+	}
+	start := time.Now()
+	res, err := c.SendMessage(ctx, p)
+	if err != nil {
+		return r.fail(err)
+	}
+	if res.Message != nil {
+		if r.common.json {
+			return r.printJSON(res.Message)
+		}
+		fmt.Fprintln(r.out, res.Message.Text())
+		return ExitOK
+	}
+	if *wait {
+		return r.follow(ctx, c, pos[0], res.Task, nil, start)
+	}
+	return r.show(pos[0], res.Task)
+}
+
+func (r *runner) get(args []string) int {
+	fs := r.flags()
+	wait := fs.Bool("wait", false, "follow the task until it finishes or needs input")
+	history := fs.Int("history", -1, "number of history messages to include (-1: the server's default)")
+	pos, code, ok := r.parse(fs, args, 2, 2)
+	if !ok {
+		return code
+	}
+	ctx, cancel := r.context()
+	defer cancel()
+	c := r.client(pos[0])
+	if *wait {
+		return r.follow(ctx, c, pos[0], &a2a.Task{ID: pos[1]}, nil, time.Now())
+	}
+	q := a2a.TaskQueryParams{ID: pos[1]}
+	if *history >= 0 {
+		q.HistoryLength = history
+	}
+	t, err := c.GetTask(ctx, q)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.show(pos[0], t)
+}
+
+func (r *runner) list(args []string) int {
+	fs := r.flags()
+	contextID := fs.String("context", "", "only the tasks of this context")
+	state := fs.String("state", "", "only the tasks in this state (working, completed, input-required...)")
+	pageSize := fs.Int("page-size", 0, "tasks per page, 1 to 100 (0: the server's default)")
+	pageToken := fs.String("page-token", "", "the next page token printed by the previous page")
+	artifacts := fs.Bool("artifacts", false, "include the tasks' artifacts")
+	pos, code, ok := r.parse(fs, args, 1, 1)
+	if !ok {
+		return code
+	}
+	ctx, cancel := r.context()
+	defer cancel()
+	p := a2a.ListTasksParams{ContextID: *contextID, Status: a2a.TaskState(*state), PageToken: *pageToken, IncludeArtifacts: *artifacts}
+	if *pageSize > 0 {
+		p.PageSize = pageSize
+	}
+	res, err := r.client(pos[0]).ListTasks(ctx, p)
+	if err != nil {
+		return r.fail(err)
+	}
+	if r.common.json {
+		return r.printJSON(res)
+	}
+	printList(r.out, res)
+	return ExitOK
+}
+
+func (r *runner) cancel(args []string) int {
+	fs := r.flags()
+	pos, code, ok := r.parse(fs, args, 2, 2)
+	if !ok {
+		return code
+	}
+	ctx, cancel := r.context()
+	defer cancel()
+	t, err := r.client(pos[0]).CancelTask(ctx, a2a.TaskIDParams{ID: pos[1]})
+	if err != nil {
+		return r.fail(err)
+	}
+	if r.common.json {
+		r.printJSON(t)
+	} else {
+		printTask(r.out, t)
+	}
+	if t.Status.State == a2a.TaskStateCanceled {
+		return ExitOK
+	}
+	return exitCode(t.Status.State)
+}
+
+// answers collects repeated --answer flags.
+type answers []string
+
+func (a *answers) String() string     { return strings.Join(*a, ", ") }
+func (a *answers) Set(v string) error { *a = append(*a, v); return nil }
+
+func (r *runner) reply(args []string) int {
+	fs := r.flags()
+	var ans answers
+	fs.Var(&ans, "answer", "answer to a question (repeat it, one per question asked)")
+	decline := fs.Bool("decline", false, "decline to answer a question")
+	allow := fs.String("allow", "", "grant a permission: once or always")
+	deny := fs.Bool("deny", false, "refuse a permission")
+	message := fs.String("message", "", "optional message with --allow or --deny")
+	requestID := fs.String("request-id", "", "the interrupt's request id (default: read from the task)")
+	wait := fs.Bool("wait", false, "follow the task after the reply")
+	pos, code, ok := r.parse(fs, args, 2, 3)
+	if !ok {
+		return code
+	}
+	modes := 0
+	for _, set := range []bool{len(pos) == 3, len(ans) > 0, *decline, *allow != "", *deny} {
+		if set {
+			modes++
+		}
+	}
+	if modes != 1 {
+		fmt.Fprintln(r.errw, "a2a reply: give exactly one of TEXT, --answer, --decline, --allow once|always, --deny")
+		fs.Usage()
+		return ExitUsage
+	}
+	if *allow != "" && *allow != client.PermissionOnce && *allow != client.PermissionAlways {
+		fmt.Fprintf(r.errw, "a2a reply: --allow takes once or always, not %q\n", *allow)
+		return ExitUsage
+	}
+	ctx, cancel := r.context()
+	defer cancel()
+	url, taskID := pos[0], pos[1]
+	c := r.client(url)
+	task, err := c.GetTask(ctx, a2a.TaskQueryParams{ID: taskID})
+	if err != nil {
+		return r.fail(err)
+	}
+	pending := client.Interrupt(task)
+	if pending == nil {
+		fmt.Fprintf(r.errw, "a2a reply: task %s is %s and waits for no input\n", taskID, task.Status.State)
+		return ExitError
+	}
+	rid := *requestID
+	if rid == "" {
+		rid = pending.RequestID
+	}
+
+	// text is the plain message equivalent of the reply, sent when the
+	// agent has no interrupt callbacks ("" when there is none).
+	var text string
+	var callback func() error
+	switch {
+	case len(pos) == 3:
+		text = pos[2]
+	case len(ans) > 0:
+		text = strings.Join(ans, "; ")
+		grouped := make([][]string, len(ans))
+		for i, a := range ans {
+			grouped[i] = []string{a}
+		}
+		callback = func() error { _, err := c.ReplyQuestion(ctx, rid, grouped); return err }
+	case *decline:
+		callback = func() error { _, err := c.RejectQuestion(ctx, rid); return err }
+	case *allow != "":
+		text = *allow
+		callback = func() error { _, err := c.ReplyPermission(ctx, rid, *allow, *message); return err }
+	case *deny:
+		text = client.PermissionReject
+		callback = func() error { _, err := c.ReplyPermission(ctx, rid, client.PermissionReject, *message); return err }
+	}
+	if callback != nil && rid != "" {
+		err := callback()
+		switch {
+		case err == nil:
+			text = ""
+		case errors.Is(err, a2a.ErrMethodNotFound) && text != "":
+			// The agent has no interrupt callbacks: answer with a message.
+		case errors.Is(err, a2a.ErrMethodNotFound):
+			return r.fail(fmt.Errorf("the agent does not support this reply (no interrupt callbacks): %w", err))
+		default:
+			return r.fail(err)
+		}
+	} else if callback != nil && text == "" {
+		return r.fail(errors.New("the task's interrupt has no request id, and declining has no plain-message form"))
+	}
+	start := time.Now()
+	before := task
+	if text != "" {
+		blocking := false
+		res, err := c.SendMessage(ctx, a2a.MessageSendParams{
+			Message:       a2a.Message{Role: a2a.RoleUser, TaskID: taskID, ContextID: task.ContextID, Parts: []a2a.Part{a2a.TextPart(text)}},
+			Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking},
+		})
+		if err != nil {
+			return r.fail(err)
+		}
+		if res.Task != nil {
+			task = res.Task
+		}
+	} else if task, err = c.GetTask(ctx, a2a.TaskQueryParams{ID: taskID}); err != nil {
+		return r.fail(err)
+	}
+	if *wait {
+		return r.follow(ctx, c, url, task, before, start)
+	}
+	return r.show(url, task)
+}
+
+// show prints a task and returns the exit code of its state.
+func (r *runner) show(url string, t *a2a.Task) int {
+	if r.common.json {
+		r.printJSON(t)
+		return exitCode(t.Status.State)
+	}
+	printTask(r.out, t)
+	printNext(r.out, url, t)
+	return exitCode(t.Status.State)
+}
+
+// follow waits for the task with live progress and returns the exit code
+// of its final state. Changes are shown relative to since (nil: all).
+func (r *runner) follow(ctx context.Context, c *client.Client, url string, t, since *a2a.Task, start time.Time) int {
+	opts := client.WaitOptions{MinInterval: r.env.PollMin, MaxInterval: r.env.PollMax, Since: since}
+	if t.Status.State != "" {
+		opts.Initial = t
+	}
+	var p *progress
+	if !r.common.json {
+		p = newProgress(r.out, r.env.Terminal, r.width(), start)
+		opts.OnUpdate = p.update
+		stop := p.run(r.env.Tick)
+		defer stop()
+	}
+	final, err := c.Wait(ctx, t.ID, opts)
+	if p != nil {
+		p.stopTicking()
+	}
+	if err != nil {
+		if final == nil {
+			final = t
+		}
+		if p != nil {
+			p.finish(nil)
+		}
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil:
+			fmt.Fprintf(r.errw, "a2a: task %s is still %s after %s; follow it with: a2a get %s %s --wait\n", t.ID, orState(final.Status.State), r.common.timeout, url, t.ID)
+			return ExitTimeout
+		case errors.Is(err, context.Canceled) && r.ctx.Err() != nil:
+			fmt.Fprintf(r.errw, "a2a: stopped waiting; task %s goes on: a2a get %s %s --wait\n", t.ID, url, t.ID)
+			return ExitInterrupted
+		}
+		return r.fail(err)
+	}
+	if r.common.json {
+		r.printJSON(final)
+		return exitCode(final.Status.State)
+	}
+	p.finish(final)
+	printNext(r.out, url, final)
+	return exitCode(final.Status.State)
+}
+
+// width is the terminal's width from $COLUMNS, or 0 (unknown).
+func (r *runner) width() int {
+	n, err := strconv.Atoi(r.env.Getenv("COLUMNS"))
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func orState(s a2a.TaskState) a2a.TaskState {
+	if s == "" {
+		return a2a.TaskStateUnknown
+	}
+	return s
+}
+
+func (r *runner) printJSON(v any) int {
+	var b []byte
+	var err error
+	if raw, ok := v.(json.RawMessage); ok {
+		b = raw
+	} else if b, err = json.Marshal(v); err != nil {
+		return r.fail(fmt.Errorf("encode JSON: %w", err))
+	}
+	fmt.Fprintln(r.out, string(b))
+	return ExitOK
+}
