@@ -58,6 +58,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckURL$$' -fuzztime $(FUZZTIME) ./pkg/push/egress
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/oap
 
 clean:
 	rm -rf bin .aws-sam functions/*/bootstrap
