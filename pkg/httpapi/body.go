@@ -47,9 +47,9 @@ func (h *handler) tooLarge(w http.ResponseWriter, size int64) {
 	writeHTTPError(w, http.StatusRequestEntityTooLarge, "RESOURCE_EXHAUSTED", msg)
 }
 
-// writeJSON writes a 200 response with a JSON body.
-func writeJSON(w http.ResponseWriter, body []byte) {
-	w.Header()["Content-Type"] = []string{"application/json"}
+// writeBody writes a 200 response.
+func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+	w.Header()["Content-Type"] = []string{contentType}
 	w.Write(body)
 }
 
@@ -57,12 +57,18 @@ func writeJSON(w http.ResponseWriter, body []byte) {
 // snake_case field names as proto-JSON parsers do: some official 0.3 clients
 // send them. Free-form maps (metadata, data) are left as they are.
 func decodeParams(raw json.RawMessage, v any) error {
+	return jsonrpc.DecodeParams(camelCase(raw), v)
+}
+
+// camelCase returns raw with snake_case keys rewritten as camelCase, as
+// ProtoJSON parsers accept both spellings (raw itself when it has none).
+func camelCase(raw json.RawMessage) json.RawMessage {
 	if bytes.IndexByte(raw, '_') >= 0 {
 		if c, err := camelCaseKeys(raw); err == nil {
-			raw = c
+			return c
 		}
 	}
-	return jsonrpc.DecodeParams(raw, v)
+	return raw
 }
 
 // camelCaseKeys rewrites snake_case object keys to camelCase, except inside

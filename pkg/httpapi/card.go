@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 )
 
 // cardCacheControl lets clients and CDNs reuse a card for five minutes and
@@ -141,7 +140,7 @@ func (h *handler) serveCard(w http.ResponseWriter, r *http.Request) {
 	p.public.serve(w, r)
 }
 
-func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
+func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ call) {
 	p, err := h.cards.forRequest(r)
 	if err != nil {
 		writeRESTError(w, h.protocolError(r.Context(), err, "extended card"))
