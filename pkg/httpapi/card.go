@@ -68,6 +68,8 @@ func etagMatch(header, etag string) bool {
 type cards struct {
 	source    CardSource
 	publicURL string
+	// decorate completes the extended card (the wire contract).
+	decorate func(pub, ext *a2a.AgentCard)
 
 	mu       sync.Mutex
 	rendered map[string]*cardPair
@@ -75,8 +77,8 @@ type cards struct {
 
 type cardPair struct{ public, extended *document }
 
-func newCards(source CardSource, publicURL string) (*cards, error) {
-	c := &cards{source: source, publicURL: publicURL, rendered: map[string]*cardPair{}}
+func newCards(source CardSource, publicURL string, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
+	c := &cards{source: source, publicURL: publicURL, decorate: decorate, rendered: map[string]*cardPair{}}
 	if publicURL != "" {
 		if _, err := c.render(publicURL); err != nil {
 			return nil, err
@@ -101,6 +103,9 @@ func (c *cards) render(base string) (*cardPair, error) {
 		return p, nil
 	}
 	pub, ext := c.source(base)
+	if c.decorate != nil {
+		c.decorate(&pub, &ext)
+	}
 	pd, err := newDocument(pub)
 	if err != nil {
 		return nil, err

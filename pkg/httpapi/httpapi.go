@@ -102,12 +102,15 @@ func New(o Options) (http.Handler, error) {
 	if o.Cards == nil {
 		return nil, errors.New("httpapi: Cards is required")
 	}
-	cs, err := newCards(o.Cards, o.PublicURL)
+	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, mux: http.NewServeMux()}
+	h.v03, h.v10 = h.newWire03(), h.newWire10()
+	cs, err := newCards(o.Cards, o.PublicURL, func(pub, ext *a2a.AgentCard) {
+		ext.Capabilities.Extensions = append(ext.Capabilities.Extensions, h.wireContract(pub))
+	})
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, cards: cs, mux: http.NewServeMux()}
-	h.v03, h.v10 = h.newWire03(), h.newWire10()
+	h.cards = cs
 
 	if o.Routes&RoutesCard != 0 {
 		h.mux.HandleFunc("GET /.well-known/agent-card.json", h.serveCard)

@@ -132,7 +132,12 @@ func TestPublicCard(t *testing.T) {
 			map[string]any{"url": "https://agent.example.com", "transport": "JSONRPC"},
 			map[string]any{"url": "https://agent.example.com/rest", "transport": "HTTP+JSON"},
 		}, c["additionalInterfaces"])
-		assert.Equal(t, map[string]any{"streaming": false, "pushNotifications": false, "stateTransitionHistory": false}, c["capabilities"])
+		caps := c["capabilities"].(map[string]any)
+		assert.Equal(t, false, caps["streaming"])
+		assert.Equal(t, false, caps["pushNotifications"])
+		assert.Equal(t, true, caps["extendedAgentCard"])
+		assert.NotEmpty(t, caps["extensions"])
+		assert.Len(t, c["supportedInterfaces"], 4)
 		assert.Equal(t, true, c["supportsAuthenticatedExtendedCard"])
 		assert.Equal(t, []any{map[string]any{"bearer": []any{}}}, c["security"])
 		assert.NotEmpty(t, c["skills"])

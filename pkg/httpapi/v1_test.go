@@ -182,3 +182,42 @@ func TestREST10(t *testing.T) {
 	// /rest/tasks/tasks is the task named "tasks", not a tenant's list.
 	restError(t, do(t, "GET", srv.URL+"/rest/tasks/tasks", aliceToken, "", v1...), 404, "NOT_FOUND", "TASK_NOT_FOUND", "task tasks not found")
 }
+
+// TestWireContract: the extended card's wire contract lists what the
+// handler serves, and every method it lists is served.
+func TestWireContract(t *testing.T) {
+	srv := newServer(t, "https://agent.example.com")
+	pub := do(t, "GET", srv.URL+"/.well-known/agent-card.json", "", "").json(t)
+	for _, e := range pub["capabilities"].(map[string]any)["extensions"].([]any) {
+		assert.Len(t, e.(map[string]any), 1, "the public card declares extensions by URI only: %v", e)
+	}
+	ext := rpc1(t, srv.URL, "GetExtendedAgentCard", `{}`)["result"].(map[string]any)
+	var contract map[string]any
+	for _, e := range ext["capabilities"].(map[string]any)["extensions"].([]any) {
+		e := e.(map[string]any)
+		assert.NotEmpty(t, e["params"], e["uri"])
+		if e["uri"] == "https://github.com/a2a-lambda/a2a-lambda/blob/main/README.md#wire-contract-v1" {
+			contract = e["params"].(map[string]any)
+		}
+	}
+	require.NotNil(t, contract)
+	assert.Equal(t, []any{"0.3", "1.0"}, contract["supported_protocol_versions"])
+	all := contract["all_jsonrpc_methods"].(map[string]any)
+	assert.Contains(t, all["1.0"], "SendMessage")
+	assert.Contains(t, all["0.3"], "message/send")
+	assert.NotContains(t, all["1.0"], "SendStreamingMessage", "streaming is not available")
+	assert.NotContains(t, all["0.3"], "tasks/pushNotificationConfig/set", "push is off in this deployment")
+	exts := contract["extensions"].(map[string]any)
+	assert.Contains(t, exts["jsonrpc_methods"], "a2a.interrupt.permission.reply")
+	assert.Contains(t, exts["jsonrpc_methods"], "tasks/list")
+	for v, methods := range all {
+		for _, m := range methods.([]any) {
+			hdr := []string{"A2A-Version", v}
+			r := do(t, "POST", srv.URL+"/", aliceToken, `{"jsonrpc":"2.0","id":1,"method":"`+m.(string)+`","params":{}}`, hdr...)
+			require.Equal(t, http.StatusOK, r.status)
+			if e, ok := r.json(t)["error"].(map[string]any); ok {
+				assert.NotEqualValues(t, -32601, e["code"], "%s %s is listed but not served", v, m)
+			}
+		}
+	}
+}
