@@ -69,7 +69,8 @@ func (authAgent) Step(context.Context, agent.StepInput, agent.Emitter) (agent.Ou
 }
 
 func TestCommandsAgainstLocalServer(t *testing.T) {
-	srv := clienttest.Start(t, clienttest.Options{Token: "tok-s3cret"})
+	// Push notifications off: "send --push-url" checks the error report.
+	srv := clienttest.Start(t, clienttest.Options{Token: "tok-s3cret", Env: map[string]string{"A2A_PUSH_NOTIFICATIONS": "false"}})
 	url := srv.URL
 	env := map[string]string{cli.TokenEnv: "tok-s3cret"}
 	o := runOpts{env: env}

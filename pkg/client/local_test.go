@@ -73,7 +73,9 @@ func (p *pathRecorder) take() []string {
 // TestLocalServer drives this project's server over both bindings, in
 // both protocol versions, through the whole surface the server has today.
 func TestLocalServer(t *testing.T) {
-	srv := clienttest.Start(t, clienttest.Options{Token: "s3cret"})
+	// Push notifications off: the test checks how the client reports an
+	// agent without them.
+	srv := clienttest.Start(t, clienttest.Options{Token: "s3cret", Env: map[string]string{"A2A_PUSH_NOTIFICATIONS": "false"}})
 	rec := &pathRecorder{}
 	proxy := httptest.NewServer(rec.wrap(reverse(srv.URL)))
 	t.Cleanup(proxy.Close)
@@ -178,7 +180,7 @@ func TestLocalServer(t *testing.T) {
 			_, err = c.SendMessage(ctx, a2a.MessageSendParams{Message: a2a.Message{TaskID: done.ID, Parts: []a2a.Part{a2a.TextPart("again")}}})
 			assert.ErrorIs(t, err, a2a.ErrUnsupportedOperation, "a terminal task takes no message")
 
-			// Push notifications are not supported by this server yet.
+			// Push notifications are off in this server.
 			_, err = c.SetPushConfig(ctx, a2a.TaskPushNotificationConfig{TaskID: done.ID, PushNotificationConfig: a2a.PushNotificationConfig{URL: "https://example.com/hook"}})
 			assert.ErrorIs(t, err, a2a.ErrPushNotificationNotSupported)
 			_, err = c.ListPushConfigs(ctx, done.ID)

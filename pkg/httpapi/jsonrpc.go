@@ -47,12 +47,11 @@ func fail(err error) rpcMethod {
 	return func(*http.Request, call, json.RawMessage) (any, error) { return nil, err }
 }
 
-var (
-	errStreaming = a2a.Errorf(a2a.CodeUnsupportedOperation,
-		"streaming is not supported by this agent (capabilities.streaming is false); use message/send, then poll tasks/get or register a push notification config")
-	errPush = a2a.Errorf(a2a.CodePushNotificationNotSupported,
-		"push notifications are not supported by this agent (capabilities.pushNotifications is false); poll tasks/get instead")
-)
+var errStreaming = a2a.Errorf(a2a.CodeUnsupportedOperation,
+	"streaming is not supported by this agent (capabilities.streaming is false); use message/send, then poll tasks/get or register a push notification config")
+
+// jsonNull is the result of methods that return nothing.
+var jsonNull = json.RawMessage("null")
 
 // rpcMethods is the method table of A2A 0.3.
 func (h *handler) rpcMethods() map[string]rpcMethod {
@@ -65,20 +64,25 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 			if err := decodeParams(raw, &p); err != nil {
 				return nil, err
 			}
-			if err := c.bindSession(&p); err != nil {
-				return nil, err
-			}
-			return h.svc.SendMessage(r.Context(), c.id.Owner, p)
+			return h.send(r, c, p)
 		},
 		a2a.MethodTasksGet:         call0(h.svc.GetTask),
 		a2a.MethodTasksCancel:      call0(h.svc.CancelTask),
 		a2a.MethodTasksList:        call0(h.svc.ListTasks),
 		a2a.MethodMessageStream:    fail(errStreaming),
 		a2a.MethodTasksResubscribe: fail(errStreaming),
-		a2a.MethodPushConfigSet:    fail(errPush),
-		a2a.MethodPushConfigGet:    fail(errPush),
-		a2a.MethodPushConfigList:   fail(errPush),
-		a2a.MethodPushConfigDelete: fail(errPush),
+		a2a.MethodPushConfigSet: func(r *http.Request, c call, raw json.RawMessage) (any, error) {
+			var p a2a.TaskPushNotificationConfig
+			if err := decodeParams(raw, &p); err != nil {
+				return nil, err
+			}
+			return h.svc.SetPushConfig(r.Context(), c.id.Owner, string(c.wire.version), p)
+		},
+		a2a.MethodPushConfigGet:  call0(h.svc.GetPushConfig),
+		a2a.MethodPushConfigList: call0(h.svc.ListPushConfigs),
+		a2a.MethodPushConfigDelete: call0(func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
+			return jsonNull, h.svc.DeletePushConfig(ctx, owner, p)
+		}),
 		a2a.MethodGetExtendedCard: func(r *http.Request, _ call, _ json.RawMessage) (any, error) {
 			return h.extendedCard(r)
 		},
@@ -96,6 +100,17 @@ func (h *handler) extensionMethods() map[string]rpcMethod {
 		a2a.MethodInterruptQuestionReject:  call0(h.svc.RejectQuestion),
 		a2a.MethodInterruptList:            callOptional(h.svc.ListInterrupts),
 	}
+}
+
+// send runs message/send (SendMessage) of any version: the params record
+// the version (it chooses the body of an inline push config's
+// notifications) and, on /orchestrate, the session's context.
+func (h *handler) send(r *http.Request, c call, p a2a.MessageSendParams) (*a2a.Task, error) {
+	p.Protocol = string(c.wire.version)
+	if err := c.bindSession(&p); err != nil {
+		return nil, err
+	}
+	return h.svc.SendMessage(r.Context(), c.id.Owner, p)
 }
 
 // bindSession puts a new task of an OAP session in the session's context:

@@ -31,19 +31,13 @@ func (h *handler) rpcMethods10() map[string]rpcMethod {
 	if h.svc == nil {
 		return nil
 	}
-	send := func(ctx context.Context, owner string, p a2a.MessageSendParams) (*a2a.Task, error) {
-		return h.svc.SendMessage(ctx, owner, p)
-	}
 	m := map[string]rpcMethod{
 		a2av1.MethodSendMessage: func(r *http.Request, c call, raw json.RawMessage) (any, error) {
 			p, err := a2av1.DecodeSendMessageRequest(camelCase(raw))
 			if err != nil {
 				return nil, err
 			}
-			if err := c.bindSession(&p); err != nil {
-				return nil, err
-			}
-			task, err := send(r.Context(), c.id.Owner, p)
+			task, err := h.send(r, c, p)
 			if err != nil {
 				return nil, err
 			}
@@ -54,10 +48,23 @@ func (h *handler) rpcMethods10() map[string]rpcMethod {
 		a2av1.MethodListTasks:            call1(a2av1.DecodeListTasksRequest, h.svc.ListTasks, a2av1.AppendListTasksResponse),
 		a2av1.MethodSendStreamingMessage: fail(errStreaming),
 		a2av1.MethodSubscribeToTask:      fail(errStreaming),
-		a2av1.MethodCreatePushConfig:     fail(errPush),
-		a2av1.MethodGetPushConfig:        fail(errPush),
-		a2av1.MethodListPushConfigs:      fail(errPush),
-		a2av1.MethodDeletePushConfig:     fail(errPush),
+		a2av1.MethodCreatePushConfig: func(r *http.Request, c call, raw json.RawMessage) (any, error) {
+			p, err := a2av1.DecodePushConfig(camelCase(raw), "")
+			if err != nil {
+				return nil, err
+			}
+			res, err := h.svc.SetPushConfig(r.Context(), c.id.Owner, string(a2a.V10), p)
+			if err != nil {
+				return nil, err
+			}
+			return encoded[*a2a.TaskPushNotificationConfig]{res, appendPushConfig10}, nil
+		},
+		a2av1.MethodGetPushConfig:   call1(a2av1.DecodeGetPushConfigRequest, h.svc.GetPushConfig, appendPushConfig10),
+		a2av1.MethodListPushConfigs: call1(a2av1.DecodeListPushConfigsRequest, h.svc.ListPushConfigs, appendPushList10),
+		a2av1.MethodDeletePushConfig: call1(a2av1.DecodeDeletePushConfigRequest,
+			func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
+				return a2av1.Empty, h.svc.DeletePushConfig(ctx, owner, p)
+			}, appendRaw),
 		a2av1.MethodGetExtendedAgentCard: func(r *http.Request, _ call, _ json.RawMessage) (any, error) {
 			return h.extendedCard(r)
 		},
@@ -65,3 +72,13 @@ func (h *handler) rpcMethods10() map[string]rpcMethod {
 	maps.Copy(m, h.extensionMethods())
 	return m
 }
+
+func appendPushConfig10(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) {
+	return a2av1.AppendPushConfig(b, c), nil
+}
+
+func appendPushList10(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) {
+	return a2av1.AppendListPushConfigsResponse(b, cs), nil
+}
+
+func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) { return append(b, raw...), nil }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -27,7 +28,7 @@ func (h *handler) restSend(w http.ResponseWriter, r *http.Request, c call) {
 		h.restError(w, r, err, "rest send")
 		return
 	}
-	task, err := h.svc.SendMessage(r.Context(), c.id.Owner, p)
+	task, err := h.send(r, c, p)
 	if err != nil {
 		h.restError(w, r, err, "rest send")
 		return
@@ -118,8 +119,86 @@ func (h *handler) restUnsupportedStream(w http.ResponseWriter, r *http.Request, 
 	h.restError(w, r, errStreaming, "rest stream")
 }
 
-func (h *handler) restPushUnsupported(w http.ResponseWriter, r *http.Request, _ call) {
-	h.restError(w, r, errPush, "rest push config")
+// restSetPushConfig serves POST /tasks/{id}/pushNotificationConfigs; the
+// task id comes from the path, the body is read by the version's wire (see
+// decodeRESTPushConfig for 0.3).
+func (h *handler) restSetPushConfig(w http.ResponseWriter, r *http.Request, c call) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	p, err := c.wire.decodePushConfig(body, r.PathValue("id"))
+	if err != nil {
+		h.restError(w, r, err, "rest set push config")
+		return
+	}
+	res, err := h.svc.SetPushConfig(r.Context(), c.id.Owner, string(c.wire.version), p)
+	if err != nil {
+		h.restError(w, r, err, "rest set push config")
+		return
+	}
+	h.restResult(w, r, c, encoded[*a2a.TaskPushNotificationConfig]{res, c.wire.appendPushConfig}, "rest set push config")
+}
+
+// decodeRESTPushConfig reads a 0.3 REST push config body: the
+// TaskPushNotificationConfig (as the JSON-RPC params), the proto's
+// {"config": TaskPushNotificationConfig}, or a bare PushNotificationConfig.
+func decodeRESTPushConfig(body json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error) {
+	var shape struct {
+		Config                 json.RawMessage `json:"config"`
+		PushNotificationConfig json.RawMessage `json:"pushNotificationConfig"`
+	}
+	if err := decodeParams(body, &shape); err != nil {
+		return a2a.TaskPushNotificationConfig{}, err
+	}
+	if len(shape.Config) > 0 {
+		body = shape.Config
+	}
+	var p a2a.TaskPushNotificationConfig
+	if len(shape.Config) > 0 || len(shape.PushNotificationConfig) > 0 {
+		if err := decodeParams(body, &p); err != nil {
+			return p, err
+		}
+	} else if err := decodeParams(body, &p.PushNotificationConfig); err != nil {
+		return p, err
+	}
+	if p.TaskID != "" && p.TaskID != taskID {
+		return p, a2a.InvalidParams("taskId", "%q does not match the task %q of the path", p.TaskID, taskID)
+	}
+	p.TaskID = taskID
+	return p, nil
+}
+
+// restListPushConfigs serves GET /tasks/{id}/pushNotificationConfigs: an
+// array under 0.3 (the JSON-RPC result), {configs, nextPageToken} under 1.0.
+func (h *handler) restListPushConfigs(w http.ResponseWriter, r *http.Request, c call) {
+	res, err := h.svc.ListPushConfigs(r.Context(), c.id.Owner, a2a.ListTaskPushNotificationConfigParams{ID: r.PathValue("id")})
+	if err != nil {
+		h.restError(w, r, err, "rest list push configs")
+		return
+	}
+	h.restResult(w, r, c, encoded[[]a2a.TaskPushNotificationConfig]{res, c.wire.appendPushList}, "rest list push configs")
+}
+
+func (h *handler) restGetPushConfig(w http.ResponseWriter, r *http.Request, c call) {
+	res, err := h.svc.GetPushConfig(r.Context(), c.id.Owner, a2a.GetTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
+	if err != nil {
+		h.restError(w, r, err, "rest get push config")
+		return
+	}
+	h.restResult(w, r, c, encoded[*a2a.TaskPushNotificationConfig]{res, c.wire.appendPushConfig}, "rest get push config")
+}
+
+// restDeletePushConfig answers 200 with {} (google.protobuf.Empty): the
+// official clients of both versions (a2a-go v2.3.1, native and in 0.3
+// mode) take any other status for an error.
+func (h *handler) restDeletePushConfig(w http.ResponseWriter, r *http.Request, c call) {
+	err := h.svc.DeletePushConfig(r.Context(), c.id.Owner, a2a.DeleteTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
+	if err != nil {
+		h.restError(w, r, err, "rest delete push config")
+		return
+	}
+	h.writeBody(w, r, c.wire.contentType, a2av1.Empty)
 }
 
 // restResult writes a result in the call's version.

@@ -26,11 +26,14 @@ type wire struct {
 	// rpcError frames a protocol error as a JSON-RPC error object.
 	rpcError func(*a2a.Error) jsonrpc.ErrorObject
 
-	// REST: the send body and result, tasks and lists.
+	// REST: the send body and result, tasks, lists and push configs.
 	decodeSend       func(json.RawMessage) (a2a.MessageSendParams, error)
 	appendSendResult func([]byte, *a2a.Task) ([]byte, error)
 	appendTask       func([]byte, *a2a.Task) ([]byte, error)
 	appendList       func([]byte, *a2a.ListTasksResult) ([]byte, error)
+	decodePushConfig func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error)
+	appendPushConfig func([]byte, *a2a.TaskPushNotificationConfig) ([]byte, error)
+	appendPushList   func([]byte, []a2a.TaskPushNotificationConfig) ([]byte, error)
 	// listParams converts the query of GET /tasks.
 	listParams func(a2av1.ListTasksQuery) (a2a.ListTasksParams, error)
 	// contentType is the media type of REST bodies.
@@ -87,6 +90,9 @@ func (h *handler) newWire03() *wire {
 		appendSendResult: func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
 		appendTask:       func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
 		appendList:       func(b []byte, r *a2a.ListTasksResult) ([]byte, error) { return r.AppendJSON(b) },
+		decodePushConfig: decodeRESTPushConfig,
+		appendPushConfig: func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
+		appendPushList:   func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
 		listParams: func(q a2av1.ListTasksQuery) (a2a.ListTasksParams, error) {
 			return a2a.ListTasksParams{ContextID: q.ContextID, Status: a2a.TaskState(stateFromQuery(q.Status)), PageSize: q.PageSize,
 				PageToken: q.PageToken, HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}, nil
@@ -108,9 +114,23 @@ func (h *handler) newWire10() *wire {
 		appendSendResult: a2av1.AppendSendResult,
 		appendTask:       a2av1.AppendTask,
 		appendList:       a2av1.AppendListTasksResponse,
+		decodePushConfig: func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error) {
+			return a2av1.DecodePushConfig(camelCase(raw), taskID)
+		},
+		appendPushConfig: appendPushConfig10,
+		appendPushList:   appendPushList10,
 		listParams:       a2av1.ListTasksQuery.Params,
 		contentType:      a2av1.ContentType,
 	}
 	w.supported = sortedNames(w.methods)
 	return w
+}
+
+// appendJSON appends v through encoding/json.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, raw...), nil
 }
