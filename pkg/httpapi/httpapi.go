@@ -20,6 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
 )
 
 // Service is what the edge needs of the A2A operations.
@@ -52,7 +53,8 @@ type Routes uint8
 const (
 	// RoutesCard: the public cards and the JWKS (GET /.well-known/...).
 	RoutesCard Routes = 1 << iota
-	// RoutesRPC: JSON-RPC (POST /) and REST message:send.
+	// RoutesRPC: JSON-RPC (POST /), OAP envelopes (POST /orchestrate) and
+	// REST message:send.
 	RoutesRPC
 	// RoutesTasks: REST task routes (get, list, cancel, push configs) and
 	// the extended card.
@@ -129,6 +131,7 @@ func New(o Options) (http.Handler, error) {
 	}
 	if o.Routes&RoutesRPC != 0 {
 		h.mux.HandleFunc("POST /{$}", h.a2aRoute(bindingJSONRPC, h.serveJSONRPC))
+		h.mux.HandleFunc("POST "+oap.Path, h.a2aRoute(bindingOAP, h.serveOAP))
 		for _, base := range restBases() {
 			h.mux.HandleFunc("POST "+base+"/message:send", h.a2aRoute(bindingREST, h.restSend))
 			h.mux.HandleFunc("POST "+base+"/message:stream", h.a2aRoute(bindingREST, h.restUnsupportedStream))
