@@ -37,6 +37,9 @@ type Service interface {
 	GetPushConfig(ctx context.Context, owner string, p a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error)
 	ListPushConfigs(ctx context.Context, owner string, p a2a.ListTaskPushNotificationConfigParams) ([]a2a.TaskPushNotificationConfig, error)
 	DeletePushConfig(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) error
+	Feedback(ctx context.Context, owner string, p a2a.TaskFeedbackParams) (*a2a.OKResult, error)
+	ListContexts(ctx context.Context, owner string, p a2a.ListContextsParams) (*a2a.ListContextsResult, error)
+	ClearContext(ctx context.Context, owner string, p a2a.ClearContextParams) (*a2a.OKResult, error)
 }
 
 // Authenticator identifies the caller of a request, or returns an error

@@ -419,6 +419,15 @@ func (brokenService) ListPushConfigs(context.Context, string, a2a.ListTaskPushNo
 func (brokenService) DeletePushConfig(context.Context, string, a2a.DeleteTaskPushNotificationConfigParams) error {
 	return errSecret
 }
+func (brokenService) Feedback(context.Context, string, a2a.TaskFeedbackParams) (*a2a.OKResult, error) {
+	return nil, errSecret
+}
+func (brokenService) ListContexts(context.Context, string, a2a.ListContextsParams) (*a2a.ListContextsResult, error) {
+	return nil, errSecret
+}
+func (brokenService) ClearContext(context.Context, string, a2a.ClearContextParams) (*a2a.OKResult, error) {
+	return nil, errSecret
+}
 
 func TestInternalErrorsAreLoggedNotLeaked(t *testing.T) {
 	var logs strings.Builder

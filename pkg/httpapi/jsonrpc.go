@@ -99,6 +99,9 @@ func (h *handler) extensionMethods() map[string]rpcMethod {
 		a2a.MethodInterruptQuestionReply:   call0(h.svc.ReplyQuestion),
 		a2a.MethodInterruptQuestionReject:  call0(h.svc.RejectQuestion),
 		a2a.MethodInterruptList:            callOptional(h.svc.ListInterrupts),
+		a2a.MethodTasksFeedback:            call0(h.svc.Feedback),
+		a2a.MethodContextsList:             callOptional(h.svc.ListContexts),
+		a2a.MethodContextsClear:            call0(h.svc.ClearContext),
 	}
 }
 
