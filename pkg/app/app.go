@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -48,6 +49,30 @@ func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
 		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push}
 		return card.Public(o), card.Extended(o)
 	}
+}
+
+// ExecutionLocal is the execution mode of the local server's profile: task
+// steps run in goroutines.
+const ExecutionLocal = "local"
+
+// Profile is the deployment profile GET /health reports.
+func Profile(cfg config.Config, info agent.Info, storeBackend, executionMode string) *httpapi.Profile {
+	return httpapi.NewProfile(BuildVersion(), info.Name, info.Version, storeBackend, executionMode, cfg.Push.Enabled)
+}
+
+// BuildVersion is this binary's module version ("(devel)" for a local
+// build).
+func BuildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option, in
+// which 0 means the default: a configured 0 compresses every body.
+func GzipMinimumSize(cfg config.Config) int {
+	return max(cfg.GzipMinimumSize, 1)
 }
 
 // ServiceConfig is the service part of the configuration.
@@ -134,13 +159,19 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	runner := local.New(exec, local.Options{Logger: o.Log})
 	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	_, anonymous := o.Auth.(auth.Anonymous)
+	backend := cfg.TaskStore.Backend
+	if o.Store == nil {
+		backend = config.BackendMemory
+	}
 	ho := httpapi.Options{
-		Service:      svc,
-		Auth:         o.Auth,
-		Cards:        Cards(ag.Info(), !anonymous, cfg.Push.Enabled),
-		PublicURL:    cfg.PublicURL,
-		MaxBodyBytes: cfg.MaxRequestBodyBytes,
-		Logger:       o.Log,
+		Service:         svc,
+		Auth:            o.Auth,
+		Cards:           Cards(ag.Info(), !anonymous, cfg.Push.Enabled),
+		PublicURL:       cfg.PublicURL,
+		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
+		GzipMinimumSize: GzipMinimumSize(cfg),
+		Profile:         Profile(cfg, ag.Info(), backend, ExecutionLocal),
+		Logger:          o.Log,
 	}
 	if pipeline != nil {
 		ho.JWKS = pipeline.keys

@@ -47,10 +47,11 @@ func NewCardFunction(getenv func(string) string, reg *agent.Registry, logOut io.
 	}
 	log := NewLogger(logOut, cfg.LogLevel)
 	o := httpapi.Options{
-		Routes:    httpapi.RoutesCard,
-		Cards:     Cards(ag.Info(), true, cfg.Push.Enabled),
-		PublicURL: cfg.ConfiguredPublicURL,
-		Logger:    log,
+		Routes:          httpapi.RoutesCard,
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
+		PublicURL:       cfg.ConfiguredPublicURL,
+		GzipMinimumSize: GzipMinimumSize(cfg),
+		Logger:          log,
 	}
 	if cfg.Push.Enabled {
 		ks, err := PushKeys(cfg, false, log)
@@ -214,12 +215,14 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 	}
 	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	return httpapi.New(httpapi.Options{
-		Service:      svc,
-		Auth:         auth.NewBearer(cfg.Tokens),
-		Cards:        Cards(ag.Info(), true, cfg.Push.Enabled),
-		PublicURL:    cfg.ConfiguredPublicURL,
-		MaxBodyBytes: cfg.MaxRequestBodyBytes,
-		Routes:       o.Routes,
-		Logger:       o.Log,
+		Service:         svc,
+		Auth:            auth.NewBearer(cfg.Tokens),
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
+		PublicURL:       cfg.ConfiguredPublicURL,
+		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
+		GzipMinimumSize: GzipMinimumSize(cfg),
+		Profile:         Profile(cfg, ag.Info(), cfg.TaskStore.Backend, cfg.Execution.Mode),
+		Routes:          o.Routes,
+		Logger:          o.Log,
 	})
 }

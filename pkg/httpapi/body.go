@@ -47,10 +47,11 @@ func (h *handler) tooLarge(w http.ResponseWriter, size int64) {
 	writeHTTPError(w, http.StatusRequestEntityTooLarge, "RESOURCE_EXHAUSTED", msg)
 }
 
-// writeBody writes a 200 response.
+// writeBody writes a 200 response, gzip-compressed when it is large and
+// the client accepts it.
 func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
 	w.Header()["Content-Type"] = []string{contentType}
-	w.Write(body)
+	w.Write(gzipBody(w, r, h.gzipMin, body, nil))
 }
 
 // decodeParams decodes request params (or a REST body) into v, accepting

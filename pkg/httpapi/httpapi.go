@@ -81,6 +81,13 @@ type Options struct {
 	MaxBodyBytes int64
 	// Routes selects the route groups; zero means RoutesAll.
 	Routes Routes
+	// GzipMinimumSize is the smallest response body (JSON-RPC results,
+	// REST results, cards) sent gzip-compressed to clients that accept it;
+	// 0 means DefaultGzipMinimumSize, negative turns compression off.
+	GzipMinimumSize int
+	// Profile is the deployment profile GET /health answers with
+	// (authenticated, with the task routes); nil serves no /health.
+	Profile *Profile
 	// JWKS, when set, serves the push notification verification keys at
 	// /.well-known/jwks.json with the cards (*keys.Set implements it).
 	JWKS   http.Handler
@@ -93,6 +100,8 @@ type handler struct {
 	maxBody int64
 	log     *slog.Logger
 	cards   *cards
+	// gzipMin is the smallest body compressed (negative: none).
+	gzipMin int
 	// v03 and v10 are the wires of the protocol versions (see negotiate).
 	v03, v10 *wire
 	mux      *http.ServeMux
@@ -115,9 +124,12 @@ func New(o Options) (http.Handler, error) {
 	if o.Cards == nil {
 		return nil, errors.New("httpapi: Cards is required")
 	}
-	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, mux: http.NewServeMux()}
+	if o.GzipMinimumSize == 0 {
+		o.GzipMinimumSize = DefaultGzipMinimumSize
+	}
+	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux()}
 	h.v03, h.v10 = h.newWire03(), h.newWire10()
-	cs, err := newCards(o.Cards, o.PublicURL, func(pub, ext *a2a.AgentCard) {
+	cs, err := newCards(o.Cards, o.PublicURL, h.gzipMin, func(pub, ext *a2a.AgentCard) {
 		ext.Capabilities.Extensions = append(ext.Capabilities.Extensions, h.wireContract(pub))
 	})
 	if err != nil {
@@ -151,6 +163,15 @@ func New(o Options) (http.Handler, error) {
 			h.mux.HandleFunc("DELETE "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.a2aRoute(bindingREST, h.restDeletePushConfig))
 			h.mux.HandleFunc("GET "+base+"/card", h.a2aRoute(bindingREST, h.restExtendedCard))
 			h.mux.HandleFunc("GET "+base+"/extendedAgentCard", h.a2aRoute(bindingREST, h.restExtendedCard))
+		}
+		if o.Profile != nil {
+			profile, err := newDocument(o.Profile, h.gzipMin)
+			if err != nil {
+				return nil, err
+			}
+			h.mux.HandleFunc("GET /health", h.authenticated(func(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
+				profile.serveFresh(w, r)
+			}))
 		}
 	}
 	h.mux.HandleFunc("/", h.notFound)
