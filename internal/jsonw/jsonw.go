@@ -11,6 +11,8 @@ package jsonw
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -38,6 +40,10 @@ func String(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
@@ -103,16 +109,89 @@ func Strings(b []byte, key string, vs []string) []byte {
 	return append(b, ']')
 }
 
-// Object appends "key":<m encoded by encoding/json> unless m is empty.
+// Object appends "key":<m> unless m is empty. m is written as
+// encoding/json writes it (keys sorted), see Value.
 func Object(b []byte, key string, m map[string]any) ([]byte, error) {
 	if len(m) == 0 {
 		return b, nil
 	}
-	raw, err := json.Marshal(m)
+	b, err := Value(Key(b, key), m)
 	if err != nil {
 		return b, fmt.Errorf("%s: %w", key, err)
 	}
-	return append(Key(b, key), raw...), nil
+	return b, nil
+}
+
+// Value appends v as encoding/json would. The shapes free-form JSON
+// decodes to (maps with sorted keys, slices, strings, json.Number, numbers,
+// booleans, nil, json.RawMessage) are written directly, without
+// reflection; anything else goes through encoding/json.
+func Value(b []byte, v any) ([]byte, error) {
+	switch t := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return String(b, t), nil
+	case bool:
+		return strconv.AppendBool(b, t), nil
+	case json.Number:
+		if t == "" {
+			return append(b, '0'), nil
+		}
+		if !json.Valid([]byte(t)) {
+			return b, fmt.Errorf("json: invalid number literal %q", string(t))
+		}
+		return append(b, t...), nil
+	case int:
+		return strconv.AppendInt(b, int64(t), 10), nil
+	case int64:
+		return strconv.AppendInt(b, t, 10), nil
+	case json.RawMessage:
+		if !json.Valid(t) {
+			return b, fmt.Errorf("json: invalid raw message")
+		}
+		return append(b, t...), nil
+	case map[string]any:
+		return appendMap(b, t)
+	case []any:
+		b = append(b, '[')
+		for i, e := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = Value(b, e); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, raw...), nil
+}
+
+func appendMap(b []byte, m map[string]any) ([]byte, error) {
+	var small [8]string
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(String(b, k), ':')
+		var err error
+		if b, err = Value(b, m[k]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // Raw appends "key":raw, checking that raw is valid JSON, since it becomes

@@ -1,7 +1,9 @@
 package jsonw
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,4 +61,45 @@ func TestFields(t *testing.T) {
 	assert.ErrorContains(t, err, "bad is not valid JSON")
 	_, err = Object([]byte{'{'}, "fn", map[string]any{"f": func() {}})
 	assert.ErrorContains(t, err, "fn")
+}
+
+// FuzzValue checks Value against encoding/json (without HTML escaping, as
+// String) on whatever JSON decodes to: the same bytes.
+func FuzzValue(f *testing.F) {
+	for _, s := range []string{`{"shared":{"session":{"id":"s"},"usage":{"input_tokens":12}},"b":[true,null,1.5e3,"x"]}`, `[]`, `{}`, `"\u2028<>&"`, `{"z":1,"a":{"y":[{}]}}`, `12345678901234567890123`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, useNumber := range []bool{false, true} {
+			dec := json.NewDecoder(bytes.NewReader(in))
+			if useNumber {
+				dec.UseNumber()
+			}
+			var v any
+			if dec.Decode(&v) != nil {
+				return
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if enc.Encode(v) != nil {
+				return
+			}
+			got, err := Value(nil, v)
+			require.NoError(t, err)
+			require.Equal(t, strings.TrimSuffix(want.String(), "\n"), string(got))
+		}
+	})
+}
+
+func TestValueFallsBack(t *testing.T) {
+	b, err := Value(nil, map[string]any{"t": struct {
+		A int `json:"a"`
+	}{1}, "n": json.Number("1e5"), "i": 3, "raw": json.RawMessage(`{"x":1}`)})
+	require.NoError(t, err)
+	assert.Equal(t, `{"i":3,"n":1e5,"raw":{"x":1},"t":{"a":1}}`, string(b))
+	_, err = Value(nil, json.Number("nope"))
+	assert.Error(t, err)
+	_, err = Value(nil, []any{func() {}})
+	assert.Error(t, err)
 }

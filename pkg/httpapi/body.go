@@ -64,12 +64,47 @@ func decodeParams(raw json.RawMessage, v any) error {
 // camelCase returns raw with snake_case keys rewritten as camelCase, as
 // ProtoJSON parsers accept both spellings (raw itself when it has none).
 func camelCase(raw json.RawMessage) json.RawMessage {
-	if bytes.IndexByte(raw, '_') >= 0 {
+	if hasSnakeKey(raw) {
 		if c, err := camelCaseKeys(raw); err == nil {
 			return c
 		}
 	}
 	return raw
+}
+
+// hasSnakeKey reports whether an object key of raw holds an underscore.
+// Values may (ROLE_USER, TASK_STATE_WORKING): they do not count.
+func hasSnakeKey(raw []byte) bool {
+	if bytes.IndexByte(raw, '_') < 0 {
+		return false
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		underscore := false
+		j := i + 1
+		for ; j < len(raw) && raw[j] != '"'; j++ {
+			switch raw[j] {
+			case '\\':
+				j++
+			case '_':
+				underscore = true
+			}
+		}
+		i = j
+		if !underscore {
+			continue
+		}
+		k := j + 1
+		for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
+			k++
+		}
+		if k < len(raw) && raw[k] == ':' {
+			return true
+		}
+	}
+	return false
 }
 
 // camelCaseKeys rewrites snake_case object keys to camelCase, except inside

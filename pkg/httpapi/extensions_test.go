@@ -11,10 +11,12 @@ import (
 // contexts/clear over JSON-RPC, under both versions.
 func TestBinduExtensions(t *testing.T) {
 	srv := newServer(t, "")
-	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"b1","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true}}`)
+	// Named contexts: a later one has a greater id, which orders
+	// contexts created in the same millisecond the same way.
+	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"b1","contextId":"ctx-1","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true}}`)
 	done := m["result"].(map[string]any)
 	taskID, contextID := done["id"].(string), done["contextId"].(string)
-	m = rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"b2","parts":[{"kind":"text","text":"ask Who?"}]},"configuration":{"blocking":true}}`)
+	m = rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"b2","contextId":"ctx-2","parts":[{"kind":"text","text":"ask Who?"}]},"configuration":{"blocking":true}}`)
 	asked := m["result"].(map[string]any)
 
 	m = rpc(t, srv, aliceToken, "tasks/feedback", `{"taskId":"`+taskID+`","rating":4,"comment":"ok"}`)

@@ -221,3 +221,13 @@ func TestWireContract(t *testing.T) {
 		}
 	}
 }
+
+func TestSnakeCaseKeysOnly(t *testing.T) {
+	srv := newServer(t, "")
+	// A snake_case key is read (ProtoJSON accepts both spellings); an
+	// underscore in a value is not a key.
+	m := rpc1(t, srv.URL, "SendMessage", `{"message":{"role":"ROLE_USER","message_id":"snake-1","parts":[{"text":"a_b"}]},"configuration":{"return_immediately":false}}`)
+	task := m["result"].(map[string]any)["task"].(map[string]any)
+	assert.Equal(t, "snake-1", task["history"].([]any)[0].(map[string]any)["messageId"])
+	assert.Equal(t, "TASK_STATE_COMPLETED", task["status"].(map[string]any)["state"])
+}
