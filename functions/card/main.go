@@ -4,7 +4,7 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -16,7 +16,7 @@ import (
 func main() {
 	h, err := app.NewCardFunction(os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "card:", err)
+		app.InitFailed(context.Background(), os.Getenv, os.Stderr, "card", err)
 		os.Exit(1)
 	}
 	lambda.Start(app.LambdaHTTP(h))

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -18,7 +17,7 @@ import (
 func main() {
 	h, err := app.NewLambdaHTTP(context.Background(), os.Getenv, builtin.Registry(), httpapi.RoutesRPC, os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "send:", err)
+		app.InitFailed(context.Background(), os.Getenv, os.Stderr, "send", err)
 		os.Exit(1)
 	}
 	lambda.Start(app.LambdaHTTP(h))

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -18,7 +17,7 @@ import (
 func main() {
 	h, err := app.NewLambdaHTTP(context.Background(), os.Getenv, builtin.Registry(), httpapi.RoutesTasks, os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tasks:", err)
+		app.InitFailed(context.Background(), os.Getenv, os.Stderr, "tasks", err)
 		os.Exit(1)
 	}
 	lambda.Start(app.LambdaHTTP(h))

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -19,7 +18,7 @@ import (
 func main() {
 	h, err := app.NewWorkerFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "worker:", err)
+		app.InitFailed(context.Background(), os.Getenv, os.Stderr, "worker", err)
 		os.Exit(1)
 	}
 	lambda.Start(h.Handle)

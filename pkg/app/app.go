@@ -27,10 +27,13 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 }
 
 // LocalAuthenticator returns bearer authentication when tokens are
-// configured. Without tokens it admits everyone as one anonymous caller, but
+// configured (A2A_AUTH=jwt is refused: no gateway verifies the tokens). Without tokens it admits everyone as one anonymous caller, but
 // only on a loopback bind, and says so in the log; on any other bind it
 // refuses to start.
 func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authenticator, error) {
+	if cfg.Auth == config.AuthJWT {
+		return nil, errors.New("A2A_AUTH=jwt needs API Gateway's JWT authorizer in front of the server: the local server identifies callers by bearer token; unset A2A_AUTH")
+	}
 	if len(cfg.Tokens) > 0 {
 		return auth.NewBearer(cfg.Tokens), nil
 	}

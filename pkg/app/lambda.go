@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -20,6 +21,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/sfn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runtimeapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
@@ -77,11 +79,17 @@ type LambdaOptions struct {
 }
 
 // NewLambdaHTTP builds an HTTP Lambda function's handler from the
-// environment read through getenv: configuration, the DynamoDB store, the
-// agent named by A2A_AGENT from reg, and the routes of the function. Call
-// it once per cold start. The functions keep tasks in DynamoDB and admit
-// only bearer tokens: a configuration without them is refused.
+// environment read through getenv: secret references resolved (see
+// ResolveSecrets), configuration, the DynamoDB store, the agent named by
+// A2A_AGENT from reg, and the routes of the function. Call it once per cold
+// start. The functions keep tasks in DynamoDB and never serve anonymous
+// callers: they need bearer tokens, or A2A_AUTH=jwt behind API Gateway's
+// JWT authorizer.
 func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer) (http.Handler, error) {
+	getenv, err := ResolveSecrets(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
@@ -133,9 +141,14 @@ func lambdaRunner(cfg config.Config, exec *service.Executor, store LambdaStore, 
 
 // NewWorkerFunction builds the worker function's handler (the Step
 // Functions task of infra/statemachine.asl.json) from the environment read
-// through getenv: configuration, the DynamoDB store and the agent named by
-// A2A_AGENT from reg. Call it once per cold start.
+// through getenv: secret references resolved (the agent's keys),
+// configuration, the DynamoDB store and the agent named by A2A_AGENT from
+// reg. Call it once per cold start.
 func NewWorkerFunction(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (*worker.Handler, error) {
+	getenv, err := ResolveSecrets(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
@@ -166,22 +179,42 @@ func checkLambdaConfig(cfg config.Config) error {
 	if cfg.TaskStore.Backend != config.BackendDynamoDB {
 		errs = append(errs, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: a Lambda function forgets everything between invocations; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend))
 	}
-	return errors.Join(append(errs, requireTokens(cfg))...)
+	_, err := lambdaAuthenticator(cfg)
+	return errors.Join(append(errs, err)...)
 }
 
-func requireTokens(cfg config.Config) error {
-	if len(cfg.Tokens) == 0 {
-		return errors.New("A2A_BEARER_TOKEN (or A2A_BEARER_TOKENS) is required: the Lambda functions do not serve anonymous callers")
+// lambdaAuthenticator identifies the callers of an HTTP function: by the
+// JWT API Gateway verified (A2A_AUTH=jwt), or by bearer token, which are
+// then required.
+func lambdaAuthenticator(cfg config.Config) (httpapi.Authenticator, error) {
+	if cfg.Auth == config.AuthJWT {
+		return auth.NewJWT(APIGatewayJWTClaims), nil
 	}
-	return nil
+	if len(cfg.Tokens) == 0 {
+		return nil, errors.New("A2A_BEARER_TOKEN (or A2A_BEARER_TOKENS) is required: the Lambda functions do not serve anonymous callers (or set A2A_AUTH=jwt behind API Gateway's JWT authorizer)")
+	}
+	return auth.NewBearer(cfg.Tokens), nil
+}
+
+// APIGatewayJWTClaims returns the claims API Gateway's JWT authorizer
+// verified for a request that reached the function through an HTTP API
+// (aws-lambda-go-api-proxy keeps the request context), and false when the
+// route had no JWT authorizer.
+func APIGatewayJWTClaims(r *http.Request) (map[string]string, bool) {
+	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
+	if !ok || rc.Authorizer == nil || rc.Authorizer.JWT == nil || len(rc.Authorizer.JWT.Claims) == 0 {
+		return nil, false
+	}
+	return rc.Authorizer.JWT.Claims, true
 }
 
 // NewLambdaHandler assembles an HTTP Lambda function around store: the
 // agent's executor, the runner of the execution mode, the service and the
-// HTTP edge with bearer authentication. Card URLs come from A2A_PUBLIC_URL,
-// or from each request when it is unset.
+// HTTP edge with bearer or JWT authentication. Card URLs come from
+// A2A_PUBLIC_URL, or from each request when it is unset.
 func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o LambdaOptions) (http.Handler, error) {
-	if err := requireTokens(cfg); err != nil {
+	authn, err := lambdaAuthenticator(cfg)
+	if err != nil {
 		return nil, err
 	}
 	if o.Log == nil {
@@ -203,11 +236,25 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log})
 	return httpapi.New(httpapi.Options{
 		Service:      svc,
-		Auth:         auth.NewBearer(cfg.Tokens),
+		Auth:         authn,
 		Cards:        Cards(ag.Info(), true, false),
 		PublicURL:    cfg.ConfiguredPublicURL,
 		MaxBodyBytes: cfg.MaxRequestBodyBytes,
 		Routes:       o.Routes,
 		Logger:       o.Log,
 	})
+}
+
+// InitFailed reports that a function could not start: as a JSON log line on
+// stderr and, inside Lambda (AWS_LAMBDA_RUNTIME_API is set), to the Runtime
+// API's init error endpoint, so that Lambda records the reason as the error
+// of the invocation that caused the cold start. The caller exits afterwards.
+func InitFailed(ctx context.Context, getenv func(string) string, stderr io.Writer, function string, err error) {
+	log := NewLogger(stderr, slog.LevelInfo).With("function", function)
+	log.ErrorContext(ctx, "cold start failed", "error", err.Error())
+	if api := getenv(runtimeapi.EnvAPI); api != "" {
+		if rerr := runtimeapi.ReportInitError(ctx, http.DefaultClient, api, fmt.Errorf("%s: %w", function, err)); rerr != nil {
+			log.ErrorContext(ctx, "could not report the failed cold start", "error", rerr.Error())
+		}
+	}
 }
