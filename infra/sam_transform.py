@@ -136,7 +136,7 @@ def main():
     try:
         out = transform(template, {}, FixedManagedPolicies())
     except InvalidDocumentException as e:
-        problems += [str(c) for c in e.causes]
+        problems += [getattr(c, "message", str(c)) for c in e.causes]
     if problems:
         for p in problems:
             print(f"{args.template}: {p}", file=sys.stderr)
