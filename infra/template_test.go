@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -415,4 +416,69 @@ func TestPendingSampleEvents(t *testing.T) {
 	}
 	sort.Strings(ids)
 	assert.Len(t, slices.Compact(ids), 2, "message ids are distinct (a batch failure names one)")
+}
+
+// events/env.json (sam local --env-vars) sets only variables the template
+// declares for the function it names: sam local ignores the others
+// silently. Its "Parameters" apply to every function.
+func TestLocalEnvironment(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "events", "env.json"))
+	require.NoError(t, err)
+	var local map[string]map[string]string
+	require.NoError(t, json.Unmarshal(b, &local))
+	declared := environment(t, load(t))
+	for fn, vars := range local {
+		for name := range vars {
+			if fn == "Parameters" {
+				for f, env := range declared {
+					assert.Contains(t, env, name, "events/env.json: Parameters.%s is not declared for %s", name, f)
+				}
+				continue
+			}
+			require.Contains(t, declared, fn, "events/env.json: %s is not a function of the template", fn)
+			assert.Contains(t, declared[fn], name, "events/env.json: %s.%s is not declared in the template, so sam local ignores it", fn, name)
+		}
+	}
+	for _, fn := range []string{"SendFunction", "TasksFunction"} {
+		assert.Equal(t, "inline", local[fn]["A2A_EXECUTION"], "%s runs steps inline under sam local (no Step Functions)", fn)
+		assert.Equal(t, "", local[fn]["A2A_STATE_MACHINE_ARN"], "%s: sam local resolves !Ref TaskStateMachine to no ARN", fn)
+	}
+}
+
+// samconfig.toml's default environment deploys this template: its
+// parameter overrides name template parameters, and it passes secrets only
+// as references.
+func TestSamConfig(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("SKIPPED, needs python3 (tomllib) to read samconfig.toml")
+	}
+	out, err := exec.Command(python, "-c", `import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb"))))`, filepath.Join(root, "samconfig.toml")).CombinedOutput()
+	require.NoError(t, err, string(out))
+	var cfg struct {
+		Default map[string]struct {
+			Parameters map[string]any `json:"parameters"`
+		} `json:"default"`
+	}
+	require.NoError(t, json.Unmarshal(out, &cfg))
+	def := cfg.Default
+	assert.Equal(t, "a2a-lambda", def["global"].Parameters["stack_name"])
+	deploy := def["deploy"].Parameters
+	assert.Equal(t, "CAPABILITY_IAM", deploy["capabilities"])
+	assert.Equal(t, "events/env.json", def["local_start_api"].Parameters["env_vars"])
+
+	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	require.NoError(t, err)
+	var doc struct {
+		Parameters map[string]any `yaml:"Parameters"`
+	}
+	require.NoError(t, yaml.Unmarshal(text, &doc))
+	for _, kv := range strings.Fields(deploy["parameter_overrides"].(string)) {
+		name, value, ok := strings.Cut(kv, "=")
+		require.True(t, ok, kv)
+		assert.Contains(t, doc.Parameters, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
+		if name == "BearerToken" {
+			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference under SecretsPath (the stack name by default)")
+		}
+	}
 }
