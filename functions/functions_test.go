@@ -343,3 +343,14 @@ func BenchmarkColdStart(b *testing.B) {
 		})
 	}
 }
+
+// The card function has no AWS access, so it must not link the AWS SDK:
+// the SDK's service packages' initialization alone would cost its every
+// cold start tens of milliseconds (see pkg/lambdafn).
+func TestCardLinksNoAWSClient(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./card").CombinedOutput()
+	require.NoError(t, err, string(out))
+	for _, pkg := range strings.Fields(string(out)) {
+		assert.False(t, strings.HasPrefix(pkg, "github.com/aws/aws-sdk-go-v2"), "functions/card links %s", pkg)
+	}
+}

@@ -13,12 +13,13 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 )
 
 func main() {
 	h, err := app.NewWorkerFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
-		app.InitFailed(context.Background(), os.Getenv, os.Stderr, "worker", err)
+		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "worker", err)
 		os.Exit(1)
 	}
 	lambda.Start(h.Handle)

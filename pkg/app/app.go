@@ -10,21 +10,18 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
 // NewLogger returns the JSON logger every binary uses.
-func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
-}
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger { return lambdafn.NewLogger(w, level) }
 
 // LocalAuthenticator returns bearer authentication when tokens are
 // configured (A2A_AUTH=jwt is refused: no gateway verifies the tokens). Without tokens it admits everyone as one anonymous caller, but
@@ -46,10 +43,7 @@ func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authentica
 
 // Cards returns the card source of an agent.
 func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
-	return func(publicURL string) (a2a.AgentCard, a2a.AgentCard) {
-		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push}
-		return card.Public(o), card.Extended(o)
-	}
+	return lambdafn.Cards(info, bearer, push)
 }
 
 // ServiceConfig is the service part of the configuration.

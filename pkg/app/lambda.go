@@ -9,50 +9,34 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/sfn"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runtimeapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 // HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API
 // (payload format 2.0).
-type HTTPFunc func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+type HTTPFunc = lambdafn.HTTPFunc
 
-// LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler.
-func LambdaHTTP(h http.Handler) HTTPFunc { return httpadapter.NewV2(h).ProxyWithContext }
+// LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler (see
+// lambdafn.LambdaHTTP).
+func LambdaHTTP(h http.Handler) HTTPFunc { return lambdafn.LambdaHTTP(h) }
 
-// NewCardFunction builds the card function's handler: the public cards,
-// nothing else, and no AWS access. A deployed agent always requires
-// authentication, so its card declares the bearer scheme. Without
-// A2A_PUBLIC_URL the card's URLs are those the request was addressed to (the
-// API's own domain, or its custom domain).
+// NewCardFunction builds the card function's handler (see
+// lambdafn.NewCardFunction, which functions/card calls so as not to link
+// the AWS SDK).
 func NewCardFunction(getenv func(string) string, reg *agent.Registry, logOut io.Writer) (http.Handler, error) {
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	ag, err := reg.New(cfg.Agent, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.New(httpapi.Options{
-		Routes:    httpapi.RoutesCard,
-		Cards:     Cards(ag.Info(), true, false),
-		PublicURL: cfg.ConfiguredPublicURL,
-		Logger:    NewLogger(logOut, cfg.LogLevel),
-	})
+	return lambdafn.NewCardFunction(getenv, reg, logOut)
 }
 
 // settleGrace is how long a Lambda function's blocking send waits for its
@@ -243,18 +227,4 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 		Routes:       o.Routes,
 		Logger:       o.Log,
 	})
-}
-
-// InitFailed reports that a function could not start: as a JSON log line on
-// stderr and, inside Lambda (AWS_LAMBDA_RUNTIME_API is set), to the Runtime
-// API's init error endpoint, so that Lambda records the reason as the error
-// of the invocation that caused the cold start. The caller exits afterwards.
-func InitFailed(ctx context.Context, getenv func(string) string, stderr io.Writer, function string, err error) {
-	log := NewLogger(stderr, slog.LevelInfo).With("function", function)
-	log.ErrorContext(ctx, "cold start failed", "error", err.Error())
-	if api := getenv(runtimeapi.EnvAPI); api != "" {
-		if rerr := runtimeapi.ReportInitError(ctx, http.DefaultClient, api, fmt.Errorf("%s: %w", function, err)); rerr != nil {
-			log.ErrorContext(ctx, "could not report the failed cold start", "error", rerr.Error())
-		}
-	}
 }
