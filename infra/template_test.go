@@ -440,6 +440,7 @@ func TestLocalEnvironment(t *testing.T) {
 		}
 	}
 	for _, fn := range []string{"SendFunction", "TasksFunction"} {
+		assert.Equal(t, "events-sample-token", local[fn]["A2A_BEARER_TOKEN"], "%s: sam local invoke -e events/... must pass with the sample events' token", fn)
 		assert.Equal(t, "inline", local[fn]["A2A_EXECUTION"], "%s runs steps inline under sam local (no Step Functions)", fn)
 		assert.Equal(t, "", local[fn]["A2A_STATE_MACHINE_ARN"], "%s: sam local resolves !Ref TaskStateMachine to no ARN", fn)
 	}
