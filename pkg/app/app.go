@@ -79,8 +79,8 @@ type LocalOptions struct {
 	Clock service.Clock
 	Log   *slog.Logger
 	// Store keeps the tasks; nil means a new in-memory store. RunLocal
-	// passes the store the configuration names (OpenTaskStore); a test can
-	// pass a DynamoDB store to run the whole server on it.
+	// passes the DynamoDB store when the configuration names it; a test
+	// can pass one to run the whole server on it.
 	Store service.Store
 	// Changes, with Store, reports the store's task changes to push
 	// notifications until the server closes (see FollowChanges); nil

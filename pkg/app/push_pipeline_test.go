@@ -59,7 +59,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	for _, u := range []service.Update{
 		{TaskID: "t-pipe", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: agentSays("Step 1 of 1"), Timestamp: now()}},
 		{TaskID: "t-pipe", Checkpoint: []byte(`{"step":1}`)},
-		{TaskID: "t-pipe", Artifacts: []a2a.Artifact{{ArtifactID: "result", Parts: []a2a.Part{a2a.TextPart("42")}}}},
+		{TaskID: "t-pipe", Artifacts: []a2a.Artifact{{ArtifactID: "result", Parts: []a2a.Part{a2a.TextPart("42")}}}, ArtifactLastChunk: true},
 		{TaskID: "t-pipe", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: agentSays("Done."), Timestamp: now()}},
 	} {
 		_, err := store.UpdateTask(ctx, u)
@@ -101,9 +101,9 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 		seen = append(seen, desc)
 	}
 	assert.Equal(t, []string{
-		"t-pipe:2 working",                    // the status change
-		"t-pipe:4 working artifact result=42", // the completed artifact (the checkpoint, version 3, is not a change)
-		"t-pipe:5 completed",
+		"t-pipe:2 working",                      // the status change
+		"t-pipe:4 working artifact result=42",   // the completed artifact (the checkpoint, version 3, is not a change)
+		"t-pipe:5 completed artifact result=42", // the last one holds the whole result
 	}, seen)
 	rec, err := store.GetPushConfig(ctx, "t-pipe", "hook")
 	require.NoError(t, err)

@@ -175,11 +175,25 @@ func TestLocalServer(t *testing.T) {
 			_, err = c.SendMessage(ctx, a2a.MessageSendParams{Message: a2a.Message{TaskID: done.ID, Parts: []a2a.Part{a2a.TextPart("again")}}})
 			assert.ErrorIs(t, err, a2a.ErrUnsupportedOperation, "a terminal task takes no message")
 
-			// Push notifications are not supported by this server yet.
-			_, err = c.SetPushConfig(ctx, a2a.TaskPushNotificationConfig{TaskID: done.ID, PushNotificationConfig: a2a.PushNotificationConfig{URL: "https://example.com/hook"}})
-			assert.ErrorIs(t, err, a2a.ErrPushNotificationNotSupported)
-			_, err = c.ListPushConfigs(ctx, done.ID)
-			assert.ErrorIs(t, err, a2a.ErrPushNotificationNotSupported)
+			// Push notification configs: secrets are write-only, and the
+			// webhook must pass the server's URL policy.
+			set, err := c.SetPushConfig(ctx, a2a.TaskPushNotificationConfig{TaskID: done.ID, PushNotificationConfig: a2a.PushNotificationConfig{
+				ID: "hook", URL: "https://example.com/hook", Token: "secret"}})
+			require.NoError(t, err)
+			assert.Equal(t, "[redacted]", set.PushNotificationConfig.Token)
+			configs, err := c.ListPushConfigs(ctx, done.ID)
+			require.NoError(t, err)
+			require.Len(t, configs, 1)
+			assert.Equal(t, "https://example.com/hook", configs[0].PushNotificationConfig.URL)
+			one, err := c.GetPushConfig(ctx, a2a.GetTaskPushNotificationConfigParams{ID: done.ID, PushNotificationConfigID: "hook"})
+			require.NoError(t, err)
+			assert.Equal(t, "hook", one.PushNotificationConfig.ID)
+			require.NoError(t, c.DeletePushConfig(ctx, a2a.DeleteTaskPushNotificationConfigParams{ID: done.ID, PushNotificationConfigID: "hook"}))
+			configs, err = c.ListPushConfigs(ctx, done.ID)
+			require.NoError(t, err)
+			assert.Empty(t, configs)
+			_, err = c.SetPushConfig(ctx, a2a.TaskPushNotificationConfig{TaskID: done.ID, PushNotificationConfig: a2a.PushNotificationConfig{URL: "http://169.254.169.254/"}})
+			assert.ErrorIs(t, err, a2a.ErrInvalidParams, "the metadata address is refused at registration")
 
 			ext, err := c.ExtendedCard(ctx)
 			require.NoError(t, err)
