@@ -69,15 +69,18 @@ func (r *runner) webhook(args []string) int {
 	if err != nil {
 		return r.fail(err)
 	}
-	rc := &receiver{out: r.out, errw: r.errw, json: r.common.json}
-	fmt.Fprintf(r.errw, "a2a webhook: listening on %s\n  register it: a2a send AGENT TEXT --push-url %s", aud, aud)
+	// The banner is written at once, so whoever waits for it sees all of it.
+	var banner strings.Builder
+	fmt.Fprintf(&banner, "a2a webhook: listening on %s\n  register it: a2a send AGENT TEXT --push-url %s", aud, aud)
 	if *token != "" {
-		fmt.Fprint(r.errw, " --push-token TOKEN")
+		banner.WriteString(" --push-token TOKEN")
 	}
-	fmt.Fprintf(r.errw, "\n  keys:        %s\n", keysURL)
+	fmt.Fprintf(&banner, "\n  keys:        %s\n", keysURL)
 	if err := r.checkKeys(keysURL); err != nil {
-		fmt.Fprintf(r.errw, "a2a webhook: warning: %v; notifications are refused until the keys can be read\n", err)
+		fmt.Fprintf(&banner, "a2a webhook: warning: %v; notifications are refused until the keys can be read\n", err)
 	}
+	io.WriteString(r.errw, banner.String())
+	rc := &receiver{out: r.out, errw: r.errw, json: r.common.json}
 	return r.serve(ln, rc.handler(v))
 }
 
