@@ -93,7 +93,10 @@ func TestCommandsAgainstLocalServer(t *testing.T) {
 		require.Equal(t, cli.ExitOK, r.code, r.stderr)
 		task := decodeTask(t, r.stdout)
 		assert.Contains(t, []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, task.Status.State)
-		r = run(t, o, "send", url, "hello")
+		// Long enough to be unfinished when the send returns ("hello" may
+		// already be completed then), short enough to end before the list
+		// tests below.
+		r = run(t, o, "send", url, "long 5")
 		require.Equal(t, cli.ExitOK, r.code, r.stderr)
 		assert.Contains(t, r.stdout, "follow: a2a get "+url+" ")
 	})
