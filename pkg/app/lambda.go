@@ -31,8 +31,8 @@ type HTTPFunc func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIG
 // LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler.
 func LambdaHTTP(h http.Handler) HTTPFunc { return httpadapter.NewV2(h).ProxyWithContext }
 
-// NewCardFunction builds the card function's handler: the public cards,
-// nothing else, and no AWS access. A deployed agent always requires
+// NewCardFunction builds the card function's handler: the public cards and
+// the push notification JWKS, nothing else, and no AWS access. A deployed agent always requires
 // authentication, so its card declares the bearer scheme. Without
 // A2A_PUBLIC_URL the card's URLs are those the request was addressed to (the
 // API's own domain, or its custom domain).
@@ -45,12 +45,21 @@ func NewCardFunction(getenv func(string) string, reg *agent.Registry, logOut io.
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.New(httpapi.Options{
+	log := NewLogger(logOut, cfg.LogLevel)
+	o := httpapi.Options{
 		Routes:    httpapi.RoutesCard,
-		Cards:     Cards(ag.Info(), true, false),
+		Cards:     Cards(ag.Info(), true, cfg.Push.Enabled),
 		PublicURL: cfg.ConfiguredPublicURL,
-		Logger:    NewLogger(logOut, cfg.LogLevel),
-	})
+		Logger:    log,
+	}
+	if cfg.Push.Enabled {
+		ks, err := PushKeys(cfg, false, log)
+		if err != nil {
+			return nil, err
+		}
+		o.JWKS = ks
+	}
+	return httpapi.New(o)
 }
 
 // settleGrace is how long a Lambda function's blocking send waits for its
@@ -166,6 +175,9 @@ func checkLambdaConfig(cfg config.Config) error {
 	if cfg.TaskStore.Backend != config.BackendDynamoDB {
 		errs = append(errs, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: a Lambda function forgets everything between invocations; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend))
 	}
+	if cfg.Push.AllowInsecure {
+		errs = append(errs, errors.New("A2A_PUSH_ALLOW_INSECURE=true is for local development: in Lambda, loopback reaches the Lambda Runtime API"))
+	}
 	return errors.Join(append(errs, requireTokens(cfg))...)
 }
 
@@ -200,11 +212,11 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 		// blocking timeout would outlast API Gateway's 30 s.
 		svcCfg.BlockingTimeout = settleGrace
 	}
-	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log})
+	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	return httpapi.New(httpapi.Options{
 		Service:      svc,
 		Auth:         auth.NewBearer(cfg.Tokens),
-		Cards:        Cards(ag.Info(), true, false),
+		Cards:        Cards(ag.Info(), true, cfg.Push.Enabled),
 		PublicURL:    cfg.ConfiguredPublicURL,
 		MaxBodyBytes: cfg.MaxRequestBodyBytes,
 		Routes:       o.Routes,

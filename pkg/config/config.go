@@ -55,6 +55,8 @@ type Config struct {
 	// Execution says where the Lambda functions run tasks' steps
 	// (A2A_EXECUTION; the local server always runs them in goroutines).
 	Execution Execution
+	// Push holds the push notification settings.
+	Push Push
 }
 
 // Execution modes of the Lambda functions.
@@ -142,6 +144,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Tokens = r.tokens()
 	c.TaskStore, c.AWS = r.taskStore()
 	c.Execution = r.execution()
+	c.Push = r.push()
 	return c, errors.Join(r.errs...)
 }
 

@@ -39,3 +39,29 @@ func newStore(t *testing.T, o storetest.Options) *dynamo.Store {
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, o storetest.Options) service.Store { return newStore(t, o) })
 }
+
+// TestChanges reads the table's stream with GetRecords and turns its
+// records into changes with dynamo.ChangeFromStream, as the push function
+// does.
+func TestChanges(t *testing.T) {
+	storetest.RunChanges(t, func(t *testing.T, o storetest.Options) (service.Store, func() []service.TaskChange) {
+		client := awstest.DynamoDB(t)
+		table := newTable(t, client)
+		s, err := dynamo.New(client, dynamo.Options{Table: table, Clock: o.Clock, TaskTTL: o.TaskTTL, IdempotencyTTL: o.IdempotencyTTL})
+		require.NoError(t, err)
+		stream := awstest.NewStreamReader(t, table)
+		return s, func() []service.TaskChange {
+			recs, err := stream.Read(context.Background())
+			require.NoError(t, err)
+			var changes []service.TaskChange
+			for _, r := range recs {
+				c, err := dynamo.ChangeFromStream(r)
+				require.NoError(t, err)
+				if c != nil {
+					changes = append(changes, *c)
+				}
+			}
+			return changes
+		}
+	})
+}
