@@ -344,9 +344,9 @@ func TestCommandsAgainstLocalServer(t *testing.T) {
 		r = run(t, runOpts{}, "get", url, "no-such-task", "--token", "tok-s3cret")
 		assert.Contains(t, r.stderr, "TASK_NOT_FOUND", "--token works without the environment")
 
-		r = run(t, o, "send", url, "hi", "--push-url", "https://example.com/hook")
+		r = run(t, o, "send", url, "hi", "--push-url", "http://10.0.0.1/hook")
 		assert.Equal(t, cli.ExitError, r.code)
-		assert.Contains(t, r.stderr, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+		assert.Contains(t, r.stderr, "-32602", "the server refuses a webhook in a private network")
 
 		r = run(t, o, "get", "http://127.0.0.1:1", "x")
 		assert.Equal(t, cli.ExitError, r.code)
@@ -430,9 +430,9 @@ func between(s, a, b string) string {
 }
 
 // TestSendPushURL checks the request "send --push-url" makes, against a
-// fake agent that records it (the local server does not take push configs
-// yet): the config goes inline in the send's configuration, in the form of
-// each protocol version.
+// fake agent that records it: the config goes inline in the send's
+// configuration, in the form of each protocol version. (The round trip
+// through the local server is TestWebhookListenWithTheLocalServer.)
 func TestSendPushURL(t *testing.T) {
 	var mu sync.Mutex
 	var got []map[string]any

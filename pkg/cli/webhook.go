@@ -226,11 +226,11 @@ func (rc *receiver) print(w http.ResponseWriter, req *http.Request) {
 		if state == "" {
 			state = "update"
 		}
-		fmt.Fprintf(rc.out, "%s task %s v%d %s", at.Format(time.TimeOnly), n.TaskID, n.TaskVersion, state)
+		line := fmt.Sprintf("%s task %s v%d %s", at.Format(time.TimeOnly), n.TaskID, n.TaskVersion, state)
 		if text != "" {
-			fmt.Fprintf(rc.out, ": %s", oneLine(text, 200))
+			line += ": " + oneLine(text, 200)
 		}
-		fmt.Fprintln(rc.out)
+		fmt.Fprintln(rc.out, line)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/cli"
+	"github.com/a2a-lambda/a2a-lambda/pkg/client/clienttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
@@ -306,5 +307,62 @@ func TestWebhookUsage(t *testing.T) {
 		r := run(t, runOpts{}, tc.args...)
 		assert.Equal(t, tc.code, r.code, tc.args)
 		assert.Contains(t, r.stderr, tc.says, tc.args)
+	}
+}
+
+// TestWebhookListenWithTheLocalServer is the whole round trip: "a2a send
+// --push-url" registers the listener with the local server, whose push
+// pipeline signs and delivers each change of the task to "a2a webhook
+// listen", which verifies and prints it.
+func TestWebhookListenWithTheLocalServer(t *testing.T) {
+	srv := clienttest.Start(t, clienttest.Options{Token: "tok-s3cret", Env: map[string]string{"A2A_PUSH_ALLOW_INSECURE": "true"}})
+	for _, tc := range []struct {
+		name   string
+		listen []string
+		parse  func(line string) (state, text string, ok bool)
+	}{
+		{"lines", nil, func(line string) (string, string, bool) {
+			m := regexp.MustCompile(`^` + timeRE + ` task \S+ v\d+ ([a-z-]+)(?:: (.*))?$`).FindStringSubmatch(line)
+			if m == nil {
+				return "", "", false
+			}
+			return m[1], m[2], true
+		}},
+		{"json", []string{"--json"}, func(line string) (string, string, bool) {
+			var n struct{ State, Text string }
+			err := json.Unmarshal([]byte(line), &n)
+			return n.State, n.Text, err == nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := listen(t, append([]string{"127.0.0.1:0", "--agent", srv.URL, "--token", "hook-tok"}, tc.listen...)...)
+			assert.NotContains(t, l.stderr.String(), "warning", "the local server publishes its keys")
+
+			r := run(t, runOpts{env: map[string]string{cli.TokenEnv: "tok-s3cret"}},
+				"send", srv.URL, "long 3", "--push-url", l.url, "--push-token", "hook-tok", "--wait", "--json")
+			require.Equal(t, cli.ExitOK, r.code, r.stderr)
+			taskID := decodeTask(t, r.stdout).ID
+
+			// Notifications of one task may arrive in any order (a receiver
+			// orders them by version): wait for the completed one.
+			var final string
+			require.Eventually(t, func() bool {
+				for _, line := range strings.Split(strings.TrimSpace(l.stdout.String()), "\n") {
+					if state, text, _ := tc.parse(line); state == "completed" {
+						final = text
+						return true
+					}
+				}
+				return false
+			}, 10*time.Second, 10*time.Millisecond, "no completed notification: %s %s", l.stdout, l.stderr)
+			assert.Equal(t, "Finished all 3 steps.", final)
+			for _, line := range strings.Split(strings.TrimSpace(l.stdout.String()), "\n") {
+				_, _, ok := tc.parse(line)
+				assert.True(t, ok, "every line parses: %q", line)
+			}
+			assert.Contains(t, l.stdout.String(), taskID)
+			assert.Contains(t, l.stdout.String(), "working", "progress was notified too")
+			assert.NotContains(t, l.stderr.String(), "refused", "every notification verifies")
+		})
 	}
 }
