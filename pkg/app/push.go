@@ -162,20 +162,13 @@ func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut 
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
 	var errs []error
-	if cfg.Push.DeliveryQueueURL == "" || cfg.Push.DeadLetterQueueURL == "" {
-		errs = append(errs, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL and A2A_PUSH_DEAD_LETTER_QUEUE_URL are required: the deliver function schedules retries on the first and dead-letters to the second"))
-	}
 	if cfg.Push.AllowInsecure {
 		errs = append(errs, errors.New("A2A_PUSH_ALLOW_INSECURE=true is for local development: in Lambda, loopback reaches the Lambda Runtime API"))
 	}
 	if cfg.TaskStore.Backend != config.BackendDynamoDB {
 		errs = append(errs, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: the deliver function reads push configs from DynamoDB; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend))
 	}
-	issuer := pushIssuer(cfg, false)
-	if issuer == "" {
-		errs = append(errs, errors.New("A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required: it is the iss claim receivers check"))
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append(errs, checkDeliverConfig(cfg))...); err != nil {
 		return nil, err
 	}
 	log := NewLogger(logOut, cfg.LogLevel)
@@ -191,10 +184,32 @@ func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut 
 	if err != nil {
 		return nil, err
 	}
-	d, err := newDeliverer(cfg, ks, issuer)
+	d, err := newDeliverer(cfg, ks, pushIssuer(cfg, false))
 	if err != nil {
 		return nil, err
 	}
+	return NewDeliver(cfg, store, sqs.NewFromConfig(awsCfg), d, log)
+}
+
+// checkDeliverConfig refuses a deliver function without its queues or an
+// issuer.
+func checkDeliverConfig(cfg config.Config) error {
+	var errs []error
+	if cfg.Push.DeliveryQueueURL == "" || cfg.Push.DeadLetterQueueURL == "" {
+		errs = append(errs, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL and A2A_PUSH_DEAD_LETTER_QUEUE_URL are required: the deliver function schedules retries on the first and dead-letters to the second"))
+	}
+	if pushIssuer(cfg, false) == "" {
+		errs = append(errs, errors.New("A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required: it is the iss claim receivers check"))
+	}
+	return errors.Join(errs...)
+}
+
+// NewDeliver assembles the deliver function around its store, queue client
+// and deliverer.
+func NewDeliver(cfg config.Config, store notify.Store, client serverless.SQS, d notify.Deliverer, log *slog.Logger) (*serverless.Deliver, error) {
+	if err := checkDeliverConfig(cfg); err != nil {
+		return nil, err
+	}
 	sender := notify.NewSender(notify.NewResolver(store, pushBodies()), d, retryPolicy(cfg), store, log)
-	return serverless.NewDeliver(sender, sqs.NewFromConfig(awsCfg), cfg.Push.DeliveryQueueURL, cfg.Push.DeadLetterQueueURL, log)
+	return serverless.NewDeliver(sender, client, cfg.Push.DeliveryQueueURL, cfg.Push.DeadLetterQueueURL, log)
 }
