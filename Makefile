@@ -23,13 +23,15 @@ LOCAL_AWS := infra/localaws/with-local-aws
 ## run: serve the demo agent on 127.0.0.1:8000 with embedded defaults.
 ##      A2A_TASK_STORE_BACKEND=dynamodb keeps tasks in DynamoDB at AWS_ENDPOINT_URL;
 ##      without AWS_ENDPOINT_URL a local moto is started and the table created.
+##      Push notifications may go to http and loopback webhooks (local only).
+RUN_ENV := A2A_PUSH_ALLOW_INSECURE=$${A2A_PUSH_ALLOW_INSECURE:-true}
 run:
 ifeq ($(A2A_TASK_STORE_BACKEND)$(AWS_ENDPOINT_URL),dynamodb)
-	A2A_TASK_STORE_TABLE=$${A2A_TASK_STORE_TABLE:-a2a-local-tasks} \
+	$(RUN_ENV) A2A_TASK_STORE_TABLE=$${A2A_TASK_STORE_TABLE:-a2a-local-tasks} \
 	A2A_TASK_STORE_CREATE_TABLE=$${A2A_TASK_STORE_CREATE_TABLE:-true} \
 	$(LOCAL_AWS) --sdk-env $(GO) run ./cmd/a2a-local
 else
-	$(GO) run ./cmd/a2a-local
+	$(RUN_ENV) $(GO) run ./cmd/a2a-local
 endif
 
 ## test: every test (unit, integration, interop, fuzz seed corpora, the Lambda

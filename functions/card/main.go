@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	h, err := lambdafn.NewCardFunction(os.Getenv, builtin.Registry(), os.Stderr)
+	h, err := lambdafn.NewCardFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "card", err)
 		os.Exit(1)

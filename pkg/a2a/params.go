@@ -21,6 +21,10 @@ type MessageSendParams struct {
 	Message       Message                   `json:"message"`
 	Configuration *MessageSendConfiguration `json:"configuration,omitempty"`
 	Metadata      Metadata                  `json:"metadata,omitempty"`
+	// Protocol is the A2A version of the request ("0.3" or "1.0"), set by
+	// the edge, not the wire: it chooses the body of the notifications of
+	// an inline push config.
+	Protocol string `json:"-"`
 }
 
 // MessageSendConfiguration tunes how message/send answers.

@@ -4,6 +4,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -48,7 +49,7 @@ func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
 
 // ServiceConfig is the service part of the configuration.
 func ServiceConfig(cfg config.Config) service.Config {
-	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout}
+	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout, PushNotifications: cfg.Push.Enabled}
 }
 
 // ExecutorOptions is the executor part of the configuration.
@@ -64,6 +65,9 @@ type Local struct {
 	Agent   agent.Agent
 	Store   service.Store
 	runner  *local.Runner
+	push    *localPush
+	// stopWatch stops following the store's changes.
+	stopWatch func()
 }
 
 // LocalOptions are the collaborators of a local server that tests replace.
@@ -72,10 +76,19 @@ type LocalOptions struct {
 	Clock service.Clock
 	Log   *slog.Logger
 	// Store keeps the tasks; nil means a new in-memory store. RunLocal
-	// passes the store the configuration names (OpenTaskStore); a test can
-	// pass a DynamoDB store to run the whole server on it.
+	// passes the DynamoDB store when the configuration names it; a test
+	// can pass one to run the whole server on it.
 	Store service.Store
+	// Changes, with Store, reports the store's task changes to push
+	// notifications until the server closes (see FollowChanges); nil
+	// turns push notifications off for a store given in Store.
+	Changes ChangeSource
+	// Push replaces parts of the push notification pipeline.
+	Push PushOptions
 }
+
+// ChangeSource calls fn with every task change of a store until ctx ends.
+type ChangeSource func(ctx context.Context, fn func(service.TaskChange))
 
 // NewLocal builds a local server for ag.
 func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error) {
@@ -85,28 +98,65 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if o.Auth == nil {
 		return nil, errors.New("app: an authenticator is required")
 	}
-	store := o.Store
+	if cfg.Push.Enabled && o.Store != nil && o.Changes == nil {
+		o.Log.Warn("push notifications are off: the task store given to the local server reports no changes")
+		cfg.Push.Enabled = false
+	}
+	var (
+		store     = o.Store
+		onChange  func(service.TaskChange)
+		pipeline  *localPush
+		stopWatch = func() {}
+	)
 	if store == nil {
-		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL})
+		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL,
+			OnChange: func(c service.TaskChange) { onChange(c) }})
+	}
+	if cfg.Push.Enabled {
+		var err error
+		if pipeline, err = newLocalPush(cfg, store, o.Push, o.Log); err != nil {
+			return nil, err
+		}
+		onChange = pipeline.local.OnChange
+		if o.Changes != nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); o.Changes(ctx, onChange) }()
+			stopWatch = func() { cancel(); <-done }
+		}
+	} else {
+		onChange = func(service.TaskChange) {}
 	}
 	exec := service.NewExecutor(store, ag, ExecutorOptions(cfg, o.Clock, o.Log))
 	runner := local.New(exec, local.Options{Logger: o.Log})
-	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log})
+	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	_, anonymous := o.Auth.(auth.Anonymous)
-	h, err := httpapi.New(httpapi.Options{
+	ho := httpapi.Options{
 		Service:      svc,
 		Auth:         o.Auth,
-		Cards:        Cards(ag.Info(), !anonymous, false),
+		Cards:        Cards(ag.Info(), !anonymous, cfg.Push.Enabled),
 		PublicURL:    cfg.PublicURL,
 		MaxBodyBytes: cfg.MaxRequestBodyBytes,
 		Logger:       o.Log,
-	})
+	}
+	if pipeline != nil {
+		ho.JWKS = pipeline.keys
+	}
+	h, err := httpapi.New(ho)
+	l := &Local{Handler: h, Agent: ag, Store: store, runner: runner, push: pipeline, stopWatch: stopWatch}
 	if err != nil {
-		runner.Close()
+		l.Close()
 		return nil, err
 	}
-	return &Local{Handler: h, Agent: ag, Store: store, runner: runner}, nil
+	return l, nil
 }
 
-// Close stops the tasks still running and waits for them.
-func (l *Local) Close() { l.runner.Close() }
+// Close stops the tasks still running and waits for them, then delivers
+// the push notifications under way (a few seconds at most).
+func (l *Local) Close() {
+	l.runner.Close()
+	l.stopWatch()
+	if l.push != nil {
+		l.push.close()
+	}
+}

@@ -2,7 +2,12 @@ package app_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"testing"
@@ -15,7 +20,8 @@ import (
 )
 
 func TestCardFunctionServesItsSampleEvent(t *testing.T) {
-	h, err := app.NewCardFunction(func(string) string { return "" }, builtin.Registry(), io.Discard)
+	env := map[string]string{"A2A_PUSH_SIGNING_KEYS": pushKeyPEM(t, "card-test")}
+	h, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	fn := app.LambdaHTTP(h)
 	ev := loadEvent(t, "card-get.json")
@@ -29,6 +35,7 @@ func TestCardFunctionServesItsSampleEvent(t *testing.T) {
 	assert.Equal(t, "a2a-lambda demo agent", card["name"])
 	assert.Equal(t, "https://abc123def4.execute-api.us-east-1.amazonaws.com", card["url"], "the API's own URL, from the event")
 	assert.Equal(t, []any{map[string]any{"bearer": []any{}}}, card["security"], "a deployed agent requires a bearer token")
+	assert.Equal(t, true, card["capabilities"].(map[string]any)["pushNotifications"])
 
 	// Revalidation with the ETag the first answer carried.
 	ev.Headers["if-none-match"] = resp.Headers["Etag"]
@@ -43,6 +50,19 @@ func TestCardFunctionServesItsSampleEvent(t *testing.T) {
 	resp, err = fn(context.Background(), ev)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	// The JWKS that verifies push notifications.
+	ev.RawPath, ev.RequestContext.HTTP.Path = "/.well-known/jwks.json", "/.well-known/jwks.json"
+	resp, err = fn(context.Background(), ev)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var jwks struct {
+		Keys []map[string]any `json:"keys"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(resp.Body), &jwks))
+	require.Len(t, jwks.Keys, 1)
+	assert.Equal(t, "card-test", jwks.Keys[0]["kid"])
+	assert.NotContains(t, jwks.Keys[0], "d", "only the public key")
+
 	ev.RawPath, ev.RequestContext.HTTP.Path, ev.RequestContext.HTTP.Method = "/", "/", "POST"
 	resp, err = fn(context.Background(), ev)
 	require.NoError(t, err)
@@ -50,12 +70,19 @@ func TestCardFunctionServesItsSampleEvent(t *testing.T) {
 }
 
 func TestCardFunctionConfiguration(t *testing.T) {
-	env := map[string]string{"A2A_PUBLIC_URL": "https://agent.example.com"}
+	env := map[string]string{"A2A_PUBLIC_URL": "https://agent.example.com", "A2A_PUSH_NOTIFICATIONS": "false"}
 	h, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
-	require.NoError(t, err)
+	require.NoError(t, err, "without push notifications, no signing key is needed")
 	resp, err := app.LambdaHTTP(h)(context.Background(), loadEvent(t, "card-get.json"))
 	require.NoError(t, err)
 	assert.Contains(t, resp.Body, `"url":"https://agent.example.com"`)
+	assert.Contains(t, resp.Body, `"pushNotifications":false`)
+
+	_, err = app.NewCardFunction(func(string) string { return "" }, builtin.Registry(), io.Discard)
+	assert.ErrorContains(t, err, "A2A_PUSH_SIGNING_KEYS is required", "push notifications need a signing key")
+	env = map[string]string{"A2A_PUSH_SIGNING_KEYS": "not PEM"}
+	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	assert.ErrorContains(t, err, "A2A_PUSH_SIGNING_KEYS: ")
 
 	env = map[string]string{"A2A_AGENT": "nope"}
 	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
@@ -64,4 +91,15 @@ func TestCardFunctionConfiguration(t *testing.T) {
 	env = map[string]string{"A2A_PUBLIC_URL": "ftp://x"}
 	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	assert.ErrorContains(t, err, "A2A_PUBLIC_URL")
+}
+
+// pushKeyPEM returns a new ES256 private key as PEM with a kid header, as
+// A2A_PUSH_SIGNING_KEYS holds it.
+func pushKeyPEM(t *testing.T, kid string) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	require.NoError(t, err)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Headers: map[string]string{"kid": kid}, Bytes: der}))
 }

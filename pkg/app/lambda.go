@@ -34,9 +34,9 @@ func LambdaHTTP(h http.Handler) HTTPFunc { return lambdafn.LambdaHTTP(h) }
 
 // NewCardFunction builds the card function's handler (see
 // lambdafn.NewCardFunction, which functions/card calls so as not to link
-// the AWS SDK).
+// the AWS SDK's table, state machine and queue clients).
 func NewCardFunction(getenv func(string) string, reg *agent.Registry, logOut io.Writer) (http.Handler, error) {
-	return lambdafn.NewCardFunction(getenv, reg, logOut)
+	return lambdafn.NewCardFunction(context.Background(), getenv, reg, logOut)
 }
 
 // settleGrace is how long a Lambda function's blocking send waits for its
@@ -163,6 +163,9 @@ func checkLambdaConfig(cfg config.Config) error {
 	if cfg.TaskStore.Backend != config.BackendDynamoDB {
 		errs = append(errs, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: a Lambda function forgets everything between invocations; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend))
 	}
+	if cfg.Push.AllowInsecure {
+		errs = append(errs, errors.New("A2A_PUSH_ALLOW_INSECURE=true is for local development: in Lambda, loopback reaches the Lambda Runtime API"))
+	}
 	_, err := lambdaAuthenticator(cfg)
 	return errors.Join(append(errs, err)...)
 }
@@ -217,11 +220,11 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 		// blocking timeout would outlast API Gateway's 30 s.
 		svcCfg.BlockingTimeout = settleGrace
 	}
-	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log})
+	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	return httpapi.New(httpapi.Options{
 		Service:      svc,
 		Auth:         authn,
-		Cards:        Cards(ag.Info(), true, false),
+		Cards:        Cards(ag.Info(), true, cfg.Push.Enabled),
 		PublicURL:    cfg.ConfiguredPublicURL,
 		MaxBodyBytes: cfg.MaxRequestBodyBytes,
 		Routes:       o.Routes,

@@ -1,20 +1,16 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/secrets"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -32,43 +28,13 @@ type StoreOptions struct {
 // environment or the Lambda role) in AWS_REGION, pointed at AWS_ENDPOINT_URL
 // when it is set (a local stand-in).
 func AWSConfig(ctx context.Context, cfg config.Config) (aws.Config, error) {
-	return awsConfig(ctx, cfg.AWS)
+	return lambdafn.AWSConfig(ctx, cfg.AWS)
 }
 
-func awsConfig(ctx context.Context, a config.AWS) (aws.Config, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(a.Region))
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
-	}
-	if a.EndpointURL != "" {
-		awsCfg.BaseEndpoint = aws.String(a.EndpointURL)
-	}
-	return awsCfg, nil
-}
-
-// ResolveSecrets returns getenv with the secret references among
-// config.SecretVariables resolved (ssm:<name>, secretsmanager:<name or
-// ARN>; see pkg/secrets), read once with the default AWS configuration in
-// AWS_REGION (or at AWS_ENDPOINT_URL). Without references it returns getenv
-// itself and builds no AWS client. Errors name the variable, never a value.
+// ResolveSecrets returns getenv with the secret references resolved (see
+// lambdafn.ResolveSecrets).
 func ResolveSecrets(ctx context.Context, getenv func(string) string) (func(string) string, error) {
-	names := config.SecretVariables()
-	if !secrets.References(getenv, names) {
-		return getenv, nil
-	}
-	awsCfg, err := awsConfig(ctx, config.AWS{
-		Region:      cmp.Or(strings.TrimSpace(getenv("AWS_REGION")), strings.TrimSpace(getenv("AWS_DEFAULT_REGION"))),
-		EndpointURL: strings.TrimSpace(getenv("AWS_ENDPOINT_URL")),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("secret references: %w", err)
-	}
-	r := secrets.Resolver{SSM: ssm.NewFromConfig(awsCfg), SecretsManager: secretsmanager.NewFromConfig(awsCfg)}
-	resolved, err := r.Env(ctx, getenv, names)
-	if err != nil {
-		return nil, fmt.Errorf("secret references: %w", err)
-	}
-	return resolved, nil
+	return lambdafn.ResolveSecrets(ctx, getenv)
 }
 
 // OpenTaskStore returns the task store cfg names: in memory, or on
@@ -101,4 +67,24 @@ func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*d
 	return dynamo.New(client, dynamo.Options{
 		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, OnUsage: o.OnUsage, Logger: o.Log,
 	})
+}
+
+// DynamoChanges returns the change source of cfg's table for the local
+// server: its stream, followed from the moment the server starts (see
+// dynamo.Follow).
+func DynamoChanges(ctx context.Context, cfg config.Config, log *slog.Logger) (ChangeSource, error) {
+	awsCfg, err := AWSConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out, err := dynamodb.NewFromConfig(awsCfg).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(cfg.TaskStore.Table)})
+	if err != nil {
+		return nil, fmt.Errorf("describe table %s: %w", cfg.TaskStore.Table, err)
+	}
+	arn := aws.ToString(out.Table.LatestStreamArn)
+	if arn == "" {
+		return nil, fmt.Errorf("table %s has no stream: push notifications need one (NEW_AND_OLD_IMAGES)", cfg.TaskStore.Table)
+	}
+	streams := dynamodbstreams.NewFromConfig(awsCfg)
+	return func(ctx context.Context, fn func(service.TaskChange)) { dynamo.Follow(ctx, streams, arn, fn, log) }, nil
 }

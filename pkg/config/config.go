@@ -58,6 +58,8 @@ type Config struct {
 	// Auth says how callers are identified (A2A_AUTH): AuthBearer or
 	// AuthJWT.
 	Auth string
+	// Push holds the push notification settings.
+	Push Push
 }
 
 // Authentication modes (A2A_AUTH).
@@ -165,6 +167,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.TaskStore, c.AWS = r.taskStore()
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
+	c.Push = r.push()
 	return c, errors.Join(r.errs...)
 }
 

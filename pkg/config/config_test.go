@@ -20,6 +20,7 @@ func TestDefaults(t *testing.T) {
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
+		Push: Push{Enabled: true, MaxAttempts: 10},
 	}, c)
 	assert.True(t, c.Loopback())
 }

@@ -30,6 +30,10 @@ type Service interface {
 	ReplyQuestion(ctx context.Context, owner string, p a2a.QuestionReplyParams) (*a2a.InterruptReplyResult, error)
 	RejectQuestion(ctx context.Context, owner string, p a2a.QuestionRejectParams) (*a2a.InterruptReplyResult, error)
 	ListInterrupts(ctx context.Context, owner string, p a2a.ListInterruptsParams) (*a2a.ListInterruptsResult, error)
+	SetPushConfig(ctx context.Context, owner, protocol string, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error)
+	GetPushConfig(ctx context.Context, owner string, p a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error)
+	ListPushConfigs(ctx context.Context, owner string, p a2a.ListTaskPushNotificationConfigParams) ([]a2a.TaskPushNotificationConfig, error)
+	DeletePushConfig(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) error
 }
 
 // Authenticator identifies the caller of a request, or returns an error
@@ -44,11 +48,12 @@ type Routes uint8
 
 // Route groups.
 const (
-	// RoutesCard: the public cards (GET /.well-known/...).
+	// RoutesCard: the public cards and the JWKS (GET /.well-known/...).
 	RoutesCard Routes = 1 << iota
 	// RoutesRPC: JSON-RPC (POST /) and REST message:send.
 	RoutesRPC
-	// RoutesTasks: REST task routes (get, list, cancel) and the extended card.
+	// RoutesTasks: REST task routes (get, list, cancel, push configs) and
+	// the extended card.
 	RoutesTasks
 	// RoutesAll serves everything (the local server).
 	RoutesAll = RoutesCard | RoutesRPC | RoutesTasks
@@ -69,6 +74,9 @@ type Options struct {
 	MaxBodyBytes int64
 	// Routes selects the route groups; zero means RoutesAll.
 	Routes Routes
+	// JWKS, when set, serves the push notification verification keys at
+	// /.well-known/jwks.json with the cards (*keys.Set implements it).
+	JWKS   http.Handler
 	Logger *slog.Logger
 }
 
@@ -109,6 +117,9 @@ func New(o Options) (http.Handler, error) {
 	if o.Routes&RoutesCard != 0 {
 		h.mux.HandleFunc("GET /.well-known/agent-card.json", h.serveCard)
 		h.mux.HandleFunc("GET /.well-known/agent.json", h.serveCard)
+		if o.JWKS != nil {
+			h.mux.Handle("GET /.well-known/jwks.json", o.JWKS)
+		}
 	}
 	if o.Routes&RoutesRPC != 0 {
 		h.mux.HandleFunc("POST /{$}", h.authenticated(h.serveJSONRPC))
@@ -122,8 +133,10 @@ func New(o Options) (http.Handler, error) {
 			h.mux.HandleFunc("GET "+base+"/tasks", h.authenticated(h.restList))
 			h.mux.HandleFunc("GET "+base+"/tasks/{id}", h.authenticated(h.restGet))
 			h.mux.HandleFunc("POST "+base+"/tasks/{id}", h.authenticated(h.restTaskAction))
-			h.mux.HandleFunc(base+"/tasks/{id}/pushNotificationConfigs", h.authenticated(h.restPushUnsupported))
-			h.mux.HandleFunc(base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.authenticated(h.restPushUnsupported))
+			h.mux.HandleFunc("POST "+base+"/tasks/{id}/pushNotificationConfigs", h.authenticated(h.restSetPushConfig))
+			h.mux.HandleFunc("GET "+base+"/tasks/{id}/pushNotificationConfigs", h.authenticated(h.restListPushConfigs))
+			h.mux.HandleFunc("GET "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.authenticated(h.restGetPushConfig))
+			h.mux.HandleFunc("DELETE "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.authenticated(h.restDeletePushConfig))
 			h.mux.HandleFunc("GET "+base+"/card", h.authenticated(h.restExtendedCard))
 		}
 	}

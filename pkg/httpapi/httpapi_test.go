@@ -402,6 +402,18 @@ func (brokenService) RejectQuestion(context.Context, string, a2a.QuestionRejectP
 func (brokenService) ListInterrupts(context.Context, string, a2a.ListInterruptsParams) (*a2a.ListInterruptsResult, error) {
 	return nil, errSecret
 }
+func (brokenService) SetPushConfig(context.Context, string, string, a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
+	return nil, errSecret
+}
+func (brokenService) GetPushConfig(context.Context, string, a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error) {
+	return nil, errSecret
+}
+func (brokenService) ListPushConfigs(context.Context, string, a2a.ListTaskPushNotificationConfigParams) ([]a2a.TaskPushNotificationConfig, error) {
+	return nil, errSecret
+}
+func (brokenService) DeletePushConfig(context.Context, string, a2a.DeleteTaskPushNotificationConfigParams) error {
+	return errSecret
+}
 
 func TestInternalErrorsAreLoggedNotLeaked(t *testing.T) {
 	var logs strings.Builder

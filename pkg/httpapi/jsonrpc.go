@@ -10,6 +10,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
 // rpcMethod serves one JSON-RPC method; its result is marshalled as JSON
@@ -45,28 +46,31 @@ func fail(err error) rpcMethod {
 	return func(*http.Request, auth.Identity, json.RawMessage) (any, error) { return nil, err }
 }
 
-var (
-	errStreaming = a2a.Errorf(a2a.CodeUnsupportedOperation,
-		"streaming is not supported by this agent (capabilities.streaming is false); use message/send, then poll tasks/get or register a push notification config")
-	errPush = a2a.Errorf(a2a.CodePushNotificationNotSupported,
-		"push notifications are not supported by this agent (capabilities.pushNotifications is false); poll tasks/get instead")
-)
+var errStreaming = a2a.Errorf(a2a.CodeUnsupportedOperation,
+	"streaming is not supported by this agent (capabilities.streaming is false); use message/send, then poll tasks/get or register a push notification config")
+
+// jsonNull is the result of methods that return nothing.
+var jsonNull = json.RawMessage("null")
 
 func (h *handler) rpcMethods() map[string]rpcMethod {
 	if h.svc == nil {
 		return nil
 	}
 	return map[string]rpcMethod{
-		a2a.MethodMessageSend:              call(h.svc.SendMessage),
-		a2a.MethodTasksGet:                 call(h.svc.GetTask),
-		a2a.MethodTasksCancel:              call(h.svc.CancelTask),
-		a2a.MethodTasksList:                call(h.svc.ListTasks),
-		a2a.MethodMessageStream:            fail(errStreaming),
-		a2a.MethodTasksResubscribe:         fail(errStreaming),
-		a2a.MethodPushConfigSet:            fail(errPush),
-		a2a.MethodPushConfigGet:            fail(errPush),
-		a2a.MethodPushConfigList:           fail(errPush),
-		a2a.MethodPushConfigDelete:         fail(errPush),
+		a2a.MethodMessageSend:      call(h.svc.SendMessage),
+		a2a.MethodTasksGet:         call(h.svc.GetTask),
+		a2a.MethodTasksCancel:      call(h.svc.CancelTask),
+		a2a.MethodTasksList:        call(h.svc.ListTasks),
+		a2a.MethodMessageStream:    fail(errStreaming),
+		a2a.MethodTasksResubscribe: fail(errStreaming),
+		a2a.MethodPushConfigSet: call(func(ctx context.Context, owner string, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
+			return h.svc.SetPushConfig(ctx, owner, service.ProtocolV03, p)
+		}),
+		a2a.MethodPushConfigGet:  call(h.svc.GetPushConfig),
+		a2a.MethodPushConfigList: call(h.svc.ListPushConfigs),
+		a2a.MethodPushConfigDelete: call(func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
+			return jsonNull, h.svc.DeletePushConfig(ctx, owner, p)
+		}),
 		a2a.MethodInterruptPermissionReply: call(h.svc.ReplyPermission),
 		a2a.MethodInterruptQuestionReply:   call(h.svc.ReplyQuestion),
 		a2a.MethodInterruptQuestionReject:  call(h.svc.RejectQuestion),

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
 // The HTTP+JSON binding of A2A 0.3, served under /rest/v1 and /rest. Bodies
@@ -93,8 +95,70 @@ func (h *handler) restUnsupportedStream(w http.ResponseWriter, r *http.Request, 
 	h.restError(w, r, errStreaming, "rest stream")
 }
 
-func (h *handler) restPushUnsupported(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
-	h.restError(w, r, errPush, "rest push config")
+// restSetPushConfig serves POST /tasks/{id}/pushNotificationConfigs. The
+// body may be the TaskPushNotificationConfig (as the JSON-RPC params), the
+// proto's {"config": TaskPushNotificationConfig}, or a bare
+// PushNotificationConfig; the task id comes from the path.
+func (h *handler) restSetPushConfig(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	p, err := decodeRESTPushConfig(body, r.PathValue("id"))
+	if err != nil {
+		h.restError(w, r, err, "rest set push config")
+		return
+	}
+	res, err := h.svc.SetPushConfig(r.Context(), id.Owner, service.ProtocolV03, p)
+	h.restResult(w, r, res, err, "rest set push config")
+}
+
+func decodeRESTPushConfig(body []byte, taskID string) (a2a.TaskPushNotificationConfig, error) {
+	var shape struct {
+		Config                 json.RawMessage `json:"config"`
+		PushNotificationConfig json.RawMessage `json:"pushNotificationConfig"`
+	}
+	if err := decodeParams(body, &shape); err != nil {
+		return a2a.TaskPushNotificationConfig{}, err
+	}
+	if len(shape.Config) > 0 {
+		body = shape.Config
+	}
+	var p a2a.TaskPushNotificationConfig
+	if len(shape.Config) > 0 || len(shape.PushNotificationConfig) > 0 {
+		if err := decodeParams(body, &p); err != nil {
+			return p, err
+		}
+	} else if err := decodeParams(body, &p.PushNotificationConfig); err != nil {
+		return p, err
+	}
+	if p.TaskID != "" && p.TaskID != taskID {
+		return p, a2a.InvalidParams("taskId", "%q does not match the task %q of the path", p.TaskID, taskID)
+	}
+	p.TaskID = taskID
+	return p, nil
+}
+
+// restListPushConfigs serves GET /tasks/{id}/pushNotificationConfigs: the
+// JSON-RPC result, an array.
+func (h *handler) restListPushConfigs(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+	res, err := h.svc.ListPushConfigs(r.Context(), id.Owner, a2a.ListTaskPushNotificationConfigParams{ID: r.PathValue("id")})
+	h.restResult(w, r, res, err, "rest list push configs")
+}
+
+func (h *handler) restGetPushConfig(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+	res, err := h.svc.GetPushConfig(r.Context(), id.Owner, a2a.GetTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
+	h.restResult(w, r, res, err, "rest get push config")
+}
+
+// restDeletePushConfig answers 204 without a body.
+func (h *handler) restDeletePushConfig(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+	err := h.svc.DeletePushConfig(r.Context(), id.Owner, a2a.DeleteTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
+	if err != nil {
+		h.restError(w, r, err, "rest delete push config")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (h *handler) restResult(w http.ResponseWriter, r *http.Request, v any, err error, op string) {

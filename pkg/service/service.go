@@ -46,17 +46,22 @@ type Options struct {
 	Clock  Clock
 	NewID  func() string
 	Logger *slog.Logger
+	// CheckPushConfig vets webhook registrations (see PushConfigChecker);
+	// nil accepts any URL, leaving the dial-time guard of the delivery as
+	// the only check.
+	CheckPushConfig PushConfigChecker
 }
 
 // Service implements the A2A operations.
 type Service struct {
-	store  Store
-	runner Runner
-	info   agent.Info
-	cfg    Config
-	clock  Clock
-	newID  func() string
-	log    *slog.Logger
+	store     Store
+	runner    Runner
+	info      agent.Info
+	cfg       Config
+	clock     Clock
+	newID     func() string
+	log       *slog.Logger
+	checkPush PushConfigChecker
 }
 
 // NewID returns a random UUID string, the default id generator.
@@ -64,7 +69,7 @@ func NewID() string { return uuid.NewString() }
 
 // New returns a service over store and runner for the agent described by info.
 func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
-	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: opts.Clock, newID: opts.NewID, log: opts.Logger}
+	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig}
 	if s.cfg.BlockingTimeout <= 0 {
 		s.cfg.BlockingTimeout = DefaultBlockingTimeout
 	}
@@ -106,15 +111,24 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		historyLength = *cfg.HistoryLength
 	}
 
+	var inline *PushConfig
+	if cfg.PushNotificationConfig != nil {
+		c, err := s.newPushConfig(p.Message.TaskID, p.Protocol, *cfg.PushNotificationConfig, "params.configuration.pushNotificationConfig")
+		if err != nil {
+			return nil, err
+		}
+		inline = &c
+	}
+
 	msg := p.Message
 	var (
 		job Job
 		err error
 	)
 	if msg.TaskID == "" {
-		job, err = s.createTask(ctx, owner, msg, p.Metadata)
+		job, err = s.createTask(ctx, owner, msg, p.Metadata, inline)
 	} else {
-		job, err = s.continueTask(ctx, owner, msg, p.Metadata)
+		job, err = s.continueTask(ctx, owner, msg, p.Metadata, inline)
 	}
 	var dup *DuplicateError
 	if errors.As(err, &dup) {
@@ -135,7 +149,7 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	return s.read(ctx, owner, job.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
 }
 
-func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata) (Job, error) {
+func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig) (Job, error) {
 	taskID := s.newID()
 	if msg.ContextID == "" {
 		msg.ContextID = s.newID()
@@ -147,7 +161,12 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 		Status:    a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: s.now()},
 		History:   []a2a.Message{msg},
 	}
-	if err := s.store.CreateTask(ctx, NewTask{Task: t, Owner: owner, RequestMetadata: md}); err != nil {
+	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md}
+	if push != nil {
+		push.TaskID = taskID
+		nt.PushConfigs = []PushConfig{*push}
+	}
+	if err := s.store.CreateTask(ctx, nt); err != nil {
 		return Job{}, s.storeError(err, taskID, "params.message")
 	}
 	return Job{TaskID: taskID, Message: &msg}, nil
@@ -157,12 +176,19 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 // When the task waits on an interrupt binding, the message is the reply to it
 // and resolves it (see resolve). The state check is left to the conditional
 // update, which checks the idempotency record first: a retried message is
-// recognised as a duplicate even after the task moved on.
-func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata) (Job, error) {
+// recognised as a duplicate even after the task moved on. An inline push
+// config is stored before the task resumes, so it hears of every change the
+// message causes.
+func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig) (Job, error) {
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
 		if err != nil {
 			return Job{}, err
+		}
+		if push != nil && attempt == 0 {
+			if err := s.store.PutPushConfig(ctx, *push); err != nil {
+				return Job{}, s.pushStoreError(err, rec.Task.ID, "params.configuration.pushNotificationConfig")
+			}
 		}
 		if msg.ContextID != "" && msg.ContextID != rec.Task.ContextID {
 			return Job{}, a2a.InvalidParams("params.message.contextId", "%q does not match the context %q of task %s", msg.ContextID, rec.Task.ContextID, rec.Task.ID)

@@ -45,6 +45,11 @@ type taskItem struct {
 	// AwaitingJob is set while the task waits for a runner (see Defer).
 	AwaitingJob   string `dynamodbav:"awaitingJob,omitempty"`
 	AwaitingSince int64  `dynamodbav:"awaitingSince,omitempty"`
+	// PushConfigs are the ids of the task's push configs (see push.go).
+	PushConfigs []string `dynamodbav:"pushConfigs,stringset,omitempty"`
+	// CompletedArtifacts are the ids of the artifacts the last update
+	// completed; absent when it completed none (see stream.go).
+	CompletedArtifacts []string `dynamodbav:"completedArtifacts,omitempty"`
 }
 
 // Attribute names of the task item used in expressions.

@@ -19,7 +19,7 @@ import (
 //	artifact            T#<taskId>          A#<artifactId>
 //	task                T#<taskId>          H
 //	history message     T#<taskId>          H#<inverted version>#<inverted index>
-//	push config         T#<taskId>          P#<configId>          (reserved, not written yet)
+//	push config         T#<taskId>          P#<configId>          (see push.go)
 //	idempotency record  I#<sha256(owner, messageId)>  I
 //	interrupt binding   R#<requestId>       R                     (see interrupts.go)
 //

@@ -13,8 +13,8 @@ import (
 )
 
 // CreateTask implements service.TaskStore. One transaction writes the task
-// item, its first message and the idempotency record of (owner, first
-// message id). When a live record exists the transaction is refused and a
+// item, its first message, the idempotency record of (owner, first
+// message id) and the task's push configs. When a live record exists the transaction is refused and a
 // *service.DuplicateError names the task the record points to; nothing is
 // written. Content above service.MaxContentBytes is refused with a
 // *service.TooLargeError before anything is sent.
@@ -44,6 +44,10 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		return err
 	}
 	t := s.times()
+	configs, configIDs, err := pushConfigWrites(task.ID, nt.PushConfigs, t)
+	if err != nil {
+		return err
+	}
 	ti, err := marshalItem(taskItem{
 		PK: taskPK(task.ID), SK: skTask,
 		Owner: nt.Owner, ContextID: task.ContextID, State: string(task.Status.State), Status: status,
@@ -51,7 +55,8 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		CreatedAt: t.now.UnixNano(), UpdatedAt: t.now.UnixNano(),
 		ExpiresAt: t.taskExpiry, ChildrenExpireAt: t.childExpiry,
 		ListOwner: listOwnerKey(nt.Owner), ListContext: listContextKey(nt.Owner, task.ContextID),
-		ListSK: listSK(task.Status.Timestamp, task.ID),
+		ListSK:      listSK(task.Status.Timestamp, task.ID),
+		PushConfigs: configIDs,
 	})
 	if err != nil {
 		return err
@@ -68,11 +73,11 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return fmt.Errorf("dynamo: build condition: %w", err)
 	}
-	err = s.transact(ctx, []types.TransactWriteItem{
+	err = s.transact(ctx, append([]types.TransactWriteItem{
 		{Put: &types.Put{Item: ti, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names()}},
 		{Put: &types.Put{Item: mi}},
 		idem,
-	})
+	}, configs...))
 	reasons := cancellation(err)
 	switch {
 	case err == nil:

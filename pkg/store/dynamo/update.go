@@ -187,6 +187,11 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	if u.RequestMetadata != nil {
 		set = set.Set(expression.Name(attrRequestMetadata), expression.Value(c.reqMeta))
 	}
+	if ids := u.CompletedArtifacts(); len(ids) > 0 {
+		set = set.Set(expression.Name(attrCompletedArtifacts), expression.Value(ids))
+	} else {
+		set = set.Remove(expression.Name(attrCompletedArtifacts))
+	}
 	switch {
 	case u.Pending != nil:
 		set = set.Set(expression.Name(attrPending), expression.Value(c.pending))

@@ -36,13 +36,18 @@ type Options struct {
 	TaskTTL time.Duration
 	// IdempotencyTTL is how long a (owner, messageId) record lives.
 	IdempotencyTTL time.Duration
+	// OnChange, when set, is called after every committed change that
+	// webhooks are told about (service.TaskChange.Notable), outside the
+	// store's lock, in the writer's goroutine: it must not block.
+	OnChange func(service.TaskChange)
 }
 
 // Store is a goroutine-safe in-memory TaskStore.
 type Store struct {
-	clock   Clock
-	taskTTL time.Duration
-	idemTTL time.Duration
+	clock    Clock
+	onChange func(service.TaskChange)
+	taskTTL  time.Duration
+	idemTTL  time.Duration
 
 	// closed is what Settled returns when there is nothing to wait for.
 	closed chan struct{}
@@ -58,6 +63,8 @@ type entry struct {
 	rec       service.TaskRecord // full history and artifacts
 	expiresAt time.Time
 	artBytes  map[string]int // estimated JSON size of each artifact
+	// configs are the task's push notification configs, by id.
+	configs map[string]service.PushConfig
 	// settled is closed when the task becomes terminal or interrupted; it is
 	// made only when a request waits (Settled), so updates of unwatched tasks
 	// allocate nothing.
@@ -76,7 +83,7 @@ var (
 
 // New returns an empty store.
 func New(opts Options) *Store {
-	s := &Store{clock: opts.Clock, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL,
+	s := &Store{clock: opts.Clock, onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
 		closed: make(chan struct{})}
 	close(s.closed)
@@ -105,6 +112,9 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	if err := checkSize("request metadata", t.RequestMetadata.ApproxSize()); err != nil {
 		return err
 	}
+	if len(t.PushConfigs) > service.MaxPushConfigs {
+		return &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+	}
 	now := s.clock.Now()
 	key := idemKey(t.Owner, t.Task.History[0].MessageID)
 
@@ -119,12 +129,20 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	task := t.Task
 	task.History = slices.Clone(task.History)
 	task.Artifacts = nil
-	s.tasks[task.ID] = &entry{
+	e := &entry{
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
 			RequestMetadata: t.RequestMetadata},
 		expiresAt: now.Add(s.taskTTL),
 		artBytes:  map[string]int{},
 	}
+	for _, c := range t.PushConfigs {
+		if e.configs == nil {
+			e.configs = map[string]service.PushConfig{}
+		}
+		c.TaskID, c.Delivery = task.ID, nil
+		e.configs[c.Config.ID] = c
+	}
+	s.tasks[task.ID] = e
 	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
 	if now.Sub(s.lastSweep) >= sweepInterval {
 		s.sweep(now)
@@ -201,15 +219,40 @@ func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
 	}
 	now := s.clock.Now()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	e := s.live(u.TaskID, now)
 	if e == nil {
+		s.mu.Unlock()
 		return 0, service.ErrNotFound
 	}
 	if err := s.duplicate(&u, now); err != nil {
+		s.mu.Unlock()
 		return 0, err
 	}
-	return s.apply(e, &u, now)
+	v, change, err := s.apply(e, &u, now)
+	s.mu.Unlock()
+	s.notify(change)
+	return v, err
+}
+
+// notify reports a change to OnChange.
+func (s *Store) notify(c *service.TaskChange) {
+	if c != nil && s.onChange != nil && c.Notable() {
+		s.onChange(*c)
+	}
+}
+
+// change describes the committed record for OnChange. Callers hold s.mu.
+func (s *Store) change(e *entry, statusChanged bool, completed []string) *service.TaskChange {
+	if s.onChange == nil {
+		return nil
+	}
+	c := &service.TaskChange{Version: e.rec.Version, StatusChanged: statusChanged, ArtifactIDs: completed}
+	c.Task = a2a.Task{ID: e.rec.Task.ID, ContextID: e.rec.Task.ContextID, Status: e.rec.Task.Status, Metadata: e.rec.Task.Metadata}
+	for id := range e.configs {
+		c.PushConfigIDs = append(c.PushConfigIDs, id)
+	}
+	slices.Sort(c.PushConfigIDs)
+	return c
 }
 
 func checkUpdateSizes(u *service.Update) error {
@@ -243,21 +286,22 @@ func (s *Store) duplicate(u *service.Update, now time.Time) error {
 	return nil
 }
 
-// apply checks u's conditions against e and applies it. Callers hold s.mu.
-func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, error) {
+// apply checks u's conditions against e and applies it, returning the new
+// version and the change for OnChange. Callers hold s.mu.
+func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *service.TaskChange, error) {
 	cur := &e.rec
 	state := cur.Task.Status.State
 	switch {
 	case state.Terminal():
-		return 0, &service.ConflictError{Reason: service.ConflictTerminal, State: state, Version: cur.Version}
+		return 0, nil, &service.ConflictError{Reason: service.ConflictTerminal, State: state, Version: cur.Version}
 	case u.IfVersion > 0 && u.IfVersion != cur.Version:
-		return 0, &service.ConflictError{Reason: service.ConflictVersion, State: state, Version: cur.Version}
+		return 0, nil, &service.ConflictError{Reason: service.ConflictVersion, State: state, Version: cur.Version}
 	case len(u.IfStates) > 0 && !slices.Contains(u.IfStates, state):
-		return 0, &service.ConflictError{Reason: service.ConflictState, State: state, Version: cur.Version}
+		return 0, nil, &service.ConflictError{Reason: service.ConflictState, State: state, Version: cur.Version}
 	}
 	arts, sizes, err := applyArtifacts(cur.Task.Artifacts, e.artBytes, u.Artifacts, u.AppendArtifact)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 
 	next := *cur
@@ -286,7 +330,7 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, error)
 	if u.IdempotencyKey != "" {
 		s.idem[idemKey(u.Owner, u.IdempotencyKey)] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
 	}
-	return v, nil
+	return v, s.change(e, service.StatusNotable(state, u.Status), u.CompletedArtifacts()), nil
 }
 
 // commit stores next as the entry's record with a new version, which it
@@ -308,22 +352,28 @@ func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) int64 {
 func (s *Store) ActivateInterrupt(_ context.Context, b service.InterruptBinding, timestamp string) (int64, error) {
 	now := s.clock.Now()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	v, change, err := s.activate(b, timestamp, now)
+	s.mu.Unlock()
+	s.notify(change)
+	return v, err
+}
+
+func (s *Store) activate(b service.InterruptBinding, timestamp string, now time.Time) (int64, *service.TaskChange, error) {
 	e := s.live(b.TaskID, now)
 	if e == nil {
-		return 0, service.ErrNotFound
+		return 0, nil, service.ErrNotFound
 	}
 	cur := &e.rec
 	if st := cur.Task.Status.State; st.Terminal() {
-		return 0, &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: cur.Version}
+		return 0, nil, &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: cur.Version}
 	}
 	if existing := s.liveInterrupt(b.RequestID, now); existing != nil {
 		existing.TaskToken = b.TaskToken // a retried activation
-		return cur.Version, nil
+		return cur.Version, nil, nil
 	}
 	p := cur.Pending
 	if p == nil || p.RequestID != b.RequestID {
-		return 0, service.ErrNotFound
+		return 0, nil, service.ErrNotFound
 	}
 	next := *cur
 	next.Task.Status = a2a.TaskStatus{State: p.State, Message: p.Message, Timestamp: timestamp}
@@ -331,7 +381,7 @@ func (s *Store) ActivateInterrupt(_ context.Context, b service.InterruptBinding,
 	next.Pending = nil
 	v := s.commit(e, next, now)
 	s.interrupts[b.RequestID] = &b
-	return v, nil
+	return v, s.change(e, true, nil), nil
 }
 
 // liveInterrupt returns the binding until its tombstone ends. Callers hold
@@ -364,29 +414,35 @@ func (s *Store) ResolveInterrupt(_ context.Context, requestID string, u service.
 	}
 	now := s.clock.Now()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.duplicate(&u, now); err != nil {
-		return 0, err
+	v, change, err := s.resolve(requestID, &u, now)
+	s.mu.Unlock()
+	s.notify(change)
+	return v, err
+}
+
+func (s *Store) resolve(requestID string, u *service.Update, now time.Time) (int64, *service.TaskChange, error) {
+	if err := s.duplicate(u, now); err != nil {
+		return 0, nil, err
 	}
 	b := s.liveInterrupt(requestID, now)
 	switch {
 	case b == nil:
-		return 0, service.ErrNotFound
+		return 0, nil, service.ErrNotFound
 	case b.Resolved:
-		return 0, &service.InterruptConflictError{Reason: service.InterruptResolved}
+		return 0, nil, &service.InterruptConflictError{Reason: service.InterruptResolved}
 	case !now.Before(b.ActiveUntil):
-		return 0, &service.InterruptConflictError{Reason: service.InterruptExpired}
+		return 0, nil, &service.InterruptConflictError{Reason: service.InterruptExpired}
 	}
 	e := s.live(u.TaskID, now)
 	if e == nil {
-		return 0, service.ErrNotFound
+		return 0, nil, service.ErrNotFound
 	}
-	v, err := s.apply(e, &u, now)
+	v, change, err := s.apply(e, u, now)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	b.Resolved = true
-	return v, nil
+	return v, change, nil
 }
 
 // ListInterrupts implements service.InterruptStore.
@@ -500,6 +556,91 @@ func (s *Store) Settled(taskID string) <-chan struct{} {
 		e.settled = make(chan struct{})
 	}
 	return e.settled
+}
+
+// PutPushConfig implements service.PushConfigStore.
+func (s *Store) PutPushConfig(_ context.Context, c service.PushConfig) error {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.live(c.TaskID, now)
+	if e == nil {
+		return service.ErrNotFound
+	}
+	if _, replace := e.configs[c.Config.ID]; !replace && len(e.configs) >= service.MaxPushConfigs {
+		return &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+	}
+	if e.configs == nil {
+		e.configs = map[string]service.PushConfig{}
+	}
+	c.Delivery = nil
+	if c.CreatedAt.IsZero() {
+		c.CreatedAt = now
+	}
+	e.configs[c.Config.ID] = c
+	return nil
+}
+
+// GetPushConfig implements service.PushConfigStore.
+func (s *Store) GetPushConfig(_ context.Context, taskID, configID string) (*service.PushConfig, error) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.live(taskID, now)
+	if e == nil {
+		return nil, service.ErrNotFound
+	}
+	c, ok := e.configs[configID]
+	if !ok {
+		return nil, service.ErrNotFound
+	}
+	return &c, nil
+}
+
+// ListPushConfigs implements service.PushConfigStore.
+func (s *Store) ListPushConfigs(_ context.Context, taskID string) ([]service.PushConfig, error) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.live(taskID, now)
+	if e == nil {
+		return nil, service.ErrNotFound
+	}
+	out := make([]service.PushConfig, 0, len(e.configs))
+	for _, c := range e.configs {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b service.PushConfig) int { return cmp.Compare(a.Config.ID, b.Config.ID) })
+	return out, nil
+}
+
+// DeletePushConfig implements service.PushConfigStore.
+func (s *Store) DeletePushConfig(_ context.Context, taskID, configID string) error {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.live(taskID, now); e != nil {
+		delete(e.configs, configID)
+	}
+	return nil
+}
+
+// RecordDelivery implements service.PushConfigStore.
+func (s *Store) RecordDelivery(_ context.Context, taskID, configID string, d service.DeliveryRecord) error {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.live(taskID, now)
+	if e == nil {
+		return service.ErrNotFound
+	}
+	c, ok := e.configs[configID]
+	if !ok {
+		return service.ErrNotFound
+	}
+	c.Delivery = &d
+	e.configs[configID] = c
+	return nil
 }
 
 func checkSize(what string, n int) error {

@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
@@ -11,5 +12,27 @@ import (
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, o storetest.Options) service.Store {
 		return memory.New(memory.Options{Clock: o.Clock, TaskTTL: o.TaskTTL, IdempotencyTTL: o.IdempotencyTTL})
+	})
+}
+
+func TestChanges(t *testing.T) {
+	storetest.RunChanges(t, func(t *testing.T, o storetest.Options) (service.Store, func() []service.TaskChange) {
+		var (
+			mu      sync.Mutex
+			changes []service.TaskChange
+		)
+		s := memory.New(memory.Options{Clock: o.Clock, TaskTTL: o.TaskTTL, IdempotencyTTL: o.IdempotencyTTL,
+			OnChange: func(c service.TaskChange) {
+				mu.Lock()
+				defer mu.Unlock()
+				changes = append(changes, c)
+			}})
+		return s, func() []service.TaskChange {
+			mu.Lock()
+			defer mu.Unlock()
+			got := changes
+			changes = nil
+			return got
+		}
 	})
 }

@@ -103,6 +103,12 @@ func Run(t *testing.T, newStore Factory) {
 		{"ResolveOnce", testResolveOnce},
 		{"InterruptExpiry", testInterruptExpiry},
 		{"ListInterrupts", testListInterrupts},
+		{"PushConfigs", testPushConfigs},
+		{"PushConfigsOfUnknownTask", testPushConfigsOfUnknownTask},
+		{"PushConfigLimit", testPushConfigLimit},
+		{"PushConfigsWithNewTask", testPushConfigsWithNewTask},
+		{"PushConfigsLiveWithTheirTask", testPushConfigsLiveWithTheirTask},
+		{"RecordDelivery", testRecordDelivery},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := NewClock(start)

@@ -1,0 +1,215 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+)
+
+// Redacted replaces a push config's token and credentials in what get and
+// list return: they are write-only. A set that sends it back is refused, so
+// a client that round-trips a config cannot store the marker as a secret.
+const Redacted = "[redacted]"
+
+// MaxPushConfigIDLength bounds a client-chosen push config id.
+const MaxPushConfigIDLength = 128
+
+// Protocol versions a push config can be registered under: they choose the
+// body of its notifications.
+const (
+	ProtocolV03 = "0.3"
+	ProtocolV10 = "1.0"
+)
+
+// PushConfigChecker vets a webhook registration before it is stored: the
+// URL policy (push.CheckConfig with the deployment's egress policy) and the
+// secrets' limits. Its error message says what is wrong, without repeating
+// a secret; the service returns it to the client as invalid params.
+type PushConfigChecker func(a2a.PushNotificationConfig) error
+
+// SetPushConfig implements tasks/pushNotificationConfig/set: it stores the
+// config for one of the caller's tasks (replacing the task's config with the
+// same id; a config without an id gets a generated one) and returns it with
+// its secrets redacted. protocol is the A2A version of the request
+// (ProtocolV03 or ProtocolV10).
+func (s *Service) SetPushConfig(ctx context.Context, owner, protocol string, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
+	if err := s.pushEnabled(); err != nil {
+		return nil, err
+	}
+	if p.TaskID == "" {
+		return nil, a2a.InvalidParams("params.taskId", "is required")
+	}
+	if _, err := s.get(ctx, owner, p.TaskID, GetOptions{}); err != nil {
+		return nil, err
+	}
+	c, err := s.newPushConfig(p.TaskID, protocol, p.PushNotificationConfig, "params.pushNotificationConfig")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.PutPushConfig(ctx, c); err != nil {
+		return nil, s.pushStoreError(err, p.TaskID, "params.pushNotificationConfig")
+	}
+	return redact(c), nil
+}
+
+// GetPushConfig implements tasks/pushNotificationConfig/get. Without a
+// config id it returns the task's only config (or the one whose id is the
+// task id, the id older clients register under).
+func (s *Service) GetPushConfig(ctx context.Context, owner string, p a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error) {
+	if err := s.pushEnabled(); err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		return nil, a2a.InvalidParams("params.id", "is required")
+	}
+	if _, err := s.get(ctx, owner, p.ID, GetOptions{}); err != nil {
+		return nil, err
+	}
+	if p.PushNotificationConfigID != "" {
+		c, err := s.store.GetPushConfig(ctx, p.ID, p.PushNotificationConfigID)
+		if errors.Is(err, ErrNotFound) {
+			return nil, configNotFound(p.ID, p.PushNotificationConfigID)
+		}
+		if err != nil {
+			return nil, s.pushStoreError(err, p.ID, "params.pushNotificationConfigId")
+		}
+		return redact(*c), nil
+	}
+	cs, err := s.store.ListPushConfigs(ctx, p.ID)
+	if err != nil {
+		return nil, s.pushStoreError(err, p.ID, "params")
+	}
+	for _, c := range cs {
+		if c.Config.ID == p.ID {
+			return redact(c), nil
+		}
+	}
+	switch len(cs) {
+	case 0:
+		return nil, configNotFound(p.ID, "")
+	case 1:
+		return redact(cs[0]), nil
+	}
+	return nil, a2a.InvalidParams("params.pushNotificationConfigId", "is required: task %s has %d push notification configs (list them with %s)", p.ID, len(cs), a2a.MethodPushConfigList)
+}
+
+// ListPushConfigs implements tasks/pushNotificationConfig/list: the task's
+// configs by id, secrets redacted.
+func (s *Service) ListPushConfigs(ctx context.Context, owner string, p a2a.ListTaskPushNotificationConfigParams) ([]a2a.TaskPushNotificationConfig, error) {
+	if err := s.pushEnabled(); err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		return nil, a2a.InvalidParams("params.id", "is required")
+	}
+	if _, err := s.get(ctx, owner, p.ID, GetOptions{}); err != nil {
+		return nil, err
+	}
+	cs, err := s.store.ListPushConfigs(ctx, p.ID)
+	if err != nil {
+		return nil, s.pushStoreError(err, p.ID, "params")
+	}
+	out := make([]a2a.TaskPushNotificationConfig, len(cs))
+	for i, c := range cs {
+		out[i] = *redact(c)
+	}
+	return out, nil
+}
+
+// DeletePushConfig implements tasks/pushNotificationConfig/delete.
+// Deleting a config that does not exist succeeds; the task must exist and
+// belong to the caller.
+func (s *Service) DeletePushConfig(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) error {
+	if err := s.pushEnabled(); err != nil {
+		return err
+	}
+	switch {
+	case p.ID == "":
+		return a2a.InvalidParams("params.id", "is required")
+	case p.PushNotificationConfigID == "":
+		return a2a.InvalidParams("params.pushNotificationConfigId", "is required")
+	}
+	if _, err := s.get(ctx, owner, p.ID, GetOptions{}); err != nil {
+		return err
+	}
+	if err := s.store.DeletePushConfig(ctx, p.ID, p.PushNotificationConfigID); err != nil {
+		return s.pushStoreError(err, p.ID, "params")
+	}
+	return nil
+}
+
+func (s *Service) pushEnabled() error {
+	if !s.cfg.PushNotifications {
+		return a2a.Errorf(a2a.CodePushNotificationNotSupported, "push notifications are not supported by this agent; poll tasks/get instead")
+	}
+	return nil
+}
+
+// newPushConfig checks a registration and returns it ready to store.
+func (s *Service) newPushConfig(taskID, protocol string, cfg a2a.PushNotificationConfig, field string) (PushConfig, error) {
+	if cfg.ID == "" {
+		cfg.ID = s.newID()
+	} else if reason := checkConfigID(cfg.ID); reason != "" {
+		return PushConfig{}, a2a.InvalidParams(field+".id", "%s", reason)
+	}
+	if cfg.Token == Redacted || (cfg.Authentication != nil && cfg.Authentication.Credentials == Redacted) {
+		return PushConfig{}, a2a.InvalidParams(field, "carries the %q marker that get and list show instead of a secret; send the real token and credentials", Redacted)
+	}
+	if s.checkPush != nil {
+		if err := s.checkPush(cfg); err != nil {
+			return PushConfig{}, a2a.InvalidParams(field, "%v", err)
+		}
+	}
+	if protocol == "" {
+		protocol = ProtocolV03
+	}
+	return PushConfig{TaskID: taskID, Config: cfg, ProtocolVersion: protocol, CreatedAt: s.clock.Now()}, nil
+}
+
+// checkConfigID says what is wrong with a client-chosen config id, or "".
+func checkConfigID(id string) string {
+	if len(id) > MaxPushConfigIDLength {
+		return "is longer than 128 bytes"
+	}
+	if strings.ContainsFunc(id, func(r rune) bool { return r == unicode.ReplacementChar || !unicode.IsPrint(r) || r == '/' }) {
+		return "must be printable text without '/'"
+	}
+	return ""
+}
+
+func redact(c PushConfig) *a2a.TaskPushNotificationConfig {
+	cfg := c.Config
+	if cfg.Token != "" {
+		cfg.Token = Redacted
+	}
+	if a := cfg.Authentication; a != nil {
+		cp := *a
+		if cp.Credentials != "" {
+			cp.Credentials = Redacted
+		}
+		cfg.Authentication = &cp
+	}
+	return &a2a.TaskPushNotificationConfig{TaskID: c.TaskID, PushNotificationConfig: cfg}
+}
+
+// configNotFound is the error of a config that does not exist. A2A has no
+// code of its own for it; like a missing task it is TaskNotFound (HTTP
+// 404), with a message that names the config.
+func configNotFound(taskID, configID string) error {
+	if configID == "" {
+		return a2a.Errorf(a2a.CodeTaskNotFound, "task %s has no push notification config", taskID)
+	}
+	return a2a.Errorf(a2a.CodeTaskNotFound, "task %s has no push notification config %q", taskID, configID)
+}
+
+// pushStoreError maps push config store errors to the protocol.
+func (s *Service) pushStoreError(err error, taskID, field string) error {
+	var tm *TooManyConfigsError
+	if errors.As(err, &tm) {
+		return a2a.InvalidParams(field, "task %s already has %d push notification configs, the most it can have; delete one first", taskID, tm.Limit)
+	}
+	return s.storeError(err, taskID, field)
+}

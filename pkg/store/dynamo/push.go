@@ -1,0 +1,361 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// Push notification configs.
+//
+// A config is an item of its task's partition (SK P#<configId>) holding the
+// registration as JSON, secrets included: the table is encrypted at rest,
+// and only the service's redacted view leaves the store. The task item keeps
+// the set of its config ids (pushConfigs), so that:
+//
+//   - the limit of service.MaxPushConfigs is a condition on the task item,
+//     checked atomically with the config's write;
+//   - a change of the task item, as the table's stream shows it, names the
+//     configs to notify without reading anything (see ChangeFromStream).
+//
+// A config item expires with the task's children (expiry.go), and like
+// them is read only through its live task.
+
+const (
+	skPushPrefix = "P#"
+
+	attrPushConfigs        = "pushConfigs"
+	attrCompletedArtifacts = "completedArtifacts"
+
+	attrDeliveryEventID    = "deliveryEventId"
+	attrDeliveryState      = "deliveryState"
+	attrDeliveryAttempts   = "deliveryAttempts"
+	attrDeliveryStatusCode = "deliveryStatusCode"
+	attrDeliveryError      = "deliveryError"
+	attrDeliveryAttemptAt  = "deliveryAttemptAt"
+	attrDeliveredAt        = "deliveredAt"
+
+	// maxConfigIDBytes bounds a config id so that its sort key fits.
+	maxConfigIDBytes = 512
+)
+
+func pushSK(configID string) string { return skPushPrefix + configID }
+
+// pushConfigItem is a push config (SK P#<configId>) with the outcome of its
+// last delivery.
+type pushConfigItem struct {
+	PK string `dynamodbav:"PK"`
+	SK string `dynamodbav:"SK"`
+	// Config is the a2a.PushNotificationConfig as JSON.
+	Config          string `dynamodbav:"config"`
+	ProtocolVersion string `dynamodbav:"protocolVersion,omitempty"`
+	CreatedAt       int64  `dynamodbav:"createdAt"` // Unix nanoseconds
+	ExpiresAt       int64  `dynamodbav:"expiresAt"`
+
+	DeliveryEventID    string `dynamodbav:"deliveryEventId,omitempty"`
+	DeliveryState      string `dynamodbav:"deliveryState,omitempty"`
+	DeliveryAttempts   int    `dynamodbav:"deliveryAttempts,omitempty"`
+	DeliveryStatusCode int    `dynamodbav:"deliveryStatusCode,omitempty"`
+	DeliveryError      string `dynamodbav:"deliveryError,omitempty"`
+	DeliveryAttemptAt  int64  `dynamodbav:"deliveryAttemptAt,omitempty"` // Unix nanoseconds
+	DeliveredAt        int64  `dynamodbav:"deliveredAt,omitempty"`       // Unix nanoseconds
+}
+
+func validConfigID(id string) bool {
+	return id != "" && len(id) <= maxConfigIDBytes && !strings.ContainsRune(id, 0)
+}
+
+func newPushConfigItem(c service.PushConfig, t clockTimes) (map[string]types.AttributeValue, error) {
+	if !validConfigID(c.Config.ID) {
+		return nil, fmt.Errorf("dynamo: %q is not a usable push config id", c.Config.ID)
+	}
+	cfg, err := json.Marshal(c.Config)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: encode push config: %w", err)
+	}
+	created := c.CreatedAt
+	if created.IsZero() {
+		created = t.now
+	}
+	return marshalItem(pushConfigItem{
+		PK: taskPK(c.TaskID), SK: pushSK(c.Config.ID), Config: string(cfg),
+		ProtocolVersion: c.ProtocolVersion, CreatedAt: created.UnixNano(), ExpiresAt: t.childExpiry,
+	})
+}
+
+func (it *pushConfigItem) config() (*service.PushConfig, error) {
+	c := &service.PushConfig{
+		TaskID:          taskIDFromPK(it.PK),
+		ProtocolVersion: it.ProtocolVersion,
+		CreatedAt:       time.Unix(0, it.CreatedAt).UTC(),
+	}
+	if err := json.Unmarshal([]byte(it.Config), &c.Config); err != nil {
+		return nil, fmt.Errorf("dynamo: decode push config %s of task %s: %w", it.SK, c.TaskID, err)
+	}
+	if it.DeliveryState != "" {
+		c.Delivery = &service.DeliveryRecord{
+			EventID: it.DeliveryEventID, State: it.DeliveryState, Attempts: it.DeliveryAttempts,
+			LastStatusCode: it.DeliveryStatusCode, LastError: it.DeliveryError,
+			LastAttemptAt: unixNanoOrZero(it.DeliveryAttemptAt), DeliveredAt: unixNanoOrZero(it.DeliveredAt),
+		}
+	}
+	return c, nil
+}
+
+func unixNanoOrZero(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// PutPushConfig implements service.PushConfigStore: one transaction adds
+// the id to the task's set, conditioned on the task being live and having
+// room, and writes the config item (replacing one with the same id, and its
+// delivery record).
+func (s *Store) PutPushConfig(ctx context.Context, c service.PushConfig) error {
+	if !validTaskID(c.TaskID) {
+		return service.ErrNotFound
+	}
+	t := s.times()
+	item, err := newPushConfigItem(c, t)
+	if err != nil {
+		return err
+	}
+	ids := expression.Value(&types.AttributeValueMemberSS{Value: []string{c.Config.ID}})
+	room := expression.AttributeNotExists(expression.Name(attrPushConfigs)).
+		Or(expression.Size(expression.Name(attrPushConfigs)).LessThan(expression.Value(service.MaxPushConfigs))).
+		Or(expression.Contains(expression.Name(attrPushConfigs), c.Config.ID))
+	cond := expression.AttributeExists(expression.Name(attrPK)).
+		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).
+		And(room)
+	e, err := expression.NewBuilder().WithUpdate(expression.Add(expression.Name(attrPushConfigs), ids)).WithCondition(cond).Build()
+	if err != nil {
+		return fmt.Errorf("dynamo: build push config update: %w", err)
+	}
+	err = s.transact(ctx, []types.TransactWriteItem{
+		{Update: &types.Update{
+			Key: taskKey(c.TaskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		{Put: &types.Put{Item: item}},
+	})
+	reasons := cancellation(err)
+	switch {
+	case err == nil:
+		return nil
+	case failedCondition(reasons, 0):
+		if _, lerr := liveTask(reasons[0].Item, t); lerr != nil {
+			return lerr
+		}
+		return &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+	}
+	return otherFailure(err, "the push config of task "+c.TaskID)
+}
+
+// GetPushConfig implements service.PushConfigStore with one strongly
+// consistent BatchGetItem of the task and the config.
+func (s *Store) GetPushConfig(ctx context.Context, taskID, configID string) (*service.PushConfig, error) {
+	if !validTaskID(taskID) || !validConfigID(configID) {
+		return nil, service.ErrNotFound
+	}
+	items, err := s.getItems(ctx, taskKey(taskID), key(taskPK(taskID), pushSK(configID)))
+	if err != nil {
+		return nil, err
+	}
+	if items[0] == nil || items[1] == nil {
+		return nil, service.ErrNotFound
+	}
+	if _, err := liveTask(items[0], s.times()); err != nil {
+		return nil, err
+	}
+	var it pushConfigItem
+	if err := attributevalue.UnmarshalMap(items[1], &it); err != nil {
+		return nil, fmt.Errorf("dynamo: decode push config %s of task %s: %w", configID, taskID, err)
+	}
+	return it.config()
+}
+
+// ListPushConfigs implements service.PushConfigStore: the task item names
+// its configs, one BatchGetItem reads them (two requests in all).
+func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]service.PushConfig, error) {
+	if !validTaskID(taskID) {
+		return nil, service.ErrNotFound
+	}
+	task, err := s.readTask(ctx, taskID)
+	if err != nil {
+		return nil, err
+	}
+	if len(task.PushConfigs) == 0 {
+		return []service.PushConfig{}, nil
+	}
+	ids := slices.Sorted(slices.Values(task.PushConfigs))
+	keys := make([]map[string]types.AttributeValue, len(ids))
+	for i, id := range ids {
+		keys[i] = key(taskPK(taskID), pushSK(id))
+	}
+	items, err := s.getItems(ctx, keys...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]service.PushConfig, 0, len(items))
+	for i, m := range items {
+		if m == nil { // deleted between the two reads
+			continue
+		}
+		var it pushConfigItem
+		if err := attributevalue.UnmarshalMap(m, &it); err != nil {
+			return nil, fmt.Errorf("dynamo: decode push config %s of task %s: %w", ids[i], taskID, err)
+		}
+		c, err := it.config()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *c)
+	}
+	return out, nil
+}
+
+// DeletePushConfig implements service.PushConfigStore: one transaction
+// removes the id from the task's set and deletes the item. A config of a
+// task that is gone is gone too.
+func (s *Store) DeletePushConfig(ctx context.Context, taskID, configID string) error {
+	if !validTaskID(taskID) || !validConfigID(configID) {
+		return nil
+	}
+	ids := expression.Value(&types.AttributeValueMemberSS{Value: []string{configID}})
+	e, err := expression.NewBuilder().
+		WithUpdate(expression.Delete(expression.Name(attrPushConfigs), ids)).
+		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return fmt.Errorf("dynamo: build push config delete: %w", err)
+	}
+	err = s.transact(ctx, []types.TransactWriteItem{
+		{Update: &types.Update{
+			Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		}},
+		{Delete: &types.Delete{Key: key(taskPK(taskID), pushSK(configID))}},
+	})
+	if err == nil || failedCondition(cancellation(err), 0) {
+		return nil
+	}
+	return otherFailure(err, "the deletion of push config "+configID)
+}
+
+// RecordDelivery implements service.PushConfigStore with one conditional
+// UpdateItem of the config item.
+func (s *Store) RecordDelivery(ctx context.Context, taskID, configID string, d service.DeliveryRecord) error {
+	if !validTaskID(taskID) || !validConfigID(configID) {
+		return service.ErrNotFound
+	}
+	set := expression.Set(expression.Name(attrDeliveryEventID), expression.Value(d.EventID)).
+		Set(expression.Name(attrDeliveryState), expression.Value(d.State)).
+		Set(expression.Name(attrDeliveryAttempts), expression.Value(d.Attempts)).
+		Set(expression.Name(attrDeliveryStatusCode), expression.Value(d.LastStatusCode)).
+		Set(expression.Name(attrDeliveryAttemptAt), expression.Value(timeOrZero(d.LastAttemptAt)))
+	if d.LastError != "" {
+		set = set.Set(expression.Name(attrDeliveryError), expression.Value(d.LastError))
+	} else {
+		set = set.Remove(expression.Name(attrDeliveryError))
+	}
+	if !d.DeliveredAt.IsZero() {
+		set = set.Set(expression.Name(attrDeliveredAt), expression.Value(d.DeliveredAt.UnixNano()))
+	}
+	e, err := expression.NewBuilder().WithUpdate(set).
+		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return fmt.Errorf("dynamo: build delivery record: %w", err)
+	}
+	_, err = s.updateItem(ctx, &dynamodb.UpdateItemInput{
+		Key: key(taskPK(taskID), pushSK(configID)), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	})
+	if _, refused := conditionFailedItem(err); refused {
+		return service.ErrNotFound
+	}
+	return err
+}
+
+func timeOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// getItems reads items by key with strongly consistent BatchGetItem
+// requests, returning them in the order of keys (nil for a missing item).
+func (s *Store) getItems(ctx context.Context, keys ...map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	at := make(map[[2]string]int, len(keys))
+	for i, k := range keys {
+		at[itemKey(k)] = i
+	}
+	found := make([]map[string]types.AttributeValue, len(keys))
+	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt == maxUpdateAttempts {
+			return nil, fmt.Errorf("dynamo: BatchGetItem left keys unprocessed %d times", attempt)
+		}
+		if attempt > 0 {
+			if err := sleep(ctx, backoff(attempt)); err != nil {
+				return nil, err
+			}
+		}
+		out, err := s.batchGet(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range out.Responses[s.table] {
+			if i, ok := at[itemKey(m)]; ok {
+				found[i] = m
+			}
+		}
+		req = out.UnprocessedKeys
+	}
+	return found, nil
+}
+
+func itemKey(m map[string]types.AttributeValue) [2]string {
+	pk, _ := m[attrPK].(*types.AttributeValueMemberS)
+	sk, _ := m[attrSK].(*types.AttributeValueMemberS)
+	if pk == nil || sk == nil {
+		return [2]string{}
+	}
+	return [2]string{pk.Value, sk.Value}
+}
+
+// pushConfigWrites are the items CreateTask writes for the configs of a new
+// task.
+func pushConfigWrites(taskID string, configs []service.PushConfig, t clockTimes) ([]types.TransactWriteItem, []string, error) {
+	if len(configs) > service.MaxPushConfigs {
+		return nil, nil, &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+	}
+	var items []types.TransactWriteItem
+	var ids []string
+	for _, c := range configs {
+		c.TaskID = taskID
+		if slices.Contains(ids, c.Config.ID) {
+			return nil, nil, fmt.Errorf("dynamo: push config id %s given twice", c.Config.ID)
+		}
+		item, err := newPushConfigItem(c, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
+		ids = append(ids, c.Config.ID)
+	}
+	return items, ids, nil
+}

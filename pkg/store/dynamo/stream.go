@@ -1,0 +1,135 @@
+package dynamo
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// ChangeFromStream reads one record of the table's stream (view type
+// NEW_AND_OLD_IMAGES, as a Lambda event source mapping delivers it) and
+// returns the task change webhooks are told about, or nil when the record
+// is not one: an item other than a task, a new task (its creator has the
+// answer already), a task removed by TTL, a write that did not move the
+// version (a push config added or removed), or an update that changed
+// neither the status nor completed an artifact. It reports the same
+// changes as the memory store's OnChange.
+func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error) {
+	if r.EventName != string(events.DynamoDBOperationTypeModify) {
+		return nil, nil
+	}
+	if sk := r.Change.Keys[attrSK]; sk.DataType() != events.DataTypeString || sk.String() != skTask {
+		return nil, nil
+	}
+	if r.Change.NewImage == nil || r.Change.OldImage == nil {
+		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", r.EventID)
+	}
+	newer, err := convertImage(r.Change.NewImage, fromStream)
+	if err != nil {
+		return nil, err
+	}
+	older, err := convertImage(r.Change.OldImage, fromStream)
+	if err != nil {
+		return nil, err
+	}
+	return changeOf(newer, older)
+}
+
+// changeOf is the change between two images of a task item.
+func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.TaskChange, error) {
+	newer, err := decodeTaskItem(newImage)
+	if err != nil {
+		return nil, err
+	}
+	older, err := decodeTaskItem(oldImage)
+	if err != nil {
+		return nil, err
+	}
+	if newer.Version <= older.Version {
+		return nil, nil
+	}
+	c := &service.TaskChange{
+		Task:          a2a.Task{ID: taskIDFromPK(newer.PK), ContextID: newer.ContextID},
+		Version:       newer.Version,
+		ArtifactIDs:   newer.CompletedArtifacts,
+		PushConfigIDs: slices.Sorted(slices.Values(newer.PushConfigs)),
+	}
+	if err := json.Unmarshal([]byte(newer.Status), &c.Task.Status); err != nil {
+		return nil, fmt.Errorf("dynamo: decode status of task %s in the stream: %w", c.Task.ID, err)
+	}
+	if newer.Status != older.Status {
+		c.StatusChanged = service.StatusNotable(a2a.TaskState(older.State), &c.Task.Status)
+	}
+	if !c.Notable() {
+		return nil, nil
+	}
+	if err := unmarshalOptional(newer.Metadata, &c.Task.Metadata); err != nil {
+		return nil, fmt.Errorf("dynamo: decode metadata of task %s in the stream: %w", c.Task.ID, err)
+	}
+	return c, nil
+}
+
+// convertImage converts a stream image attribute by attribute.
+func convertImage[V any](image map[string]V, convert func(V) (types.AttributeValue, error)) (map[string]types.AttributeValue, error) {
+	m := make(map[string]types.AttributeValue, len(image))
+	for k, v := range image {
+		av, err := convert(v)
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: stream attribute %s: %w", k, err)
+		}
+		m[k] = av
+	}
+	return m, nil
+}
+
+// fromStream converts an attribute value of a Lambda stream event to the
+// SDK's.
+func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
+	switch v.DataType() {
+	case events.DataTypeString:
+		return &types.AttributeValueMemberS{Value: v.String()}, nil
+	case events.DataTypeNumber:
+		return &types.AttributeValueMemberN{Value: v.Number()}, nil
+	case events.DataTypeBinary:
+		return &types.AttributeValueMemberB{Value: v.Binary()}, nil
+	case events.DataTypeBoolean:
+		return &types.AttributeValueMemberBOOL{Value: v.Boolean()}, nil
+	case events.DataTypeNull:
+		return &types.AttributeValueMemberNULL{Value: true}, nil
+	case events.DataTypeStringSet:
+		return &types.AttributeValueMemberSS{Value: v.StringSet()}, nil
+	case events.DataTypeNumberSet:
+		return &types.AttributeValueMemberNS{Value: v.NumberSet()}, nil
+	case events.DataTypeBinarySet:
+		return &types.AttributeValueMemberBS{Value: v.BinarySet()}, nil
+	case events.DataTypeList:
+		l := v.List()
+		out := make([]types.AttributeValue, len(l))
+		for i, e := range l {
+			av, err := fromStream(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = av
+		}
+		return &types.AttributeValueMemberL{Value: out}, nil
+	case events.DataTypeMap:
+		src := v.Map()
+		out := make(map[string]types.AttributeValue, len(src))
+		for k, e := range src {
+			av, err := fromStream(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = av
+		}
+		return &types.AttributeValueMemberM{Value: out}, nil
+	}
+	return nil, fmt.Errorf("unknown data type %v", v.DataType())
+}
