@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
 const pipelineIssuer = "https://agent.example.com"
@@ -82,7 +84,17 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	insecure := egress.Policy{AllowInsecure: true}
 	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: insecure})
 	require.NoError(t, err)
-	deliver, err := app.NewDeliver(cfg, store, awstest.SQS(t), d, nil)
+	var (
+		mu  sync.Mutex
+		ops []string
+	)
+	deliverStore, err := app.OpenDynamoStore(ctx, cfg, app.StoreOptions{OnUsage: func(u dynamo.Usage) {
+		mu.Lock()
+		defer mu.Unlock()
+		ops = append(ops, u.Op)
+	}})
+	require.NoError(t, err)
+	deliver, err := app.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil)
 	require.NoError(t, err)
 	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], deliver.Handle, 30*time.Second,
 		func() bool { return len(rcv.Delivered("/hook")) == 3 })
@@ -105,6 +117,13 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 		"t-pipe:4 working artifact result=42",   // the completed artifact (the checkpoint, version 3, is not a change)
 		"t-pipe:5 completed artifact result=42", // the last one holds the whole result
 	}, seen)
+	// What delivering costs in DynamoDB: the config (with the task's
+	// liveness) in one BatchGetItem, the task's artifacts when the
+	// notification carries them, and the outcome.
+	sort.Strings(ops)
+	assert.Equal(t, []string{"BatchGetItem", "BatchGetItem", "BatchGetItem", "Query", "Query", "UpdateItem", "UpdateItem", "UpdateItem"}, ops,
+		"3 notifications, 2 of them with artifacts")
+
 	rec, err := store.GetPushConfig(ctx, "t-pipe", "hook")
 	require.NoError(t, err)
 	require.NotNil(t, rec.Delivery)

@@ -98,7 +98,7 @@ func pushLine(cfg config.Config) string {
 	}
 	hooks := "https webhooks only"
 	if cfg.Push.AllowInsecure {
-		hooks = "http and loopback webhooks allowed (A2A_PUSH_ALLOW_INSECURE=true)"
+		hooks = "http and loopback webhooks allowed: A2A_PUSH_ALLOW_INSECURE=true"
 	}
 	return fmt.Sprintf("  push keys   %s/.well-known/jwks.json (%s)\n", cfg.PublicURL, hooks)
 }
