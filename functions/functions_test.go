@@ -10,14 +10,16 @@ package functions_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -101,6 +103,8 @@ func environ(env map[string]string) []string {
 type fixture struct {
 	env   map[string]string
 	store service.Store
+	// queue and dlq are the push delivery queues.
+	queue, dlq string
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -112,6 +116,7 @@ func newFixture(t *testing.T) *fixture {
 		"A2A_AGENT":              "demo",
 		"A2A_DEMO_WORK_MS":       "0",
 		"A2A_LOG_LEVEL":          "warn",
+		"A2A_PUSH_SIGNING_KEYS":  signingKeyPEM(t),
 	} {
 		env[k] = v
 	}
@@ -120,7 +125,21 @@ func newFixture(t *testing.T) *fixture {
 	cfg.TaskStore.CreateTable = true
 	store, err := app.OpenDynamoStore(context.Background(), cfg, app.StoreOptions{})
 	require.NoError(t, err)
-	return &fixture{env: env, store: store}
+	f := &fixture{env: env, store: store}
+	// The template's redrive: above the deliver function's 10 attempts.
+	f.queue, f.dlq = awstest.Queues(t, awstest.SQS(t), 12)
+	return f
+}
+
+// signingKeyPEM returns a new push notification signing key (PKCS#8 EC
+// P-256, PEM).
+func signingKeyPEM(t testing.TB) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	require.NoError(t, err)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 }
 
 // task stores a submitted task of the events' caller.
@@ -131,34 +150,6 @@ func (f *fixture) task(t *testing.T, id, text string) {
 		ID: id, ContextID: "ctx-functions", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 	}}))
-}
-
-// queue creates an SQS queue in moto (through its query API: the module
-// has no SQS client yet) and returns its URL.
-func (f *fixture) queue(t *testing.T) string {
-	t.Helper()
-	form := url.Values{"Action": {"CreateQueue"}, "QueueName": {awstest.UniqueName(t, "q")[:60]}, "Version": {"2012-11-05"}}
-	resp, err := http.PostForm(f.env["AWS_ENDPOINT_URL"], form)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var b strings.Builder
-	_, err = fmt.Fprint(&b, readAll(t, resp))
-	require.NoError(t, err)
-	m := regexp.MustCompile(`<QueueUrl>([^<]+)</QueueUrl>`).FindStringSubmatch(b.String())
-	require.NotNil(t, m, "CreateQueue: %s", b.String())
-	return m[1]
-}
-
-func readAll(t *testing.T, resp *http.Response) string {
-	var sb strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := resp.Body.Read(buf)
-		sb.Write(buf[:n])
-		if err != nil {
-			return sb.String()
-		}
-	}
 }
 
 // httpResponse decodes an HTTP API function's result.
@@ -173,26 +164,23 @@ func httpResponse(t *testing.T, out []byte) (events.APIGatewayV2HTTPResponse, st
 // fnCase is what a function is fed and must answer.
 type fnCase struct {
 	// event is the sample event under events/.
-	event string
-	// pending names the issue that adds the sample event: the function is
-	// skipped while the event is missing.
-	pending string
-	env     func(t *testing.T, f *fixture) map[string]string
+	event   string
+	env     func(f *fixture) map[string]string
 	arrange func(t *testing.T, f *fixture)
-	check   func(t *testing.T, out []byte)
+	check   func(t *testing.T, f *fixture, out []byte)
 	// bad is an event the function must refuse through /error.
 	bad string
 }
 
 var cases = map[string]fnCase{
-	"card": {event: "card-get.json", bad: `"not an API Gateway event"`, check: func(t *testing.T, out []byte) {
+	"card": {event: "card-get.json", bad: `"not an API Gateway event"`, check: func(t *testing.T, _ *fixture, out []byte) {
 		r, body := httpResponse(t, out)
 		assert.Equal(t, 200, r.StatusCode, body)
 		var card a2a.AgentCard
 		require.NoError(t, json.Unmarshal([]byte(body), &card))
 		assert.Equal(t, "https://abc123def4.execute-api.us-east-1.amazonaws.com", card.URL)
 	}},
-	"send": {event: "send/jsonrpc-message-send.json", bad: `"not an API Gateway event"`, check: func(t *testing.T, out []byte) {
+	"send": {event: "send/jsonrpc-message-send.json", bad: `"not an API Gateway event"`, check: func(t *testing.T, _ *fixture, out []byte) {
 		r, body := httpResponse(t, out)
 		require.Equal(t, 200, r.StatusCode, body)
 		var rpc struct {
@@ -207,7 +195,7 @@ var cases = map[string]fnCase{
 	}},
 	"tasks": {event: "tasks/rest-tasks-get.json", bad: `"not an API Gateway event"`,
 		arrange: func(t *testing.T, f *fixture) { f.task(t, getTask, "hi") },
-		check: func(t *testing.T, out []byte) {
+		check: func(t *testing.T, _ *fixture, out []byte) {
 			r, body := httpResponse(t, out)
 			require.Equal(t, 200, r.StatusCode, body)
 			var task a2a.Task
@@ -217,26 +205,27 @@ var cases = map[string]fnCase{
 		}},
 	"worker": {event: "worker-step.json", bad: `{"action":"dance","taskId":"` + workerTask + `"}`,
 		arrange: func(t *testing.T, f *fixture) { f.task(t, workerTask, "hello") },
-		check: func(t *testing.T, out []byte) {
+		check: func(t *testing.T, _ *fixture, out []byte) {
 			assert.JSONEq(t, `{"next":"done","afterSeconds":0,"requestId":"","state":"completed"}`, string(out))
 		}},
-	// Push delivery (issue 5) finalizes these two: their events are
-	// placeholders, and the checks only hold the functions to the batch
-	// protocol (ReportBatchItemFailures).
-	"push": {event: "push-stream.json", pending: "issue 5 (push delivery)", bad: `"not a stream batch"`,
-		env: func(t *testing.T, f *fixture) map[string]string {
-			return map[string]string{"A2A_PUSH_DELIVERY_QUEUE_URL": f.queue(t)}
-		},
-		check: func(t *testing.T, out []byte) {
+	"push": {event: "push/stream-batch.json", bad: `"not a stream batch"`,
+		env: func(f *fixture) map[string]string { return map[string]string{"A2A_PUSH_DELIVERY_QUEUE_URL": f.queue} },
+		check: func(t *testing.T, f *fixture, out []byte) {
 			var r events.DynamoDBEventResponse
 			require.NoError(t, json.Unmarshal(out, &r), string(out))
-			assert.Empty(t, r.BatchItemFailures, "task changes without push configs deliver nothing and fail nothing")
+			assert.Empty(t, r.BatchItemFailures)
+			jobs := awstest.Receive(t, awstest.SQS(t), f.queue, 1)
+			require.NotEmpty(t, jobs, "the task changes of the batch become delivery jobs on the queue")
+			assert.Contains(t, jobs[0].Body, "4f6c1a52-7d2e-4a47-9b1e-2f9d3c8e5a10")
 		}},
-	"deliver": {event: "deliver-sqs.json", pending: "issue 5 (push delivery)", bad: `"not an SQS batch"`,
-		check: func(t *testing.T, out []byte) {
+	"deliver": {event: "deliver/sqs-batch.json", bad: `"not an SQS batch"`,
+		env: func(f *fixture) map[string]string {
+			return map[string]string{"A2A_PUSH_DELIVERY_QUEUE_URL": f.queue, "A2A_PUSH_DEAD_LETTER_QUEUE_URL": f.dlq, "A2A_PUSH_ISSUER": "https://agent.example.com"}
+		},
+		check: func(t *testing.T, _ *fixture, out []byte) {
 			var r events.SQSEventResponse
 			require.NoError(t, json.Unmarshal(out, &r), string(out))
-			t.Logf("deliver: batch item failures of the placeholder batch: %v", r.BatchItemFailures)
+			assert.Empty(t, r.BatchItemFailures, "jobs whose task or config is gone are dropped, not retried")
 		}},
 }
 
@@ -250,16 +239,13 @@ func TestFunctionBinaries(t *testing.T) {
 			tc, ok := cases[name]
 			require.True(t, ok, "functions/%s has no case in this test: add its sample event under events/ and what it must answer", name)
 			event, err := os.ReadFile(filepath.Join("..", "events", tc.event))
-			if os.IsNotExist(err) && tc.pending != "" {
-				t.Skipf("functions/%s: its sample event events/%s does not exist yet; %s adds it", name, tc.event, tc.pending)
-			}
 			require.NoError(t, err)
 			env := map[string]string{}
 			for k, v := range f.env {
 				env[k] = v
 			}
 			if tc.env != nil {
-				for k, v := range tc.env(t, f) {
+				for k, v := range tc.env(f) {
 					env[k] = v
 				}
 			}
@@ -282,7 +268,7 @@ func TestFunctionBinaries(t *testing.T) {
 			rep, err = p.Emulator.Invoke(ctx, event)
 			require.NoError(t, err)
 			require.Equal(t, lambdaemu.KindResponse, rep.Kind, "%s\nlog: %s", rep.Body, p.Stderr())
-			tc.check(t, rep.Body)
+			tc.check(t, f, rep.Body)
 
 			rep, err = p.Emulator.Invoke(ctx, []byte(tc.bad))
 			require.NoError(t, err)
@@ -325,7 +311,8 @@ func BenchmarkColdStart(b *testing.B) {
 	env := environ(map[string]string{
 		"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "bench", "AWS_REGION": "us-east-1",
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "A2A_BEARER_TOKEN": token,
-		"A2A_PUSH_DELIVERY_QUEUE_URL": "http://127.0.0.1:1/queue/bench",
+		"A2A_PUSH_DELIVERY_QUEUE_URL": "http://127.0.0.1:1/queue/bench", "A2A_PUSH_DEAD_LETTER_QUEUE_URL": "http://127.0.0.1:1/queue/dlq",
+		"A2A_PUSH_ISSUER": "https://agent.example.com", "A2A_PUSH_SIGNING_KEYS": signingKeyPEM(b),
 	})
 	for _, name := range functions(b) {
 		bin := filepath.Join(binDir, name)
@@ -344,13 +331,16 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 }
 
-// The card function has no AWS access, so it must not link the AWS SDK:
-// the SDK's service packages' initialization alone would cost its every
-// cold start tens of milliseconds (see pkg/lambdafn).
-func TestCardLinksNoAWSClient(t *testing.T) {
+// The card function's only AWS access is reading its signing keys' secret,
+// so it must not link the SDK's table, stream, state machine or queue
+// clients: their packages' initialization would cost its every cold start
+// (see pkg/lambdafn).
+func TestCardLinksNoTableOrQueueClient(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "./card").CombinedOutput()
 	require.NoError(t, err, string(out))
-	for _, pkg := range strings.Fields(string(out)) {
-		assert.False(t, strings.HasPrefix(pkg, "github.com/aws/aws-sdk-go-v2"), "functions/card links %s", pkg)
+	deps := strings.Fields(string(out))
+	for _, client := range []string{"dynamodb", "dynamodbstreams", "sfn", "sqs"} {
+		assert.NotContains(t, deps, "github.com/aws/aws-sdk-go-v2/service/"+client, "functions/card links the %s client", client)
 	}
+	assert.Contains(t, deps, "github.com/aws/aws-sdk-go-v2/service/ssm", "the card resolves an ssm: reference to its signing keys")
 }

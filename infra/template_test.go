@@ -8,7 +8,12 @@ package infra_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"io/fs"
 	"net/http"
@@ -18,7 +23,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -38,10 +42,6 @@ import (
 )
 
 const root = ".."
-
-// pendingFunctions are in the template before their code exists: push
-// delivery (issue 5) adds functions/push and functions/deliver.
-var pendingFunctions = map[string]string{"PushFunction": "push", "DeliverFunction": "deliver"}
 
 func load(t *testing.T) *samtemplate.Template {
 	t.Helper()
@@ -154,9 +154,9 @@ func (backlogStore) Defer(context.Context, service.Job) error { return nil }
 // on a memory store (the routes, not the store, are under test).
 func functionHandlers(t *testing.T) map[string]http.Handler {
 	t.Helper()
-	card, err := app.NewCardFunction(func(string) string { return "" }, builtin.Registry(), io.Discard)
+	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo", "A2A_PUSH_SIGNING_KEYS": signingKeyPEM(t)}
+	card, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
-	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo"}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)
 	ag, err := builtin.Registry().New("echo", func(string) string { return "" })
@@ -203,8 +203,6 @@ func TestRoutes(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 
-	// Served once push delivery (issue 5) lands.
-	pending := map[string]bool{"GET /.well-known/jwks.json": true}
 	handlers := functionHandlers(t)
 	for _, r := range routes {
 		method, path, _ := strings.Cut(r.Key, " ")
@@ -215,10 +213,6 @@ func TestRoutes(t *testing.T) {
 			rec := httptest.NewRecorder()
 			handlers[r.Function].ServeHTTP(rec, req)
 			unserved := rec.Code == http.StatusMethodNotAllowed || strings.Contains(rec.Body.String(), "no route for")
-			if pending[r.Key] {
-				t.Logf("%s %s: not served yet (%d), pending push delivery", method, p, rec.Code)
-				continue
-			}
 			assert.False(t, unserved, "%s %s (route %s): %s does not serve it: %d %s", method, p, r.Key, r.Function, rec.Code, rec.Body)
 		}
 	}
@@ -259,8 +253,8 @@ func TestSampleEventsMatchRoutes(t *testing.T) {
 }
 
 // Every function directory has its function in the template, built by the
-// Makefile (sam build's makefile method); every function of the template
-// has its directory, except those whose code is still to come.
+// Makefile (sam build's makefile method), and every function of the
+// template has its directory.
 func TestFunctionsAreDeployed(t *testing.T) {
 	tpl := load(t)
 	dirs, err := filepath.Glob(filepath.Join(root, "functions", "*", "main.go"))
@@ -275,9 +269,7 @@ func TestFunctionsAreDeployed(t *testing.T) {
 		assert.Equal(t, "makefile", method, fn.Name)
 		dir := strings.ToLower(strings.TrimSuffix(fn.Name, "Function"))
 		declared[dir] = true
-		if !have[dir] {
-			assert.Equal(t, dir, pendingFunctions[fn.Name], "%s: functions/%s does not exist", fn.Name, dir)
-		}
+		assert.True(t, have[dir], "%s: functions/%s does not exist", fn.Name, dir)
 	}
 	for d := range have {
 		assert.True(t, declared[d], "functions/%s has no function in template.yaml", d)
@@ -326,9 +318,6 @@ func TestEnvironment(t *testing.T) {
 			return err
 		}))
 	}
-	// Read by push delivery (issue 5) once it lands.
-	pending := map[string]bool{"A2A_PUSH_SIGNING_KEYS": true, "A2A_PUSH_DELIVERY_QUEUE_URL": true}
-
 	tpl := load(t)
 	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	require.NoError(t, err)
@@ -345,7 +334,6 @@ func TestEnvironment(t *testing.T) {
 			case name == "AWS_ENDPOINT_URL":
 				v, _ := samtemplate.Scalar(value)
 				assert.Empty(t, v, "%s: AWS_ENDPOINT_URL is only for sam local", fn)
-			case pending[name]:
 			default:
 				assert.True(t, read[name], "%s: %s is set, but no code reads it", fn, name)
 			}
@@ -361,16 +349,32 @@ func TestEnvironment(t *testing.T) {
 }
 
 // Function policies grant on this stack's resources only: no statement of
-// a function's role names every resource; the card function has no policy.
+// a function's role names every resource; the card function may only read
+// its signing keys.
 func TestPoliciesAreScoped(t *testing.T) {
 	tpl := load(t)
 	for _, fn := range tpl.OfType("AWS::Serverless::Function") {
 		policies := fn.Prop("Policies")
-		if fn.Name == "CardFunction" {
-			assert.Nil(t, policies, "the card function needs no AWS access")
-			continue
-		}
 		require.NotNil(t, policies, fn.Name)
+		if fn.Name == "CardFunction" {
+			var actions []string
+			var collect func(n *yaml.Node, key string)
+			collect = func(n *yaml.Node, key string) {
+				if key == "Action" && n.Kind == yaml.ScalarNode {
+					actions = append(actions, n.Value)
+				}
+				for i, c := range n.Content {
+					k := ""
+					if n.Kind == yaml.MappingNode && i%2 == 1 {
+						k = n.Content[i-1].Value
+					}
+					collect(c, k)
+				}
+			}
+			collect(policies, "")
+			assert.ElementsMatch(t, []string{"ssm:GetParameter", "secretsmanager:GetSecretValue", "kms:Decrypt"}, actions,
+				"the card function's only AWS access is reading its signing keys")
+		}
 		var stars []string
 		var walk func(n *yaml.Node, key string)
 		walk = func(n *yaml.Node, key string) {
@@ -388,34 +392,6 @@ func TestPoliciesAreScoped(t *testing.T) {
 		walk(policies, "")
 		assert.Empty(t, stars, "%s: a statement grants on Resource '*'", fn.Name)
 	}
-}
-
-// The sample events of the functions still to come decode as their
-// triggers' events (their handlers will be held to them by the binary
-// test once they exist).
-func TestPendingSampleEvents(t *testing.T) {
-	var stream events.DynamoDBEvent
-	b, err := os.ReadFile(filepath.Join(root, "events", "push-stream.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &stream))
-	require.Len(t, stream.Records, 2)
-	for _, r := range stream.Records {
-		assert.Equal(t, "H", r.Change.Keys["SK"].String(), "a task item")
-		assert.Equal(t, "NEW_AND_OLD_IMAGES", r.Change.StreamViewType)
-		assert.NotEmpty(t, r.Change.NewImage["state"].String())
-	}
-	var sqs events.SQSEvent
-	b, err = os.ReadFile(filepath.Join(root, "events", "deliver-sqs.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &sqs))
-	require.Len(t, sqs.Records, 2)
-	var ids []string
-	for _, r := range sqs.Records {
-		ids = append(ids, r.MessageId)
-		assert.True(t, json.Valid([]byte(r.Body)), r.MessageId)
-	}
-	sort.Strings(ids)
-	assert.Len(t, slices.Compact(ids), 2, "message ids are distinct (a batch failure names one)")
 }
 
 // events/env.json (sam local --env-vars) sets only variables the template
@@ -482,4 +458,37 @@ func TestSamConfig(t *testing.T) {
 			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference under SecretsPath (the stack name by default)")
 		}
 	}
+}
+
+// signingKeyPEM returns a new push notification signing key (PKCS#8 EC
+// P-256, PEM).
+func signingKeyPEM(t *testing.T) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	require.NoError(t, err)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
+// The delivery queue's own redrive comes after the deliver function's last
+// attempt (which dead-letters the job itself), and its visibility timeout
+// outlasts the function, as SQS event sources require.
+func TestDeliveryQueue(t *testing.T) {
+	tpl := load(t)
+	q := tpl.Resources["DeliveryQueue"]
+	require.NotNil(t, q)
+	var redrive struct {
+		MaxReceiveCount int `yaml:"maxReceiveCount"`
+	}
+	decode(t, q.Prop("RedrivePolicy"), &redrive)
+	assert.Greater(t, redrive.MaxReceiveCount, config.DefaultPushMaxAttempts)
+	target, ok := samtemplate.RefTarget(q.Prop("RedrivePolicy", "deadLetterTargetArn"))
+	require.True(t, ok)
+	assert.Equal(t, "DeliveryDeadLetterQueue", target)
+
+	var visibility, timeout int
+	decode(t, q.Prop("VisibilityTimeout"), &visibility)
+	decode(t, tpl.Resources["DeliverFunction"].Prop("Timeout"), &timeout)
+	assert.GreaterOrEqual(t, visibility, 6*timeout, "AWS's advice: six times the consumer's timeout")
 }
