@@ -7,18 +7,18 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 )
 
 func main() {
 	h, err := app.NewPushFunction(context.Background(), os.Getenv, os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "push:", err)
+		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "push", err)
 		os.Exit(1)
 	}
 	lambda.Start(h.Handle)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
@@ -26,28 +27,9 @@ import (
 )
 
 // PushKeys returns the push notification signing keys of
-// A2A_PUSH_SIGNING_KEYS. Without them, the local server (generate) makes a
-// new ES256 key, which lives as long as the process; the Lambda functions
-// refuse to start.
+// A2A_PUSH_SIGNING_KEYS (see lambdafn.PushKeys).
 func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, error) {
-	if cfg.Push.SigningKeys != "" {
-		ks, err := keys.Parse([]byte(cfg.Push.SigningKeys))
-		if err != nil {
-			return nil, fmt.Errorf("A2A_PUSH_SIGNING_KEYS: %w", err)
-		}
-		return ks, nil
-	}
-	if !generate {
-		return nil, errors.New("A2A_PUSH_SIGNING_KEYS is required to sign push notifications (PEM text, or an ssm: or secretsmanager: reference), or set A2A_PUSH_NOTIFICATIONS=false")
-	}
-	ks, err := keys.Generate(keys.AlgES256)
-	if err != nil {
-		return nil, err
-	}
-	if log != nil {
-		log.Info("push notifications are signed with a key generated at start-up; receivers refetch the JWKS after a restart (set A2A_PUSH_SIGNING_KEYS to keep one)", "kid", ks.KeyID())
-	}
-	return ks, nil
+	return lambdafn.PushKeys(cfg, generate, log)
 }
 
 // PushChecker is the registration check of webhooks: push.CheckConfig with
@@ -154,9 +136,13 @@ func NewPushFunction(ctx context.Context, getenv func(string) string, logOut io.
 }
 
 // NewDeliverFunction builds the deliver function's handler (the delivery
-// queue to the webhooks) from the environment read through getenv. Call it
-// once per cold start.
+// queue to the webhooks) from the environment read through getenv, secret
+// references resolved (the signing keys). Call it once per cold start.
 func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Deliver, error) {
+	getenv, err := ResolveSecrets(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
