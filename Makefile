@@ -4,8 +4,17 @@
 GO        ?= go
 GOFLAGS   ?=
 PKGS      := ./...
+PYTHON    ?= python3
+CFN_LINT  ?= cfn-lint
+TEMPLATE  := template.yaml
 
-.PHONY: run test lint fmt build bench load fuzz clean
+# Lambda functions: one directory under functions/ each, built into one
+# binary named bootstrap (what the provided.al2023 runtime runs), for arm64.
+FUNCTIONS    := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
+LAMBDA_GO    := GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO)
+LAMBDA_FLAGS := -trimpath -ldflags='-s -w' -tags lambda.norpc
+
+.PHONY: run test lint fmt build functions validate deploy bench load fuzz clean
 
 # LOCAL_AWS runs a command with a local AWS stand-in (moto) and stops it
 # afterwards; see infra/localaws/with-local-aws.
@@ -14,19 +23,25 @@ LOCAL_AWS := infra/localaws/with-local-aws
 ## run: serve the demo agent on 127.0.0.1:8000 with embedded defaults.
 ##      A2A_TASK_STORE_BACKEND=dynamodb keeps tasks in DynamoDB at AWS_ENDPOINT_URL;
 ##      without AWS_ENDPOINT_URL a local moto is started and the table created.
+##      Push notifications may go to http and loopback webhooks (local only).
+RUN_ENV := A2A_PUSH_ALLOW_INSECURE=$${A2A_PUSH_ALLOW_INSECURE:-true}
 run:
 ifeq ($(A2A_TASK_STORE_BACKEND)$(AWS_ENDPOINT_URL),dynamodb)
-	A2A_TASK_STORE_TABLE=$${A2A_TASK_STORE_TABLE:-a2a-local-tasks} \
+	$(RUN_ENV) A2A_TASK_STORE_TABLE=$${A2A_TASK_STORE_TABLE:-a2a-local-tasks} \
 	A2A_TASK_STORE_CREATE_TABLE=$${A2A_TASK_STORE_CREATE_TABLE:-true} \
 	$(LOCAL_AWS) --sdk-env $(GO) run ./cmd/a2a-local
 else
-	$(GO) run ./cmd/a2a-local
+	$(RUN_ENV) $(GO) run ./cmd/a2a-local
 endif
 
-## test: every test (unit, integration, interop, fuzz seed corpora), with moto
-##       started for the AWS-backed tests (A2A_TEST_AWS_ENDPOINT) and stopped after
+## test: every test (unit, integration, interop, fuzz seed corpora, the Lambda
+##       binaries through the Runtime API), with moto started for the AWS-backed
+##       tests (A2A_TEST_AWS_ENDPOINT) and stopped after; then `make validate`
+##       when cfn-lint is installed
 test: lint
 	$(LOCAL_AWS) $(GO) test -count=1 $(PKGS)
+	@if command -v $(CFN_LINT) >/dev/null 2>&1; then $(MAKE) --no-print-directory validate; \
+	else echo "make test: $(CFN_LINT) not found, so the template was not validated (pip install cfn-lint aws-sam-translator; then make validate)"; fi
 
 ## lint: gofmt and go vet must be clean
 lint:
@@ -37,11 +52,54 @@ lint:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-## build: compile every package and command
-build:
+## build: compile every package and command, and every Lambda function for
+##        arm64 into bin/<function>/bootstrap
+build: functions
 	$(GO) build $(PKGS)
 
-## bench: in-process benchmarks of the hot paths (see README "Measured")
+functions: $(FUNCTIONS:%=bin/%/bootstrap)
+
+bin/%/bootstrap: FORCE
+	$(LAMBDA_GO) build $(LAMBDA_FLAGS) -o $@ ./functions/$*
+
+FORCE:
+
+# sam build runs `make build-<LogicalId>` for every function of template.yaml
+# (Metadata: BuildMethod: makefile, CodeUri: .), with ARTIFACTS_DIR set to
+# the directory the function's code must end up in.
+build-CardFunction:    FUNCTION := card
+build-SendFunction:    FUNCTION := send
+build-TasksFunction:   FUNCTION := tasks
+build-WorkerFunction:  FUNCTION := worker
+build-PushFunction:    FUNCTION := push
+build-DeliverFunction: FUNCTION := deliver
+SAM_TARGETS := build-CardFunction build-SendFunction build-TasksFunction build-WorkerFunction build-PushFunction build-DeliverFunction
+.PHONY: $(SAM_TARGETS)
+$(SAM_TARGETS):
+	@test -n "$(ARTIFACTS_DIR)" || { echo "$@: ARTIFACTS_DIR is not set; sam build sets it (or: make $@ ARTIFACTS_DIR=dir)" >&2; exit 1; }
+	@test -f functions/$(FUNCTION)/main.go || { echo "$@: functions/$(FUNCTION) does not exist yet" >&2; exit 1; }
+	$(MAKE) --no-print-directory bin/$(FUNCTION)/bootstrap
+	mkdir -p "$(ARTIFACTS_DIR)"
+	cp bin/$(FUNCTION)/bootstrap "$(ARTIFACTS_DIR)/bootstrap"
+
+## validate: check template.yaml offline: cfn-lint on it; the SAM transform
+##           (infra/sam_transform.py: build targets, local paths, samtranslator)
+##           and cfn-lint on its output; the state machine (cmd/asl-check)
+VALIDATE_DIR := .aws-sam/validate
+validate:
+	$(CFN_LINT) $(TEMPLATE)
+	$(PYTHON) infra/sam_transform.py $(TEMPLATE) -o $(VALIDATE_DIR)/template.json
+	$(CFN_LINT) $(VALIDATE_DIR)/template.json
+	$(GO) run ./cmd/asl-check $(TEMPLATE)
+
+## deploy: sam build, then sam deploy with samconfig.toml's default environment
+##         (needs the SAM CLI and AWS credentials; first time: sam deploy --guided)
+deploy:
+	sam build
+	sam deploy $(DEPLOY_FLAGS)
+
+## bench: in-process benchmarks of the hot paths and the Lambda binaries' cold
+##        starts (see README "Measured" and "Deploy")
 bench:
 	$(LOCAL_AWS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
@@ -60,6 +118,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/oap
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pkg/push/notify
 
 clean:
 	rm -rf bin .aws-sam functions/*/bootstrap

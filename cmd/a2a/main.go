@@ -1,6 +1,7 @@
 // Command a2a is a client of A2A agents for the terminal and for scripts:
 // card, send, get, list, cancel and reply, with live progress while a task
-// runs. Run "a2a help" for its usage; the logic lives in pkg/cli.
+// runs, and webhook listen, a receiver that verifies and prints push
+// notifications. Run "a2a help" for its usage; the logic lives in pkg/cli.
 package main
 
 import (

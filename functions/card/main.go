@@ -4,20 +4,20 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 )
 
 func main() {
-	h, err := app.NewCardFunction(os.Getenv, builtin.Registry(), os.Stderr)
+	h, err := lambdafn.NewCardFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "card:", err)
+		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "card", err)
 		os.Exit(1)
 	}
-	lambda.Start(app.LambdaHTTP(h))
+	lambda.Start(lambdafn.LambdaHTTP(h))
 }

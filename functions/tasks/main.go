@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -13,13 +12,14 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 )
 
 func main() {
 	h, err := app.NewLambdaHTTP(context.Background(), os.Getenv, builtin.Registry(), httpapi.RoutesTasks, os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tasks:", err)
+		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "tasks", err)
 		os.Exit(1)
 	}
-	lambda.Start(app.LambdaHTTP(h))
+	lambda.Start(lambdafn.LambdaHTTP(h))
 }

@@ -7,19 +7,19 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 )
 
 func main() {
 	h, err := app.NewWorkerFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "worker:", err)
+		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "worker", err)
 		os.Exit(1)
 	}
 	lambda.Start(h.Handle)

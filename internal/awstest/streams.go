@@ -12,11 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
-
-// SQS returns an SQS client of the stand-in.
-func SQS(t testing.TB) *sqs.Client { return sqs.NewFromConfig(Config(t)) }
 
 // StreamReader reads a table's stream with GetRecords and hands the records
 // over as a Lambda event source mapping does: as events.DynamoDBEventRecord,

@@ -81,7 +81,9 @@ type Emitter interface {
 	// Artifact records an artifact. With Append, its parts are appended to
 	// the stored artifact with the same ArtifactID (created if missing);
 	// otherwise it replaces any artifact with that id. LastChunk marks the
-	// artifact complete.
+	// artifact complete: push notifications tell webhooks about it at once
+	// (set it for an artifact given whole, too). Artifacts of an Outcome
+	// are complete.
 	Artifact(ctx context.Context, art a2a.Artifact, opts ArtifactOptions) error
 }
 

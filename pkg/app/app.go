@@ -12,27 +12,27 @@ import (
 	"net/http"
 	"runtime/debug"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
 // NewLogger returns the JSON logger every binary uses.
-func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
-}
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger { return lambdafn.NewLogger(w, level) }
 
 // LocalAuthenticator returns bearer authentication when tokens are
-// configured. Without tokens it admits everyone as one anonymous caller, but
+// configured (A2A_AUTH=jwt is refused: no gateway verifies the tokens). Without tokens it admits everyone as one anonymous caller, but
 // only on a loopback bind, and says so in the log; on any other bind it
 // refuses to start.
 func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authenticator, error) {
+	if cfg.Auth == config.AuthJWT {
+		return nil, errors.New("A2A_AUTH=jwt needs API Gateway's JWT authorizer in front of the server: the local server identifies callers by bearer token; unset A2A_AUTH")
+	}
 	if len(cfg.Tokens) > 0 {
 		return auth.NewBearer(cfg.Tokens), nil
 	}
@@ -45,10 +45,7 @@ func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authentica
 
 // Cards returns the card source of an agent.
 func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
-	return func(publicURL string) (a2a.AgentCard, a2a.AgentCard) {
-		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push}
-		return card.Public(o), card.Extended(o)
-	}
+	return lambdafn.Cards(info, bearer, push)
 }
 
 // ExecutionLocal is the execution mode of the local server's profile: task
@@ -69,11 +66,9 @@ func BuildVersion() string {
 	return "(devel)"
 }
 
-// GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option, in
-// which 0 means the default: a configured 0 compresses every body.
-func GzipMinimumSize(cfg config.Config) int {
-	return max(cfg.GzipMinimumSize, 1)
-}
+// GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option
+// (see lambdafn.GzipMinimumSize).
+func GzipMinimumSize(cfg config.Config) int { return lambdafn.GzipMinimumSize(cfg) }
 
 // ServiceConfig is the service part of the configuration.
 func ServiceConfig(cfg config.Config) service.Config {
@@ -104,8 +99,8 @@ type LocalOptions struct {
 	Clock service.Clock
 	Log   *slog.Logger
 	// Store keeps the tasks; nil means a new in-memory store. RunLocal
-	// passes the store the configuration names (OpenTaskStore); a test can
-	// pass a DynamoDB store to run the whole server on it.
+	// passes the DynamoDB store when the configuration names it; a test
+	// can pass one to run the whole server on it.
 	Store service.Store
 	// Changes, with Store, reports the store's task changes to push
 	// notifications until the server closes (see FollowChanges); nil

@@ -9,14 +9,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/sfn"
@@ -26,41 +26,17 @@ import (
 
 // HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API
 // (payload format 2.0).
-type HTTPFunc func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+type HTTPFunc = lambdafn.HTTPFunc
 
-// LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler.
-func LambdaHTTP(h http.Handler) HTTPFunc { return httpadapter.NewV2(h).ProxyWithContext }
+// LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler (see
+// lambdafn.LambdaHTTP).
+func LambdaHTTP(h http.Handler) HTTPFunc { return lambdafn.LambdaHTTP(h) }
 
-// NewCardFunction builds the card function's handler: the public cards and
-// the push notification JWKS, nothing else, and no AWS access. A deployed agent always requires
-// authentication, so its card declares the bearer scheme. Without
-// A2A_PUBLIC_URL the card's URLs are those the request was addressed to (the
-// API's own domain, or its custom domain).
+// NewCardFunction builds the card function's handler (see
+// lambdafn.NewCardFunction, which functions/card calls so as not to link
+// the AWS SDK's table, state machine and queue clients).
 func NewCardFunction(getenv func(string) string, reg *agent.Registry, logOut io.Writer) (http.Handler, error) {
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	ag, err := reg.New(cfg.Agent, getenv)
-	if err != nil {
-		return nil, err
-	}
-	log := NewLogger(logOut, cfg.LogLevel)
-	o := httpapi.Options{
-		Routes:          httpapi.RoutesCard,
-		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
-		PublicURL:       cfg.ConfiguredPublicURL,
-		GzipMinimumSize: GzipMinimumSize(cfg),
-		Logger:          log,
-	}
-	if cfg.Push.Enabled {
-		ks, err := PushKeys(cfg, false, log)
-		if err != nil {
-			return nil, err
-		}
-		o.JWKS = ks
-	}
-	return httpapi.New(o)
+	return lambdafn.NewCardFunction(context.Background(), getenv, reg, logOut)
 }
 
 // settleGrace is how long a Lambda function's blocking send waits for its
@@ -87,11 +63,17 @@ type LambdaOptions struct {
 }
 
 // NewLambdaHTTP builds an HTTP Lambda function's handler from the
-// environment read through getenv: configuration, the DynamoDB store, the
-// agent named by A2A_AGENT from reg, and the routes of the function. Call
-// it once per cold start. The functions keep tasks in DynamoDB and admit
-// only bearer tokens: a configuration without them is refused.
+// environment read through getenv: secret references resolved (see
+// ResolveSecrets), configuration, the DynamoDB store, the agent named by
+// A2A_AGENT from reg, and the routes of the function. Call it once per cold
+// start. The functions keep tasks in DynamoDB and never serve anonymous
+// callers: they need bearer tokens, or A2A_AUTH=jwt behind API Gateway's
+// JWT authorizer.
 func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer) (http.Handler, error) {
+	getenv, err := ResolveSecrets(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
@@ -143,9 +125,14 @@ func lambdaRunner(cfg config.Config, exec *service.Executor, store LambdaStore, 
 
 // NewWorkerFunction builds the worker function's handler (the Step
 // Functions task of infra/statemachine.asl.json) from the environment read
-// through getenv: configuration, the DynamoDB store and the agent named by
-// A2A_AGENT from reg. Call it once per cold start.
+// through getenv: secret references resolved (the agent's keys),
+// configuration, the DynamoDB store and the agent named by A2A_AGENT from
+// reg. Call it once per cold start.
 func NewWorkerFunction(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (*worker.Handler, error) {
+	getenv, err := ResolveSecrets(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
@@ -179,22 +166,42 @@ func checkLambdaConfig(cfg config.Config) error {
 	if cfg.Push.AllowInsecure {
 		errs = append(errs, errors.New("A2A_PUSH_ALLOW_INSECURE=true is for local development: in Lambda, loopback reaches the Lambda Runtime API"))
 	}
-	return errors.Join(append(errs, requireTokens(cfg))...)
+	_, err := lambdaAuthenticator(cfg)
+	return errors.Join(append(errs, err)...)
 }
 
-func requireTokens(cfg config.Config) error {
-	if len(cfg.Tokens) == 0 {
-		return errors.New("A2A_BEARER_TOKEN (or A2A_BEARER_TOKENS) is required: the Lambda functions do not serve anonymous callers")
+// lambdaAuthenticator identifies the callers of an HTTP function: by the
+// JWT API Gateway verified (A2A_AUTH=jwt), or by bearer token, which are
+// then required.
+func lambdaAuthenticator(cfg config.Config) (httpapi.Authenticator, error) {
+	if cfg.Auth == config.AuthJWT {
+		return auth.NewJWT(APIGatewayJWTClaims), nil
 	}
-	return nil
+	if len(cfg.Tokens) == 0 {
+		return nil, errors.New("A2A_BEARER_TOKEN (or A2A_BEARER_TOKENS) is required: the Lambda functions do not serve anonymous callers (or set A2A_AUTH=jwt behind API Gateway's JWT authorizer)")
+	}
+	return auth.NewBearer(cfg.Tokens), nil
+}
+
+// APIGatewayJWTClaims returns the claims API Gateway's JWT authorizer
+// verified for a request that reached the function through an HTTP API
+// (aws-lambda-go-api-proxy keeps the request context), and false when the
+// route had no JWT authorizer.
+func APIGatewayJWTClaims(r *http.Request) (map[string]string, bool) {
+	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
+	if !ok || rc.Authorizer == nil || rc.Authorizer.JWT == nil || len(rc.Authorizer.JWT.Claims) == 0 {
+		return nil, false
+	}
+	return rc.Authorizer.JWT.Claims, true
 }
 
 // NewLambdaHandler assembles an HTTP Lambda function around store: the
 // agent's executor, the runner of the execution mode, the service and the
-// HTTP edge with bearer authentication. Card URLs come from A2A_PUBLIC_URL,
-// or from each request when it is unset.
+// HTTP edge with bearer or JWT authentication. Card URLs come from
+// A2A_PUBLIC_URL, or from each request when it is unset.
 func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o LambdaOptions) (http.Handler, error) {
-	if err := requireTokens(cfg); err != nil {
+	authn, err := lambdaAuthenticator(cfg)
+	if err != nil {
 		return nil, err
 	}
 	if o.Log == nil {
@@ -216,7 +223,7 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	return httpapi.New(httpapi.Options{
 		Service:         svc,
-		Auth:            auth.NewBearer(cfg.Tokens),
+		Auth:            authn,
 		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
 		PublicURL:       cfg.ConfiguredPublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,

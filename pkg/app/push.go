@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
@@ -27,28 +28,9 @@ import (
 )
 
 // PushKeys returns the push notification signing keys of
-// A2A_PUSH_SIGNING_KEYS. Without them, the local server (generate) makes a
-// new ES256 key, which lives as long as the process; the Lambda functions
-// refuse to start.
+// A2A_PUSH_SIGNING_KEYS (see lambdafn.PushKeys).
 func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, error) {
-	if cfg.Push.SigningKeys != "" {
-		ks, err := keys.Parse([]byte(cfg.Push.SigningKeys))
-		if err != nil {
-			return nil, fmt.Errorf("A2A_PUSH_SIGNING_KEYS: %w", err)
-		}
-		return ks, nil
-	}
-	if !generate {
-		return nil, errors.New("A2A_PUSH_SIGNING_KEYS is required to sign push notifications (PEM text, or an ssm: or secretsmanager: reference), or set A2A_PUSH_NOTIFICATIONS=false")
-	}
-	ks, err := keys.Generate(keys.AlgES256)
-	if err != nil {
-		return nil, err
-	}
-	if log != nil {
-		log.Info("push notifications are signed with a key generated at start-up; receivers refetch the JWKS after a restart (set A2A_PUSH_SIGNING_KEYS to keep one)", "kid", ks.KeyID())
-	}
-	return ks, nil
+	return lambdafn.PushKeys(cfg, generate, log)
 }
 
 // PushChecker is the registration check of webhooks: push.CheckConfig with
@@ -161,28 +143,25 @@ func NewPushFunction(ctx context.Context, getenv func(string) string, logOut io.
 }
 
 // NewDeliverFunction builds the deliver function's handler (the delivery
-// queue to the webhooks) from the environment read through getenv. Call it
-// once per cold start.
+// queue to the webhooks) from the environment read through getenv, secret
+// references resolved (the signing keys). Call it once per cold start.
 func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Deliver, error) {
+	getenv, err := ResolveSecrets(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
 	var errs []error
-	if cfg.Push.DeliveryQueueURL == "" || cfg.Push.DeadLetterQueueURL == "" {
-		errs = append(errs, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL and A2A_PUSH_DEAD_LETTER_QUEUE_URL are required: the deliver function schedules retries on the first and dead-letters to the second"))
-	}
 	if cfg.Push.AllowInsecure {
 		errs = append(errs, errors.New("A2A_PUSH_ALLOW_INSECURE=true is for local development: in Lambda, loopback reaches the Lambda Runtime API"))
 	}
 	if cfg.TaskStore.Backend != config.BackendDynamoDB {
 		errs = append(errs, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: the deliver function reads push configs from DynamoDB; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend))
 	}
-	issuer := pushIssuer(cfg, false)
-	if issuer == "" {
-		errs = append(errs, errors.New("A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required: it is the iss claim receivers check"))
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append(errs, checkDeliverConfig(cfg))...); err != nil {
 		return nil, err
 	}
 	log := NewLogger(logOut, cfg.LogLevel)
@@ -198,10 +177,32 @@ func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut 
 	if err != nil {
 		return nil, err
 	}
-	d, err := newDeliverer(cfg, ks, issuer)
+	d, err := newDeliverer(cfg, ks, pushIssuer(cfg, false))
 	if err != nil {
 		return nil, err
 	}
+	return NewDeliver(cfg, store, sqs.NewFromConfig(awsCfg), d, log)
+}
+
+// checkDeliverConfig refuses a deliver function without its queues or an
+// issuer.
+func checkDeliverConfig(cfg config.Config) error {
+	var errs []error
+	if cfg.Push.DeliveryQueueURL == "" || cfg.Push.DeadLetterQueueURL == "" {
+		errs = append(errs, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL and A2A_PUSH_DEAD_LETTER_QUEUE_URL are required: the deliver function schedules retries on the first and dead-letters to the second"))
+	}
+	if pushIssuer(cfg, false) == "" {
+		errs = append(errs, errors.New("A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required: it is the iss claim receivers check"))
+	}
+	return errors.Join(errs...)
+}
+
+// NewDeliver assembles the deliver function around its store, queue client
+// and deliverer.
+func NewDeliver(cfg config.Config, store notify.Store, client serverless.SQS, d notify.Deliverer, log *slog.Logger) (*serverless.Deliver, error) {
+	if err := checkDeliverConfig(cfg); err != nil {
+		return nil, err
+	}
 	sender := notify.NewSender(notify.NewResolver(store, pushBodies()), d, retryPolicy(cfg), store, log)
-	return serverless.NewDeliver(sender, sqs.NewFromConfig(awsCfg), cfg.Push.DeliveryQueueURL, cfg.Push.DeadLetterQueueURL, log)
+	return serverless.NewDeliver(sender, client, cfg.Push.DeliveryQueueURL, cfg.Push.DeadLetterQueueURL, log)
 }

@@ -34,11 +34,18 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return err
 	}
-	store, err := OpenTaskStore(ctx, cfg, StoreOptions{Log: log})
-	if err != nil {
-		return err
+	o := LocalOptions{Auth: authn, Log: log}
+	if cfg.TaskStore.Backend == config.BackendDynamoDB {
+		if o.Store, err = OpenDynamoStore(ctx, cfg, StoreOptions{Log: log}); err != nil {
+			return err
+		}
+		if cfg.Push.Enabled {
+			if o.Changes, err = DynamoChanges(ctx, cfg, log); err != nil {
+				return err
+			}
+		}
 	}
-	srv, err := NewLocal(cfg, ag, LocalOptions{Auth: authn, Log: log, Store: store})
+	srv, err := NewLocal(cfg, ag, o)
 	if err != nil {
 		return err
 	}
@@ -76,9 +83,22 @@ func printBanner(out io.Writer, cfg config.Config, name string, bearer bool) {
   agent card  %s/.well-known/agent-card.json
   JSON-RPC    %s/
   REST        %s%s/v1
-
+%s
 Send a first message (blocking, so the answer holds the finished task):
   curl -s %s/%s -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"hello-1","parts":[{"kind":"text","text":"hello"}]},"configuration":{"blocking":true}}}'
 
-`, name, cfg.Agent, cfg.PublicURL, cfg.PublicURL, cfg.PublicURL, card.RESTPath, cfg.PublicURL, authHeader)
+`, name, cfg.Agent, cfg.PublicURL, cfg.PublicURL, cfg.PublicURL, card.RESTPath, pushLine(cfg), cfg.PublicURL, authHeader)
+}
+
+// pushLine tells where receivers find the keys of push notifications, and
+// which webhooks the server accepts.
+func pushLine(cfg config.Config) string {
+	if !cfg.Push.Enabled {
+		return "  push        off (A2A_PUSH_NOTIFICATIONS=false)\n"
+	}
+	hooks := "https webhooks only"
+	if cfg.Push.AllowInsecure {
+		hooks = "http and loopback webhooks allowed: A2A_PUSH_ALLOW_INSECURE=true"
+	}
+	return fmt.Sprintf("  push keys   %s/.well-known/jwks.json (%s)\n", cfg.PublicURL, hooks)
 }

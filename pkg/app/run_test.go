@@ -102,6 +102,7 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 		{map[string]string{"A2A_HOST": "0.0.0.0"}, "A2A_HOST=0.0.0.0 is not a loopback address: set A2A_BEARER_TOKEN"},
 		{map[string]string{"A2A_AGENT": "nope"}, `A2A_AGENT="nope" is not a registered agent`},
 		{map[string]string{"A2A_PORT": "x"}, "A2A_PORT"},
+		{map[string]string{"A2A_AUTH": "jwt"}, "A2A_AUTH=jwt needs API Gateway's JWT authorizer"},
 	}
 	for _, tt := range tests {
 		err := app.RunLocal(context.Background(), func(k string) string { return tt.env[k] }, builtin.Registry(), io.Discard, io.Discard)

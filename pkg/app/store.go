@@ -6,10 +6,11 @@ import (
 	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -27,14 +28,13 @@ type StoreOptions struct {
 // environment or the Lambda role) in AWS_REGION, pointed at AWS_ENDPOINT_URL
 // when it is set (a local stand-in).
 func AWSConfig(ctx context.Context, cfg config.Config) (aws.Config, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.AWS.Region))
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
-	}
-	if cfg.AWS.EndpointURL != "" {
-		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
-	}
-	return awsCfg, nil
+	return lambdafn.AWSConfig(ctx, cfg.AWS)
+}
+
+// ResolveSecrets returns getenv with the secret references resolved (see
+// lambdafn.ResolveSecrets).
+func ResolveSecrets(ctx context.Context, getenv func(string) string) (func(string) string, error) {
+	return lambdafn.ResolveSecrets(ctx, getenv)
 }
 
 // OpenTaskStore returns the task store cfg names: in memory, or on
@@ -67,4 +67,24 @@ func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*d
 	return dynamo.New(client, dynamo.Options{
 		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, OnUsage: o.OnUsage, Logger: o.Log,
 	})
+}
+
+// DynamoChanges returns the change source of cfg's table for the local
+// server: its stream, followed from the moment the server starts (see
+// dynamo.Follow).
+func DynamoChanges(ctx context.Context, cfg config.Config, log *slog.Logger) (ChangeSource, error) {
+	awsCfg, err := AWSConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out, err := dynamodb.NewFromConfig(awsCfg).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(cfg.TaskStore.Table)})
+	if err != nil {
+		return nil, fmt.Errorf("describe table %s: %w", cfg.TaskStore.Table, err)
+	}
+	arn := aws.ToString(out.Table.LatestStreamArn)
+	if arn == "" {
+		return nil, fmt.Errorf("table %s has no stream: push notifications need one (NEW_AND_OLD_IMAGES)", cfg.TaskStore.Table)
+	}
+	streams := dynamodbstreams.NewFromConfig(awsCfg)
+	return func(ctx context.Context, fn func(service.TaskChange)) { dynamo.Follow(ctx, streams, arn, fn, log) }, nil
 }

@@ -72,3 +72,44 @@ func (b *Bearer) Authenticate(r *http.Request) (Identity, error) {
 	}
 	return Identity{Owner: b.names[match]}, nil
 }
+
+// JWTOwnerPrefix starts the owner name of every JWT caller. Bearer caller
+// names never contain ':', so a JWT subject can never take over the tasks
+// of a bearer caller of the same name (say, after a stack switched modes).
+const JWTOwnerPrefix = "jwt:"
+
+// ClaimsSource returns the claims of the JWT that a gateway in front of the
+// server verified for r, and false when r carries none. In Lambda the
+// source is API Gateway's request context (see pkg/app).
+type ClaimsSource func(r *http.Request) (map[string]string, bool)
+
+// JWT admits requests whose JWT an API Gateway JWT authorizer already
+// verified (issuer, audience, signature, expiry): it only reads the
+// verified claims, never the Authorization header, and names the caller
+// after the token's sub claim.
+type JWT struct {
+	claims ClaimsSource
+}
+
+// NewJWT returns an authenticator reading the verified claims from src.
+func NewJWT(src ClaimsSource) *JWT {
+	if src == nil {
+		panic("auth: NewJWT needs a claims source")
+	}
+	return &JWT{claims: src}
+}
+
+// Authenticate implements the httpapi authenticator. A request without
+// verified claims (the route has no authorizer) or without a subject is
+// refused.
+func (j *JWT) Authenticate(r *http.Request) (Identity, error) {
+	claims, ok := j.claims(r)
+	if !ok {
+		return Identity{}, ErrUnauthenticated
+	}
+	sub := strings.TrimSpace(claims["sub"])
+	if sub == "" {
+		return Identity{}, ErrUnauthenticated
+	}
+	return Identity{Owner: JWTOwnerPrefix + sub}, nil
+}

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -43,4 +44,35 @@ func TestAnonymous(t *testing.T) {
 	id, err := Anonymous{}.Authenticate(httptest.NewRequest("GET", "/", nil))
 	assert.NoError(t, err)
 	assert.Equal(t, AnonymousOwner, id.Owner)
+}
+
+func TestJWT(t *testing.T) {
+	tests := []struct {
+		name   string
+		claims map[string]string
+		found  bool
+		owner  string
+	}{
+		{"subject", map[string]string{"sub": "user-42", "iss": "https://issuer.example.com"}, true, "jwt:user-42"},
+		{"subject looking like a bearer caller", map[string]string{"sub": "default"}, true, "jwt:default"},
+		{"no subject", map[string]string{"iss": "https://issuer.example.com"}, true, ""},
+		{"blank subject", map[string]string{"sub": "  "}, true, ""},
+		{"no verified token", nil, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := NewJWT(func(*http.Request) (map[string]string, bool) { return tt.claims, tt.found })
+			r := httptest.NewRequest("GET", "/", nil)
+			// The header is API Gateway's business: a forged one changes nothing.
+			r.Header.Set("Authorization", "Bearer forged")
+			id, err := j.Authenticate(r)
+			if tt.owner == "" {
+				assert.ErrorIs(t, err, ErrUnauthenticated)
+				return
+			}
+			assert.NoError(t, err)
+			assert.Equal(t, tt.owner, id.Owner)
+		})
+	}
+	assert.Panics(t, func() { NewJWT(nil) })
 }

@@ -7,6 +7,7 @@
 //	a2a list   URL [--context ID] [--state STATE] [--page-size N] [--page-token T]
 //	a2a cancel URL TASK
 //	a2a reply  URL TASK [TEXT | --answer A... | --decline | --allow once|always | --deny]
+//	a2a webhook listen ADDR --agent URL [--token T] [--audience URL]
 //
 // While waiting it shows live progress: redrawn in place on a terminal,
 // plain lines otherwise. --json prints the result as JSON for scripts. The
@@ -83,6 +84,7 @@ func commands() []command {
 		{"list", "URL", "list your tasks, newest first", (*runner).list},
 		{"cancel", "URL TASK", "cancel a task", (*runner).cancel},
 		{"reply", "URL TASK [TEXT]", "answer a question or a permission request of an interrupted task", (*runner).reply},
+		{"webhook", "listen ADDR", "receive the agent's push notifications on ADDR, verify and print them", (*runner).webhook},
 	}
 }
 
@@ -121,12 +123,13 @@ func (r *runner) usage(w io.Writer) {
 	fmt.Fprintln(w, "a2a talks to A2A agents (protocol 0.3 and 1.0, JSON-RPC and HTTP+JSON).")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  a2a %-6s %-16s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  a2a %-7s %-16s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintf(w, `
 URL is the agent's base URL (its card is at URL/.well-known/agent-card.json) or its card's URL.
-Every command takes --token (default $%s), --json, --binding jsonrpc|rest, --protocol 0.3|1.0,
---timeout DURATION. Run "a2a COMMAND -h" for the flags of a command.
+Every client command takes --token (default $%s), --json, --binding jsonrpc|rest,
+--protocol 0.3|1.0, --timeout DURATION. Run "a2a COMMAND -h" for the flags of a command.
+"a2a webhook listen" runs until interrupted (Ctrl-C), then exits 0.
 
 Exit codes: 0 completed (or done), 1 error, 2 usage, 3 failed, 4 canceled, 5 rejected,
 6 input-required, 7 auth-required, 8 still running after --timeout, 130 interrupted.
@@ -153,13 +156,20 @@ type common struct {
 
 // flags returns the flag set of the current command with the common flags.
 func (r *runner) flags() *flag.FlagSet {
-	fs := flag.NewFlagSet("a2a "+r.cmd.name, flag.ContinueOnError)
-	fs.SetOutput(r.errw)
+	fs := r.baseFlags()
 	fs.StringVar(&r.common.token, "token", "", "bearer token (default $"+TokenEnv+")")
 	fs.BoolVar(&r.common.json, "json", false, "print the result as JSON")
 	fs.StringVar(&r.common.binding, "binding", "", "jsonrpc or rest (default: the card's preference)")
 	fs.StringVar(&r.common.protocol, "protocol", "", "0.3 or 1.0 (default: 1.0 when the card offers it)")
 	fs.DurationVar(&r.common.timeout, "timeout", 0, "give up after this long (0: no limit)")
+	return fs
+}
+
+// baseFlags returns an empty flag set of the current command, for a
+// command that is not a client of an agent (webhook listen).
+func (r *runner) baseFlags() *flag.FlagSet {
+	fs := flag.NewFlagSet("a2a "+r.cmd.name, flag.ContinueOnError)
+	fs.SetOutput(r.errw)
 	fs.Usage = func() {
 		fmt.Fprintf(r.errw, "Usage: a2a %s %s [flags]\n  %s\n\nFlags:\n", r.cmd.name, r.cmd.args, r.cmd.summary)
 		fs.PrintDefaults()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,8 +70,7 @@ func (authAgent) Step(context.Context, agent.StepInput, agent.Emitter) (agent.Ou
 }
 
 func TestCommandsAgainstLocalServer(t *testing.T) {
-	// Push notifications off: "send --push-url" checks the error report.
-	srv := clienttest.Start(t, clienttest.Options{Token: "tok-s3cret", Env: map[string]string{"A2A_PUSH_NOTIFICATIONS": "false"}})
+	srv := clienttest.Start(t, clienttest.Options{Token: "tok-s3cret"})
 	url := srv.URL
 	env := map[string]string{cli.TokenEnv: "tok-s3cret"}
 	o := runOpts{env: env}
@@ -94,7 +94,10 @@ func TestCommandsAgainstLocalServer(t *testing.T) {
 		require.Equal(t, cli.ExitOK, r.code, r.stderr)
 		task := decodeTask(t, r.stdout)
 		assert.Contains(t, []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, task.Status.State)
-		r = run(t, o, "send", url, "hello")
+		// Long enough to be unfinished when the send returns ("hello" may
+		// already be completed then), short enough to end before the list
+		// tests below.
+		r = run(t, o, "send", url, "long 5")
 		require.Equal(t, cli.ExitOK, r.code, r.stderr)
 		assert.Contains(t, r.stdout, "follow: a2a get "+url+" ")
 	})
@@ -206,7 +209,14 @@ func TestCommandsAgainstLocalServer(t *testing.T) {
 		var page a2a.ListTasksResult
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &page))
 		require.Len(t, page.Tasks, 3)
-		assert.Equal(t, taskID, page.Tasks[0].ID, "newest first")
+		// Newest status first; tasks updated within the same millisecond
+		// (timestamps have no finer grain) come in task id order.
+		for i := 1; i < len(page.Tasks); i++ {
+			assert.GreaterOrEqual(t, page.Tasks[i-1].Status.Timestamp, page.Tasks[i].Status.Timestamp, "newest first")
+		}
+		newest := slices.IndexFunc(page.Tasks, func(task a2a.Task) bool { return task.ID == taskID })
+		require.GreaterOrEqual(t, newest, 0, "the task just sent is on the first page")
+		assert.Equal(t, page.Tasks[0].Status.Timestamp, page.Tasks[newest].Status.Timestamp, "the task just sent is among the newest")
 		assert.NotEmpty(t, page.NextPageToken)
 
 		r = run(t, o, "cancel", url, taskID)
@@ -225,6 +235,93 @@ func TestCommandsAgainstLocalServer(t *testing.T) {
 
 		r = run(t, o, "list", url, "--binding", "rest", "--json")
 		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	})
+
+	t.Run("send --context continues a conversation, list --context finds it", func(t *testing.T) {
+		r := run(t, o, "send", url, "first", "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		first := decodeTask(t, r.stdout)
+		r = run(t, o, "send", url, "second", "--context", first.ContextID, "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		second := decodeTask(t, r.stdout)
+		assert.Equal(t, first.ContextID, second.ContextID)
+		assert.NotEqual(t, first.ID, second.ID, "a new task in the same context")
+		assert.Equal(t, "echo: second", a2a.PartsText(second.Artifacts[0].Parts))
+
+		r = run(t, o, "list", url, "--context", first.ContextID, "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		var page a2a.ListTasksResult
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &page))
+		var ids []string
+		for _, task := range page.Tasks {
+			ids = append(ids, task.ID)
+		}
+		assert.ElementsMatch(t, []string{first.ID, second.ID}, ids, "only the context's tasks")
+		require.Len(t, page.Tasks, 2)
+		assert.GreaterOrEqual(t, page.Tasks[0].Status.Timestamp, page.Tasks[1].Status.Timestamp, "newest first")
+	})
+
+	t.Run("send --task answers an interrupted task", func(t *testing.T) {
+		r := run(t, o, "send", url, "ask Your name?", "--wait", "--json")
+		require.Equal(t, cli.ExitInputRequired, r.code, r.stderr)
+		asked := decodeTask(t, r.stdout)
+		r = run(t, o, "send", url, "Grace", "--task", asked.ID, "--context", asked.ContextID, "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		done := decodeTask(t, r.stdout)
+		assert.Equal(t, asked.ID, done.ID)
+		assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
+		assert.Equal(t, `You answered: "Grace"`, done.Status.Message.Text())
+
+		r = run(t, o, "get", url, done.ID, "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.NotEmpty(t, decodeTask(t, r.stdout).History)
+		r = run(t, o, "get", url, done.ID, "--json", "--history", "0")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Empty(t, decodeTask(t, r.stdout).History, "--history 0 asks for none")
+		r = run(t, o, "get", url, done.ID, "--json", "--history", "1")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Len(t, decodeTask(t, r.stdout).History, 1)
+	})
+
+	t.Run("cancel --json, and a finished task cannot be canceled", func(t *testing.T) {
+		r := run(t, o, "send", url, "long 100", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		taskID := decodeTask(t, r.stdout).ID
+		r = run(t, o, "cancel", url, taskID, "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Equal(t, a2a.TaskStateCanceled, decodeTask(t, r.stdout).Status.State)
+		r = run(t, o, "cancel", url, taskID, "--json")
+		assert.Equal(t, cli.ExitOK, r.code, "canceling a canceled task returns it")
+
+		r = run(t, o, "send", url, "hello", "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		r = run(t, o, "cancel", url, decodeTask(t, r.stdout).ID)
+		assert.Equal(t, cli.ExitError, r.code)
+		assert.Contains(t, r.stderr, "TASK_NOT_CANCELABLE")
+		assert.Empty(t, r.stdout)
+	})
+
+	t.Run("reply --json without waiting", func(t *testing.T) {
+		r := run(t, o, "send", url, "ask Colour?", "--wait", "--json")
+		require.Equal(t, cli.ExitInputRequired, r.code, r.stderr)
+		taskID := decodeTask(t, r.stdout).ID
+		r = run(t, o, "reply", url, taskID, "--answer", "blue", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		task := decodeTask(t, r.stdout)
+		assert.Equal(t, taskID, task.ID)
+		assert.NotEqual(t, a2a.TaskStateInputRequired, task.Status.State, "the reply was taken")
+	})
+
+	t.Run("interrupted while waiting", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		var out, errb bytes.Buffer
+		code := cli.Run(ctx, []string{"send", url, "long 100", "--wait"}, cli.Env{
+			Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] },
+			PollMin: 5 * time.Millisecond, PollMax: 20 * time.Millisecond, Tick: 5 * time.Millisecond,
+		})
+		assert.Equal(t, cli.ExitInterrupted, code, errb.String())
+		assert.Regexp(t, `stopped waiting; task \S+ goes on: a2a get `+url+` \S+ --wait`, errb.String())
 	})
 
 	t.Run("--timeout while waiting", func(t *testing.T) {
@@ -248,9 +345,9 @@ func TestCommandsAgainstLocalServer(t *testing.T) {
 		r = run(t, runOpts{}, "get", url, "no-such-task", "--token", "tok-s3cret")
 		assert.Contains(t, r.stderr, "TASK_NOT_FOUND", "--token works without the environment")
 
-		r = run(t, o, "send", url, "hi", "--push-url", "https://example.com/hook")
+		r = run(t, o, "send", url, "hi", "--push-url", "http://10.0.0.1/hook")
 		assert.Equal(t, cli.ExitError, r.code)
-		assert.Contains(t, r.stderr, "PUSH_NOTIFICATION_NOT_SUPPORTED")
+		assert.Contains(t, r.stderr, "-32602", "the server refuses a webhook in a private network")
 
 		r = run(t, o, "get", "http://127.0.0.1:1", "x")
 		assert.Equal(t, cli.ExitError, r.code)
@@ -331,4 +428,66 @@ func between(s, a, b string) string {
 	_, rest, _ := strings.Cut(s, a)
 	v, _, _ := strings.Cut(rest, b)
 	return v
+}
+
+// TestSendPushURL checks the request "send --push-url" makes, against a
+// fake agent that records it: the config goes inline in the send's
+// configuration, in the form of each protocol version. (The round trip
+// through the local server is TestWebhookListenWithTheLocalServer.)
+func TestSendPushURL(t *testing.T) {
+	var mu sync.Mutex
+	var got []map[string]any
+	var base string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/.well-known/agent-card.json" {
+			io.WriteString(w, `{"protocolVersion":"0.3.0","name":"fake","description":"fake","version":"1","url":"`+base+`","preferredTransport":"JSONRPC",
+				"supportedInterfaces":[{"url":"`+base+`","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
+				"capabilities":{"pushNotifications":true},"defaultInputModes":[],"defaultOutputModes":[],"skills":[]}`)
+			return
+		}
+		var req map[string]any
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		mu.Lock()
+		got = append(got, req)
+		mu.Unlock()
+		if req["method"] == "SendMessage" {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_SUBMITTED"}}}}`)
+			return
+		}
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t1","contextId":"c1","status":{"state":"submitted"}}}`)
+	}))
+	t.Cleanup(hs.Close)
+	base = hs.URL
+
+	for _, tc := range []struct {
+		protocol, method, configField string
+	}{
+		{"0.3", "message/send", "pushNotificationConfig"},
+		{"1.0", "SendMessage", "taskPushNotificationConfig"},
+	} {
+		t.Run(tc.protocol, func(t *testing.T) {
+			mu.Lock()
+			got = nil
+			mu.Unlock()
+			r := run(t, runOpts{}, "send", base, "hi", "--protocol", tc.protocol, "--push-url", "https://hooks.example.com/a2a", "--push-token", "hook-tok", "--json")
+			require.Equal(t, cli.ExitOK, r.code, r.stderr)
+			assert.Equal(t, "t1", decodeTask(t, r.stdout).ID)
+			r = run(t, runOpts{}, "send", base, "hi", "--protocol", tc.protocol)
+			require.Equal(t, cli.ExitOK, r.code, r.stderr)
+
+			mu.Lock()
+			defer mu.Unlock()
+			require.Len(t, got, 2)
+			assert.Equal(t, tc.method, got[0]["method"])
+			cfg := got[0]["params"].(map[string]any)["configuration"].(map[string]any)
+			assert.Equal(t, map[string]any{"url": "https://hooks.example.com/a2a", "token": "hook-tok"}, cfg[tc.configField])
+			cfg, _ = got[1]["params"].(map[string]any)["configuration"].(map[string]any)
+			assert.NotContains(t, cfg, tc.configField, "no config without --push-url")
+		})
+	}
+
+	r := run(t, runOpts{}, "send", base, "hi", "--push-token", "hook-tok")
+	assert.Equal(t, cli.ExitUsage, r.code)
+	assert.Contains(t, r.stderr, "--push-token needs --push-url")
 }

@@ -50,6 +50,10 @@ func (r *runner) send(args []string) int {
 	if !ok {
 		return code
 	}
+	if *pushToken != "" && *pushURL == "" {
+		fmt.Fprintln(r.errw, "a2a send: --push-token needs --push-url")
+		return ExitUsage
+	}
 	text := pos[1]
 	if text == "-" {
 		b, err := io.ReadAll(r.env.Stdin)

@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client/clienttest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -73,9 +74,7 @@ func (p *pathRecorder) take() []string {
 // TestLocalServer drives this project's server over both bindings, in
 // both protocol versions, through the whole surface the server has today.
 func TestLocalServer(t *testing.T) {
-	// Push notifications off: the test checks how the client reports an
-	// agent without them.
-	srv := clienttest.Start(t, clienttest.Options{Token: "s3cret", Env: map[string]string{"A2A_PUSH_NOTIFICATIONS": "false"}})
+	srv := clienttest.Start(t, clienttest.Options{Token: "s3cret"})
 	rec := &pathRecorder{}
 	proxy := httptest.NewServer(rec.wrap(reverse(srv.URL)))
 	t.Cleanup(proxy.Close)
@@ -180,11 +179,25 @@ func TestLocalServer(t *testing.T) {
 			_, err = c.SendMessage(ctx, a2a.MessageSendParams{Message: a2a.Message{TaskID: done.ID, Parts: []a2a.Part{a2a.TextPart("again")}}})
 			assert.ErrorIs(t, err, a2a.ErrUnsupportedOperation, "a terminal task takes no message")
 
-			// Push notifications are off in this server.
-			_, err = c.SetPushConfig(ctx, a2a.TaskPushNotificationConfig{TaskID: done.ID, PushNotificationConfig: a2a.PushNotificationConfig{URL: "https://example.com/hook"}})
-			assert.ErrorIs(t, err, a2a.ErrPushNotificationNotSupported)
-			_, err = c.ListPushConfigs(ctx, done.ID)
-			assert.ErrorIs(t, err, a2a.ErrPushNotificationNotSupported)
+			// Push configs: the task is finished, so nothing is delivered.
+			set, err := c.SetPushConfig(ctx, a2a.TaskPushNotificationConfig{TaskID: done.ID, PushNotificationConfig: a2a.PushNotificationConfig{URL: "https://hooks.example.com/a2a", Token: "hook-tok"}})
+			require.NoError(t, err)
+			cfgID := set.PushNotificationConfig.ID
+			require.NotEmpty(t, cfgID, "the server names the config")
+			gotCfg, err := c.GetPushConfig(ctx, a2a.GetTaskPushNotificationConfigParams{ID: done.ID, PushNotificationConfigID: cfgID})
+			require.NoError(t, err)
+			assert.Equal(t, "https://hooks.example.com/a2a", gotCfg.PushNotificationConfig.URL)
+			assert.Equal(t, service.Redacted, gotCfg.PushNotificationConfig.Token, "the token is write-only")
+			list, err := c.ListPushConfigs(ctx, done.ID)
+			require.NoError(t, err)
+			require.Len(t, list, 1)
+			assert.Equal(t, cfgID, list[0].PushNotificationConfig.ID)
+			require.NoError(t, c.DeletePushConfig(ctx, a2a.DeleteTaskPushNotificationConfigParams{ID: done.ID, PushNotificationConfigID: cfgID}))
+			list, err = c.ListPushConfigs(ctx, done.ID)
+			require.NoError(t, err)
+			assert.Empty(t, list)
+			_, err = c.SetPushConfig(ctx, a2a.TaskPushNotificationConfig{TaskID: done.ID, PushNotificationConfig: a2a.PushNotificationConfig{URL: "http://169.254.169.254/latest"}})
+			assert.ErrorIs(t, err, a2a.ErrInvalidParams, "the server refuses a webhook at the metadata address")
 
 			ext, err := c.ExtendedCard(ctx)
 			require.NoError(t, err)

@@ -58,8 +58,30 @@ type Config struct {
 	// Execution says where the Lambda functions run tasks' steps
 	// (A2A_EXECUTION; the local server always runs them in goroutines).
 	Execution Execution
+	// Auth says how callers are identified (A2A_AUTH): AuthBearer or
+	// AuthJWT.
+	Auth string
 	// Push holds the push notification settings.
 	Push Push
+}
+
+// Authentication modes (A2A_AUTH).
+const (
+	// AuthBearer identifies callers by the bearer tokens of
+	// A2A_BEARER_TOKEN and A2A_BEARER_TOKENS.
+	AuthBearer = "bearer"
+	// AuthJWT identifies callers by the sub claim of the JWT that API
+	// Gateway's JWT authorizer verified (deployed stacks only).
+	AuthJWT = "jwt"
+)
+
+// SecretVariables are the variables that hold secrets. Each of them may
+// name where its value is kept instead of holding it: ssm:<parameter name>
+// (an SSM SecureString) or secretsmanager:<secret name or ARN>. The Lambda
+// functions resolve such references once, at cold start, before Load reads
+// the configuration (see pkg/secrets).
+func SecretVariables() []string {
+	return []string{"A2A_BEARER_TOKEN", "A2A_BEARER_TOKENS", "A2A_PUSH_SIGNING_KEYS", "A2A_LLM_API_KEY", "A2A_PROXY_TOKEN"}
 }
 
 // Execution modes of the Lambda functions.
@@ -149,8 +171,25 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Tokens = r.tokens()
 	c.TaskStore, c.AWS = r.taskStore()
 	c.Execution = r.execution()
+	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
 	return c, errors.Join(r.errs...)
+}
+
+// auth reads A2A_AUTH. With jwt, API Gateway identifies callers, so bearer
+// tokens would be ignored: setting both is a mistake worth stopping for.
+func (r *reader) auth(tokens map[string]string) string {
+	mode := strings.ToLower(r.str("A2A_AUTH", AuthBearer))
+	switch mode {
+	case AuthBearer:
+	case AuthJWT:
+		if len(tokens) > 0 {
+			r.errs = append(r.errs, errors.New("A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN and A2A_BEARER_TOKENS, or set A2A_AUTH=bearer"))
+		}
+	default:
+		r.fail("A2A_AUTH", mode, "must be bearer or jwt")
+	}
+	return mode
 }
 
 // taskStore reads the task store and the AWS settings it needs: DynamoDB

@@ -19,8 +19,8 @@ func TestDefaults(t *testing.T) {
 		MaxRequestBodyBytes: 1 << 20, GzipMinimumSize: 8192, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
-		Execution: Execution{Mode: ExecutionInline},
-		Push:      Push{Enabled: true, MaxAttempts: 10},
+		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
+		Push: Push{Enabled: true, MaxAttempts: 10},
 	}, c)
 	assert.True(t, c.Loopback())
 }
@@ -41,6 +41,21 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, 5*time.Second, c.BlockingTimeout)
 	assert.Equal(t, slog.LevelDebug, c.LogLevel)
 	assert.False(t, c.Loopback())
+}
+
+func TestAuthMode(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, AuthBearer},
+		{map[string]string{"A2A_AUTH": "JWT"}, AuthJWT},
+		{map[string]string{"A2A_AUTH": "bearer", "A2A_BEARER_TOKEN": "t"}, AuthBearer},
+	} {
+		c, err := Load(env(tt.env))
+		require.NoError(t, err, tt.env)
+		assert.Equal(t, tt.want, c.Auth, tt.env)
+	}
 }
 
 func TestExecutionMode(t *testing.T) {
@@ -83,6 +98,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_BEARER_TOKENS": "alice:a,alice:b"}, `caller "alice" or its token is given twice`},
 		{map[string]string{"A2A_BEARER_TOKENS": "alice:same,bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_BEARER_TOKEN": "same", "A2A_BEARER_TOKENS": "bob:same"}, `caller "bob" or its token is given twice`},
+		{map[string]string{"A2A_AUTH": "oauth"}, `A2A_AUTH="oauth": must be bearer or jwt`},
+		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},
 	}
 	for _, tt := range tests {
 		_, err := Load(env(tt.env))

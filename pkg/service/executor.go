@@ -220,7 +220,8 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 	}
 	state := out.Kind.State()
 	msg := w.agentMessage(out.Message)
-	u := Update{Artifacts: out.Artifacts}
+	// An outcome's artifacts are whole: each is complete.
+	u := Update{Artifacts: out.Artifacts, ArtifactLastChunk: len(out.Artifacts) > 0}
 	if !state.Terminal() {
 		u.Checkpoint = out.Checkpoint
 		if u.Checkpoint == nil {

@@ -146,8 +146,8 @@ type Update struct {
 	// with AppendArtifact, has its parts appended to it (created if absent).
 	Artifacts      []a2a.Artifact
 	AppendArtifact bool
-	// ArtifactLastChunk marks appended artifacts complete (no more chunks);
-	// an artifact stored whole (without AppendArtifact) is complete anyway.
+	// ArtifactLastChunk marks the artifacts complete: no more chunks follow
+	// (push notifications report completed artifacts).
 	ArtifactLastChunk bool
 	// Checkpoint, when non-nil, replaces the stored checkpoint; an empty
 	// (non-nil, zero-length) value clears it.
@@ -162,7 +162,7 @@ type Update struct {
 // CompletedArtifacts returns the ids of the artifacts u completes (see
 // ArtifactLastChunk), each once, in order: push notifications report them.
 func (u *Update) CompletedArtifacts() []string {
-	if len(u.Artifacts) == 0 || (u.AppendArtifact && !u.ArtifactLastChunk) {
+	if len(u.Artifacts) == 0 || !u.ArtifactLastChunk {
 		return nil
 	}
 	ids := make([]string, 0, len(u.Artifacts))
@@ -319,7 +319,7 @@ type TaskChange struct {
 	// history and no artifacts.
 	Task    a2a.Task
 	Version int64
-	// StatusChanged is true when the status changed.
+	// StatusChanged is true when the status changed as StatusNotable says.
 	StatusChanged bool
 	// ArtifactIDs are the artifacts whose last chunk this change stored.
 	ArtifactIDs []string
@@ -329,6 +329,14 @@ type TaskChange struct {
 
 // Notable reports whether webhooks are told about the change.
 func (c *TaskChange) Notable() bool { return c.StatusChanged || len(c.ArtifactIDs) > 0 }
+
+// StatusNotable reports whether writing status over a task in state from
+// is a status change webhooks are told about: a new state, or a status
+// message (an agent's progress). A step that starts, rewriting working
+// without a message, is not.
+func StatusNotable(from a2a.TaskState, status *a2a.TaskStatus) bool {
+	return status != nil && (status.State != from || status.Message != nil)
+}
 
 // Store is everything the service and the executor keep.
 type Store interface {

@@ -36,13 +36,7 @@ type PushConfigChecker func(a2a.PushNotificationConfig) error
 // its secrets redacted. protocol is the A2A version of the request
 // (ProtocolV03 or ProtocolV10).
 func (s *Service) SetPushConfig(ctx context.Context, owner, protocol string, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
-	if err := s.pushEnabled(); err != nil {
-		return nil, err
-	}
-	if p.TaskID == "" {
-		return nil, a2a.InvalidParams("params.taskId", "is required")
-	}
-	if _, err := s.get(ctx, owner, p.TaskID, GetOptions{}); err != nil {
+	if err := s.pushTask(ctx, owner, p.TaskID, "params.taskId"); err != nil {
 		return nil, err
 	}
 	c, err := s.newPushConfig(p.TaskID, protocol, p.PushNotificationConfig, "params.pushNotificationConfig")
@@ -59,13 +53,7 @@ func (s *Service) SetPushConfig(ctx context.Context, owner, protocol string, p a
 // config id it returns the task's only config (or the one whose id is the
 // task id, the id older clients register under).
 func (s *Service) GetPushConfig(ctx context.Context, owner string, p a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error) {
-	if err := s.pushEnabled(); err != nil {
-		return nil, err
-	}
-	if p.ID == "" {
-		return nil, a2a.InvalidParams("params.id", "is required")
-	}
-	if _, err := s.get(ctx, owner, p.ID, GetOptions{}); err != nil {
+	if err := s.pushTask(ctx, owner, p.ID, "params.id"); err != nil {
 		return nil, err
 	}
 	if p.PushNotificationConfigID != "" {
@@ -99,13 +87,7 @@ func (s *Service) GetPushConfig(ctx context.Context, owner string, p a2a.GetTask
 // ListPushConfigs implements tasks/pushNotificationConfig/list: the task's
 // configs by id, secrets redacted.
 func (s *Service) ListPushConfigs(ctx context.Context, owner string, p a2a.ListTaskPushNotificationConfigParams) ([]a2a.TaskPushNotificationConfig, error) {
-	if err := s.pushEnabled(); err != nil {
-		return nil, err
-	}
-	if p.ID == "" {
-		return nil, a2a.InvalidParams("params.id", "is required")
-	}
-	if _, err := s.get(ctx, owner, p.ID, GetOptions{}); err != nil {
+	if err := s.pushTask(ctx, owner, p.ID, "params.id"); err != nil {
 		return nil, err
 	}
 	cs, err := s.store.ListPushConfigs(ctx, p.ID)
@@ -126,19 +108,29 @@ func (s *Service) DeletePushConfig(ctx context.Context, owner string, p a2a.Dele
 	if err := s.pushEnabled(); err != nil {
 		return err
 	}
-	switch {
-	case p.ID == "":
-		return a2a.InvalidParams("params.id", "is required")
-	case p.PushNotificationConfigID == "":
+	if p.ID != "" && p.PushNotificationConfigID == "" {
 		return a2a.InvalidParams("params.pushNotificationConfigId", "is required")
 	}
-	if _, err := s.get(ctx, owner, p.ID, GetOptions{}); err != nil {
+	if err := s.pushTask(ctx, owner, p.ID, "params.id"); err != nil {
 		return err
 	}
 	if err := s.store.DeletePushConfig(ctx, p.ID, p.PushNotificationConfigID); err != nil {
 		return s.pushStoreError(err, p.ID, "params")
 	}
 	return nil
+}
+
+// pushTask checks that push notifications are on and that taskID names a
+// task of owner (field names the task id in errors).
+func (s *Service) pushTask(ctx context.Context, owner, taskID, field string) error {
+	if err := s.pushEnabled(); err != nil {
+		return err
+	}
+	if taskID == "" {
+		return a2a.InvalidParams(field, "is required")
+	}
+	_, err := s.get(ctx, owner, taskID, GetOptions{})
+	return err
 }
 
 func (s *Service) pushEnabled() error {

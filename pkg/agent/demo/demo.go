@@ -171,6 +171,9 @@ func (a *Agent) echo(ctx context.Context, emit agent.Emitter, text string) (agen
 }
 
 func (a *Agent) longStep(ctx context.Context, emit agent.Emitter, i, n int) (agent.Outcome, error) {
+	if err := emit.Status(ctx, *agent.Text(fmt.Sprintf("Working: step %d of %d", i, n))); err != nil {
+		return agent.Outcome{}, err
+	}
 	err := emit.Artifact(ctx, a2a.Artifact{
 		ArtifactID: "progress",
 		Name:       "progress",

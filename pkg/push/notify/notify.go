@@ -40,7 +40,8 @@ type Job struct {
 	// task as it is at delivery time.
 	Task *a2a.Task `json:"task,omitempty"`
 	// ArtifactIDs are the artifacts the change completed; the deliverer
-	// reads them into the notification.
+	// reads them into the notification (all of them once the task is
+	// terminal).
 	ArtifactIDs []string `json:"artifactIds,omitempty"`
 }
 
@@ -156,14 +157,17 @@ func (r *Resolver) Resolve(ctx context.Context, j Job) (push.Notification, error
 	return push.Notification{Config: cfg.Config, TaskID: j.TaskID, TaskVersion: j.Version, ContentType: ct, Body: body}, nil
 }
 
-// snapshot is the job's task with its completed artifacts: the job's own
-// snapshot, or the task read now when the job had to leave it out.
+// snapshot is the job's task as a notification shows it: the job's own
+// snapshot (or, when the job had to leave it out, the task read now) with
+// the artifacts the change completed, or, once the task is terminal, all
+// its artifacts, so that the last notification holds the whole result.
 func (r *Resolver) snapshot(ctx context.Context, j Job) (*a2a.Task, error) {
-	if j.Task != nil && len(j.ArtifactIDs) == 0 {
+	terminal := j.Task != nil && j.Task.Status.State.Terminal()
+	if j.Task != nil && len(j.ArtifactIDs) == 0 && !terminal {
 		t := *j.Task
 		return &t, nil
 	}
-	rec, err := r.store.GetTask(ctx, j.TaskID, service.GetOptions{IncludeArtifacts: len(j.ArtifactIDs) > 0})
+	rec, err := r.store.GetTask(ctx, j.TaskID, service.GetOptions{IncludeArtifacts: true})
 	if errors.Is(err, service.ErrNotFound) {
 		return nil, fmt.Errorf("notify: task %s: %w", j.TaskID, ErrGone)
 	}
@@ -175,8 +179,9 @@ func (r *Resolver) snapshot(ctx context.Context, j Job) (*a2a.Task, error) {
 		t = *j.Task
 	}
 	t.History, t.Artifacts = nil, nil
+	all := t.Status.State.Terminal()
 	for _, a := range rec.Task.Artifacts {
-		if slices.Contains(j.ArtifactIDs, a.ArtifactID) {
+		if all || slices.Contains(j.ArtifactIDs, a.ArtifactID) {
 			t.Artifacts = append(t.Artifacts, a)
 		}
 	}

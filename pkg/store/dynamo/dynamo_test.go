@@ -3,13 +3,18 @@ package dynamo_test
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
@@ -64,4 +69,52 @@ func TestChanges(t *testing.T) {
 			return changes
 		}
 	})
+}
+
+// TestFollow is the local server's reading of the stream: changes made
+// after it starts arrive, earlier ones do not.
+func TestFollow(t *testing.T) {
+	client := awstest.DynamoDB(t)
+	table := newTable(t, client)
+	s, err := dynamo.New(client, dynamo.Options{Table: table})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := func() string { return a2a.FormatTime(time.Now()) }
+	require.NoError(t, s.CreateTask(ctx, service.NewTask{Owner: "alice", Task: a2a.Task{ID: "t1", ContextID: "c1",
+		Status:  a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
+		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}}},
+		PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: "https://hooks.example.com/"}}}}))
+	_, err = s.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: now()}})
+	require.NoError(t, err)
+
+	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	require.NoError(t, err)
+	var (
+		mu      sync.Mutex
+		changes []service.TaskChange
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		dynamo.Follow(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), aws.ToString(desc.Table.LatestStreamArn), func(c service.TaskChange) {
+			mu.Lock()
+			defer mu.Unlock()
+			changes = append(changes, c)
+		}, nil)
+	}()
+	time.Sleep(300 * time.Millisecond) // let it take its place at the stream's end
+	_, err = s.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: now()}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(changes) > 0
+	}, 5*time.Second, 20*time.Millisecond)
+	cancel()
+	<-done
+	require.Len(t, changes, 1, "only what happened after the start")
+	assert.Equal(t, int64(3), changes[0].Version)
+	assert.Equal(t, a2a.TaskStateCompleted, changes[0].Task.Status.State)
+	assert.Equal(t, []string{"hook"}, changes[0].PushConfigIDs)
 }

@@ -30,11 +30,24 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error)
 	if r.Change.NewImage == nil || r.Change.OldImage == nil {
 		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", r.EventID)
 	}
-	newer, err := streamTaskItem(r.Change.NewImage)
+	newer, err := convertImage(r.Change.NewImage, fromStream)
 	if err != nil {
 		return nil, err
 	}
-	older, err := streamTaskItem(r.Change.OldImage)
+	older, err := convertImage(r.Change.OldImage, fromStream)
+	if err != nil {
+		return nil, err
+	}
+	return changeOf(newer, older)
+}
+
+// changeOf is the change between two images of a task item.
+func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.TaskChange, error) {
+	newer, err := decodeTaskItem(newImage)
+	if err != nil {
+		return nil, err
+	}
+	older, err := decodeTaskItem(oldImage)
 	if err != nil {
 		return nil, err
 	}
@@ -44,15 +57,17 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error)
 	c := &service.TaskChange{
 		Task:          a2a.Task{ID: taskIDFromPK(newer.PK), ContextID: newer.ContextID},
 		Version:       newer.Version,
-		StatusChanged: newer.Status != older.Status,
 		ArtifactIDs:   newer.CompletedArtifacts,
 		PushConfigIDs: slices.Sorted(slices.Values(newer.PushConfigs)),
 	}
-	if !c.Notable() {
-		return nil, nil
-	}
 	if err := json.Unmarshal([]byte(newer.Status), &c.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s in the stream: %w", c.Task.ID, err)
+	}
+	if newer.Status != older.Status {
+		c.StatusChanged = service.StatusNotable(a2a.TaskState(older.State), &c.Task.Status)
+	}
+	if !c.Notable() {
+		return nil, nil
 	}
 	if err := unmarshalOptional(newer.Metadata, &c.Task.Metadata); err != nil {
 		return nil, fmt.Errorf("dynamo: decode metadata of task %s in the stream: %w", c.Task.ID, err)
@@ -60,16 +75,17 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error)
 	return c, nil
 }
 
-func streamTaskItem(image map[string]events.DynamoDBAttributeValue) (*taskItem, error) {
+// convertImage converts a stream image attribute by attribute.
+func convertImage[V any](image map[string]V, convert func(V) (types.AttributeValue, error)) (map[string]types.AttributeValue, error) {
 	m := make(map[string]types.AttributeValue, len(image))
 	for k, v := range image {
-		av, err := fromStream(v)
+		av, err := convert(v)
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: stream attribute %s: %w", k, err)
 		}
 		m[k] = av
 	}
-	return decodeTaskItem(m)
+	return m, nil
 }
 
 // fromStream converts an attribute value of a Lambda stream event to the

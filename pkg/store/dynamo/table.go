@@ -26,6 +26,22 @@ type TableAPI interface {
 // existing table of that name is kept as it is, except that TTL is turned
 // on when it is off. CreateTable waits until the table is active.
 func CreateTable(ctx context.Context, api TableAPI, name string) error {
+	_, err := api.CreateTable(ctx, TableInput(name))
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return fmt.Errorf("dynamo: create table %s: %w", name, err)
+	}
+	return waitAndEnableTTL(ctx, api, name)
+}
+
+// TTLAttribute is the table's TTL attribute (epoch seconds), on every item.
+const TTLAttribute = attrExpiresAt
+
+// TableInput is the definition of the store's table: keys, the byOwner and
+// byContext indexes, on-demand capacity and the stream. The deployment
+// template (template.yaml) declares the same table; a test holds the two
+// together.
+func TableInput(name string) *dynamodb.CreateTableInput {
 	s := func(n string) types.AttributeDefinition {
 		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
 	}
@@ -36,7 +52,7 @@ func CreateTable(ctx context.Context, api TableAPI, name string) error {
 		}
 	}
 	projection := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrState, attrExpiresAt}}
-	_, err := api.CreateTable(ctx, &dynamodb.CreateTableInput{
+	return &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
 		BillingMode:          types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{s(attrPK), s(attrSK), s(attrListOwner), s(attrListContext), s(attrListSK)},
@@ -46,11 +62,12 @@ func CreateTable(ctx context.Context, api TableAPI, name string) error {
 			{IndexName: aws.String(indexByContext), KeySchema: keys(attrListContext, attrListSK), Projection: projection},
 		},
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
-	})
-	var inUse *types.ResourceInUseException
-	if err != nil && !errors.As(err, &inUse) {
-		return fmt.Errorf("dynamo: create table %s: %w", name, err)
 	}
+}
+
+// waitAndEnableTTL waits until the table is active and turns TTL on when it
+// is off.
+func waitAndEnableTTL(ctx context.Context, api TableAPI, name string) error {
 	waiter := dynamodb.NewTableExistsWaiter(api, func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay = time.Second })
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute); err != nil {
 		return fmt.Errorf("dynamo: wait for table %s: %w", name, err)
@@ -64,7 +81,7 @@ func CreateTable(ctx context.Context, api TableAPI, name string) error {
 	}
 	_, err = api.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String(name),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(attrExpiresAt), Enabled: aws.Bool(true)},
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(TTLAttribute), Enabled: aws.Bool(true)},
 	})
 	if err != nil {
 		return fmt.Errorf("dynamo: turn on TTL of table %s: %w", name, err)

@@ -344,7 +344,7 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 	if u.IdempotencyKey != "" {
 		s.idem[idemKey(u.Owner, u.IdempotencyKey)] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
 	}
-	return v, s.change(e, u.Status != nil, u.CompletedArtifacts()), nil
+	return v, s.change(e, service.StatusNotable(state, u.Status), u.CompletedArtifacts()), nil
 }
 
 // commit stores next as the entry's record with a new version, which it

@@ -70,10 +70,11 @@ func RunChanges(t *testing.T, newStore ChangeFactory) {
 
 	require.NoError(t, store.DeletePushConfig(s.ctx, "t1", "added"))
 	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("a1", "2"), textArtifact("a1", "3")}, AppendArtifact: true, ArtifactLastChunk: true})
-	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("a2", "whole")}})
-	expect("completed artifacts",
+	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("a3", "first chunk")}})
+	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("a2", "whole")}, ArtifactLastChunk: true})
+	expect("completed artifacts; a first chunk is not",
 		want{version: 5, state: a2a.TaskStateWorking, artifacts: []string{"a1"}, configs: []string{"inline"}},
-		want{version: 6, state: a2a.TaskStateWorking, artifacts: []string{"a2"}, configs: []string{"inline"}})
+		want{version: 7, state: a2a.TaskStateWorking, artifacts: []string{"a2"}, configs: []string{"inline"}})
 
 	q := agentMessage("t1", "q1", "Which colour?")
 	p := &service.PendingInterrupt{RequestID: "r1", Type: a2a.InterruptQuestion, State: a2a.TaskStateInputRequired, Message: q}
@@ -82,16 +83,19 @@ func RunChanges(t *testing.T, newStore ChangeFactory) {
 	b := s.binding(nt, p, "token")
 	_, err := store.ActivateInterrupt(s.ctx, b, s.now())
 	require.NoError(t, err)
-	expect("an activated interrupt", want{version: 8, state: a2a.TaskStateInputRequired, status: true, configs: []string{"inline"}, text: "Which colour?"})
+	expect("an activated interrupt", want{version: 9, state: a2a.TaskStateInputRequired, status: true, configs: []string{"inline"}, text: "Which colour?"})
 
-	_, err = store.ResolveInterrupt(s.ctx, "r1", s.reply("t1", 8, "m-reply"))
+	_, err = store.ResolveInterrupt(s.ctx, "r1", s.reply("t1", 9, "m-reply"))
 	require.NoError(t, err)
-	expect("a resolved interrupt", want{version: 9, state: a2a.TaskStateWorking, status: true, configs: []string{"inline"}, text: "Reply received."})
+	expect("a resolved interrupt", want{version: 10, state: a2a.TaskStateWorking, status: true, configs: []string{"inline"}, text: "Reply received."})
+
+	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	expect("a step that starts, working again without a message, is not a change")
 
 	_, err = store.UpdateTask(s.ctx, service.Update{TaskID: "t1", IfVersion: 3, Status: s.status(a2a.TaskStateFailed, nil)})
-	requireConflict(t, err, service.ConflictVersion, a2a.TaskStateWorking, 9)
+	requireConflict(t, err, service.ConflictVersion, a2a.TaskStateWorking, 11)
 	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCompleted, agentMessage("t1", "done", "Done."))})
 	_, err = store.UpdateTask(s.ctx, service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCanceled, nil)})
-	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 10)
-	expect("refused writes are not changes", want{version: 10, state: a2a.TaskStateCompleted, status: true, configs: []string{"inline"}, text: "Done."})
+	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 12)
+	expect("refused writes are not changes", want{version: 12, state: a2a.TaskStateCompleted, status: true, configs: []string{"inline"}, text: "Done."})
 }

@@ -1,0 +1,494 @@
+// Package infra_test holds template.yaml to the code it deploys: the table
+// to the store's definition, the routes to the handlers and the sample
+// events, the functions to functions/ and the Makefile, the environment to
+// the variables the code reads, the policies to their scope. And it proves
+// that the offline SAM transform step of `make validate` catches what sam
+// build and sam deploy would fail on.
+package infra_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/samtemplate"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+)
+
+const root = ".."
+
+func load(t *testing.T) *samtemplate.Template {
+	t.Helper()
+	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	require.NoError(t, err)
+	return tpl
+}
+
+// decode decodes a template node that holds no intrinsic functions.
+func decode(t *testing.T, n *yaml.Node, v any) {
+	t.Helper()
+	require.NotNil(t, n)
+	require.NoError(t, n.Decode(v))
+}
+
+// The table the stack creates is the table the store creates locally
+// (dynamo.TableInput): the same keys, indexes and projections; and the
+// settings the deployment adds: TTL, stream, backups, encryption, kept on
+// delete.
+func TestTableMatchesTheStore(t *testing.T) {
+	tpl := load(t)
+	tables := tpl.OfType("AWS::DynamoDB::Table")
+	require.Len(t, tables, 1)
+	tbl := tables[0]
+	want := dynamo.TableInput("x")
+
+	type attr struct {
+		AttributeName string `yaml:"AttributeName"`
+		AttributeType string `yaml:"AttributeType"`
+		KeyType       string `yaml:"KeyType"`
+	}
+	var defs, keys []attr
+	decode(t, tbl.Prop("AttributeDefinitions"), &defs)
+	decode(t, tbl.Prop("KeySchema"), &keys)
+	var wantDefs, wantKeys []attr
+	for _, d := range want.AttributeDefinitions {
+		wantDefs = append(wantDefs, attr{AttributeName: *d.AttributeName, AttributeType: string(d.AttributeType)})
+	}
+	for _, k := range want.KeySchema {
+		wantKeys = append(wantKeys, attr{AttributeName: *k.AttributeName, KeyType: string(k.KeyType)})
+	}
+	assert.ElementsMatch(t, wantDefs, defs)
+	assert.Equal(t, wantKeys, keys)
+
+	type index struct {
+		IndexName  string `yaml:"IndexName"`
+		KeySchema  []attr `yaml:"KeySchema"`
+		Projection struct {
+			ProjectionType   string   `yaml:"ProjectionType"`
+			NonKeyAttributes []string `yaml:"NonKeyAttributes"`
+		} `yaml:"Projection"`
+	}
+	var gsis []index
+	decode(t, tbl.Prop("GlobalSecondaryIndexes"), &gsis)
+	require.Len(t, gsis, len(want.GlobalSecondaryIndexes))
+	for i, w := range want.GlobalSecondaryIndexes {
+		assert.Equal(t, *w.IndexName, gsis[i].IndexName)
+		var wk []attr
+		for _, k := range w.KeySchema {
+			wk = append(wk, attr{AttributeName: *k.AttributeName, KeyType: string(k.KeyType)})
+		}
+		assert.Equal(t, wk, gsis[i].KeySchema, *w.IndexName)
+		assert.Equal(t, string(w.Projection.ProjectionType), gsis[i].Projection.ProjectionType, *w.IndexName)
+		assert.ElementsMatch(t, w.Projection.NonKeyAttributes, gsis[i].Projection.NonKeyAttributes, *w.IndexName)
+	}
+
+	for path, want := range map[string]string{
+		"BillingMode":                                                 string(want.BillingMode),
+		"StreamSpecification.StreamViewType":                          string(want.StreamSpecification.StreamViewType),
+		"TimeToLiveSpecification.AttributeName":                       dynamo.TTLAttribute,
+		"TimeToLiveSpecification.Enabled":                             "true",
+		"PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled": "true",
+		"SSESpecification.SSEEnabled":                                 "true",
+	} {
+		v, ok := samtemplate.Scalar(tbl.Prop(strings.Split(path, ".")...))
+		assert.True(t, ok, path)
+		assert.Equal(t, want, v, path)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^  TaskTable:\n    Type: AWS::DynamoDB::Table\n(    #.*\n)*    DeletionPolicy: Retain\n    UpdateReplacePolicy: Retain\n`, string(b), "tasks outlive the stack")
+}
+
+// routeForms are request paths for a route key's path: a {proxy+} route
+// gets every form the REST binding has under it.
+func routeForms(method, path string) []string {
+	if !strings.HasSuffix(path, "/{proxy+}") {
+		return []string{path}
+	}
+	base := strings.TrimSuffix(path, "{proxy+}")
+	forms := map[string][]string{
+		"GET":    {"t-1", "t-1:subscribe", "t-1/pushNotificationConfigs", "t-1/pushNotificationConfigs/c-1"},
+		"POST":   {"t-1:cancel", "t-1:subscribe", "t-1/pushNotificationConfigs"},
+		"DELETE": {"t-1/pushNotificationConfigs/c-1"},
+	}[method]
+	var out []string
+	for _, f := range forms {
+		out = append(out, base+f)
+	}
+	return out
+}
+
+// backlogStore is the memory store with the Lambda functions' backlog
+// (nothing here runs deferred work).
+type backlogStore struct{ *memory.Store }
+
+func (backlogStore) Defer(context.Context, service.Job) error { return nil }
+
+// functionHandlers builds each HTTP function's handler as its main does,
+// on a memory store (the routes, not the store, are under test).
+func functionHandlers(t *testing.T) map[string]http.Handler {
+	t.Helper()
+	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo", "A2A_PUSH_SIGNING_KEYS": signingKeyPEM(t)}
+	card, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	require.NoError(t, err)
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	ag, err := builtin.Registry().New("echo", func(string) string { return "" })
+	require.NoError(t, err)
+	handlers := map[string]http.Handler{"CardFunction": card}
+	for name, routes := range map[string]httpapi.Routes{"SendFunction": httpapi.RoutesRPC, "TasksFunction": httpapi.RoutesTasks} {
+		h, err := app.NewLambdaHandler(cfg, ag, backlogStore{memory.New(memory.Options{})}, app.LambdaOptions{Routes: routes})
+		require.NoError(t, err)
+		handlers[name] = h
+	}
+	return handlers
+}
+
+// Every route of the HTTP API goes to the function that serves it, with
+// the authorization it needs (the cards are public; everything else uses
+// the JWT authorizer when it is on), and every path the route admits
+// reaches a handler of that function (not its "no route" 404 or a 405).
+func TestRoutes(t *testing.T) {
+	routes, err := load(t).Routes()
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, r := range routes {
+		got[r.Key] = r.Function
+		if r.Function == "CardFunction" {
+			assert.Equal(t, "NONE", r.Authorization, "%s: the public card needs no credential", r.Key)
+		} else {
+			assert.Equal(t, "Fn::If", r.Authorization, "%s: JWT when the authorizer is on", r.Key)
+		}
+	}
+	want := map[string]string{
+		"GET /.well-known/agent-card.json": "CardFunction",
+		"GET /.well-known/agent.json":      "CardFunction",
+		"GET /.well-known/jwks.json":       "CardFunction",
+		"POST /":                           "SendFunction",
+	}
+	for _, base := range []string{"/rest/v1", "/rest"} {
+		want["POST "+base+"/message:send"] = "SendFunction"
+		want["POST "+base+"/message:stream"] = "SendFunction"
+		want["GET "+base+"/tasks"] = "TasksFunction"
+		want["GET "+base+"/tasks/{proxy+}"] = "TasksFunction"
+		want["POST "+base+"/tasks/{proxy+}"] = "TasksFunction"
+		want["DELETE "+base+"/tasks/{proxy+}"] = "TasksFunction"
+		want["GET "+base+"/card"] = "TasksFunction"
+	}
+	assert.Equal(t, want, got)
+
+	handlers := functionHandlers(t)
+	for _, r := range routes {
+		method, path, _ := strings.Cut(r.Key, " ")
+		for _, p := range routeForms(method, path) {
+			req := httptest.NewRequest(method, p, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t-1"}}`))
+			req.Header.Set("Authorization", "Bearer tok")
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			handlers[r.Function].ServeHTTP(rec, req)
+			unserved := rec.Code == http.StatusMethodNotAllowed || strings.Contains(rec.Body.String(), "no route for")
+			assert.False(t, unserved, "%s %s (route %s): %s does not serve it: %d %s", method, p, r.Key, r.Function, rec.Code, rec.Body)
+		}
+	}
+}
+
+// Every HTTP sample event names a route of the template, of the function
+// whose tests feed it.
+func TestSampleEventsMatchRoutes(t *testing.T) {
+	routes, err := load(t).Routes()
+	require.NoError(t, err)
+	fnOf := map[string]string{}
+	for _, r := range routes {
+		fnOf[r.Key] = r.Function
+	}
+	n := 0
+	err = filepath.WalkDir(filepath.Join(root, "events"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".json" {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var ev events.APIGatewayV2HTTPRequest
+		if json.Unmarshal(b, &ev) != nil || ev.RouteKey == "" {
+			return nil // not an HTTP API event
+		}
+		n++
+		rel, _ := filepath.Rel(filepath.Join(root, "events"), path)
+		want := map[string]string{"card-get.json": "CardFunction", "send": "SendFunction", "tasks": "TasksFunction"}[strings.Split(rel, string(filepath.Separator))[0]]
+		assert.Equal(t, want, fnOf[ev.RouteKey], "%s: route %q", rel, ev.RouteKey)
+		assert.Equal(t, ev.RouteKey, ev.RequestContext.RouteKey, rel)
+		method, pattern, _ := strings.Cut(ev.RouteKey, " ")
+		assert.Equal(t, method, ev.RequestContext.HTTP.Method, rel)
+		assert.Regexp(t, "^"+strings.ReplaceAll(regexp.QuoteMeta(pattern), regexp.QuoteMeta("{proxy+}"), ".+")+"$", ev.RawPath, "%s: the path fits the route", rel)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, n, 9)
+}
+
+// Every function directory has its function in the template, built by the
+// Makefile (sam build's makefile method), and every function of the
+// template has its directory.
+func TestFunctionsAreDeployed(t *testing.T) {
+	tpl := load(t)
+	dirs, err := filepath.Glob(filepath.Join(root, "functions", "*", "main.go"))
+	require.NoError(t, err)
+	have := map[string]bool{}
+	for _, d := range dirs {
+		have[filepath.Base(filepath.Dir(d))] = true
+	}
+	declared := map[string]bool{}
+	for _, fn := range tpl.OfType("AWS::Serverless::Function") {
+		method, _ := samtemplate.Scalar(samtemplate.Get(fn.Metadata, "BuildMethod"))
+		assert.Equal(t, "makefile", method, fn.Name)
+		dir := strings.ToLower(strings.TrimSuffix(fn.Name, "Function"))
+		declared[dir] = true
+		assert.True(t, have[dir], "%s: functions/%s does not exist", fn.Name, dir)
+	}
+	for d := range have {
+		assert.True(t, declared[d], "functions/%s has no function in template.yaml", d)
+	}
+}
+
+// environment returns the variables the template sets: for each function,
+// the Globals merged with its own.
+func environment(t *testing.T, tpl *samtemplate.Template) map[string]map[string]*yaml.Node {
+	vars := func(n *yaml.Node) map[string]*yaml.Node {
+		m := map[string]*yaml.Node{}
+		for _, k := range samtemplate.Keys(n) {
+			m[k] = samtemplate.Get(n, k)
+		}
+		return m
+	}
+	global := vars(samtemplate.Get(tpl.Globals, "Function", "Environment", "Variables"))
+	out := map[string]map[string]*yaml.Node{}
+	for _, fn := range tpl.OfType("AWS::Serverless::Function") {
+		env := vars(fn.Prop("Environment", "Variables"))
+		for k, v := range global {
+			if _, ok := env[k]; !ok {
+				env[k] = v
+			}
+		}
+		out[fn.Name] = env
+	}
+	return out
+}
+
+// The template sets only variables the code reads (a typo would be
+// ignored silently), and every secret only as a reference: from a parameter
+// that admits nothing else.
+func TestEnvironment(t *testing.T) {
+	read := map[string]bool{}
+	literal := regexp.MustCompile(`"(A2A_[A-Z0-9_]+)"`)
+	for _, dir := range []string{"pkg", "cmd", "functions"} {
+		require.NoError(t, filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			for _, m := range literal.FindAllStringSubmatch(string(b), -1) {
+				read[m[1]] = true
+			}
+			return err
+		}))
+	}
+	tpl := load(t)
+	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	require.NoError(t, err)
+	var doc struct {
+		Parameters map[string]struct {
+			AllowedPattern string `yaml:"AllowedPattern"`
+		} `yaml:"Parameters"`
+	}
+	require.NoError(t, yaml.Unmarshal(text, &doc))
+
+	for fn, env := range environment(t, tpl) {
+		for name, value := range env {
+			switch {
+			case name == "AWS_ENDPOINT_URL":
+				v, _ := samtemplate.Scalar(value)
+				assert.Empty(t, v, "%s: AWS_ENDPOINT_URL is only for sam local", fn)
+			default:
+				assert.True(t, read[name], "%s: %s is set, but no code reads it", fn, name)
+			}
+			if !slices.Contains(config.SecretVariables(), name) {
+				continue
+			}
+			param, ok := samtemplate.RefTarget(value)
+			require.True(t, ok, "%s: %s must come from a parameter", fn, name)
+			assert.True(t, strings.HasPrefix(doc.Parameters[param].AllowedPattern, "^((ssm:/|secretsmanager:)"),
+				"%s: %s comes from parameter %s, which must admit only references", fn, name, param)
+		}
+	}
+}
+
+// Function policies grant on this stack's resources only: no statement of
+// a function's role names every resource; the card function may only read
+// its signing keys.
+func TestPoliciesAreScoped(t *testing.T) {
+	tpl := load(t)
+	for _, fn := range tpl.OfType("AWS::Serverless::Function") {
+		policies := fn.Prop("Policies")
+		require.NotNil(t, policies, fn.Name)
+		if fn.Name == "CardFunction" {
+			var actions []string
+			var collect func(n *yaml.Node, key string)
+			collect = func(n *yaml.Node, key string) {
+				if key == "Action" && n.Kind == yaml.ScalarNode {
+					actions = append(actions, n.Value)
+				}
+				for i, c := range n.Content {
+					k := ""
+					if n.Kind == yaml.MappingNode && i%2 == 1 {
+						k = n.Content[i-1].Value
+					}
+					collect(c, k)
+				}
+			}
+			collect(policies, "")
+			assert.ElementsMatch(t, []string{"ssm:GetParameter", "secretsmanager:GetSecretValue", "kms:Decrypt"}, actions,
+				"the card function's only AWS access is reading its signing keys")
+		}
+		var stars []string
+		var walk func(n *yaml.Node, key string)
+		walk = func(n *yaml.Node, key string) {
+			if key == "Resource" && n.Kind == yaml.ScalarNode && n.Value == "*" {
+				stars = append(stars, fn.Name)
+			}
+			for i, c := range n.Content {
+				k := ""
+				if n.Kind == yaml.MappingNode && i%2 == 1 {
+					k = n.Content[i-1].Value
+				}
+				walk(c, k)
+			}
+		}
+		walk(policies, "")
+		assert.Empty(t, stars, "%s: a statement grants on Resource '*'", fn.Name)
+	}
+}
+
+// events/env.json (sam local --env-vars) sets only variables the template
+// declares for the function it names: sam local ignores the others
+// silently. Its "Parameters" apply to every function.
+func TestLocalEnvironment(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "events", "env.json"))
+	require.NoError(t, err)
+	var local map[string]map[string]string
+	require.NoError(t, json.Unmarshal(b, &local))
+	declared := environment(t, load(t))
+	for fn, vars := range local {
+		for name := range vars {
+			if fn == "Parameters" {
+				for f, env := range declared {
+					assert.Contains(t, env, name, "events/env.json: Parameters.%s is not declared for %s", name, f)
+				}
+				continue
+			}
+			require.Contains(t, declared, fn, "events/env.json: %s is not a function of the template", fn)
+			assert.Contains(t, declared[fn], name, "events/env.json: %s.%s is not declared in the template, so sam local ignores it", fn, name)
+		}
+	}
+	for _, fn := range []string{"SendFunction", "TasksFunction"} {
+		assert.Equal(t, "events-sample-token", local[fn]["A2A_BEARER_TOKEN"], "%s: sam local invoke -e events/... must pass with the sample events' token", fn)
+		assert.Equal(t, "inline", local[fn]["A2A_EXECUTION"], "%s runs steps inline under sam local (no Step Functions)", fn)
+		assert.Equal(t, "", local[fn]["A2A_STATE_MACHINE_ARN"], "%s: sam local resolves !Ref TaskStateMachine to no ARN", fn)
+	}
+}
+
+// samconfig.toml's default environment deploys this template: its
+// parameter overrides name template parameters, and it passes secrets only
+// as references.
+func TestSamConfig(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("SKIPPED, needs python3 (tomllib) to read samconfig.toml")
+	}
+	out, err := exec.Command(python, "-c", `import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb"))))`, filepath.Join(root, "samconfig.toml")).CombinedOutput()
+	require.NoError(t, err, string(out))
+	var cfg struct {
+		Default map[string]struct {
+			Parameters map[string]any `json:"parameters"`
+		} `json:"default"`
+	}
+	require.NoError(t, json.Unmarshal(out, &cfg))
+	def := cfg.Default
+	assert.Equal(t, "a2a-lambda", def["global"].Parameters["stack_name"])
+	deploy := def["deploy"].Parameters
+	assert.Equal(t, "CAPABILITY_IAM", deploy["capabilities"])
+	assert.Equal(t, "events/env.json", def["local_start_api"].Parameters["env_vars"])
+
+	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	require.NoError(t, err)
+	var doc struct {
+		Parameters map[string]any `yaml:"Parameters"`
+	}
+	require.NoError(t, yaml.Unmarshal(text, &doc))
+	for _, kv := range strings.Fields(deploy["parameter_overrides"].(string)) {
+		name, value, ok := strings.Cut(kv, "=")
+		require.True(t, ok, kv)
+		assert.Contains(t, doc.Parameters, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
+		if name == "BearerToken" {
+			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference under SecretsPath (the stack name by default)")
+		}
+	}
+}
+
+// signingKeyPEM returns a new push notification signing key (PKCS#8 EC
+// P-256, PEM).
+func signingKeyPEM(t *testing.T) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	require.NoError(t, err)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
+// The delivery queue's own redrive comes after the deliver function's last
+// attempt (which dead-letters the job itself), and its visibility timeout
+// outlasts the function, as SQS event sources require.
+func TestDeliveryQueue(t *testing.T) {
+	tpl := load(t)
+	q := tpl.Resources["DeliveryQueue"]
+	require.NotNil(t, q)
+	var redrive struct {
+		MaxReceiveCount int `yaml:"maxReceiveCount"`
+	}
+	decode(t, q.Prop("RedrivePolicy"), &redrive)
+	assert.Greater(t, redrive.MaxReceiveCount, config.DefaultPushMaxAttempts)
+	target, ok := samtemplate.RefTarget(q.Prop("RedrivePolicy", "deadLetterTargetArn"))
+	require.True(t, ok)
+	assert.Equal(t, "DeliveryDeadLetterQueue", target)
+
+	var visibility, timeout int
+	decode(t, q.Prop("VisibilityTimeout"), &visibility)
+	decode(t, tpl.Resources["DeliverFunction"].Prop("Timeout"), &timeout)
+	assert.GreaterOrEqual(t, visibility, 6*timeout, "AWS's advice: six times the consumer's timeout")
+}

@@ -1,0 +1,85 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/pushtest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
+)
+
+// TestLocalPushNotifications is what `make run` does with a webhook: the
+// demo agent's `long 3`, registered inline on message/send, reaches a local
+// receiver as signed notifications, one per step, then the result.
+func TestLocalPushNotifications(t *testing.T) {
+	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10", "A2A_PUSH_ALLOW_INSECURE": "true"}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	ag, err := builtin.Registry().New("demo", func(k string) string { return env[k] })
+	require.NoError(t, err)
+	ks, err := keys.Generate(keys.AlgES256)
+	require.NoError(t, err)
+	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: auth.Anonymous{}, Push: app.PushOptions{Keys: ks}})
+	require.NoError(t, err)
+	hs := httptest.NewServer(srv.Handler)
+	t.Cleanup(hs.Close)
+	t.Cleanup(srv.Close)
+
+	rcv := pushtest.NewReceiver(t, ks, cfg.PublicURL)
+	hook := rcv.Hook("/hook", pushtest.Behaviour{Token: "local-token"})
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"push-1","parts":[{"kind":"text","text":"long 3"}]},
+		"configuration":{"blocking":false,"pushNotificationConfig":{"url":"` + hook + `","token":"local-token"}}}}`
+	resp, err := http.Post(hs.URL+"/", "application/json", bytes.NewBufferString(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	require.Eventually(t, func() bool {
+		for _, n := range rcv.Delivered("/hook") {
+			if bytes.Contains(n.Body, []byte(`"state":"completed"`)) {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the completed notification arrives")
+
+	got := rcv.Delivered("/hook")
+	sort.Slice(got, func(i, j int) bool { return got[i].TaskVersion < got[j].TaskVersion })
+	var seen []string
+	for _, n := range got {
+		var task a2a.Task
+		require.NoError(t, json.Unmarshal(n.Body, &task))
+		line := string(task.Status.State)
+		if task.Status.Message != nil {
+			line += ": " + task.Status.Message.Text()
+		}
+		for _, a := range task.Artifacts {
+			line += " [" + a.ArtifactID + ": " + a2a.PartsText(a.Parts) + "]"
+		}
+		seen = append(seen, line)
+	}
+	assert.Equal(t, []string{
+		"working", // submitted -> working
+		"working: Working: step 1 of 3",
+		"working: Working: step 2 of 3",
+		"working: Working: step 3 of 3",
+		"working: Working: step 3 of 3 [progress: step 1 of 3step 2 of 3step 3 of 3]",
+		"completed: Finished all 3 steps. [progress: step 1 of 3step 2 of 3step 3 of 3]",
+	}, seen)
+	for _, a := range rcv.Attempts("/hook") {
+		assert.NoError(t, a.Err, "every notification verifies")
+	}
+}

@@ -1,0 +1,169 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
+	"github.com/a2a-lambda/a2a-lambda/internal/pushtest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+)
+
+const pipelineIssuer = "https://agent.example.com"
+
+// pushEnv is the environment of the push and deliver functions on a new
+// table and new queues of the stand-in.
+func pushEnv(t *testing.T) map[string]string {
+	env := lambdaEnv(t)
+	env["A2A_PUSH_DELIVERY_QUEUE_URL"], env["A2A_PUSH_DEAD_LETTER_QUEUE_URL"] = awstest.Queues(t, awstest.SQS(t), 12)
+	env["A2A_PUSH_SIGNING_KEYS"] = pushKeyPEM(t, "pipeline")
+	env["A2A_PUBLIC_URL"] = pipelineIssuer
+	return env
+}
+
+// TestPushPipelineEndToEnd follows task changes through the deployment's
+// pipeline on the stand-in: writes to the table, its stream read with
+// GetRecords, the push function, the delivery queue, the deliver function,
+// and a receiver that verifies every notification against the agent's keys.
+func TestPushPipelineEndToEnd(t *testing.T) {
+	env := pushEnv(t)
+	store := storeOf(t, env)
+	ks, err := keys.Parse([]byte(env["A2A_PUSH_SIGNING_KEYS"]))
+	require.NoError(t, err)
+	rcv := pushtest.NewReceiver(t, ks, pipelineIssuer)
+	hook := rcv.Hook("/hook", pushtest.Behaviour{Token: "hook-token"})
+
+	ctx := context.Background()
+	now := func() string { return a2a.FormatTime(time.Now()) }
+	agentSays := func(text string) *a2a.Message {
+		return &a2a.Message{Role: a2a.RoleAgent, MessageID: "s-" + text, TaskID: "t-pipe", ContextID: "c-pipe", Parts: []a2a.Part{a2a.TextPart(text)}}
+	}
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: eventsOwner, Task: a2a.Task{
+		ID: "t-pipe", ContextID: "c-pipe", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
+		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-pipe", TaskID: "t-pipe", ContextID: "c-pipe", Parts: []a2a.Part{a2a.TextPart("long 1")}}},
+	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: service.ProtocolV03}}}))
+	for _, u := range []service.Update{
+		{TaskID: "t-pipe", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: agentSays("Step 1 of 1"), Timestamp: now()}},
+		{TaskID: "t-pipe", Checkpoint: []byte(`{"step":1}`)},
+		{TaskID: "t-pipe", Artifacts: []a2a.Artifact{{ArtifactID: "result", Parts: []a2a.Part{a2a.TextPart("42")}}}, ArtifactLastChunk: true},
+		{TaskID: "t-pipe", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: agentSays("Done."), Timestamp: now()}},
+	} {
+		_, err := store.UpdateTask(ctx, u)
+		require.NoError(t, err)
+	}
+
+	// The stream, as the event source mapping reads it.
+	recs, err := awstest.NewStreamReader(t, env["A2A_TASK_STORE_TABLE"]).Read(ctx)
+	require.NoError(t, err)
+	fanout, err := app.NewPushFunction(ctx, getenv(env), io.Discard)
+	require.NoError(t, err)
+	resp, err := fanout.Handle(ctx, events.DynamoDBEvent{Records: recs})
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+
+	// The deliver function as its main assembles it, but for the egress
+	// policy: the receiver listens on loopback, which Lambda never allows.
+	cfg, err := config.Load(getenv(env))
+	require.NoError(t, err)
+	insecure := egress.Policy{AllowInsecure: true}
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: insecure})
+	require.NoError(t, err)
+	var (
+		mu  sync.Mutex
+		ops []string
+	)
+	deliverStore, err := app.OpenDynamoStore(ctx, cfg, app.StoreOptions{OnUsage: func(u dynamo.Usage) {
+		mu.Lock()
+		defer mu.Unlock()
+		ops = append(ops, u.Op)
+	}})
+	require.NoError(t, err)
+	deliver, err := app.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil)
+	require.NoError(t, err)
+	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], deliver.Handle, 30*time.Second,
+		func() bool { return len(rcv.Delivered("/hook")) == 3 })
+
+	got := rcv.Delivered("/hook")
+	sort.Slice(got, func(i, j int) bool { return got[i].TaskVersion < got[j].TaskVersion })
+	var seen []string
+	for _, n := range got {
+		var task a2a.Task
+		require.NoError(t, json.Unmarshal(n.Body, &task))
+		assert.Equal(t, "t-pipe", task.ID)
+		desc := n.EventID + " " + string(task.Status.State)
+		for _, a := range task.Artifacts {
+			desc += " artifact " + a.ArtifactID + "=" + a.Parts[0].Text
+		}
+		seen = append(seen, desc)
+	}
+	assert.Equal(t, []string{
+		"t-pipe:2 working",                      // the status change
+		"t-pipe:4 working artifact result=42",   // the completed artifact (the checkpoint, version 3, is not a change)
+		"t-pipe:5 completed artifact result=42", // the last one holds the whole result
+	}, seen)
+	// What delivering costs in DynamoDB: the config (with the task's
+	// liveness) in one BatchGetItem, the task's artifacts when the
+	// notification carries them, and the outcome.
+	sort.Strings(ops)
+	assert.Equal(t, []string{"BatchGetItem", "BatchGetItem", "BatchGetItem", "Query", "Query", "UpdateItem", "UpdateItem", "UpdateItem"}, ops,
+		"3 notifications, 2 of them with artifacts")
+
+	rec, err := store.GetPushConfig(ctx, "t-pipe", "hook")
+	require.NoError(t, err)
+	require.NotNil(t, rec.Delivery)
+	assert.Equal(t, "delivered", rec.Delivery.State)
+	assert.Equal(t, 1, rec.Delivery.Attempts)
+}
+
+func TestPushAndDeliverFunctionConfiguration(t *testing.T) {
+	env := pushEnv(t)
+	ctx := context.Background()
+	_, err := app.NewDeliverFunction(ctx, getenv(env), io.Discard)
+	require.NoError(t, err, "the deliver function starts on its environment")
+
+	for name, tc := range map[string]struct {
+		change map[string]string
+		push   bool
+		want   string
+	}{
+		"push without its queue":        {map[string]string{"A2A_PUSH_DELIVERY_QUEUE_URL": ""}, true, "A2A_PUSH_DELIVERY_QUEUE_URL is required"},
+		"deliver without its queues":    {map[string]string{"A2A_PUSH_DEAD_LETTER_QUEUE_URL": ""}, false, "A2A_PUSH_DEAD_LETTER_QUEUE_URL are required"},
+		"deliver without an issuer":     {map[string]string{"A2A_PUBLIC_URL": ""}, false, "A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required"},
+		"deliver with loopback allowed": {map[string]string{"A2A_PUSH_ALLOW_INSECURE": "true"}, false, "A2A_PUSH_ALLOW_INSECURE=true is for local development"},
+		"deliver without a key":         {map[string]string{"A2A_PUSH_SIGNING_KEYS": ""}, false, "A2A_PUSH_SIGNING_KEYS is required"},
+		"deliver without DynamoDB":      {map[string]string{"A2A_TASK_STORE_BACKEND": "memory", "A2A_TASK_STORE_TABLE": "", "A2A_TASK_STORE_CREATE_TABLE": ""}, false, "reads push configs from DynamoDB"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := map[string]string{}
+			for k, v := range env {
+				e[k] = v
+			}
+			for k, v := range tc.change {
+				e[k] = v
+			}
+			if tc.push {
+				_, err = app.NewPushFunction(ctx, getenv(e), io.Discard)
+			} else {
+				_, err = app.NewDeliverFunction(ctx, getenv(e), io.Discard)
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

@@ -1,0 +1,300 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/pushtest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/memqueue"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+)
+
+const issuer = "https://agent.example.com"
+
+func change() service.TaskChange {
+	return service.TaskChange{
+		Task: a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: "2026-11-22T10:00:00.000Z"},
+			History: []a2a.Message{{MessageID: "m"}}},
+		Version: 3, StatusChanged: true, PushConfigIDs: []string{"a", "b"},
+	}
+}
+
+func TestJobs(t *testing.T) {
+	jobs := notify.Jobs(change())
+	require.Len(t, jobs, 2)
+	for i, id := range []string{"a", "b"} {
+		j := jobs[i]
+		assert.Equal(t, "t1", j.TaskID)
+		assert.Equal(t, id, j.ConfigID)
+		assert.Equal(t, "t1:3", j.EventID())
+		assert.Empty(t, j.Task.History, "a job carries no history")
+	}
+
+	c := change()
+	c.PushConfigIDs = nil
+	assert.Nil(t, notify.Jobs(c), "a task without configs has nobody to tell")
+	c = change()
+	c.StatusChanged = false
+	assert.Nil(t, notify.Jobs(c), "nor does a change that is not notable")
+	c.ArtifactIDs = []string{"art"}
+	assert.Len(t, notify.Jobs(c), 2, "a completed artifact is notable")
+}
+
+func TestJobEncoding(t *testing.T) {
+	j := notify.Jobs(change())[0]
+	b, err := j.Encode()
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "token", "a job holds no secret")
+	back, err := notify.DecodeJob(b)
+	require.NoError(t, err)
+	assert.Equal(t, j, back)
+
+	big := change()
+	big.Task.Status.Message = &a2a.Message{Role: a2a.RoleAgent, MessageID: "s", Parts: []a2a.Part{a2a.TextPart(strings.Repeat("x", notify.MaxJobBytes))}}
+	j = notify.Jobs(big)[0]
+	b, err = j.Encode()
+	require.NoError(t, err)
+	assert.Less(t, len(b), 1024, "a snapshot too large for a queue message is left out")
+	back, err = notify.DecodeJob(b)
+	require.NoError(t, err)
+	assert.Nil(t, back.Task)
+	assert.Equal(t, int64(3), back.Version)
+
+	for _, bad := range []string{`{`, `{}`, `{"taskId":"t1","configId":"a"}`, `{"taskId":"t1","configId":"a","version":2,"task":{"id":"t2"}}`} {
+		_, err := notify.DecodeJob([]byte(bad))
+		assert.Error(t, err, bad)
+	}
+}
+
+// fixture is a memory store with one working task and configs, and a key
+// set.
+type fixture struct {
+	store *memory.Store
+	keys  *keys.Set
+}
+
+func newFixture(t *testing.T, configs ...service.PushConfig) *fixture {
+	t.Helper()
+	ks, err := keys.Generate(keys.AlgES256)
+	require.NoError(t, err)
+	store := memory.New(memory.Options{})
+	ctx := context.Background()
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", PushConfigs: configs, Task: a2a.Task{
+		ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
+		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
+	}}))
+	return &fixture{store: store, keys: ks}
+}
+
+func config(id, url, protocol string) service.PushConfig {
+	return service.PushConfig{TaskID: "t1", ProtocolVersion: protocol, Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}}
+}
+
+func TestResolve(t *testing.T) {
+	f := newFixture(t, config("a", "https://hooks.example.com/a", service.ProtocolV03), config("b", "https://hooks.example.com/b", service.ProtocolV10))
+	ctx := context.Background()
+	_, err := f.store.UpdateTask(ctx, service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{
+		{ArtifactID: "done", Parts: []a2a.Part{a2a.TextPart("result")}},
+	}})
+	require.NoError(t, err)
+	_, err = f.store.UpdateTask(ctx, service.Update{TaskID: "t1", AppendArtifact: true, Artifacts: []a2a.Artifact{
+		{ArtifactID: "partial", Parts: []a2a.Part{a2a.TextPart("so far")}},
+	}})
+	require.NoError(t, err)
+
+	stream := func(task *a2a.Task) (string, []byte, error) {
+		return push.ContentTypeA2AJSON, []byte(`{"task":{"id":"` + task.ID + `"}}`), nil
+	}
+	r := notify.NewResolver(f.store, map[string]notify.Body{service.ProtocolV10: stream})
+	c := change()
+	c.ArtifactIDs = []string{"done"}
+	jobs := notify.Jobs(c)
+
+	n, err := r.Resolve(ctx, jobs[0])
+	require.NoError(t, err)
+	assert.Equal(t, "https://hooks.example.com/a", n.Config.URL)
+	assert.Equal(t, "tok-a", n.Config.Token, "the notification carries the stored secrets")
+	assert.Equal(t, push.ContentTypeJSON, n.ContentType)
+	assert.Equal(t, "t1:3", n.EventID())
+	var task a2a.Task
+	require.NoError(t, json.Unmarshal(n.Body, &task))
+	assert.Contains(t, string(n.Body), `"kind":"task"`, "0.3 sends the Task object")
+	assert.Equal(t, a2a.TaskStateWorking, task.Status.State, "the state of the change, not of the store")
+	require.Len(t, task.Artifacts, 1, "only the artifacts the change completed")
+	assert.Equal(t, "result", task.Artifacts[0].Parts[0].Text)
+	assert.Empty(t, task.History)
+
+	n, err = r.Resolve(ctx, jobs[1])
+	require.NoError(t, err)
+	assert.Equal(t, push.ContentTypeA2AJSON, n.ContentType, "a config registered under 1.0 gets its body")
+	assert.JSONEq(t, `{"task":{"id":"t1"}}`, string(n.Body))
+
+	noSnapshot := jobs[0]
+	noSnapshot.Task = nil
+	n, err = r.Resolve(ctx, noSnapshot)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(n.Body, &task))
+	assert.Equal(t, a2a.TaskStateSubmitted, task.Status.State, "without a snapshot the task is read as it is")
+
+	require.NoError(t, f.store.DeletePushConfig(ctx, "t1", "a"))
+	_, err = r.Resolve(ctx, jobs[0])
+	assert.ErrorIs(t, err, notify.ErrGone)
+	missing := jobs[1]
+	missing.TaskID, missing.Task = "nope", nil
+	_, err = r.Resolve(ctx, missing)
+	assert.ErrorIs(t, err, notify.ErrGone)
+}
+
+// stubDeliverer answers from a list of results and counts attempts.
+type stubDeliverer struct {
+	mu       sync.Mutex
+	outcomes []push.Outcome
+	got      []push.Notification
+}
+
+func (d *stubDeliverer) Deliver(_ context.Context, n push.Notification) push.Result {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.got = append(d.got, n)
+	o := d.outcomes[min(len(d.got), len(d.outcomes))-1]
+	r := push.Result{Outcome: o, At: time.Now(), StatusCode: 204}
+	if o != push.Delivered {
+		r.StatusCode, r.Err = 503, errors.New("hooks.example.com answered 503")
+	}
+	return r
+}
+
+func TestSender(t *testing.T) {
+	f := newFixture(t, config("a", "https://hooks.example.com/a", service.ProtocolV03))
+	ctx := context.Background()
+	d := &stubDeliverer{outcomes: []push.Outcome{push.Retryable, push.Delivered}}
+	s := notify.NewSender(notify.NewResolver(f.store, nil), d, push.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Second}, f.store, nil)
+	job := notify.Jobs(change())[0]
+
+	dec, err := s.Send(ctx, job, 1)
+	require.NoError(t, err)
+	assert.True(t, dec.Retry)
+	assert.GreaterOrEqual(t, dec.Delay, 500*time.Millisecond)
+	cfg, err := f.store.GetPushConfig(ctx, "t1", "a")
+	require.NoError(t, err)
+	require.NotNil(t, cfg.Delivery)
+	assert.Equal(t, service.DeliveryRecord{EventID: "t1:3", State: "retrying", Attempts: 1, LastStatusCode: 503,
+		LastError: "hooks.example.com answered 503", LastAttemptAt: cfg.Delivery.LastAttemptAt}, *cfg.Delivery)
+
+	dec, err = s.Send(ctx, job, 2)
+	require.NoError(t, err)
+	assert.False(t, dec.Retry)
+	assert.Equal(t, push.StateDelivered, dec.Status.State)
+	cfg, err = f.store.GetPushConfig(ctx, "t1", "a")
+	require.NoError(t, err)
+	assert.Equal(t, "delivered", cfg.Delivery.State)
+	assert.Equal(t, 2, cfg.Delivery.Attempts)
+	assert.False(t, cfg.Delivery.DeliveredAt.IsZero())
+
+	d.outcomes = []push.Outcome{push.Retryable}
+	dec, err = s.Send(ctx, job, 3)
+	require.NoError(t, err)
+	assert.False(t, dec.Retry, "the last attempt is not retried")
+	assert.Equal(t, push.StateFailed, dec.Status.State)
+
+	require.NoError(t, f.store.DeletePushConfig(ctx, "t1", "a"))
+	_, err = s.Send(ctx, job, 1)
+	assert.ErrorIs(t, err, notify.ErrGone)
+}
+
+// localPipeline is the local server's pipeline: memory store changes ->
+// notify.Local -> memqueue -> a real push.Deliverer -> receiver.
+func localPipeline(t *testing.T, f *fixture, retry push.RetryPolicy) *memqueue.Queue {
+	t.Helper()
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: f.keys, Issuer: issuer, Policy: egress.Policy{AllowInsecure: true}})
+	require.NoError(t, err)
+	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Recorder: notify.NewRecorder(f.store, nil)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = q.Close(context.Background()) })
+	return q
+}
+
+func TestLocalRetriesUntilDelivered(t *testing.T) {
+	ks, err := keys.Generate(keys.AlgES256)
+	require.NoError(t, err)
+	rcv := pushtest.NewReceiver(t, ks, issuer)
+	url := rcv.Hook("/flaky", pushtest.Behaviour{FailFirst: 3, Token: "tok-flaky"})
+
+	var local *notify.Local
+	store := memory.New(memory.Options{OnChange: func(c service.TaskChange) { local.OnChange(c) }})
+	f := &fixture{store: store, keys: ks}
+	q := localPipeline(t, f, push.RetryPolicy{MaxAttempts: 5, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})
+	local = notify.NewLocal(notify.NewResolver(store, nil), q, nil)
+
+	ctx := context.Background()
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+		ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
+		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
+	}}))
+	require.NoError(t, store.PutPushConfig(ctx, config("flaky", url, service.ProtocolV03)))
+	_, err = store.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
+	require.NoError(t, err)
+	require.NoError(t, q.Wait(ctx))
+
+	attempts := rcv.Attempts("/flaky")
+	require.Len(t, attempts, 4, "three failures, then the delivery")
+	delivered := rcv.Delivered("/flaky")
+	require.Len(t, delivered, 1, "exactly one successful delivery")
+	assert.Equal(t, "t1:2", delivered[0].EventID)
+	for _, a := range attempts {
+		require.NotNil(t, a.Notification, "every attempt verifies: %v", a.Err)
+		assert.Equal(t, "t1:2", a.Notification.EventID, "the event id is the same on every retry")
+	}
+	cfg, err := store.GetPushConfig(ctx, "t1", "flaky")
+	require.NoError(t, err)
+	require.NotNil(t, cfg.Delivery)
+	assert.Equal(t, "delivered", cfg.Delivery.State)
+	assert.Equal(t, 4, cfg.Delivery.Attempts, "four attempts recorded")
+	assert.Equal(t, 204, cfg.Delivery.LastStatusCode)
+	assert.Empty(t, q.DeadLetters())
+}
+
+func TestLocalHangingWebhookDelaysNobodyElse(t *testing.T) {
+	ks, err := keys.Generate(keys.AlgES256)
+	require.NoError(t, err)
+	rcv := pushtest.NewReceiver(t, ks, issuer)
+	release := make(chan struct{})
+	defer close(release)
+	slow := rcv.Hook("/slow", pushtest.Behaviour{Hang: release})
+	fast := rcv.Hook("/fast", pushtest.Behaviour{})
+
+	var local *notify.Local
+	store := memory.New(memory.Options{OnChange: func(c service.TaskChange) { local.OnChange(c) }})
+	q := localPipeline(t, &fixture{store: store, keys: ks}, push.RetryPolicy{MaxAttempts: 1})
+	local = notify.NewLocal(notify.NewResolver(store, nil), q, nil)
+
+	ctx := context.Background()
+	for _, tc := range []struct{ task, url string }{{"slow-task", slow}, {"fast-task", fast}} {
+		require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+			ID: tc.task, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
+			History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + tc.task, Parts: []a2a.Part{a2a.TextPart("hi")}}},
+		}}))
+		c := config("hook", tc.url, service.ProtocolV03)
+		c.TaskID = tc.task
+		require.NoError(t, store.PutPushConfig(ctx, c))
+		_, err := store.UpdateTask(ctx, service.Update{TaskID: tc.task, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now())}})
+		require.NoError(t, err)
+	}
+	rcv.WaitAttempts("/fast", 1, 5*time.Second)
+	assert.Len(t, rcv.Delivered("/fast"), 1, "the fast webhook got its notification")
+	assert.Empty(t, rcv.Attempts("/slow"), "while the slow one still hangs")
+}

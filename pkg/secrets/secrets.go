@@ -1,0 +1,157 @@
+// Package secrets resolves references to secrets kept outside the
+// environment. A deployed stack never holds a token or key in its template:
+// the variable names where the secret is kept, and the function reads it
+// once, at cold start.
+//
+//	ssm:/a2a-lambda/bearer-token            an SSM parameter (a SecureString is decrypted)
+//	secretsmanager:a2a-lambda/llm-api-key   a Secrets Manager secret, by name or ARN
+//
+// Any other value is the secret itself (local development).
+package secrets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+)
+
+// Reference prefixes.
+const (
+	PrefixSSM            = "ssm:"
+	PrefixSecretsManager = "secretsmanager:"
+)
+
+// SSMAPI is the part of the SSM client the resolver uses; *ssm.Client
+// implements it.
+type SSMAPI interface {
+	GetParameter(ctx context.Context, in *ssm.GetParameterInput, optFns ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
+}
+
+// SecretsManagerAPI is the part of the Secrets Manager client the resolver
+// uses; *secretsmanager.Client implements it.
+type SecretsManagerAPI interface {
+	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
+}
+
+// IsReference reports whether v names a secret rather than holding one.
+func IsReference(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.HasPrefix(v, PrefixSSM) || strings.HasPrefix(v, PrefixSecretsManager)
+}
+
+// Resolver reads referenced secrets. A nil client makes references of its
+// kind fail.
+type Resolver struct {
+	SSM            SSMAPI
+	SecretsManager SecretsManagerAPI
+}
+
+// Resolve returns the secret ref names. Errors name the reference (which is
+// not secret) and never the value.
+func (r Resolver) Resolve(ctx context.Context, ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	var (
+		v   string
+		err error
+	)
+	switch {
+	case strings.HasPrefix(ref, PrefixSSM):
+		v, err = r.parameter(ctx, strings.TrimPrefix(ref, PrefixSSM))
+	case strings.HasPrefix(ref, PrefixSecretsManager):
+		v, err = r.secret(ctx, strings.TrimPrefix(ref, PrefixSecretsManager))
+	default:
+		return "", fmt.Errorf("%q is not a reference: it starts with neither %s nor %s", ref, PrefixSSM, PrefixSecretsManager)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", ref, err)
+	}
+	if strings.TrimSpace(v) == "" {
+		return "", fmt.Errorf("%s: the secret is empty", ref)
+	}
+	return v, nil
+}
+
+func (r Resolver) parameter(ctx context.Context, name string) (string, error) {
+	if name == "" {
+		return "", errors.New("no parameter name after ssm:")
+	}
+	if r.SSM == nil {
+		return "", errors.New("no SSM client")
+	}
+	out, err := r.SSM.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)})
+	if err != nil {
+		return "", fmt.Errorf("ssm:GetParameter: %w", err)
+	}
+	if out.Parameter == nil || out.Parameter.Value == nil {
+		return "", errors.New("ssm:GetParameter returned no value")
+	}
+	return *out.Parameter.Value, nil
+}
+
+func (r Resolver) secret(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		return "", errors.New("no secret name or ARN after secretsmanager:")
+	}
+	if r.SecretsManager == nil {
+		return "", errors.New("no Secrets Manager client")
+	}
+	out, err := r.SecretsManager.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
+	if err != nil {
+		return "", fmt.Errorf("secretsmanager:GetSecretValue: %w", err)
+	}
+	if out.SecretString == nil {
+		return "", errors.New("the secret has no string value (binary secrets are not supported)")
+	}
+	return *out.SecretString, nil
+}
+
+// Env resolves, once, every reference among the variables names read
+// through getenv, and returns a getenv that answers the resolved values
+// (every other variable passes through). Each distinct reference is read
+// once. All failures are reported together, each naming its variable.
+func (r Resolver) Env(ctx context.Context, getenv func(string) string, names []string) (func(string) string, error) {
+	resolved := map[string]string{}
+	byRef := map[string]string{}
+	var errs []error
+	for _, name := range names {
+		ref := getenv(name)
+		if !IsReference(ref) {
+			continue
+		}
+		v, ok := byRef[ref]
+		if !ok {
+			var err error
+			if v, err = r.Resolve(ctx, ref); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+				continue
+			}
+			byRef[ref] = v
+		}
+		resolved[name] = v
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return func(name string) string {
+		if v, ok := resolved[name]; ok {
+			return v
+		}
+		return getenv(name)
+	}, nil
+}
+
+// References reports whether any of the variables names read through getenv
+// is a reference, so that callers build AWS clients only when needed.
+func References(getenv func(string) string, names []string) bool {
+	for _, n := range names {
+		if IsReference(getenv(n)) {
+			return true
+		}
+	}
+	return false
+}

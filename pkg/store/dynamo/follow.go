@@ -1,0 +1,164 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// StreamsAPI is the part of the DynamoDB Streams client Follow uses;
+// *dynamodbstreams.Client implements it.
+type StreamsAPI interface {
+	DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error)
+	GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error)
+	GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error)
+}
+
+// followPoll is how often Follow asks a shard for new records when it had
+// none.
+const followPoll = 250 * time.Millisecond
+
+// Follow reads the table's stream (its ARN: DescribeTable's
+// LatestStreamArn) from now on and calls fn with every task change, in the
+// stream's order within a shard, until ctx ends. It is the local server's
+// stand-in for the push function's event source mapping; in Lambda, the
+// mapping reads the stream and ChangeFromStream decodes it. Errors are
+// logged and retried.
+func Follow(ctx context.Context, api StreamsAPI, streamARN string, fn func(service.TaskChange), log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	iterators := map[string]*string{} // shard id -> next iterator; nil once closed
+	started := false
+	for ctx.Err() == nil {
+		if err := followShards(ctx, api, streamARN, iterators, !started); err != nil {
+			log.WarnContext(ctx, "could not list the table stream's shards", "error", err)
+		}
+		started = true
+		idle := true
+		for id, it := range iterators {
+			if it == nil {
+				continue
+			}
+			out, err := api.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it})
+			if err != nil {
+				if ctx.Err() == nil {
+					log.WarnContext(ctx, "could not read the table stream", "shard", id, "error", err)
+				}
+				continue
+			}
+			iterators[id] = out.NextShardIterator
+			for _, r := range out.Records {
+				idle = false
+				c, err := changeOfRecord(r)
+				if err != nil {
+					log.ErrorContext(ctx, "skipped a stream record that does not decode", "event_id", aws.ToString(r.EventID), "error", err)
+					continue
+				}
+				if c != nil {
+					fn(*c)
+				}
+			}
+		}
+		if idle {
+			select {
+			case <-ctx.Done():
+			case <-time.After(followPoll):
+			}
+		}
+	}
+}
+
+// followShards adds the stream's new shards to iterators: at their latest
+// record when the follow starts (what happened before is not news), from
+// their first record when they appear later.
+func followShards(ctx context.Context, api StreamsAPI, streamARN string, iterators map[string]*string, start bool) error {
+	desc, err := api.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(streamARN)})
+	if err != nil {
+		return err
+	}
+	for _, sh := range desc.StreamDescription.Shards {
+		id := aws.ToString(sh.ShardId)
+		if _, known := iterators[id]; known {
+			continue
+		}
+		from := streamtypes.ShardIteratorTypeTrimHorizon
+		if start {
+			from = streamtypes.ShardIteratorTypeLatest
+		}
+		out, err := api.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(streamARN), ShardId: sh.ShardId, ShardIteratorType: from})
+		if err != nil {
+			return fmt.Errorf("shard iterator of %s: %w", id, err)
+		}
+		iterators[id] = out.ShardIterator
+	}
+	return nil
+}
+
+// changeOfRecord is ChangeFromStream for a record read with GetRecords.
+func changeOfRecord(r streamtypes.Record) (*service.TaskChange, error) {
+	d := r.Dynamodb
+	if r.EventName != streamtypes.OperationTypeModify || d == nil {
+		return nil, nil
+	}
+	if sk, ok := d.Keys[attrSK].(*streamtypes.AttributeValueMemberS); !ok || sk.Value != skTask {
+		return nil, nil
+	}
+	if d.NewImage == nil || d.OldImage == nil {
+		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", aws.ToString(r.EventID))
+	}
+	newer, err := convertImage(d.NewImage, fromStreamsAPI)
+	if err != nil {
+		return nil, err
+	}
+	older, err := convertImage(d.OldImage, fromStreamsAPI)
+	if err != nil {
+		return nil, err
+	}
+	return changeOf(newer, older)
+}
+
+// fromStreamsAPI converts an attribute value of the Streams API to the
+// DynamoDB API's.
+func fromStreamsAPI(v streamtypes.AttributeValue) (types.AttributeValue, error) {
+	switch v := v.(type) {
+	case *streamtypes.AttributeValueMemberS:
+		return &types.AttributeValueMemberS{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberN:
+		return &types.AttributeValueMemberN{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberB:
+		return &types.AttributeValueMemberB{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberBOOL:
+		return &types.AttributeValueMemberBOOL{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberNULL:
+		return &types.AttributeValueMemberNULL{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberSS:
+		return &types.AttributeValueMemberSS{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberNS:
+		return &types.AttributeValueMemberNS{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberBS:
+		return &types.AttributeValueMemberBS{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberL:
+		out := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			av, err := fromStreamsAPI(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = av
+		}
+		return &types.AttributeValueMemberL{Value: out}, nil
+	case *streamtypes.AttributeValueMemberM:
+		m, err := convertImage(v.Value, fromStreamsAPI)
+		return &types.AttributeValueMemberM{Value: m}, err
+	}
+	return nil, fmt.Errorf("unknown attribute value %T", v)
+}
