@@ -1,7 +1,14 @@
 // Package httpapi is the HTTP edge of the server: one http.Handler that
-// serves JSON-RPC on POST /, the HTTP+JSON (REST) binding under /rest, the
-// agent cards under /.well-known/, with authentication, a request body limit
-// and the mapping of errors to the wire, done once here.
+// serves JSON-RPC on POST /, the HTTP+JSON (REST) binding under /rest, OAP
+// envelopes on POST /orchestrate, the agent cards under /.well-known/ and
+// the deployment profile on GET /health, with authentication, a request
+// body limit, gzip of large responses and the mapping of errors to the
+// wire, done once here.
+//
+// A2A 0.3 and 1.0 are served side by side: each A2A route decides the
+// request's version once, from A2A-Version (wire.go), and hands its
+// handler the version's wire (method table, body codecs, error framing);
+// handlers never test the version.
 //
 // Locally the handler is mounted on net/http; in Lambda each HTTP function
 // wraps it (or the route groups it owns) with aws-lambda-go-api-proxy.
