@@ -112,8 +112,12 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
-	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./pkg/a2a
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzValue$$' -fuzztime $(FUZZTIME) ./internal/jsonw
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckURL$$' -fuzztime $(FUZZTIME) ./pkg/push/egress
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/oap
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pkg/push/notify
 
 clean:

@@ -191,6 +191,9 @@ func TestRoutes(t *testing.T) {
 		"GET /.well-known/agent.json":      "CardFunction",
 		"GET /.well-known/jwks.json":       "CardFunction",
 		"POST /":                           "SendFunction",
+		"POST /orchestrate":                "SendFunction",
+		"GET /rest/extendedAgentCard":      "TasksFunction",
+		"GET /health":                      "TasksFunction",
 	}
 	for _, base := range []string{"/rest/v1", "/rest"} {
 		want["POST "+base+"/message:send"] = "SendFunction"

@@ -28,6 +28,20 @@ type AgentCard struct {
 	Skills                            []AgentSkill              `json:"skills"`
 	SupportsAuthenticatedExtendedCard bool                      `json:"supportsAuthenticatedExtendedCard,omitempty"`
 	Signatures                        []AgentCardSignature      `json:"signatures,omitempty"`
+	// SupportedInterfaces is the A2A 1.0 list of endpoints, the preferred
+	// first, each with its binding and protocol version. One card serves
+	// both versions: 0.3 readers use url, preferredTransport and
+	// additionalInterfaces, 1.0 readers this list.
+	SupportedInterfaces []SupportedInterface `json:"supportedInterfaces,omitempty"`
+}
+
+// SupportedInterface is an A2A 1.0 agent interface: a URL, the binding it
+// speaks (JSONRPC, HTTP+JSON) and the protocol version ("1.0", "0.3").
+type SupportedInterface struct {
+	URL             string `json:"url"`
+	ProtocolBinding string `json:"protocolBinding"`
+	ProtocolVersion string `json:"protocolVersion"`
+	Tenant          string `json:"tenant,omitempty"`
 }
 
 // AgentInterface is one URL and the transport it speaks.
@@ -48,6 +62,8 @@ type AgentCapabilities struct {
 	PushNotifications      bool             `json:"pushNotifications"`
 	StateTransitionHistory bool             `json:"stateTransitionHistory"`
 	Extensions             []AgentExtension `json:"extensions,omitempty"`
+	// ExtendedAgentCard is A2A 1.0's supportsAuthenticatedExtendedCard.
+	ExtendedAgentCard bool `json:"extendedAgentCard,omitempty"`
 }
 
 // AgentExtension declares a protocol extension by URI.
@@ -77,7 +93,12 @@ type AgentCardSignature struct {
 	Header    map[string]any `json:"header,omitempty"`
 }
 
-// SecurityScheme is an OpenAPI-style security scheme, discriminated by Type.
+// SecurityScheme is an OpenAPI-style security scheme. Its JSON is the union
+// of both versions' shapes, so that one card serves both: the 0.3 form,
+// discriminated by Type, and the A2A 1.0 form, one wrapper member named for
+// the kind ({"httpAuthSecurityScheme": {...}}). 0.3 readers ignore the
+// wrapper, 1.0 readers ignore the 0.3 members. Build it with
+// HTTPSecurityScheme or APIKeySecurityScheme, which fill both.
 type SecurityScheme struct {
 	Type             string      `json:"type"`
 	Description      string      `json:"description,omitempty"`
@@ -87,6 +108,38 @@ type SecurityScheme struct {
 	Name             string      `json:"name,omitempty"`         // apiKey
 	Flows            *OAuthFlows `json:"flows,omitempty"`        // oauth2
 	OpenIDConnectURL string      `json:"openIdConnectUrl,omitempty"`
+
+	// The A2A 1.0 wrappers; exactly one is set in a card.
+	HTTPAuth *HTTPAuthScheme `json:"httpAuthSecurityScheme,omitempty"`
+	APIKey   *APIKeyScheme   `json:"apiKeySecurityScheme,omitempty"`
+}
+
+// HTTPAuthScheme is A2A 1.0's HTTPAuthSecurityScheme.
+type HTTPAuthScheme struct {
+	Scheme       string `json:"scheme"`
+	BearerFormat string `json:"bearerFormat,omitempty"`
+	Description  string `json:"description,omitempty"`
+}
+
+// APIKeyScheme is A2A 1.0's APIKeySecurityScheme.
+type APIKeyScheme struct {
+	Location    string `json:"location"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// HTTPSecurityScheme returns an HTTP authentication scheme (such as
+// "Bearer") in both versions' shapes.
+func HTTPSecurityScheme(scheme, bearerFormat, description string) SecurityScheme {
+	return SecurityScheme{Type: "http", Scheme: scheme, BearerFormat: bearerFormat, Description: description,
+		HTTPAuth: &HTTPAuthScheme{Scheme: scheme, BearerFormat: bearerFormat, Description: description}}
+}
+
+// APIKeySecurityScheme returns an API key scheme (in "header", "query" or
+// "cookie") in both versions' shapes.
+func APIKeySecurityScheme(in, name, description string) SecurityScheme {
+	return SecurityScheme{Type: "apiKey", In: in, Name: name, Description: description,
+		APIKey: &APIKeyScheme{Location: in, Name: name, Description: description}}
 }
 
 // OAuthFlows are the OAuth 2.0 flows of an oauth2 scheme.

@@ -14,31 +14,6 @@ var trickyStrings = []string{
 	"<script>&amp;</script>",
 }
 
-// FuzzAppendString checks the escaper against encoding/json: always valid
-// JSON, decoding to what encoding/json's own encoding decodes to.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range trickyStrings {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		ours := appendString(nil, s)
-		if !json.Valid(ours) {
-			t.Fatalf("invalid JSON for %q: %s", s, ours)
-		}
-		ref, _ := json.Marshal(s)
-		var a, b string
-		if err := json.Unmarshal(ours, &a); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(ref, &b); err != nil {
-			t.Fatal(err)
-		}
-		if a != b {
-			t.Fatalf("%q: ours decodes to %q, encoding/json's to %q", s, a, b)
-		}
-	})
-}
-
 // reference encodes a task the slow, obviously right way: encoding/json on
 // plain maps that mirror the wire format.
 func reference(t *Task) any {

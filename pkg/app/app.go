@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
@@ -46,6 +47,28 @@ func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authentica
 func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
 	return lambdafn.Cards(info, bearer, push)
 }
+
+// ExecutionLocal is the execution mode of the local server's profile: task
+// steps run in goroutines.
+const ExecutionLocal = "local"
+
+// Profile is the deployment profile GET /health reports.
+func Profile(cfg config.Config, info agent.Info, storeBackend, executionMode string) *httpapi.Profile {
+	return httpapi.NewProfile(BuildVersion(), info.Name, info.Version, storeBackend, executionMode, cfg.Push.Enabled)
+}
+
+// BuildVersion is this binary's module version ("(devel)" for a local
+// build).
+func BuildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option
+// (see lambdafn.GzipMinimumSize).
+func GzipMinimumSize(cfg config.Config) int { return lambdafn.GzipMinimumSize(cfg) }
 
 // ServiceConfig is the service part of the configuration.
 func ServiceConfig(cfg config.Config) service.Config {
@@ -131,13 +154,19 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	runner := local.New(exec, local.Options{Logger: o.Log})
 	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	_, anonymous := o.Auth.(auth.Anonymous)
+	backend := cfg.TaskStore.Backend
+	if o.Store == nil {
+		backend = config.BackendMemory
+	}
 	ho := httpapi.Options{
-		Service:      svc,
-		Auth:         o.Auth,
-		Cards:        Cards(ag.Info(), !anonymous, cfg.Push.Enabled),
-		PublicURL:    cfg.PublicURL,
-		MaxBodyBytes: cfg.MaxRequestBodyBytes,
-		Logger:       o.Log,
+		Service:         svc,
+		Auth:            o.Auth,
+		Cards:           Cards(ag.Info(), !anonymous, cfg.Push.Enabled),
+		PublicURL:       cfg.PublicURL,
+		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
+		GzipMinimumSize: GzipMinimumSize(cfg),
+		Profile:         Profile(cfg, ag.Info(), backend, ExecutionLocal),
+		Logger:          o.Log,
 	}
 	if pipeline != nil {
 		ho.JWKS = pipeline.keys

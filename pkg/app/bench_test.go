@@ -37,13 +37,23 @@ func sendBody(blocking bool) string {
 		seq.Add(1), blocking)
 }
 
-func serve(b *testing.B, h http.Handler, method, path, body string) *httptest.ResponseRecorder {
+// sendBody10 is sendBody in A2A 1.0 (SendMessage waits unless
+// returnImmediately).
+func sendBody10(blocking bool) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m-%d","parts":[{"text":"hello"}]},"configuration":{"returnImmediately":%t}}}`,
+		seq.Add(1), !blocking)
+}
+
+func serve(b *testing.B, h http.Handler, method, path, body string, headers ...string) *httptest.ResponseRecorder {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, path, rd)
 	req.Header.Set("Authorization", "Bearer t")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
 	if w.Code != http.StatusOK {
@@ -76,6 +86,47 @@ func BenchmarkGetTask(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		serve(b, h, "POST", "/", get)
+	}
+}
+
+// The same paths in A2A 1.0: they should cost about what the 0.3 ones do.
+
+var v10 = []string{"A2A-Version", "1.0"}
+
+func BenchmarkSendNonBlocking10(b *testing.B) {
+	h := newEchoServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h, "POST", "/", sendBody10(false), v10...)
+	}
+}
+
+func BenchmarkSendBlocking10(b *testing.B) {
+	h := newEchoServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h, "POST", "/", sendBody10(true), v10...)
+	}
+}
+
+func BenchmarkGetTask10(b *testing.B) {
+	h := newEchoServer(b)
+	w := serve(b, h, "POST", "/", sendBody10(true), v10...)
+	id := w.Body.String()[strings.Index(w.Body.String(), `"id":"`)+6:][:36]
+	get := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":%q}}`, id)
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h, "POST", "/", get, v10...)
+	}
+}
+
+func BenchmarkGetTaskREST10(b *testing.B) {
+	h := newEchoServer(b)
+	w := serve(b, h, "POST", "/", sendBody10(true), v10...)
+	id := w.Body.String()[strings.Index(w.Body.String(), `"id":"`)+6:][:36]
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h, "GET", "/rest/tasks/"+id, "", v10...)
 	}
 }
 

@@ -2,10 +2,14 @@ package app_test
 
 // Interoperability: the official a2a-go clients, unmodified, drive the local
 // server over real HTTP, on the memory store and on the DynamoDB store
-// (moto). One scenario runs through every client:
-//   - a2a-go v0.3.15 (JSON-RPC), the 0.3 SDK;
+// (moto), with authentication off and with a bearer token. One scenario
+// (send, get, list, cancel, push config create/get/list/delete, errors)
+// runs through every client, against the same running handler and the same
+// card:
+//   - a2a-go v2.3.1, native A2A 1.0, over JSON-RPC and over HTTP+JSON;
 //   - a2a-go v2.3.1 in its A2A 0.3 compatibility mode (a2acompat/a2av0),
-//     over JSON-RPC and over HTTP+JSON.
+//     over JSON-RPC and over HTTP+JSON;
+//   - a2a-go v0.3.15 (JSON-RPC), the 0.3 SDK.
 
 import (
 	"context"
@@ -39,28 +43,31 @@ import (
 
 const interopToken = "interop-token"
 
-// pathLog records the paths of the requests a server received.
+// pathLog records the paths and A2A-Version headers of the requests a
+// server received.
 type pathLog struct {
-	mu    sync.Mutex
-	paths []string
+	mu       sync.Mutex
+	paths    []string
+	versions []string
 }
 
 func (l *pathLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l.mu.Lock()
 		l.paths = append(l.paths, r.Method+" "+r.URL.Path)
+		l.versions = append(l.versions, r.Header.Get("A2A-Version"))
 		l.mu.Unlock()
 		h.ServeHTTP(w, r)
 	})
 }
 
-// take returns the recorded paths and forgets them.
-func (l *pathLog) take() []string {
+// take returns the recorded paths and versions and forgets them.
+func (l *pathLog) take() ([]string, []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p := l.paths
-	l.paths = nil
-	return p
+	p, v := l.paths, l.versions
+	l.paths, l.versions = nil, nil
+	return p, v
 }
 
 // storeKind names the task store a server runs on.
@@ -100,7 +107,12 @@ func startLocal(t *testing.T, withAuth bool, kind storeKind, log *pathLog) strin
 	if withAuth {
 		authn = auth.NewBearer(map[string]string{"interop": interopToken})
 	}
-	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: authn, Store: openStore(t, kind)})
+	o := app.LocalOptions{Auth: authn, Store: openStore(t, kind)}
+	if o.Store != nil {
+		// Push configs are stored; no notification is sent (no changes).
+		o.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
+	}
+	srv, err := app.NewLocal(cfg, ag, o)
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	hs := httptest.NewServer(log.wrap(srv.Handler))
@@ -131,14 +143,27 @@ type view struct {
 	artifacts                        map[string]string // name -> text of its parts
 }
 
+// pushView is what the scenario checks of a push config.
+type pushView struct{ id, taskID, url string }
+
+// errNoList: the client cannot list tasks over this transport (a2a-go's
+// 0.3 compatibility JSON-RPC transport refuses ListTasks itself).
+var errNoList = errors.New("the client does not list tasks over this transport")
+
 // driver speaks to the server through one official client.
 type driver interface {
 	cardName() string
 	send(ctx context.Context, text string, cont *view, blocking bool) (view, error)
 	get(ctx context.Context, id string) (view, error)
+	list(ctx context.Context, contextID string) ([]string, error)
 	cancel(ctx context.Context, id string) (view, error)
+	setPush(ctx context.Context, taskID, configID, url string) (pushView, error)
+	getPush(ctx context.Context, taskID, configID string) (pushView, error)
+	listPush(ctx context.Context, taskID string) ([]pushView, error)
+	deletePush(ctx context.Context, taskID, configID string) error
 	isNotFound(error) bool
 	isNotCancelable(error) bool
+	isUnsupported(error) bool
 }
 
 func TestInteropOfficialClients(t *testing.T) {
@@ -147,14 +172,22 @@ func TestInteropOfficialClients(t *testing.T) {
 		open func(t *testing.T, url string, withAuth bool) driver
 		// prefix is the path every protocol call must use.
 		prefix string
+		// version is the A2A-Version header every call must carry.
+		version string
 	}{
-		{"a2a-go v0.3.15 JSON-RPC", openLegacy, "POST /"},
+		{"a2a-go v2.3.1 native 1.0 JSON-RPC", func(t *testing.T, url string, withAuth bool) driver {
+			return openNative(t, url, withAuth, a2a.TransportProtocolJSONRPC)
+		}, "POST /", "1.0"},
+		{"a2a-go v2.3.1 native 1.0 HTTP+JSON", func(t *testing.T, url string, withAuth bool) driver {
+			return openNative(t, url, withAuth, a2a.TransportProtocolHTTPJSON)
+		}, " /rest/", "1.0"},
+		{"a2a-go v0.3.15 JSON-RPC", openLegacy, "POST /", ""},
 		{"a2a-go v2.3.1 compat 0.3 JSON-RPC", func(t *testing.T, url string, withAuth bool) driver {
 			return openCompat(t, url, withAuth, a2a.TransportProtocolJSONRPC)
-		}, "POST /"},
+		}, "POST /", "0.3"},
 		{"a2a-go v2.3.1 compat 0.3 HTTP+JSON", func(t *testing.T, url string, withAuth bool) driver {
 			return openCompat(t, url, withAuth, a2a.TransportProtocolHTTPJSON)
-		}, " /rest/"},
+		}, " /rest/", "0.3"},
 	}
 	for _, run := range []struct {
 		store    storeKind
@@ -172,14 +205,16 @@ func TestInteropOfficialClients(t *testing.T) {
 				d := c.open(t, url, withAuth)
 				log.take() // card discovery
 				runScenario(t, d)
-				paths := log.take()
+				paths, versions := log.take()
 				require.NotEmpty(t, paths)
-				for _, p := range paths {
+				for i, p := range paths {
 					if c.prefix == "POST /" {
 						assert.Equal(t, "POST /", p)
 					} else {
 						assert.Contains(t, p, c.prefix, "every call goes through the HTTP+JSON binding")
+						assert.NotContains(t, p, "/v1/")
 					}
+					assert.Equal(t, c.version, versions[i], "%s: the protocol version the client asked for", p)
 				}
 			})
 		}
@@ -228,9 +263,49 @@ func runScenario(t *testing.T, d driver) {
 	_, err = d.cancel(ctx, done.id)
 	assert.True(t, d.isNotCancelable(err), "cancel of a completed task: got %v", err)
 
+	// A finished task takes no new message.
+	_, err = d.send(ctx, "more", &done, true)
+	assert.True(t, d.isUnsupported(err), "send to a completed task: got %v", err)
+
 	// Unknown task.
 	_, err = d.get(ctx, "no-such-task")
 	assert.True(t, d.isNotFound(err), "get of an unknown task: got %v", err)
+
+	// List: the caller's tasks of one context.
+	ids, err := d.list(ctx, answered.contextID)
+	if !errors.Is(err, errNoList) {
+		require.NoError(t, err)
+		assert.Equal(t, []string{answered.id}, ids)
+	}
+
+	// Push notification configs: create, get, list, delete.
+	created, err := d.setPush(ctx, done.id, "hook-1", "https://hooks.example.com/a2a")
+	require.NoError(t, err)
+	assert.Equal(t, pushView{id: "hook-1", taskID: done.id, url: "https://hooks.example.com/a2a"}, created)
+	got, err := d.getPush(ctx, done.id, "hook-1")
+	require.NoError(t, err)
+	assert.Equal(t, created, got)
+	_, err = d.setPush(ctx, done.id, "hook-2", "https://hooks.example.com/other")
+	require.NoError(t, err)
+	all, err := d.listPush(ctx, done.id)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"hook-1", "hook-2"}, pushIDs(all))
+	require.NoError(t, d.deletePush(ctx, done.id, "hook-1"))
+	all, err = d.listPush(ctx, done.id)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hook-2"}, pushIDs(all))
+	_, err = d.getPush(ctx, done.id, "hook-1")
+	assert.True(t, d.isNotFound(err), "get of a deleted config: got %v", err)
+	_, err = d.listPush(ctx, "no-such-task")
+	assert.True(t, d.isNotFound(err), "configs of an unknown task: got %v", err)
+}
+
+func pushIDs(ps []pushView) []string {
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.id
+	}
+	return ids
 }
 
 // --- a2a-go v0.3.15 ---
@@ -285,9 +360,60 @@ func (d *legacyDriver) cancel(ctx context.Context, id string) (view, error) {
 	return legacyView(task), nil
 }
 
+func (d *legacyDriver) list(ctx context.Context, contextID string) ([]string, error) {
+	res, err := d.client.ListTasks(ctx, &legacy.ListTasksRequest{ContextID: contextID})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, t := range res.Tasks {
+		ids = append(ids, string(t.ID))
+	}
+	return ids, nil
+}
+
+func legacyPushView(c *legacy.TaskPushConfig) pushView {
+	return pushView{id: c.Config.ID, taskID: string(c.TaskID), url: c.Config.URL}
+}
+
+func (d *legacyDriver) setPush(ctx context.Context, taskID, configID, url string) (pushView, error) {
+	c, err := d.client.SetTaskPushConfig(ctx, &legacy.TaskPushConfig{TaskID: legacy.TaskID(taskID), Config: legacy.PushConfig{ID: configID, URL: url, Token: "tok"}})
+	if err != nil {
+		return pushView{}, err
+	}
+	return legacyPushView(c), nil
+}
+
+func (d *legacyDriver) getPush(ctx context.Context, taskID, configID string) (pushView, error) {
+	c, err := d.client.GetTaskPushConfig(ctx, &legacy.GetTaskPushConfigParams{TaskID: legacy.TaskID(taskID), ConfigID: configID})
+	if err != nil {
+		return pushView{}, err
+	}
+	return legacyPushView(c), nil
+}
+
+func (d *legacyDriver) listPush(ctx context.Context, taskID string) ([]pushView, error) {
+	cs, err := d.client.ListTaskPushConfig(ctx, &legacy.ListTaskPushConfigParams{TaskID: legacy.TaskID(taskID)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pushView, len(cs))
+	for i, c := range cs {
+		out[i] = legacyPushView(c)
+	}
+	return out, nil
+}
+
+func (d *legacyDriver) deletePush(ctx context.Context, taskID, configID string) error {
+	return d.client.DeleteTaskPushConfig(ctx, &legacy.DeleteTaskPushConfigParams{TaskID: legacy.TaskID(taskID), ConfigID: configID})
+}
+
 func (d *legacyDriver) isNotFound(err error) bool { return errors.Is(err, legacy.ErrTaskNotFound) }
 func (d *legacyDriver) isNotCancelable(err error) bool {
 	return errors.Is(err, legacy.ErrTaskNotCancelable)
+}
+func (d *legacyDriver) isUnsupported(err error) bool {
+	return errors.Is(err, legacy.ErrUnsupportedOperation)
 }
 
 func legacyText(parts legacy.ContentParts) string {
@@ -311,11 +437,34 @@ func legacyView(t *legacy.Task) view {
 	return v
 }
 
-// --- a2a-go v2.3.1 in 0.3 compatibility mode ---
+// --- a2a-go v2.3.1: native 1.0, and in 0.3 compatibility mode ---
 
-type compatDriver struct {
+// v2Driver drives a2a-go v2.3.1's client, whatever protocol it speaks.
+type v2Driver struct {
 	client *a2aclient.Client
 	card   *a2a.AgentCard
+	// transport and compat say what the client was opened with.
+	transport a2a.TransportProtocol
+	compat    bool
+}
+
+type compatDriver = v2Driver
+
+// openNative discovers the agent with the default (1.0) card parser and
+// the default transports, as an unmodified 1.0 client does.
+func openNative(t *testing.T, url string, withAuth bool, transport a2a.TransportProtocol) driver {
+	ctx := context.Background()
+	hc := httpClient(withAuth)
+	card, err := agentcard.NewResolver(hc).Resolve(ctx, url)
+	require.NoError(t, err)
+	client, err := a2aclient.NewFromCard(ctx, card,
+		a2aclient.WithJSONRPCTransport(hc),
+		a2aclient.WithRESTTransport(hc),
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{transport}}),
+	)
+	require.NoError(t, err)
+	t.Cleanup(func() { client.Destroy() })
+	return &v2Driver{client: client, card: card, transport: transport}
 }
 
 func openCompat(t *testing.T, url string, withAuth bool, transport a2a.TransportProtocol) driver {
@@ -333,7 +482,7 @@ func openCompat(t *testing.T, url string, withAuth bool, transport a2a.Transport
 	)
 	require.NoError(t, err)
 	t.Cleanup(func() { client.Destroy() })
-	return &compatDriver{client: client, card: card}
+	return &v2Driver{client: client, card: card, transport: transport, compat: true}
 }
 
 func (d *compatDriver) cardName() string { return d.card.Name }
@@ -370,9 +519,63 @@ func (d *compatDriver) cancel(ctx context.Context, id string) (view, error) {
 	return compatView(task), nil
 }
 
+func (d *compatDriver) list(ctx context.Context, contextID string) ([]string, error) {
+	if d.compat && d.transport == a2a.TransportProtocolJSONRPC {
+		return nil, errNoList
+	}
+	res, err := d.client.ListTasks(ctx, &a2a.ListTasksRequest{ContextID: contextID})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, t := range res.Tasks {
+		ids = append(ids, string(t.ID))
+	}
+	return ids, nil
+}
+
+func v2PushView(c *a2a.PushConfig) pushView {
+	return pushView{id: c.ID, taskID: string(c.TaskID), url: c.URL}
+}
+
+func (d *compatDriver) setPush(ctx context.Context, taskID, configID, url string) (pushView, error) {
+	c, err := d.client.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: a2a.TaskID(taskID), ID: configID, URL: url, Token: "tok"})
+	if err != nil {
+		return pushView{}, err
+	}
+	return v2PushView(c), nil
+}
+
+func (d *compatDriver) getPush(ctx context.Context, taskID, configID string) (pushView, error) {
+	c, err := d.client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: a2a.TaskID(taskID), ID: configID})
+	if err != nil {
+		return pushView{}, err
+	}
+	return v2PushView(c), nil
+}
+
+func (d *compatDriver) listPush(ctx context.Context, taskID string) ([]pushView, error) {
+	cs, err := d.client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: a2a.TaskID(taskID)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pushView, len(cs))
+	for i, c := range cs {
+		out[i] = v2PushView(c)
+	}
+	return out, nil
+}
+
+func (d *compatDriver) deletePush(ctx context.Context, taskID, configID string) error {
+	return d.client.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: a2a.TaskID(taskID), ID: configID})
+}
+
 func (d *compatDriver) isNotFound(err error) bool { return errors.Is(err, a2a.ErrTaskNotFound) }
 func (d *compatDriver) isNotCancelable(err error) bool {
 	return errors.Is(err, a2a.ErrTaskNotCancelable)
+}
+func (d *compatDriver) isUnsupported(err error) bool {
+	return errors.Is(err, a2a.ErrUnsupportedOperation)
 }
 
 func compatText(parts a2a.ContentParts) string {

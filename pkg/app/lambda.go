@@ -222,12 +222,14 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 	}
 	svc := service.New(store, runner, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	return httpapi.New(httpapi.Options{
-		Service:      svc,
-		Auth:         authn,
-		Cards:        Cards(ag.Info(), true, cfg.Push.Enabled),
-		PublicURL:    cfg.ConfiguredPublicURL,
-		MaxBodyBytes: cfg.MaxRequestBodyBytes,
-		Routes:       o.Routes,
-		Logger:       o.Log,
+		Service:         svc,
+		Auth:            authn,
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
+		PublicURL:       cfg.ConfiguredPublicURL,
+		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
+		GzipMinimumSize: GzipMinimumSize(cfg),
+		Profile:         Profile(cfg, ag.Info(), cfg.TaskStore.Backend, cfg.Execution.Mode),
+		Routes:          o.Routes,
+		Logger:          o.Log,
 	})
 }

@@ -201,6 +201,57 @@ func TestEvents(t *testing.T) {
 			require.NotNil(t, job.Message)
 			assert.Equal(t, "queue this", job.Message.Text())
 		}},
+		{"send/jsonrpc-v1-send-message.json", send, func(t *testing.T, resp events.APIGatewayV2HTTPResponse) {
+			var res struct {
+				Task struct {
+					ID     string `json:"id"`
+					Status struct {
+						State string `json:"state"`
+					} `json:"status"`
+				} `json:"task"`
+			}
+			rpcResult(t, resp, "req-v1", &res)
+			assert.Equal(t, "TASK_STATE_COMPLETED", res.Task.Status.State, "A2A 1.0: SendMessage waits unless returnImmediately")
+		}},
+		{"send/oap-orchestrate.json", send, func(t *testing.T, resp events.APIGatewayV2HTTPResponse) {
+			require.Equal(t, 200, resp.StatusCode, resp.Body)
+			assert.Equal(t, "evt-0001", resp.Headers["Orch-Id"])
+			assert.Equal(t, "session-0001", resp.Headers["Orch-Session-Id"])
+			var env struct {
+				ID     string   `json:"id"`
+				Result a2a.Task `json:"result"`
+				Meta   struct {
+					Trace  string `json:"trace"`
+					OrchID string `json:"orch_id"`
+				} `json:"_meta"`
+			}
+			require.NoError(t, json.Unmarshal(body(t, resp), &env))
+			assert.Equal(t, "env-1", env.ID)
+			assert.Equal(t, "session-0001", env.Result.ContextID, "Orch-Session-Id is the context")
+			assert.Equal(t, a2a.TaskStateCompleted, env.Result.Status.State)
+			assert.Equal(t, "orch-trace-1", env.Meta.Trace)
+			assert.Equal(t, "evt-0001", env.Meta.OrchID)
+		}},
+		{"tasks/rest-v1-tasks-get.json", tasks, func(t *testing.T, resp events.APIGatewayV2HTTPResponse) {
+			require.Equal(t, 200, resp.StatusCode, resp.Body)
+			assert.Equal(t, "application/a2a+json", resp.Headers["Content-Type"])
+			var task struct {
+				ID     string `json:"id"`
+				Status struct {
+					State string `json:"state"`
+				} `json:"status"`
+			}
+			require.NoError(t, json.Unmarshal(body(t, resp), &task))
+			assert.Equal(t, eventTaskGet, task.ID)
+			assert.Equal(t, "TASK_STATE_COMPLETED", task.Status.State)
+		}},
+		{"tasks/health.json", tasks, func(t *testing.T, resp events.APIGatewayV2HTTPResponse) {
+			require.Equal(t, 200, resp.StatusCode, resp.Body)
+			var p map[string]any
+			require.NoError(t, json.Unmarshal(body(t, resp), &p))
+			assert.Equal(t, "dynamodb", p["store_backend"])
+			assert.Equal(t, "inline", p["execution_mode"])
+		}},
 		{"tasks/rest-tasks-get.json", tasks, func(t *testing.T, resp events.APIGatewayV2HTTPResponse) {
 			var task a2a.Task
 			restResult(t, resp, &task)

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
@@ -49,8 +50,14 @@ func pushIssuer(cfg config.Config, local bool) string {
 }
 
 // pushBodies renders the notification bodies of configs registered under
-// versions other than 0.3 (notify.TaskBody).
-func pushBodies() map[string]notify.Body { return nil }
+// versions other than 0.3 (notify.TaskBody): under A2A 1.0, a
+// StreamResponse {"task": ...} sent as application/a2a+json.
+func pushBodies() map[string]notify.Body {
+	return map[string]notify.Body{service.ProtocolV10: func(t *a2a.Task) (string, []byte, error) {
+		b, err := a2av1.TaskNotification(t)
+		return a2av1.ContentType, b, err
+	}}
+}
 
 func retryPolicy(cfg config.Config) push.RetryPolicy {
 	return push.RetryPolicy{MaxAttempts: cfg.Push.MaxAttempts}

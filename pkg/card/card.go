@@ -1,5 +1,18 @@
 // Package card builds the agent cards this server publishes: the public card
 // at /.well-known/agent-card.json and the authenticated extended card.
+//
+// One card serves A2A 0.3 and 1.0 clients from the same URL: it keeps the
+// 0.3 fields (url, preferredTransport, additionalInterfaces,
+// supportsAuthenticatedExtendedCard, security) and adds the 1.0 ones
+// (supportedInterfaces, capabilities.extendedAgentCard), and its security
+// schemes carry both versions' shapes (a2a.HTTPSecurityScheme). The 1.0
+// supportedInterfaces list the endpoints twice, once per version, because
+// a2a-go's 0.3 card parser uses supportedInterfaces, when present, instead
+// of url and additionalInterfaces.
+//
+// The public card is slim: extensions are declared by URI only. The
+// extended card, served to authenticated callers, describes each extension
+// (params); the HTTP edge adds the wire contract of what it serves.
 package card
 
 import (
@@ -32,6 +45,7 @@ type Options struct {
 // Public returns the public agent card.
 func Public(o Options) a2a.AgentCard {
 	info := o.Agent
+	rest := o.PublicURL + RESTPath
 	c := a2a.AgentCard{
 		ProtocolVersion:    a2a.ProtocolVersion,
 		Name:               info.Name,
@@ -40,32 +54,49 @@ func Public(o Options) a2a.AgentCard {
 		PreferredTransport: a2a.TransportJSONRPC,
 		AdditionalInterfaces: []a2a.AgentInterface{
 			{URL: o.PublicURL, Transport: a2a.TransportJSONRPC},
-			{URL: o.PublicURL + RESTPath, Transport: a2a.TransportHTTPJSON},
+			{URL: rest, Transport: a2a.TransportHTTPJSON},
 		},
-		Provider:                          info.Provider,
-		Version:                           orDefault(info.Version, "1.0.0"),
-		DocumentationURL:                  info.DocumentationURL,
-		Capabilities:                      a2a.AgentCapabilities{Streaming: false, PushNotifications: o.PushNotifications},
+		Provider:         info.Provider,
+		Version:          orDefault(info.Version, "1.0.0"),
+		DocumentationURL: info.DocumentationURL,
+		Capabilities: a2a.AgentCapabilities{
+			Streaming: false, PushNotifications: o.PushNotifications,
+			Extensions: declarations(), ExtendedAgentCard: true,
+		},
 		DefaultInputModes:                 modes(info.InputModes),
 		DefaultOutputModes:                modes(info.OutputModes),
 		Skills:                            info.Skills,
 		SupportsAuthenticatedExtendedCard: true,
+		SupportedInterfaces: []a2a.SupportedInterface{
+			{URL: o.PublicURL, ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: string(a2a.V10)},
+			{URL: rest, ProtocolBinding: a2a.TransportHTTPJSON, ProtocolVersion: string(a2a.V10)},
+			{URL: o.PublicURL, ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: string(a2a.V03)},
+			{URL: rest, ProtocolBinding: a2a.TransportHTTPJSON, ProtocolVersion: string(a2a.V03)},
+		},
 	}
 	if c.Skills == nil {
 		c.Skills = []a2a.AgentSkill{}
 	}
 	if o.BearerAuth {
 		c.SecuritySchemes = map[string]a2a.SecurityScheme{
-			BearerSchemeName: {Type: "http", Scheme: "bearer", Description: "Bearer token given to the caller by the operator of this agent."},
+			BearerSchemeName: a2a.HTTPSecurityScheme("bearer", "", "Bearer token given to the caller by the operator of this agent."),
 		}
+		// The 0.3 requirement only. A2A 1.0's securityRequirements is
+		// left out: ProtoJSON writes its scopes as {"list": [...]}, which
+		// the a2a-go 1.0 reader refuses (it expects a bare array), and
+		// the scheme alone tells 1.0 clients how to authenticate.
 		c.Security = []map[string][]string{{BearerSchemeName: {}}}
 	}
 	return c
 }
 
-// Extended returns the authenticated extended card: the public card, served
-// only to authenticated callers.
-func Extended(o Options) a2a.AgentCard { return Public(o) }
+// Extended returns the authenticated extended card: the public card with
+// every extension described (its params), and the skills' examples.
+func Extended(o Options) a2a.AgentCard {
+	c := Public(o)
+	c.Capabilities.Extensions = descriptions()
+	return c
+}
 
 func modes(m []string) []string {
 	if len(m) == 0 {

@@ -71,8 +71,8 @@ func (p *pathRecorder) take() []string {
 	return out
 }
 
-// TestLocalServer drives this project's server (A2A 0.3) over both
-// bindings through the whole surface the server has today.
+// TestLocalServer drives this project's server over both bindings, in
+// both protocol versions, through the whole surface the server has today.
 func TestLocalServer(t *testing.T) {
 	srv := clienttest.Start(t, clienttest.Options{Token: "s3cret"})
 	rec := &pathRecorder{}
@@ -80,18 +80,21 @@ func TestLocalServer(t *testing.T) {
 	t.Cleanup(proxy.Close)
 
 	for _, tc := range []struct {
+		version string
 		binding string
 		prefix  string // path prefix of every protocol call
 	}{
-		{client.BindingJSONRPC, "POST /"},
-		{client.BindingREST, "/rest/v1/"},
+		{client.Version03, client.BindingJSONRPC, "POST /"},
+		{client.Version03, client.BindingREST, "/rest/v1/"},
+		{client.Version10, client.BindingJSONRPC, "POST /"},
+		{client.Version10, client.BindingREST, "/rest/"},
 	} {
-		t.Run(tc.binding, func(t *testing.T) {
-			c := client.New(proxy.URL, client.Options{Token: "s3cret", Binding: tc.binding})
+		t.Run(tc.version+"/"+tc.binding, func(t *testing.T) {
+			c := client.New(proxy.URL, client.Options{Token: "s3cret", Binding: tc.binding, Version: tc.version})
 			ctx := ctxT(t)
 			ep, err := c.Endpoint(ctx)
 			require.NoError(t, err)
-			assert.Equal(t, client.Version03, ep.Version)
+			assert.Equal(t, tc.version, ep.Version)
 			assert.Equal(t, tc.binding, ep.Binding)
 			rec.take()
 
@@ -260,13 +263,15 @@ func TestCardRevalidation(t *testing.T) {
 	assert.Equal(t, []string{"", first.ETag}, inm)
 	assert.Equal(t, []int{http.StatusOK, http.StatusNotModified}, statuses)
 
-	// The card lists both 0.3 interfaces; JSON-RPC is preferred.
-	require.Len(t, first.Interfaces, 2)
+	// The card lists both bindings in both versions; 1.0 JSON-RPC is
+	// preferred.
+	require.Len(t, first.Interfaces, 4)
 	ep, err := client.SelectInterface(first, "", "")
 	require.NoError(t, err)
+	assert.Equal(t, client.Interface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: client.Version10}, ep)
+	ep, err = client.SelectInterface(first, client.Version03, "")
+	require.NoError(t, err)
 	assert.Equal(t, client.Interface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: client.Version03}, ep)
-	_, err = client.SelectInterface(first, client.Version10, "")
-	assert.ErrorContains(t, err, "offers no interface")
 }
 
 type statusWriter struct {

@@ -27,6 +27,9 @@ type Config struct {
 	Tokens map[string]string
 	// MaxRequestBodyBytes bounds request bodies (A2A_MAX_REQUEST_BODY_BYTES).
 	MaxRequestBodyBytes int64
+	// GzipMinimumSize is the smallest non-streaming response body sent
+	// gzip-compressed to clients that accept it (A2A_HTTP_GZIP_MINIMUM_SIZE).
+	GzipMinimumSize int
 	// BlockingDefault applies to message/send without configuration.blocking
 	// (A2A_BLOCKING_DEFAULT).
 	BlockingDefault bool
@@ -136,6 +139,7 @@ const (
 	DefaultHost                = "127.0.0.1"
 	DefaultPort                = 8000
 	DefaultMaxRequestBodyBytes = 1 << 20
+	DefaultGzipMinimumSize     = 8192
 	DefaultBlockingTimeout     = 25 * time.Second
 	DefaultAgent               = "demo"
 	DefaultTokenName           = "default"
@@ -153,6 +157,7 @@ func Load(getenv func(string) string) (Config, error) {
 		Host:                r.str("A2A_HOST", DefaultHost),
 		Port:                r.intRange("A2A_PORT", DefaultPort, 1, 65535),
 		MaxRequestBodyBytes: int64(r.intRange("A2A_MAX_REQUEST_BODY_BYTES", DefaultMaxRequestBodyBytes, 1024, 64<<20)),
+		GzipMinimumSize:     r.intRange("A2A_HTTP_GZIP_MINIMUM_SIZE", DefaultGzipMinimumSize, 0, 1<<30),
 		BlockingDefault:     r.boolean("A2A_BLOCKING_DEFAULT", false),
 		BlockingTimeout:     time.Duration(r.intRange("A2A_BLOCKING_TIMEOUT_SECONDS", int(DefaultBlockingTimeout/time.Second), 1, 900)) * time.Second,
 		Agent:               r.str("A2A_AGENT", DefaultAgent),

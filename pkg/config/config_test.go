@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Config{
 		Host: "127.0.0.1", Port: 8000, PublicURL: "http://127.0.0.1:8000", Tokens: map[string]string{},
-		MaxRequestBodyBytes: 1 << 20, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
+		MaxRequestBodyBytes: 1 << 20, GzipMinimumSize: 8192, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
@@ -30,12 +30,13 @@ func TestValues(t *testing.T) {
 		"A2A_HOST": "0.0.0.0", "A2A_PORT": "9000", "A2A_PUBLIC_URL": "https://agent.example.com/",
 		"A2A_BEARER_TOKEN": "t0", "A2A_BEARER_TOKENS": "alice:t1, bob : t2",
 		"A2A_MAX_REQUEST_BODY_BYTES": "2048", "A2A_BLOCKING_DEFAULT": "true", "A2A_BLOCKING_TIMEOUT_SECONDS": "5",
-		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug",
+		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug", "A2A_HTTP_GZIP_MINIMUM_SIZE": "0",
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, "https://agent.example.com", c.PublicURL, "trailing slash dropped")
 	assert.Equal(t, map[string]string{"default": "t0", "alice": "t1", "bob": "t2"}, c.Tokens)
 	assert.EqualValues(t, 2048, c.MaxRequestBodyBytes)
+	assert.Zero(t, c.GzipMinimumSize, "0 compresses every response a client accepts gzip for")
 	assert.True(t, c.BlockingDefault)
 	assert.Equal(t, 5*time.Second, c.BlockingTimeout)
 	assert.Equal(t, slog.LevelDebug, c.LogLevel)

@@ -47,22 +47,64 @@ func (h *handler) tooLarge(w http.ResponseWriter, size int64) {
 	writeHTTPError(w, http.StatusRequestEntityTooLarge, "RESOURCE_EXHAUSTED", msg)
 }
 
-// writeJSON writes a 200 response with a JSON body.
-func writeJSON(w http.ResponseWriter, body []byte) {
-	w.Header()["Content-Type"] = []string{"application/json"}
-	w.Write(body)
+// writeBody writes a 200 response, gzip-compressed when it is large and
+// the client accepts it.
+func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+	w.Header()["Content-Type"] = []string{contentType}
+	w.Write(gzipBody(w, r, h.gzipMin, body, nil))
 }
 
 // decodeParams decodes request params (or a REST body) into v, accepting
 // snake_case field names as proto-JSON parsers do: some official 0.3 clients
 // send them. Free-form maps (metadata, data) are left as they are.
 func decodeParams(raw json.RawMessage, v any) error {
-	if bytes.IndexByte(raw, '_') >= 0 {
+	return jsonrpc.DecodeParams(camelCase(raw), v)
+}
+
+// camelCase returns raw with snake_case keys rewritten as camelCase, as
+// ProtoJSON parsers accept both spellings (raw itself when it has none).
+func camelCase(raw json.RawMessage) json.RawMessage {
+	if hasSnakeKey(raw) {
 		if c, err := camelCaseKeys(raw); err == nil {
-			raw = c
+			return c
 		}
 	}
-	return jsonrpc.DecodeParams(raw, v)
+	return raw
+}
+
+// hasSnakeKey reports whether an object key of raw holds an underscore.
+// Values may (ROLE_USER, TASK_STATE_WORKING): they do not count.
+func hasSnakeKey(raw []byte) bool {
+	if bytes.IndexByte(raw, '_') < 0 {
+		return false
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		underscore := false
+		j := i + 1
+		for ; j < len(raw) && raw[j] != '"'; j++ {
+			switch raw[j] {
+			case '\\':
+				j++
+			case '_':
+				underscore = true
+			}
+		}
+		i = j
+		if !underscore {
+			continue
+		}
+		k := j + 1
+		for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
+			k++
+		}
+		if k < len(raw) && raw[k] == ':' {
+			return true
+		}
+	}
+	return false
 }
 
 // camelCaseKeys rewrites snake_case object keys to camelCase, except inside

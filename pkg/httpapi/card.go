@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 )
 
 // cardCacheControl lets clients and CDNs reuse a card for five minutes and
@@ -23,19 +22,26 @@ const maxCardCache = 16
 // CardSource builds the public and extended cards for a base URL.
 type CardSource func(publicURL string) (public, extended a2a.AgentCard)
 
-// document is a JSON document rendered once, with its validator.
+// document is a JSON document rendered once, with its validator and, when
+// it is large enough, its gzip encoding.
 type document struct {
-	body []byte
-	etag string
+	body    []byte
+	gz      []byte
+	gzipMin int
+	etag    string
 }
 
-func newDocument(v any) (*document, error) {
+func newDocument(v any, gzipMin int) (*document, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("httpapi: render card: %w", err)
+		return nil, fmt.Errorf("httpapi: render %T: %w", v, err)
 	}
 	sum := sha256.Sum256(b)
-	return &document{body: b, etag: `W/"` + hex.EncodeToString(sum[:12]) + `"`}, nil
+	d := &document{body: b, gzipMin: gzipMin, etag: `W/"` + hex.EncodeToString(sum[:12]) + `"`}
+	if gzipMin >= 0 && len(b) >= gzipMin {
+		d.gz = compress(b)
+	}
+	return d, nil
 }
 
 // serve writes the document, or 304 when the client's copy is current.
@@ -47,8 +53,13 @@ func (d *document) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	hdr["Content-Type"] = []string{"application/json"}
-	w.Write(d.body)
+	d.serveFresh(w, r)
+}
+
+// serveFresh writes the document without cache validators.
+func (d *document) serveFresh(w http.ResponseWriter, r *http.Request) {
+	w.Header()["Content-Type"] = []string{"application/json"}
+	w.Write(gzipBody(w, r, d.gzipMin, d.body, d.gz))
 }
 
 // etagMatch compares weakly, as If-None-Match requires.
@@ -69,6 +80,9 @@ func etagMatch(header, etag string) bool {
 type cards struct {
 	source    CardSource
 	publicURL string
+	gzipMin   int
+	// decorate completes the extended card (the wire contract).
+	decorate func(pub, ext *a2a.AgentCard)
 
 	mu       sync.Mutex
 	rendered map[string]*cardPair
@@ -76,8 +90,8 @@ type cards struct {
 
 type cardPair struct{ public, extended *document }
 
-func newCards(source CardSource, publicURL string) (*cards, error) {
-	c := &cards{source: source, publicURL: publicURL, rendered: map[string]*cardPair{}}
+func newCards(source CardSource, publicURL string, gzipMin int, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
+	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, decorate: decorate, rendered: map[string]*cardPair{}}
 	if publicURL != "" {
 		if _, err := c.render(publicURL); err != nil {
 			return nil, err
@@ -102,11 +116,14 @@ func (c *cards) render(base string) (*cardPair, error) {
 		return p, nil
 	}
 	pub, ext := c.source(base)
-	pd, err := newDocument(pub)
+	if c.decorate != nil {
+		c.decorate(&pub, &ext)
+	}
+	pd, err := newDocument(pub, c.gzipMin)
 	if err != nil {
 		return nil, err
 	}
-	ed, err := newDocument(ext)
+	ed, err := newDocument(ext, c.gzipMin)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +158,7 @@ func (h *handler) serveCard(w http.ResponseWriter, r *http.Request) {
 	p.public.serve(w, r)
 }
 
-func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
+func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ call) {
 	p, err := h.cards.forRequest(r)
 	if err != nil {
 		writeRESTError(w, h.protocolError(r.Context(), err, "extended card"))

@@ -1,7 +1,14 @@
 // Package httpapi is the HTTP edge of the server: one http.Handler that
-// serves JSON-RPC on POST /, the HTTP+JSON (REST) binding under /rest, the
-// agent cards under /.well-known/, with authentication, a request body limit
-// and the mapping of errors to the wire, done once here.
+// serves JSON-RPC on POST /, the HTTP+JSON (REST) binding under /rest, OAP
+// envelopes on POST /orchestrate, the agent cards under /.well-known/ and
+// the deployment profile on GET /health, with authentication, a request
+// body limit, gzip of large responses and the mapping of errors to the
+// wire, done once here.
+//
+// A2A 0.3 and 1.0 are served side by side: each A2A route decides the
+// request's version once, from A2A-Version (wire.go), and hands its
+// handler the version's wire (method table, body codecs, error framing);
+// handlers never test the version.
 //
 // Locally the handler is mounted on net/http; in Lambda each HTTP function
 // wraps it (or the route groups it owns) with aws-lambda-go-api-proxy.
@@ -14,10 +21,13 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
 )
 
 // Service is what the edge needs of the A2A operations.
@@ -34,6 +44,9 @@ type Service interface {
 	GetPushConfig(ctx context.Context, owner string, p a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error)
 	ListPushConfigs(ctx context.Context, owner string, p a2a.ListTaskPushNotificationConfigParams) ([]a2a.TaskPushNotificationConfig, error)
 	DeletePushConfig(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) error
+	Feedback(ctx context.Context, owner string, p a2a.TaskFeedbackParams) (*a2a.OKResult, error)
+	ListContexts(ctx context.Context, owner string, p a2a.ListContextsParams) (*a2a.ListContextsResult, error)
+	ClearContext(ctx context.Context, owner string, p a2a.ClearContextParams) (*a2a.OKResult, error)
 }
 
 // Authenticator identifies the caller of a request, or returns an error
@@ -50,7 +63,8 @@ type Routes uint8
 const (
 	// RoutesCard: the public cards and the JWKS (GET /.well-known/...).
 	RoutesCard Routes = 1 << iota
-	// RoutesRPC: JSON-RPC (POST /) and REST message:send.
+	// RoutesRPC: JSON-RPC (POST /), OAP envelopes (POST /orchestrate) and
+	// REST message:send.
 	RoutesRPC
 	// RoutesTasks: REST task routes (get, list, cancel, push configs) and
 	// the extended card.
@@ -74,6 +88,13 @@ type Options struct {
 	MaxBodyBytes int64
 	// Routes selects the route groups; zero means RoutesAll.
 	Routes Routes
+	// GzipMinimumSize is the smallest response body (JSON-RPC results,
+	// REST results, cards) sent gzip-compressed to clients that accept it;
+	// 0 means DefaultGzipMinimumSize, negative turns compression off.
+	GzipMinimumSize int
+	// Profile is the deployment profile GET /health answers with
+	// (authenticated, with the task routes); nil serves no /health.
+	Profile *Profile
 	// JWKS, when set, serves the push notification verification keys at
 	// /.well-known/jwks.json with the cards (*keys.Set implements it).
 	JWKS   http.Handler
@@ -86,8 +107,11 @@ type handler struct {
 	maxBody int64
 	log     *slog.Logger
 	cards   *cards
-	methods map[string]rpcMethod
-	mux     *http.ServeMux
+	// gzipMin is the smallest body compressed (negative: none).
+	gzipMin int
+	// v03 and v10 are the wires of the protocol versions (see negotiate).
+	v03, v10 *wire
+	mux      *http.ServeMux
 }
 
 // New returns the handler.
@@ -107,12 +131,18 @@ func New(o Options) (http.Handler, error) {
 	if o.Cards == nil {
 		return nil, errors.New("httpapi: Cards is required")
 	}
-	cs, err := newCards(o.Cards, o.PublicURL)
+	if o.GzipMinimumSize == 0 {
+		o.GzipMinimumSize = DefaultGzipMinimumSize
+	}
+	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux()}
+	h.v03, h.v10 = h.newWire03(), h.newWire10()
+	cs, err := newCards(o.Cards, o.PublicURL, h.gzipMin, func(pub, ext *a2a.AgentCard) {
+		ext.Capabilities.Extensions = append(ext.Capabilities.Extensions, h.wireContract(pub))
+	})
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, cards: cs, mux: http.NewServeMux()}
-	h.methods = h.rpcMethods()
+	h.cards = cs
 
 	if o.Routes&RoutesCard != 0 {
 		h.mux.HandleFunc("GET /.well-known/agent-card.json", h.serveCard)
@@ -122,30 +152,42 @@ func New(o Options) (http.Handler, error) {
 		}
 	}
 	if o.Routes&RoutesRPC != 0 {
-		h.mux.HandleFunc("POST /{$}", h.authenticated(h.serveJSONRPC))
+		h.mux.HandleFunc("POST /{$}", h.a2aRoute(bindingJSONRPC, h.serveJSONRPC))
+		h.mux.HandleFunc("POST "+oap.Path, h.a2aRoute(bindingOAP, h.serveOAP))
 		for _, base := range restBases() {
-			h.mux.HandleFunc("POST "+base+"/message:send", h.authenticated(h.restSend))
-			h.mux.HandleFunc("POST "+base+"/message:stream", h.authenticated(h.restUnsupportedStream))
+			h.mux.HandleFunc("POST "+base+"/message:send", h.a2aRoute(bindingREST, h.restSend))
+			h.mux.HandleFunc("POST "+base+"/message:stream", h.a2aRoute(bindingREST, h.restUnsupportedStream))
 		}
 	}
 	if o.Routes&RoutesTasks != 0 {
 		for _, base := range restBases() {
-			h.mux.HandleFunc("GET "+base+"/tasks", h.authenticated(h.restList))
-			h.mux.HandleFunc("GET "+base+"/tasks/{id}", h.authenticated(h.restGet))
-			h.mux.HandleFunc("POST "+base+"/tasks/{id}", h.authenticated(h.restTaskAction))
-			h.mux.HandleFunc("POST "+base+"/tasks/{id}/pushNotificationConfigs", h.authenticated(h.restSetPushConfig))
-			h.mux.HandleFunc("GET "+base+"/tasks/{id}/pushNotificationConfigs", h.authenticated(h.restListPushConfigs))
-			h.mux.HandleFunc("GET "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.authenticated(h.restGetPushConfig))
-			h.mux.HandleFunc("DELETE "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.authenticated(h.restDeletePushConfig))
-			h.mux.HandleFunc("GET "+base+"/card", h.authenticated(h.restExtendedCard))
+			h.mux.HandleFunc("GET "+base+"/tasks", h.a2aRoute(bindingREST, h.restList))
+			h.mux.HandleFunc("GET "+base+"/tasks/{id}", h.a2aRoute(bindingREST, h.restGet))
+			h.mux.HandleFunc("POST "+base+"/tasks/{id}", h.a2aRoute(bindingREST, h.restTaskAction))
+			h.mux.HandleFunc("POST "+base+"/tasks/{id}/pushNotificationConfigs", h.a2aRoute(bindingREST, h.restSetPushConfig))
+			h.mux.HandleFunc("GET "+base+"/tasks/{id}/pushNotificationConfigs", h.a2aRoute(bindingREST, h.restListPushConfigs))
+			h.mux.HandleFunc("GET "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.a2aRoute(bindingREST, h.restGetPushConfig))
+			h.mux.HandleFunc("DELETE "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.a2aRoute(bindingREST, h.restDeletePushConfig))
+			h.mux.HandleFunc("GET "+base+"/card", h.a2aRoute(bindingREST, h.restExtendedCard))
+			h.mux.HandleFunc("GET "+base+"/extendedAgentCard", h.a2aRoute(bindingREST, h.restExtendedCard))
+		}
+		if o.Profile != nil {
+			profile, err := newDocument(o.Profile, h.gzipMin)
+			if err != nil {
+				return nil, err
+			}
+			h.mux.HandleFunc("GET /health", h.authenticated(func(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
+				profile.serveFresh(w, r)
+			}))
 		}
 	}
 	h.mux.HandleFunc("/", h.notFound)
 	return h, nil
 }
 
-// restBases are the prefixes of the REST binding: the spec's /v1 form and
-// the form without /v1 that some 0.3 clients call.
+// restBases are the prefixes of the REST binding: the 0.3 spec's /v1 form,
+// and the form without /v1 of A2A 1.0 (which some 0.3 clients call too).
+// The request's A2A-Version, not its path, decides the wire format.
 func restBases() []string { return []string{card.RESTPath + "/v1", card.RESTPath} }
 
 // ServeHTTP routes the request. A panic below is a bug: it is logged with
@@ -161,20 +203,107 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeHTTPError(w, http.StatusInternalServerError, "INTERNAL", "internal error; the server logged the cause")
 		}
 	}()
+	if rest, ok := strings.CutPrefix(r.URL.Path, card.RESTPath+"/"); ok {
+		if p, ok := stripTenant(rest); ok {
+			r2 := *r
+			u := *r.URL
+			u.Path, u.RawPath = card.RESTPath+"/"+p, ""
+			r2.URL = &u
+			r = &r2
+		}
+	}
 	h.mux.ServeHTTP(w, r)
 }
 
-// authenticated answers 401 to unauthenticated requests and puts the
-// caller's identity in the request context for next.
-func (h *handler) authenticated(next func(http.ResponseWriter, *http.Request, auth.Identity)) http.HandlerFunc {
+// restHeads are the first path segments of the REST routes.
+var restHeads = map[string]bool{"v1": true, "tasks": true, "message:send": true, "message:stream": true, "extendedAgentCard": true, "card": true}
+
+// stripTenant removes the optional /{tenant} segment of A2A 1.0 REST paths
+// (/rest/{tenant}/tasks/...), which this single-tenant host accepts and
+// ignores: path, relative to the REST base, loses its first segment when
+// that segment is no route's own and the next one starts a route. So
+// /rest/tasks/tasks is still the task named "tasks".
+func stripTenant(path string) (string, bool) {
+	seg, tail, ok := strings.Cut(path, "/")
+	if !ok || seg == "" || restHeads[seg] {
+		return "", false
+	}
+	next, _, _ := strings.Cut(tail, "/")
+	if next == "v1" || !restHeads[next] {
+		return "", false
+	}
+	return tail, true
+}
+
+// binding names the framing of a route's answers, for the errors that
+// come before its handler (an unsupported A2A-Version).
+type binding uint8
+
+const (
+	bindingJSONRPC binding = iota
+	bindingREST
+	bindingOAP
+)
+
+// a2aRoute serves an A2A route: it decides the protocol version (an
+// unsupported A2A-Version is refused before anything else), then
+// authenticates the caller (401 otherwise), and hands next the call.
+func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Request, call)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := h.auth.Authenticate(r)
+		wr, err := h.negotiate(r)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="a2a"`)
-			writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
+			h.versionError(w, r, b, err)
 			return
 		}
-		next(w, r, id)
+		id, ok := h.authenticate(w, r)
+		if !ok {
+			return
+		}
+		next(w, r, call{id: id, wire: wr})
+	}
+}
+
+// authenticated serves a route outside the A2A bindings (the health
+// profile) to authenticated callers only.
+func (h *handler) authenticated(next func(http.ResponseWriter, *http.Request, auth.Identity)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if id, ok := h.authenticate(w, r); ok {
+			next(w, r, id)
+		}
+	}
+}
+
+// authenticate identifies the caller, or answers 401.
+func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (auth.Identity, bool) {
+	id, err := h.auth.Authenticate(r)
+	if err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a"`)
+		writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
+		return auth.Identity{}, false
+	}
+	return id, true
+}
+
+// versionError answers a request whose A2A-Version is not supported, in
+// the 1.0 error shape: a JSON-RPC error (-32009, HTTP 200, with the
+// request's id when it can be read), a REST 400, or an OAP error envelope.
+func (h *handler) versionError(w http.ResponseWriter, r *http.Request, b binding, err error) {
+	e := h.protocolError(r.Context(), err, "version")
+	switch b {
+	case bindingJSONRPC:
+		id := jsonrpc.NullID
+		if body, ok := h.readBody(w, r); ok {
+			if _, respID, _ := jsonrpc.Decode(body); respID != nil {
+				id = respID
+			}
+		} else {
+			return
+		}
+		h.writeBody(w, r, "application/json", jsonrpc.EncodeError(id, h.v10.rpcError(e)))
+	case bindingOAP:
+		h.oapVersionError(w, r, e)
+	default:
+		writeRESTError(w, e)
 	}
 }
 

@@ -132,7 +132,12 @@ func TestPublicCard(t *testing.T) {
 			map[string]any{"url": "https://agent.example.com", "transport": "JSONRPC"},
 			map[string]any{"url": "https://agent.example.com/rest", "transport": "HTTP+JSON"},
 		}, c["additionalInterfaces"])
-		assert.Equal(t, map[string]any{"streaming": false, "pushNotifications": false, "stateTransitionHistory": false}, c["capabilities"])
+		caps := c["capabilities"].(map[string]any)
+		assert.Equal(t, false, caps["streaming"])
+		assert.Equal(t, false, caps["pushNotifications"])
+		assert.Equal(t, true, caps["extendedAgentCard"])
+		assert.NotEmpty(t, caps["extensions"])
+		assert.Len(t, c["supportedInterfaces"], 4)
 		assert.Equal(t, true, c["supportsAuthenticatedExtendedCard"])
 		assert.Equal(t, []any{map[string]any{"bearer": []any{}}}, c["security"])
 		assert.NotEmpty(t, c["skills"])
@@ -413,6 +418,15 @@ func (brokenService) ListPushConfigs(context.Context, string, a2a.ListTaskPushNo
 }
 func (brokenService) DeletePushConfig(context.Context, string, a2a.DeleteTaskPushNotificationConfigParams) error {
 	return errSecret
+}
+func (brokenService) Feedback(context.Context, string, a2a.TaskFeedbackParams) (*a2a.OKResult, error) {
+	return nil, errSecret
+}
+func (brokenService) ListContexts(context.Context, string, a2a.ListContextsParams) (*a2a.ListContextsResult, error) {
+	return nil, errSecret
+}
+func (brokenService) ClearContext(context.Context, string, a2a.ClearContextParams) (*a2a.OKResult, error) {
+	return nil, errSecret
 }
 
 func TestInternalErrorsAreLoggedNotLeaked(t *testing.T) {

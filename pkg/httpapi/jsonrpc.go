@@ -4,46 +4,47 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
-// rpcMethod serves one JSON-RPC method; its result is marshalled as JSON
-// (a json.RawMessage is written as it is).
-type rpcMethod func(r *http.Request, id auth.Identity, params json.RawMessage) (any, error)
+// rpcMethod serves one JSON-RPC method; its result is appended by its
+// AppendJSON method when it has one (the protocol objects, and the encoded
+// results of 1.0 methods), written as it is when it is a json.RawMessage,
+// and marshalled by encoding/json otherwise.
+type rpcMethod func(r *http.Request, c call, params json.RawMessage) (any, error)
 
-// call adapts a service operation to an rpcMethod: decode params, call.
-func call[P any, R any](op func(context.Context, string, P) (R, error)) rpcMethod {
-	return func(r *http.Request, id auth.Identity, raw json.RawMessage) (any, error) {
+// call0 adapts a service operation to an rpcMethod: decode params, call.
+func call0[P any, R any](op func(context.Context, string, P) (R, error)) rpcMethod {
+	return func(r *http.Request, c call, raw json.RawMessage) (any, error) {
 		var p P
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
-		return op(r.Context(), id.Owner, p)
+		return op(r.Context(), c.id.Owner, p)
 	}
 }
 
-// callOptional is call for methods whose params may be omitted.
+// callOptional is call0 for methods whose params may be omitted.
 func callOptional[P any, R any](op func(context.Context, string, P) (R, error)) rpcMethod {
-	return func(r *http.Request, id auth.Identity, raw json.RawMessage) (any, error) {
+	return func(r *http.Request, c call, raw json.RawMessage) (any, error) {
 		var p P
 		if len(bytes.TrimSpace(raw)) > 0 {
 			if err := decodeParams(raw, &p); err != nil {
 				return nil, err
 			}
 		}
-		return op(r.Context(), id.Owner, p)
+		return op(r.Context(), c.id.Owner, p)
 	}
 }
 
 // fail is a method that always answers err.
 func fail(err error) rpcMethod {
-	return func(*http.Request, auth.Identity, json.RawMessage) (any, error) { return nil, err }
+	return func(*http.Request, call, json.RawMessage) (any, error) { return nil, err }
 }
 
 var errStreaming = a2a.Errorf(a2a.CodeUnsupportedOperation,
@@ -52,74 +53,116 @@ var errStreaming = a2a.Errorf(a2a.CodeUnsupportedOperation,
 // jsonNull is the result of methods that return nothing.
 var jsonNull = json.RawMessage("null")
 
+// rpcMethods is the method table of A2A 0.3.
 func (h *handler) rpcMethods() map[string]rpcMethod {
 	if h.svc == nil {
 		return nil
 	}
-	return map[string]rpcMethod{
-		a2a.MethodMessageSend:      call(h.svc.SendMessage),
-		a2a.MethodTasksGet:         call(h.svc.GetTask),
-		a2a.MethodTasksCancel:      call(h.svc.CancelTask),
-		a2a.MethodTasksList:        call(h.svc.ListTasks),
+	m := map[string]rpcMethod{
+		a2a.MethodMessageSend: func(r *http.Request, c call, raw json.RawMessage) (any, error) {
+			var p a2a.MessageSendParams
+			if err := decodeParams(raw, &p); err != nil {
+				return nil, err
+			}
+			return h.send(r, c, p)
+		},
+		a2a.MethodTasksGet:         call0(h.svc.GetTask),
+		a2a.MethodTasksCancel:      call0(h.svc.CancelTask),
+		a2a.MethodTasksList:        call0(h.svc.ListTasks),
 		a2a.MethodMessageStream:    fail(errStreaming),
 		a2a.MethodTasksResubscribe: fail(errStreaming),
-		a2a.MethodPushConfigSet: call(func(ctx context.Context, owner string, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
-			return h.svc.SetPushConfig(ctx, owner, service.ProtocolV03, p)
-		}),
-		a2a.MethodPushConfigGet:  call(h.svc.GetPushConfig),
-		a2a.MethodPushConfigList: call(h.svc.ListPushConfigs),
-		a2a.MethodPushConfigDelete: call(func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
+		a2a.MethodPushConfigSet: func(r *http.Request, c call, raw json.RawMessage) (any, error) {
+			var p a2a.TaskPushNotificationConfig
+			if err := decodeParams(raw, &p); err != nil {
+				return nil, err
+			}
+			return h.svc.SetPushConfig(r.Context(), c.id.Owner, string(c.wire.version), p)
+		},
+		a2a.MethodPushConfigGet:  call0(h.svc.GetPushConfig),
+		a2a.MethodPushConfigList: call0(h.svc.ListPushConfigs),
+		a2a.MethodPushConfigDelete: call0(func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
 			return jsonNull, h.svc.DeletePushConfig(ctx, owner, p)
 		}),
-		a2a.MethodInterruptPermissionReply: call(h.svc.ReplyPermission),
-		a2a.MethodInterruptQuestionReply:   call(h.svc.ReplyQuestion),
-		a2a.MethodInterruptQuestionReject:  call(h.svc.RejectQuestion),
-		a2a.MethodInterruptList:            callOptional(h.svc.ListInterrupts),
-		a2a.MethodGetExtendedCard: func(r *http.Request, _ auth.Identity, _ json.RawMessage) (any, error) {
+		a2a.MethodGetExtendedCard: func(r *http.Request, _ call, _ json.RawMessage) (any, error) {
 			return h.extendedCard(r)
 		},
 	}
+	maps.Copy(m, h.extensionMethods())
+	return m
 }
 
-// supportedMethods lists the served JSON-RPC methods, sorted.
-func (h *handler) supportedMethods() []string {
-	names := make([]string, 0, len(h.methods))
-	for n := range h.methods {
-		names = append(names, n)
+// extensionMethods are the extension methods served under every version
+// (their params and results are the same in both).
+func (h *handler) extensionMethods() map[string]rpcMethod {
+	return map[string]rpcMethod{
+		a2a.MethodInterruptPermissionReply: call0(h.svc.ReplyPermission),
+		a2a.MethodInterruptQuestionReply:   call0(h.svc.ReplyQuestion),
+		a2a.MethodInterruptQuestionReject:  call0(h.svc.RejectQuestion),
+		a2a.MethodInterruptList:            callOptional(h.svc.ListInterrupts),
+		a2a.MethodTasksFeedback:            call0(h.svc.Feedback),
+		a2a.MethodContextsList:             callOptional(h.svc.ListContexts),
+		a2a.MethodContextsClear:            call0(h.svc.ClearContext),
 	}
-	slices.Sort(names)
-	return names
+}
+
+// send runs message/send (SendMessage) of any version: the params record
+// the version (it chooses the body of an inline push config's
+// notifications) and, on /orchestrate, the session's context.
+func (h *handler) send(r *http.Request, c call, p a2a.MessageSendParams) (*a2a.Task, error) {
+	p.Protocol = string(c.wire.version)
+	if err := c.bindSession(&p); err != nil {
+		return nil, err
+	}
+	return h.svc.SendMessage(r.Context(), c.id.Owner, p)
+}
+
+// bindSession puts a new task of an OAP session in the session's context:
+// Orch-Session-Id is the contextId. A message that names another context
+// is refused.
+func (c call) bindSession(p *a2a.MessageSendParams) error {
+	if c.session == "" {
+		return nil
+	}
+	switch p.Message.ContextID {
+	case "":
+		if p.Message.TaskID == "" {
+			p.Message.ContextID = c.session
+		}
+	case c.session:
+	default:
+		return a2a.InvalidParams("params.message.contextId", "%q differs from the Orch-Session-Id %q, which is the context of the session's tasks", p.Message.ContextID, c.session)
+	}
+	return nil
+}
+
+func sortedNames(m map[string]rpcMethod) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 // serveJSONRPC serves POST /: one JSON-RPC 2.0 request per HTTP request.
-// Protocol errors are answered with HTTP 200 and a JSON-RPC error object;
-// a notification (no id) is executed and answered 204 without a body.
-func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+// Protocol errors are answered with HTTP 200 and a JSON-RPC error object
+// framed for the request's version; a notification (no id) is executed and
+// answered 204 without a body.
+func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 	body, ok := h.readBody(w, r)
 	if !ok {
 		return
 	}
 	req, respID, err := jsonrpc.Decode(body)
 	if err != nil {
-		h.writeRPCError(w, r, respID, err, "decode")
+		h.writeRPCError(w, r, c.wire, respID, err, "decode")
 		return
 	}
-	method, found := h.methods[req.Method]
+	method, found := c.wire.methods[req.Method]
 	if !found {
-		err := (&a2a.Error{Code: a2a.CodeMethodNotFound, Message: "Unsupported method: " + req.Method}).WithData(map[string]any{
-			"type":              "METHOD_NOT_SUPPORTED",
-			"method":            req.Method,
-			"supported_methods": h.supportedMethods(),
-			"protocol_version":  "0.3",
-		})
 		if req.IsNotification() {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		h.writeRPCError(w, r, respID, err, req.Method)
+		h.writeRPCError(w, r, c.wire, respID, c.wire.methodNotFound(req.Method), req.Method)
 		return
 	}
-	result, err := method(r, id, req.Params)
+	result, err := method(r, c, req.Params)
 	if req.IsNotification() {
 		if err != nil {
 			h.protocolError(r.Context(), err, req.Method) // logs internal errors
@@ -128,22 +171,41 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, id auth.I
 		return
 	}
 	if err != nil {
-		h.writeRPCError(w, r, respID, err, req.Method)
+		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 		return
 	}
 	b, err := appendResult(jsonrpc.AppendResultStart(make([]byte, 0, 1024), respID), result)
 	if err != nil {
-		h.writeRPCError(w, r, respID, err, req.Method)
+		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 		return
 	}
-	writeJSON(w, append(b, '}'))
+	h.writeBody(w, r, "application/json", append(b, '}'))
+}
+
+// methodNotFound is the -32601 error for an unknown method, whose data
+// lists the version's methods.
+func (wr *wire) methodNotFound(method string) *a2a.Error {
+	return (&a2a.Error{Code: a2a.CodeMethodNotFound, Message: "Unsupported method: " + method}).WithData(map[string]any{
+		"type":              "METHOD_NOT_SUPPORTED",
+		"method":            method,
+		"supported_methods": wr.supported,
+		"protocol_version":  string(wr.version),
+	})
 }
 
 // appender is implemented by the protocol objects that encode themselves
-// (a2a.Task, a2a.ListTasksResult...).
+// (a2a.Task, a2a.ListTasksResult...) and by encoded results.
 type appender interface {
 	AppendJSON([]byte) ([]byte, error)
 }
+
+// encoded is a result with the encoder of its version.
+type encoded[R any] struct {
+	v   R
+	enc func([]byte, R) ([]byte, error)
+}
+
+func (e encoded[R]) AppendJSON(b []byte) ([]byte, error) { return e.enc(b, e.v) }
 
 // appendResult appends a result: raw JSON as it is, self-encoding objects
 // directly, anything else through encoding/json.
@@ -161,6 +223,6 @@ func appendResult(b []byte, result any) ([]byte, error) {
 	return append(b, raw...), nil
 }
 
-func (h *handler) writeRPCError(w http.ResponseWriter, r *http.Request, id json.RawMessage, err error, op string) {
-	writeJSON(w, jsonrpc.EncodeError(id, rpcError(h.protocolError(r.Context(), err, op))))
+func (h *handler) writeRPCError(w http.ResponseWriter, r *http.Request, wr *wire, id json.RawMessage, err error, op string) {
+	h.writeBody(w, r, "application/json", jsonrpc.EncodeError(id, wr.rpcError(h.protocolError(r.Context(), err, op))))
 }

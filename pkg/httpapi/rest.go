@@ -8,29 +8,35 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 )
 
-// The HTTP+JSON binding of A2A 0.3, served under /rest/v1 and /rest. Bodies
-// and results are the JSON-RPC params and results; errors are
-// google.rpc.Status bodies with the spec's HTTP statuses.
+// The HTTP+JSON binding, served under /rest/v1 and /rest (and /rest/
+// {tenant}, see stripTenant). The request's A2A-Version chooses the body
+// and result shapes (the call's wire); the routes and their parameters are
+// the same in both versions. Errors are google.rpc.Status bodies with the
+// spec's HTTP statuses. GET and cancel requests ignore their body (the
+// official 1.0 client sends "null").
 
-func (h *handler) restSend(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+func (h *handler) restSend(w http.ResponseWriter, r *http.Request, c call) {
 	body, ok := h.readBody(w, r)
 	if !ok {
 		return
 	}
-	var p a2a.MessageSendParams
-	if err := decodeParams(body, &p); err != nil {
+	p, err := c.wire.decodeSend(body)
+	if err != nil {
 		h.restError(w, r, err, "rest send")
 		return
 	}
-	task, err := h.svc.SendMessage(r.Context(), id.Owner, p)
-	h.restResult(w, r, task, err, "rest send")
+	task, err := h.send(r, c, p)
+	if err != nil {
+		h.restError(w, r, err, "rest send")
+		return
+	}
+	h.restResult(w, r, c, encoded[*a2a.Task]{task, c.wire.appendSendResult}, "rest send")
 }
 
-func (h *handler) restGet(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+func (h *handler) restGet(w http.ResponseWriter, r *http.Request, c call) {
 	taskID := r.PathValue("id")
 	if strings.HasSuffix(taskID, ":subscribe") {
 		h.restError(w, r, errStreaming, "rest subscribe")
@@ -44,17 +50,25 @@ func (h *handler) restGet(w http.ResponseWriter, r *http.Request, id auth.Identi
 		return
 	}
 	p.HistoryLength = n
-	task, err := h.svc.GetTask(r.Context(), id.Owner, p)
-	h.restResult(w, r, task, err, "rest get")
+	task, err := h.svc.GetTask(r.Context(), c.id.Owner, p)
+	if err != nil {
+		h.restError(w, r, err, "rest get")
+		return
+	}
+	h.restResult(w, r, c, encoded[*a2a.Task]{task, c.wire.appendTask}, "rest get")
 }
 
 // restTaskAction serves POST /tasks/{id}:cancel (and refuses :subscribe).
-func (h *handler) restTaskAction(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+func (h *handler) restTaskAction(w http.ResponseWriter, r *http.Request, c call) {
 	taskID, action, _ := strings.Cut(r.PathValue("id"), ":")
 	switch action {
 	case "cancel":
-		task, err := h.svc.CancelTask(r.Context(), id.Owner, a2a.TaskIDParams{ID: taskID})
-		h.restResult(w, r, task, err, "rest cancel")
+		task, err := h.svc.CancelTask(r.Context(), c.id.Owner, a2a.TaskIDParams{ID: taskID})
+		if err != nil {
+			h.restError(w, r, err, "rest cancel")
+			return
+		}
+		h.restResult(w, r, c, encoded[*a2a.Task]{task, c.wire.appendTask}, "rest cancel")
 	case "subscribe":
 		h.restError(w, r, errStreaming, "rest subscribe")
 	default:
@@ -62,20 +76,21 @@ func (h *handler) restTaskAction(w http.ResponseWriter, r *http.Request, id auth
 	}
 }
 
-func (h *handler) restList(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+func (h *handler) restList(w http.ResponseWriter, r *http.Request, c call) {
 	q := r.URL.Query()
-	p := a2a.ListTasksParams{
-		ContextID:            queryStr(q, "contextId", "context_id"),
-		Status:               a2a.TaskState(stateFromQuery(queryStr(q, "status"))),
-		PageToken:            queryStr(q, "pageToken", "page_token"),
-		StatusTimestampAfter: queryStr(q, "statusTimestampAfter", "status_timestamp_after"),
+	lq := a2av1.ListTasksQuery{
+		ContextID: queryStr(q, "contextId", "context_id"),
+		Status:    queryStr(q, "status"),
+		PageToken: queryStr(q, "pageToken", "page_token"),
+		// lastUpdatedAfter: the name the a2a-go 1.0 REST client sends.
+		StatusTimestampAfter: queryStr(q, "statusTimestampAfter", "status_timestamp_after", "lastUpdatedAfter"),
 	}
 	var err error
-	if p.PageSize, err = queryInt(q, "pageSize", "page_size"); err != nil {
+	if lq.PageSize, err = queryInt(q, "pageSize", "page_size"); err != nil {
 		h.restError(w, r, err, "rest list")
 		return
 	}
-	if p.HistoryLength, err = queryInt(q, "historyLength", "history_length"); err != nil {
+	if lq.HistoryLength, err = queryInt(q, "historyLength", "history_length"); err != nil {
 		h.restError(w, r, err, "rest list")
 		return
 	}
@@ -85,35 +100,50 @@ func (h *handler) restList(w http.ResponseWriter, r *http.Request, id auth.Ident
 			h.restError(w, r, a2a.InvalidParams("includeArtifacts", "must be true or false, got %q", v), "rest list")
 			return
 		}
-		p.IncludeArtifacts = b
+		lq.IncludeArtifacts = b
 	}
-	res, err := h.svc.ListTasks(r.Context(), id.Owner, p)
-	h.restResult(w, r, res, err, "rest list")
+	p, err := c.wire.listParams(lq)
+	if err != nil {
+		h.restError(w, r, err, "rest list")
+		return
+	}
+	res, err := h.svc.ListTasks(r.Context(), c.id.Owner, p)
+	if err != nil {
+		h.restError(w, r, err, "rest list")
+		return
+	}
+	h.restResult(w, r, c, encoded[*a2a.ListTasksResult]{res, c.wire.appendList}, "rest list")
 }
 
-func (h *handler) restUnsupportedStream(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
+func (h *handler) restUnsupportedStream(w http.ResponseWriter, r *http.Request, _ call) {
 	h.restError(w, r, errStreaming, "rest stream")
 }
 
-// restSetPushConfig serves POST /tasks/{id}/pushNotificationConfigs. The
-// body may be the TaskPushNotificationConfig (as the JSON-RPC params), the
-// proto's {"config": TaskPushNotificationConfig}, or a bare
-// PushNotificationConfig; the task id comes from the path.
-func (h *handler) restSetPushConfig(w http.ResponseWriter, r *http.Request, id auth.Identity) {
+// restSetPushConfig serves POST /tasks/{id}/pushNotificationConfigs; the
+// task id comes from the path, the body is read by the version's wire (see
+// decodeRESTPushConfig for 0.3).
+func (h *handler) restSetPushConfig(w http.ResponseWriter, r *http.Request, c call) {
 	body, ok := h.readBody(w, r)
 	if !ok {
 		return
 	}
-	p, err := decodeRESTPushConfig(body, r.PathValue("id"))
+	p, err := c.wire.decodePushConfig(body, r.PathValue("id"))
 	if err != nil {
 		h.restError(w, r, err, "rest set push config")
 		return
 	}
-	res, err := h.svc.SetPushConfig(r.Context(), id.Owner, service.ProtocolV03, p)
-	h.restResult(w, r, res, err, "rest set push config")
+	res, err := h.svc.SetPushConfig(r.Context(), c.id.Owner, string(c.wire.version), p)
+	if err != nil {
+		h.restError(w, r, err, "rest set push config")
+		return
+	}
+	h.restResult(w, r, c, encoded[*a2a.TaskPushNotificationConfig]{res, c.wire.appendPushConfig}, "rest set push config")
 }
 
-func decodeRESTPushConfig(body []byte, taskID string) (a2a.TaskPushNotificationConfig, error) {
+// decodeRESTPushConfig reads a 0.3 REST push config body: the
+// TaskPushNotificationConfig (as the JSON-RPC params), the proto's
+// {"config": TaskPushNotificationConfig}, or a bare PushNotificationConfig.
+func decodeRESTPushConfig(body json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error) {
 	var shape struct {
 		Config                 json.RawMessage `json:"config"`
 		PushNotificationConfig json.RawMessage `json:"pushNotificationConfig"`
@@ -139,39 +169,46 @@ func decodeRESTPushConfig(body []byte, taskID string) (a2a.TaskPushNotificationC
 	return p, nil
 }
 
-// restListPushConfigs serves GET /tasks/{id}/pushNotificationConfigs: the
-// JSON-RPC result, an array.
-func (h *handler) restListPushConfigs(w http.ResponseWriter, r *http.Request, id auth.Identity) {
-	res, err := h.svc.ListPushConfigs(r.Context(), id.Owner, a2a.ListTaskPushNotificationConfigParams{ID: r.PathValue("id")})
-	h.restResult(w, r, res, err, "rest list push configs")
+// restListPushConfigs serves GET /tasks/{id}/pushNotificationConfigs: an
+// array under 0.3 (the JSON-RPC result), {configs, nextPageToken} under 1.0.
+func (h *handler) restListPushConfigs(w http.ResponseWriter, r *http.Request, c call) {
+	res, err := h.svc.ListPushConfigs(r.Context(), c.id.Owner, a2a.ListTaskPushNotificationConfigParams{ID: r.PathValue("id")})
+	if err != nil {
+		h.restError(w, r, err, "rest list push configs")
+		return
+	}
+	h.restResult(w, r, c, encoded[[]a2a.TaskPushNotificationConfig]{res, c.wire.appendPushList}, "rest list push configs")
 }
 
-func (h *handler) restGetPushConfig(w http.ResponseWriter, r *http.Request, id auth.Identity) {
-	res, err := h.svc.GetPushConfig(r.Context(), id.Owner, a2a.GetTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
-	h.restResult(w, r, res, err, "rest get push config")
+func (h *handler) restGetPushConfig(w http.ResponseWriter, r *http.Request, c call) {
+	res, err := h.svc.GetPushConfig(r.Context(), c.id.Owner, a2a.GetTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
+	if err != nil {
+		h.restError(w, r, err, "rest get push config")
+		return
+	}
+	h.restResult(w, r, c, encoded[*a2a.TaskPushNotificationConfig]{res, c.wire.appendPushConfig}, "rest get push config")
 }
 
-// restDeletePushConfig answers 204 without a body.
-func (h *handler) restDeletePushConfig(w http.ResponseWriter, r *http.Request, id auth.Identity) {
-	err := h.svc.DeletePushConfig(r.Context(), id.Owner, a2a.DeleteTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
+// restDeletePushConfig answers 200 with {} (google.protobuf.Empty): the
+// official clients of both versions (a2a-go v2.3.1, native and in 0.3
+// mode) take any other status for an error.
+func (h *handler) restDeletePushConfig(w http.ResponseWriter, r *http.Request, c call) {
+	err := h.svc.DeletePushConfig(r.Context(), c.id.Owner, a2a.DeleteTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
 	if err != nil {
 		h.restError(w, r, err, "rest delete push config")
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
+	h.writeBody(w, r, c.wire.contentType, a2av1.Empty)
 }
 
-func (h *handler) restResult(w http.ResponseWriter, r *http.Request, v any, err error, op string) {
+// restResult writes a result in the call's version.
+func (h *handler) restResult(w http.ResponseWriter, r *http.Request, c call, v appender, op string) {
+	b, err := v.AppendJSON(make([]byte, 0, 1024))
 	if err != nil {
 		h.restError(w, r, err, op)
 		return
 	}
-	b, err := appendResult(make([]byte, 0, 1024), v)
-	if err != nil {
-		h.restError(w, r, err, op)
-		return
-	}
-	writeJSON(w, b)
+	h.writeBody(w, r, c.wire.contentType, b)
 }
 
 func (h *handler) restError(w http.ResponseWriter, r *http.Request, err error, op string) {

@@ -58,6 +58,12 @@ func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
 	}
 }
 
+// GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option, in
+// which 0 means the default: a configured 0 compresses every body.
+func GzipMinimumSize(cfg config.Config) int {
+	return max(cfg.GzipMinimumSize, 1)
+}
+
 // NewCardFunction builds the card function's handler: the public cards and
 // the push notification JWKS, nothing else; its only AWS access is reading
 // the signing keys when A2A_PUSH_SIGNING_KEYS is a reference. A deployed
@@ -80,10 +86,11 @@ func NewCardFunction(ctx context.Context, getenv func(string) string, reg *agent
 	}
 	log := NewLogger(logOut, cfg.LogLevel)
 	o := httpapi.Options{
-		Routes:    httpapi.RoutesCard,
-		Cards:     Cards(ag.Info(), true, cfg.Push.Enabled),
-		PublicURL: cfg.ConfiguredPublicURL,
-		Logger:    log,
+		Routes:          httpapi.RoutesCard,
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
+		PublicURL:       cfg.ConfiguredPublicURL,
+		GzipMinimumSize: GzipMinimumSize(cfg),
+		Logger:          log,
 	}
 	if cfg.Push.Enabled {
 		ks, err := PushKeys(cfg, false, log)

@@ -11,6 +11,94 @@ import (
 // metadata.shared.interrupt, metadata.shared.usage, metadata.shared.model...
 const sharedKey = "shared"
 
+// Members of metadata.shared.
+const (
+	sharedSession = "session"
+	sharedModel   = "model"
+	sharedUsage   = "usage"
+)
+
+// requestedSession is the agent session a message/send names in
+// metadata.shared.session.id (params.metadata first, then the message's).
+func requestedSession(p *a2a.MessageSendParams) string {
+	if id := sessionOf(p.Metadata); id != "" {
+		return id
+	}
+	return sessionOf(p.Message.Metadata)
+}
+
+func sessionOf(md a2a.Metadata) string {
+	return md.Object(sharedKey).Object(sharedSession).String("id")
+}
+
+// checkModel enforces the model selection contract: metadata.shared.model
+// is an object with providerID and modelID, both non-empty strings, or
+// absent. The agent reads it from the request metadata (agent.StepInput).
+func checkModel(p *a2a.MessageSendParams) error {
+	for _, src := range []struct {
+		path string
+		md   a2a.Metadata
+	}{{"params.metadata", p.Metadata}, {"params.message.metadata", p.Message.Metadata}} {
+		v, ok := src.md.Object(sharedKey)[sharedModel]
+		if !ok || v == nil {
+			continue
+		}
+		path := src.path + ".shared.model"
+		var m a2a.Metadata
+		switch t := v.(type) {
+		case map[string]any:
+			m = t
+		case a2a.Metadata:
+			m = t
+		default:
+			return a2a.InvalidParams(path, "must be an object {providerID, modelID}")
+		}
+		provider, pok := m["providerID"].(string)
+		model, mok := m["modelID"].(string)
+		_, hasProvider := m["providerID"]
+		_, hasModel := m["modelID"]
+		switch {
+		case (hasProvider && !pok) || (hasModel && !mok):
+			return a2a.InvalidParams(path, "providerID and modelID must be strings")
+		case (provider == "") != (model == ""):
+			return a2a.InvalidParams(path, "providerID and modelID go together: send both or neither")
+		}
+	}
+	return nil
+}
+
+// withRuntimeMetadata returns the task as a client reads it: when its
+// status message reports token usage (metadata.shared.usage, as the llm
+// agent does on its final answer), the task's metadata carries it too, as
+// the shared stream hints contract has non-streaming answers do; feedback
+// given on the task is in metadata.feedback.
+func withRuntimeMetadata(rec *TaskRecord) *a2a.Task {
+	t := &rec.Task
+	var usage any
+	if m := t.Status.Message; m != nil && t.Status.State.Settled() {
+		usage = m.Metadata.Object(sharedKey)[sharedUsage]
+	}
+	if usage == nil && rec.Feedback == nil {
+		return t
+	}
+	if usage != nil {
+		t.Metadata = setShared(t.Metadata, sharedUsage, usage)
+	}
+	if f := rec.Feedback; f != nil {
+		md := make(a2a.Metadata, len(t.Metadata)+1)
+		for k, v := range t.Metadata {
+			md[k] = v
+		}
+		fb := map[string]any{"rating": f.Rating, "createdAt": a2a.FormatTime(f.CreatedAt)}
+		if f.Comment != "" {
+			fb["comment"] = f.Comment
+		}
+		md["feedback"] = fb
+		t.Metadata = md
+	}
+	return t
+}
+
 // setShared sets metadata.shared.<key> on md without mutating md or its
 // nested maps (they may be shared with the agent or a store).
 func setShared(md a2a.Metadata, key string, v any) a2a.Metadata {

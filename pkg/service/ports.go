@@ -45,6 +45,15 @@ type TaskRecord struct {
 	// Pending is the interrupt the last step asked for, not yet shown to the
 	// client (Executor.Await shows it). Nil otherwise.
 	Pending *PendingInterrupt
+	// Feedback is the client's rating of the finished task, or nil.
+	Feedback *Feedback
+}
+
+// Feedback is a client's rating of a finished task (tasks/feedback).
+type Feedback struct {
+	Rating    int       `json:"rating"`
+	Comment   string    `json:"comment,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 // PendingInterrupt is an interrupt a step asked for. The task stays working
@@ -93,6 +102,9 @@ type NewTask struct {
 	// PushConfigs are stored with the task, in the same atomic step (the
 	// inline configuration.pushNotificationConfig of message/send).
 	PushConfigs []PushConfig
+	// SessionID is the agent session to bind to the task's context when
+	// the context has none yet (see ContextStore).
+	SessionID string
 }
 
 // GetOptions say how much of a task to read.
@@ -331,6 +343,76 @@ type Store interface {
 	TaskStore
 	InterruptStore
 	PushConfigStore
+	ContextStore
+}
+
+// ContextRecord is one of a caller's conversation contexts: the contextId
+// its tasks share.
+type ContextRecord struct {
+	Owner     string
+	ContextID string
+	// TaskCount is the number of tasks created in the context since it was
+	// created (or last cleared).
+	TaskCount int
+	// UpdatedAt is the status timestamp (a2a.FormatTime) the latest task
+	// created in the context was created with.
+	UpdatedAt string
+	// SessionID is the agent session bound to the context, or "".
+	SessionID string
+}
+
+// ContextQuery selects one page of an owner's contexts.
+type ContextQuery struct {
+	Owner    string
+	PageSize int
+	// Cursor is the store's cursor from a previous page, or empty.
+	Cursor string
+}
+
+// ContextPage is one page of contexts.
+type ContextPage struct {
+	Contexts []ContextRecord
+	// NextCursor is empty on the last page.
+	NextCursor string
+}
+
+// ContextLiveError is returned when a context cannot be cleared because
+// one of its tasks is not finished.
+type ContextLiveError struct {
+	TaskID string
+	State  a2a.TaskState
+}
+
+func (e *ContextLiveError) Error() string {
+	return fmt.Sprintf("task %s of the context is %s", e.TaskID, e.State)
+}
+
+// ContextStore keeps the contexts of tasks and the feedback on them.
+// Implementations must pass the context part of storetest.Run.
+//
+// TaskStore.CreateTask records every new task in its (owner, contextId)
+// context in the same atomic step: the first task creates the context,
+// binding NewTask.SessionID to it; later ones add one to TaskCount and move
+// UpdatedAt, and leave the bound session as it is. A context expires two
+// task TTLs after its latest task was created.
+type ContextStore interface {
+	// GetContext returns an owner's context: ErrNotFound when the owner
+	// has none with that id (never used, cleared or expired).
+	GetContext(ctx context.Context, owner, contextID string) (*ContextRecord, error)
+	// ListContexts returns one page of the owner's contexts, latest
+	// UpdatedAt first (ties by context id, descending).
+	ListContexts(ctx context.Context, q ContextQuery) (ContextPage, error)
+	// ClearContext removes an owner's context and its tasks: they are no
+	// longer read (ErrNotFound), listed, counted or written, and the
+	// context's session binding is forgotten. It refuses with a
+	// *ContextLiveError, changing nothing, while a task of the context is
+	// not terminal, and returns ErrNotFound for an unknown context.
+	ClearContext(ctx context.Context, owner, contextID string) error
+	// SetFeedback records f on a terminal task, replacing earlier
+	// feedback, without changing the task's version. It returns
+	// ErrNotFound for an unknown or expired task, and a *ConflictError
+	// (ConflictState) for a task that is not terminal.
+	SetFeedback(ctx context.Context, taskID string, f Feedback) error
 }
 
 // InterruptConflictReason says why a binding refused a reply.

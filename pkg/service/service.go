@@ -99,6 +99,9 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if err := s.checkOutputModes(cfg.AcceptedOutputModes); err != nil {
 		return nil, err
 	}
+	if err := checkModel(&p); err != nil {
+		return nil, err
+	}
 	if cfg.PushNotificationConfig != nil && !s.cfg.PushNotifications {
 		return nil, a2a.Errorf(a2a.CodePushNotificationNotSupported, "push notifications are not supported by this agent; poll tasks/get instead")
 	}
@@ -125,10 +128,11 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		job Job
 		err error
 	)
+	session := requestedSession(&p)
 	if msg.TaskID == "" {
-		job, err = s.createTask(ctx, owner, msg, p.Metadata, inline)
+		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline)
 	} else {
-		job, err = s.continueTask(ctx, owner, msg, p.Metadata, inline)
+		job, err = s.continueTask(ctx, owner, msg, p.Metadata, session, inline)
 	}
 	var dup *DuplicateError
 	if errors.As(err, &dup) {
@@ -149,19 +153,38 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	return s.read(ctx, owner, job.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
 }
 
-func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig) (Job, error) {
+// createTask stores a new task and its first message. The task is bound to
+// an agent session (metadata.shared.session.id, in the task's metadata and
+// in the request metadata its steps see): the one the request names, else
+// the one bound to its context, else a new one, which the store binds to a
+// new context.
+func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig) (Job, error) {
 	taskID := s.newID()
+	if session == "" && msg.ContextID != "" {
+		c, err := s.store.GetContext(ctx, owner, msg.ContextID)
+		switch {
+		case err == nil:
+			session = c.SessionID
+		case !errors.Is(err, ErrNotFound):
+			return Job{}, fmt.Errorf("read context %s: %w", msg.ContextID, err)
+		}
+	}
+	if session == "" {
+		session = s.newID()
+	}
 	if msg.ContextID == "" {
 		msg.ContextID = s.newID()
 	}
 	msg.TaskID = taskID
+	binding := map[string]any{"id": session}
 	t := a2a.Task{
 		ID:        taskID,
 		ContextID: msg.ContextID,
 		Status:    a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: s.now()},
 		History:   []a2a.Message{msg},
+		Metadata:  setShared(nil, sharedSession, binding),
 	}
-	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md}
+	nt := NewTask{Task: t, Owner: owner, RequestMetadata: setShared(md, sharedSession, binding), SessionID: session}
 	if push != nil {
 		push.TaskID = taskID
 		nt.PushConfigs = []PushConfig{*push}
@@ -179,11 +202,17 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 // recognised as a duplicate even after the task moved on. An inline push
 // config is stored before the task resumes, so it hears of every change the
 // message causes.
-func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig) (Job, error) {
+func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig) (Job, error) {
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
 		if err != nil {
 			return Job{}, err
+		}
+		if session == "" {
+			session = sessionOf(rec.Task.Metadata)
+		}
+		if session != "" && attempt == 0 {
+			md = setShared(md, sharedSession, map[string]any{"id": session})
 		}
 		if push != nil && attempt == 0 {
 			if err := s.store.PutPushConfig(ctx, *push); err != nil {
@@ -432,7 +461,7 @@ func (s *Service) ListTasks(ctx context.Context, owner string, p a2a.ListTasksPa
 	}
 	res := &a2a.ListTasksResult{Tasks: make([]a2a.Task, 0, len(page.Tasks)), PageSize: q.PageSize, TotalSize: page.Total}
 	for i := range page.Tasks {
-		res.Tasks = append(res.Tasks, page.Tasks[i].Task)
+		res.Tasks = append(res.Tasks, *withRuntimeMetadata(&page.Tasks[i]))
 	}
 	if page.NextCursor != "" {
 		res.NextPageToken = encodePageToken(owner, page.NextCursor)
@@ -493,7 +522,7 @@ func (s *Service) read(ctx context.Context, owner, taskID string, opts GetOption
 	if err != nil {
 		return nil, err
 	}
-	return &rec.Task, nil
+	return withRuntimeMetadata(rec), nil
 }
 
 // storeError maps a store error to the protocol: not found, too large, or

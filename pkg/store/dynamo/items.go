@@ -43,6 +43,9 @@ type taskItem struct {
 	// activated yet (service.PendingInterrupt).
 	Pending string `dynamodbav:"pending,omitempty"`
 	// AwaitingJob is set while the task waits for a runner (see Defer).
+	// Feedback is the JSON of the client's rating (service.Feedback),
+	// written only once the task is terminal (contexts.go).
+	Feedback      string `dynamodbav:"feedback,omitempty"`
 	AwaitingJob   string `dynamodbav:"awaitingJob,omitempty"`
 	AwaitingSince int64  `dynamodbav:"awaitingSince,omitempty"`
 	// PushConfigs are the ids of the task's push configs (see push.go).
@@ -124,6 +127,12 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 	}
 	if err := unmarshalOptional(it.RequestMetadata, &rec.RequestMetadata); err != nil {
 		return nil, fmt.Errorf("dynamo: decode request metadata of task %s: %w", rec.Task.ID, err)
+	}
+	if it.Feedback != "" {
+		rec.Feedback = &service.Feedback{}
+		if err := json.Unmarshal([]byte(it.Feedback), rec.Feedback); err != nil {
+			return nil, fmt.Errorf("dynamo: decode feedback of task %s: %w", rec.Task.ID, err)
+		}
 	}
 	if it.Pending != "" {
 		rec.Pending = &service.PendingInterrupt{}

@@ -123,6 +123,13 @@ func encodeCursor(sk string) string { return base64.RawURLEncoding.EncodeToStrin
 // decodeCursor returns the listSK and task id of a cursor, or an invalid
 // params error.
 func decodeCursor(c string) (sk, taskID string, err error) {
+	return decodeListCursor(c, validTaskID)
+}
+
+// decodeListCursor reads a cursor, the base64url of an index sort key
+// <timestamp>#<id>, whose id part must satisfy valid. It returns the sort
+// key and its id part, or an invalid params error.
+func decodeListCursor(c string, valid func(id string) bool) (sk, id string, err error) {
 	bad := a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
 	if len(c) > 2*maxKeyBytes {
 		return "", "", bad
@@ -132,8 +139,8 @@ func decodeCursor(c string) (sk, taskID string, err error) {
 		return "", "", bad
 	}
 	sk = string(b)
-	ts, taskID, ok := strings.Cut(sk, "#")
-	if !ok || !validTaskID(taskID) || len(sk) > 1024 {
+	ts, id, ok := strings.Cut(sk, "#")
+	if !ok || !valid(id) || len(sk) > 1024 {
 		return "", "", bad
 	}
 	if ts != "" {
@@ -141,5 +148,5 @@ func decodeCursor(c string) (sk, taskID string, err error) {
 			return "", "", bad
 		}
 	}
-	return sk, taskID, nil
+	return sk, id, nil
 }

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,7 +15,8 @@ import (
 
 // CreateTask implements service.TaskStore. One transaction writes the task
 // item, its first message, the idempotency record of (owner, first
-// message id) and the task's push configs. When a live record exists the transaction is refused and a
+// message id), the count in its context (see contexts.go) and the task's
+// push configs. When a live record exists the transaction is refused and a
 // *service.DuplicateError names the task the record points to; nothing is
 // written. Content above service.MaxContentBytes is refused with a
 // *service.TooLargeError before anything is sent.
@@ -69,25 +71,41 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return err
 	}
+	cw, err := s.contextWrite(&nt, t)
+	if err != nil {
+		return err
+	}
 	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: build condition: %w", err)
 	}
-	err = s.transact(ctx, append([]types.TransactWriteItem{
+	items := append([]types.TransactWriteItem{
 		{Put: &types.Put{Item: ti, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names()}},
 		{Put: &types.Put{Item: mi}},
 		idem,
-	}, configs...))
-	reasons := cancellation(err)
-	switch {
-	case err == nil:
-		return nil
-	case failedCondition(reasons, 2):
-		return duplicateOf(reasons[2].Item)
-	case failedCondition(reasons, 0):
-		return fmt.Errorf("dynamo: task id %s already exists", task.ID)
+		cw,
+	}, configs...)
+	for attempt := 1; ; attempt++ {
+		err = s.transact(ctx, items)
+		reasons := cancellation(err)
+		switch {
+		case err == nil:
+			return nil
+		case failedCondition(reasons, 2):
+			return duplicateOf(reasons[2].Item)
+		case failedCondition(reasons, 0):
+			return fmt.Errorf("dynamo: task id %s already exists", task.ID)
+		}
+		err = otherFailure(err, "the new task")
+		// The context item is shared by the tasks of its context: tasks
+		// created at once in one context contend for it.
+		if !errors.Is(err, errContention) || attempt == maxUpdateAttempts {
+			return err
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
 	}
-	return otherFailure(err, "the new task")
 }
 
 // idempotencyPut is the transaction item that records (owner, messageID)

@@ -56,7 +56,14 @@ type Store struct {
 	tasks      map[string]*entry
 	idem       map[string]idemRecord
 	interrupts map[string]*service.InterruptBinding
+	contexts   map[string]*contextEntry
 	lastSweep  time.Time
+}
+
+// contextEntry is an owner's context (service.ContextStore).
+type contextEntry struct {
+	rec       service.ContextRecord
+	expiresAt time.Time
 }
 
 type entry struct {
@@ -85,7 +92,8 @@ var (
 func New(opts Options) *Store {
 	s := &Store{clock: opts.Clock, onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
-		closed: make(chan struct{})}
+		contexts: map[string]*contextEntry{},
+		closed:   make(chan struct{})}
 	close(s.closed)
 	if s.clock == nil {
 		s.clock = service.SystemClock{}
@@ -144,6 +152,7 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	}
 	s.tasks[task.ID] = e
 	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
+	s.recordInContext(t, now)
 	if now.Sub(s.lastSweep) >= sweepInterval {
 		s.sweep(now)
 		s.lastSweep = now
@@ -166,6 +175,11 @@ func (s *Store) sweep(now time.Time) {
 	for id, b := range s.interrupts {
 		if !now.Before(b.ExpiresAt) {
 			delete(s.interrupts, id)
+		}
+	}
+	for k, c := range s.contexts {
+		if !now.Before(c.expiresAt) {
+			delete(s.contexts, k)
 		}
 	}
 }

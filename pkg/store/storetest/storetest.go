@@ -109,6 +109,11 @@ func Run(t *testing.T, newStore Factory) {
 		{"PushConfigsWithNewTask", testPushConfigsWithNewTask},
 		{"PushConfigsLiveWithTheirTask", testPushConfigsLiveWithTheirTask},
 		{"RecordDelivery", testRecordDelivery},
+		{"Contexts", testContexts},
+		{"ListContexts", testListContexts},
+		{"ClearContext", testClearContext},
+		{"ContextExpiry", testContextExpiry},
+		{"Feedback", testFeedback},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := NewClock(start)

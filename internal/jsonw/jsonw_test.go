@@ -1,0 +1,105 @@
+package jsonw
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var trickyStrings = []string{
+	"", "plain", `quote " backslash \ slash /`, "nl\n cr\r tab\t", "\x00\x01\x1f\x7f",
+	"héllo wörld ✓ 😀", "bad utf8 \xff\xfe end", "\xed\xa0\x80 surrogate", "line\u2028sep\u2029par",
+	"<script>&amp;</script>",
+}
+
+// FuzzAppendString checks the escaper against encoding/json: always valid
+// JSON, decoding to what encoding/json's own encoding decodes to.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range trickyStrings {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ours := String(nil, s)
+		if !json.Valid(ours) {
+			t.Fatalf("invalid JSON for %q: %s", s, ours)
+		}
+		ref, _ := json.Marshal(s)
+		var a, b string
+		if err := json.Unmarshal(ours, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(ref, &b); err != nil {
+			t.Fatal(err)
+		}
+		if a != b {
+			t.Fatalf("%q: ours decodes to %q, encoding/json's to %q", s, a, b)
+		}
+	})
+}
+
+func TestFields(t *testing.T) {
+	b := []byte{'{'}
+	b = StringField(b, "a", "x")
+	b = OptString(b, "skipped", "")
+	b = OptString(b, "b", "y")
+	b = Strings(b, "none", nil)
+	b = Strings(b, "list", []string{"1", "2"})
+	b, err := Object(b, "empty", nil)
+	require.NoError(t, err)
+	b, err = Object(b, "obj", map[string]any{"k": 1})
+	require.NoError(t, err)
+	b, err = Raw(b, "raw", json.RawMessage(`[true]`))
+	require.NoError(t, err)
+	b = append(b, '}')
+	assert.JSONEq(t, `{"a":"x","b":"y","list":["1","2"],"obj":{"k":1},"raw":[true]}`, string(b))
+
+	_, err = Raw([]byte{'{'}, "bad", json.RawMessage(`{`))
+	assert.ErrorContains(t, err, "bad is not valid JSON")
+	_, err = Object([]byte{'{'}, "fn", map[string]any{"f": func() {}})
+	assert.ErrorContains(t, err, "fn")
+}
+
+// FuzzValue checks Value against encoding/json (without HTML escaping, as
+// String) on whatever JSON decodes to: the same bytes.
+func FuzzValue(f *testing.F) {
+	for _, s := range []string{`{"shared":{"session":{"id":"s"},"usage":{"input_tokens":12}},"b":[true,null,1.5e3,"x"]}`, `[]`, `{}`, `"\u2028<>&"`, `{"z":1,"a":{"y":[{}]}}`, `12345678901234567890123`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, useNumber := range []bool{false, true} {
+			dec := json.NewDecoder(bytes.NewReader(in))
+			if useNumber {
+				dec.UseNumber()
+			}
+			var v any
+			if dec.Decode(&v) != nil {
+				return
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if enc.Encode(v) != nil {
+				return
+			}
+			got, err := Value(nil, v)
+			require.NoError(t, err)
+			require.Equal(t, strings.TrimSuffix(want.String(), "\n"), string(got))
+		}
+	})
+}
+
+func TestValueFallsBack(t *testing.T) {
+	b, err := Value(nil, map[string]any{"t": struct {
+		A int `json:"a"`
+	}{1}, "n": json.Number("1e5"), "i": 3, "raw": json.RawMessage(`{"x":1}`)})
+	require.NoError(t, err)
+	assert.Equal(t, `{"i":3,"n":1e5,"raw":{"x":1},"t":{"a":1}}`, string(b))
+	_, err = Value(nil, json.Number("nope"))
+	assert.Error(t, err)
+	_, err = Value(nil, []any{func() {}})
+	assert.Error(t, err)
+}

@@ -1,0 +1,354 @@
+package a2av1
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+)
+
+// The wire structs below are decoded in one encoding/json pass (only
+// a2a.Metadata has an UnmarshalJSON of its own), then converted, checking
+// what the 1.0 shapes require and naming bad fields by their 1.0 path.
+
+type partWire struct {
+	Text      *string         `json:"text"`
+	Raw       *string         `json:"raw"`
+	URL       *string         `json:"url"`
+	Data      json.RawMessage `json:"data"`
+	Filename  string          `json:"filename"`
+	MediaType string          `json:"mediaType"`
+	Metadata  a2a.Metadata    `json:"metadata"`
+}
+
+type messageWire struct {
+	MessageID        string       `json:"messageId"`
+	ContextID        string       `json:"contextId"`
+	TaskID           string       `json:"taskId"`
+	Role             string       `json:"role"`
+	Parts            []partWire   `json:"parts"`
+	Metadata         a2a.Metadata `json:"metadata"`
+	Extensions       []string     `json:"extensions"`
+	ReferenceTaskIDs []string     `json:"referenceTaskIds"`
+}
+
+type pushAuthWire struct {
+	Scheme      string `json:"scheme"`
+	Credentials string `json:"credentials"`
+}
+
+type pushConfigWire struct {
+	Tenant         string        `json:"tenant"`
+	ID             string        `json:"id"`
+	TaskID         string        `json:"taskId"`
+	URL            string        `json:"url"`
+	Token          string        `json:"token"`
+	Authentication *pushAuthWire `json:"authentication"`
+}
+
+type sendConfigWire struct {
+	AcceptedOutputModes []string        `json:"acceptedOutputModes"`
+	PushConfig          *pushConfigWire `json:"taskPushNotificationConfig"`
+	HistoryLength       *int            `json:"historyLength"`
+	ReturnImmediately   *bool           `json:"returnImmediately"`
+}
+
+type sendRequestWire struct {
+	Tenant        string          `json:"tenant"`
+	Message       *messageWire    `json:"message"`
+	Configuration *sendConfigWire `json:"configuration"`
+	Metadata      a2a.Metadata    `json:"metadata"`
+}
+
+// DecodeSendMessageRequest reads the params of SendMessage (the body of
+// POST /message:send). An absent configuration.returnImmediately means
+// false: the client waits until the task is terminal or interrupted.
+func DecodeSendMessageRequest(raw json.RawMessage) (a2a.MessageSendParams, error) {
+	var w sendRequestWire
+	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
+		return a2a.MessageSendParams{}, err
+	}
+	if w.Message == nil {
+		return a2a.MessageSendParams{}, a2a.InvalidParams("params.message", "is required")
+	}
+	msg, err := w.Message.message("params.message")
+	if err != nil {
+		return a2a.MessageSendParams{}, err
+	}
+	if msg.Role != a2a.RoleUser {
+		return a2a.MessageSendParams{}, a2a.InvalidParams("params.message.role", "must be %q for SendMessage, got %q", RoleUser, w.Message.Role)
+	}
+	p := a2a.MessageSendParams{Message: msg, Metadata: w.Metadata}
+	blocking := true
+	cfg := &a2a.MessageSendConfiguration{Blocking: &blocking}
+	if c := w.Configuration; c != nil {
+		cfg.AcceptedOutputModes = c.AcceptedOutputModes
+		cfg.HistoryLength = c.HistoryLength
+		if c.ReturnImmediately != nil {
+			blocking = !*c.ReturnImmediately
+		}
+		if c.PushConfig != nil {
+			pc, err := c.PushConfig.config("params.configuration.taskPushNotificationConfig")
+			if err != nil {
+				return a2a.MessageSendParams{}, err
+			}
+			cfg.PushNotificationConfig = &pc.PushNotificationConfig
+		}
+	}
+	p.Configuration = cfg
+	return p, nil
+}
+
+func (w *messageWire) message(path string) (a2a.Message, error) {
+	m := a2a.Message{
+		MessageID: w.MessageID, ContextID: w.ContextID, TaskID: w.TaskID, Metadata: w.Metadata,
+		Extensions: w.Extensions, ReferenceTaskIDs: w.ReferenceTaskIDs,
+	}
+	switch role, ok := ParseRole(w.Role); {
+	case w.Role == "":
+		return m, a2a.InvalidParams(path+".role", "is required (%q or %q)", RoleUser, RoleAgent)
+	case !ok:
+		return m, a2a.InvalidParams(path+".role", "must be %q or %q, got %q", RoleUser, RoleAgent, w.Role)
+	default:
+		m.Role = role
+	}
+	if len(w.Parts) == 0 {
+		return m, a2a.InvalidParams(path+".parts", "must hold at least one part")
+	}
+	m.Parts = make([]a2a.Part, len(w.Parts))
+	for i := range w.Parts {
+		p, err := w.Parts[i].part(path + ".parts[" + strconv.Itoa(i) + "]")
+		if err != nil {
+			return m, err
+		}
+		m.Parts[i] = p
+	}
+	return m, nil
+}
+
+// part converts one part: exactly one of text, raw, url and data.
+func (w *partWire) part(path string) (a2a.Part, error) {
+	data := w.Data
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		data = nil
+	}
+	n := 0
+	for _, set := range []bool{w.Text != nil, w.Raw != nil, w.URL != nil, data != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return a2a.Part{}, a2a.InvalidParams(path, "must have exactly one of text, raw, url or data, got %d", n)
+	}
+	switch {
+	case w.Text != nil:
+		return a2a.Part{Kind: a2a.PartKindText, Text: *w.Text, Metadata: w.Metadata}, nil
+	case w.Raw != nil:
+		b64, ok := stdBase64(*w.Raw)
+		if !ok {
+			return a2a.Part{}, a2a.InvalidParams(path+".raw", "is not valid base64")
+		}
+		p := a2a.FileBytesPart(b64, w.Filename, w.MediaType)
+		p.Metadata = w.Metadata
+		return p, nil
+	case w.URL != nil:
+		u, err := url.Parse(*w.URL)
+		if err != nil || u.Scheme == "" {
+			return a2a.Part{}, a2a.InvalidParams(path+".url", "must be an absolute URL")
+		}
+		p := a2a.FileURIPart(*w.URL, w.Filename, w.MediaType)
+		p.Metadata = w.Metadata
+		return p, nil
+	}
+	if !isObject(data) {
+		return a2a.Part{}, a2a.InvalidParams(path+".data", "must be a JSON object (this agent keeps data parts as objects)")
+	}
+	return a2a.Part{Kind: a2a.PartKindData, Data: data, Metadata: w.Metadata}, nil
+}
+
+// stdBase64 returns s in standard padded base64. ProtoJSON writes bytes in
+// standard base64 and reads the URL-safe alphabet and unpadded forms too.
+func stdBase64(s string) (string, bool) {
+	if _, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return s, true
+	}
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return base64.StdEncoding.EncodeToString(b), true
+		}
+	}
+	return "", false
+}
+
+func isObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}'
+}
+
+func (w *pushConfigWire) config(path string) (a2a.TaskPushNotificationConfig, error) {
+	c := a2a.TaskPushNotificationConfig{TaskID: w.TaskID, PushNotificationConfig: a2a.PushNotificationConfig{ID: w.ID, URL: w.URL, Token: w.Token}}
+	if strings.TrimSpace(w.URL) == "" {
+		return c, a2a.InvalidParams(path+".url", "is required")
+	}
+	if a := w.Authentication; a != nil {
+		if strings.TrimSpace(a.Scheme) == "" {
+			return c, a2a.InvalidParams(path+".authentication.scheme", "is required")
+		}
+		c.PushNotificationConfig.Authentication = &a2a.PushAuthenticationInfo{Schemes: []string{a.Scheme}, Credentials: a.Credentials}
+	}
+	return c, nil
+}
+
+// DecodeGetTaskRequest reads the params of GetTask.
+func DecodeGetTaskRequest(raw json.RawMessage) (a2a.TaskQueryParams, error) {
+	var w struct {
+		Tenant        string `json:"tenant"`
+		ID            string `json:"id"`
+		HistoryLength *int   `json:"historyLength"`
+	}
+	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
+		return a2a.TaskQueryParams{}, err
+	}
+	return a2a.TaskQueryParams{ID: w.ID, HistoryLength: w.HistoryLength}, nil
+}
+
+// DecodeCancelTaskRequest reads the params of CancelTask.
+func DecodeCancelTaskRequest(raw json.RawMessage) (a2a.TaskIDParams, error) {
+	var w struct {
+		Tenant   string       `json:"tenant"`
+		ID       string       `json:"id"`
+		Metadata a2a.Metadata `json:"metadata"`
+	}
+	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
+		return a2a.TaskIDParams{}, err
+	}
+	return a2a.TaskIDParams{ID: w.ID, Metadata: w.Metadata}, nil
+}
+
+// ListTasksQuery is ListTasksRequest as the REST binding's query parameters
+// and JSON-RPC's params both carry it: strings as they arrived.
+type ListTasksQuery struct {
+	ContextID            string
+	Status               string
+	PageSize             *int
+	PageToken            string
+	HistoryLength        *int
+	StatusTimestampAfter string
+	IncludeArtifacts     bool
+}
+
+// Params converts the query. A pageSize of 0 is the proto default: unset.
+func (q ListTasksQuery) Params() (a2a.ListTasksParams, error) {
+	st, ok := ParseState(q.Status)
+	if !ok {
+		return a2a.ListTasksParams{}, a2a.InvalidParams("params.status", "%q is not a task state (TASK_STATE_*)", q.Status)
+	}
+	p := a2a.ListTasksParams{ContextID: q.ContextID, Status: st, PageSize: q.PageSize, PageToken: q.PageToken,
+		HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}
+	if p.PageSize != nil && *p.PageSize == 0 {
+		p.PageSize = nil
+	}
+	return p, nil
+}
+
+// DecodeListTasksRequest reads the params of ListTasks.
+func DecodeListTasksRequest(raw json.RawMessage) (a2a.ListTasksParams, error) {
+	var w struct {
+		Tenant               string `json:"tenant"`
+		ContextID            string `json:"contextId"`
+		Status               string `json:"status"`
+		PageSize             *int   `json:"pageSize"`
+		PageToken            string `json:"pageToken"`
+		HistoryLength        *int   `json:"historyLength"`
+		StatusTimestampAfter string `json:"statusTimestampAfter"`
+		IncludeArtifacts     bool   `json:"includeArtifacts"`
+	}
+	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		if err := jsonrpc.DecodeParams(raw, &w); err != nil {
+			return a2a.ListTasksParams{}, err
+		}
+	}
+	return ListTasksQuery{ContextID: w.ContextID, Status: w.Status, PageSize: w.PageSize, PageToken: w.PageToken,
+		HistoryLength: w.HistoryLength, StatusTimestampAfter: w.StatusTimestampAfter, IncludeArtifacts: w.IncludeArtifacts}.Params()
+}
+
+// DecodePushConfig reads a flattened TaskPushNotificationConfig: the params
+// of CreateTaskPushNotificationConfig, or the body of POST
+// /tasks/{id}/pushNotificationConfigs, whose taskId (from the path) is
+// pathTaskID; the body's own taskId, when present, must match it.
+func DecodePushConfig(raw json.RawMessage, pathTaskID string) (a2a.TaskPushNotificationConfig, error) {
+	var w pushConfigWire
+	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
+		return a2a.TaskPushNotificationConfig{}, err
+	}
+	if pathTaskID != "" {
+		if w.TaskID != "" && w.TaskID != pathTaskID {
+			return a2a.TaskPushNotificationConfig{}, a2a.InvalidParams("params.taskId", "%q does not match the task %q of the path", w.TaskID, pathTaskID)
+		}
+		w.TaskID = pathTaskID
+	}
+	if strings.TrimSpace(w.TaskID) == "" {
+		return a2a.TaskPushNotificationConfig{}, a2a.InvalidParams("params.taskId", "is required")
+	}
+	return w.config("params")
+}
+
+type pushConfigRef struct {
+	Tenant string `json:"tenant"`
+	TaskID string `json:"taskId"`
+	ID     string `json:"id"`
+}
+
+func decodeRef(raw json.RawMessage) (pushConfigRef, error) {
+	var w pushConfigRef
+	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
+		return w, err
+	}
+	if strings.TrimSpace(w.TaskID) == "" {
+		return w, a2a.InvalidParams("params.taskId", "is required")
+	}
+	return w, nil
+}
+
+// DecodeGetPushConfigRequest reads the params of
+// GetTaskPushNotificationConfig: {taskId, id}.
+func DecodeGetPushConfigRequest(raw json.RawMessage) (a2a.GetTaskPushNotificationConfigParams, error) {
+	w, err := decodeRef(raw)
+	if err != nil {
+		return a2a.GetTaskPushNotificationConfigParams{}, err
+	}
+	if strings.TrimSpace(w.ID) == "" {
+		return a2a.GetTaskPushNotificationConfigParams{}, a2a.InvalidParams("params.id", "is required")
+	}
+	return a2a.GetTaskPushNotificationConfigParams{ID: w.TaskID, PushNotificationConfigID: w.ID}, nil
+}
+
+// DecodeDeletePushConfigRequest reads the params of
+// DeleteTaskPushNotificationConfig: {taskId, id}.
+func DecodeDeletePushConfigRequest(raw json.RawMessage) (a2a.DeleteTaskPushNotificationConfigParams, error) {
+	w, err := decodeRef(raw)
+	if err != nil {
+		return a2a.DeleteTaskPushNotificationConfigParams{}, err
+	}
+	if strings.TrimSpace(w.ID) == "" {
+		return a2a.DeleteTaskPushNotificationConfigParams{}, a2a.InvalidParams("params.id", "is required")
+	}
+	return a2a.DeleteTaskPushNotificationConfigParams{ID: w.TaskID, PushNotificationConfigID: w.ID}, nil
+}
+
+// DecodeListPushConfigsRequest reads the params of
+// ListTaskPushNotificationConfigs: {taskId, pageSize?, pageToken?}. Every
+// config of the task fits one page (a task has few), so paging is ignored.
+func DecodeListPushConfigsRequest(raw json.RawMessage) (a2a.ListTaskPushNotificationConfigParams, error) {
+	w, err := decodeRef(raw)
+	if err != nil {
+		return a2a.ListTaskPushNotificationConfigParams{}, err
+	}
+	return a2a.ListTaskPushNotificationConfigParams{ID: w.TaskID}, nil
+}

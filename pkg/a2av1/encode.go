@@ -1,0 +1,218 @@
+package a2av1
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/a2a-lambda/a2a-lambda/internal/jsonw"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+)
+
+// AppendPart appends the 1.0 form of a part: exactly one of text, raw, url
+// or data, with the file's name and media type as filename and mediaType.
+func AppendPart(b []byte, p *a2a.Part) ([]byte, error) {
+	b = append(b, '{')
+	var err error
+	switch p.Kind {
+	case a2a.PartKindText:
+		b = jsonw.StringField(b, "text", p.Text)
+	case a2a.PartKindFile:
+		f := p.File
+		if f == nil {
+			return b, fmt.Errorf("file part without content")
+		}
+		if f.URI != "" {
+			b = jsonw.StringField(b, "url", f.URI)
+		} else {
+			b = jsonw.StringField(b, "raw", f.Bytes)
+		}
+		b = jsonw.OptString(b, "filename", f.Name)
+		b = jsonw.OptString(b, "mediaType", f.MimeType)
+	case a2a.PartKindData:
+		data := p.Data
+		if len(data) == 0 {
+			data = json.RawMessage("{}")
+		}
+		if b, err = jsonw.Raw(b, "data", data); err != nil {
+			return b, err
+		}
+	default:
+		return b, fmt.Errorf("part kind %q is not one of text, file, data", p.Kind)
+	}
+	if b, err = jsonw.Object(b, "metadata", p.Metadata); err != nil {
+		return b, err
+	}
+	return append(b, '}'), nil
+}
+
+func appendParts(b []byte, parts []a2a.Part) ([]byte, error) {
+	b = append(jsonw.Key(b, "parts"), '[')
+	var err error
+	for i := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = AppendPart(b, &parts[i]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// AppendMessage appends the 1.0 form of a message.
+func AppendMessage(b []byte, m *a2a.Message) ([]byte, error) {
+	b = append(b, '{')
+	b = jsonw.StringField(b, "messageId", m.MessageID)
+	b = jsonw.OptString(b, "contextId", m.ContextID)
+	b = jsonw.OptString(b, "taskId", m.TaskID)
+	b = jsonw.StringField(b, "role", Role(m.Role))
+	b, err := appendParts(b, m.Parts)
+	if err != nil {
+		return b, err
+	}
+	if b, err = jsonw.Object(b, "metadata", m.Metadata); err != nil {
+		return b, err
+	}
+	b = jsonw.Strings(b, "extensions", m.Extensions)
+	b = jsonw.Strings(b, "referenceTaskIds", m.ReferenceTaskIDs)
+	return append(b, '}'), nil
+}
+
+// AppendStatus appends the 1.0 form of a task status.
+func AppendStatus(b []byte, s *a2a.TaskStatus) ([]byte, error) {
+	b = append(b, '{')
+	b = jsonw.StringField(b, "state", State(s.State))
+	if s.Message != nil {
+		var err error
+		if b, err = AppendMessage(jsonw.Key(b, "message"), s.Message); err != nil {
+			return b, err
+		}
+	}
+	b = jsonw.OptString(b, "timestamp", s.Timestamp)
+	return append(b, '}'), nil
+}
+
+// AppendArtifact appends the 1.0 form of an artifact.
+func AppendArtifact(b []byte, a *a2a.Artifact) ([]byte, error) {
+	b = append(b, '{')
+	b = jsonw.StringField(b, "artifactId", a.ArtifactID)
+	b = jsonw.OptString(b, "name", a.Name)
+	b = jsonw.OptString(b, "description", a.Description)
+	b, err := appendParts(b, a.Parts)
+	if err != nil {
+		return b, err
+	}
+	if b, err = jsonw.Object(b, "metadata", a.Metadata); err != nil {
+		return b, err
+	}
+	b = jsonw.Strings(b, "extensions", a.Extensions)
+	return append(b, '}'), nil
+}
+
+// AppendTask appends the 1.0 form of a task.
+func AppendTask(b []byte, t *a2a.Task) ([]byte, error) {
+	b = append(b, '{')
+	b = jsonw.StringField(b, "id", t.ID)
+	b = jsonw.StringField(b, "contextId", t.ContextID)
+	b, err := AppendStatus(jsonw.Key(b, "status"), &t.Status)
+	if err != nil {
+		return b, err
+	}
+	if len(t.Artifacts) > 0 {
+		b = append(jsonw.Key(b, "artifacts"), '[')
+		for i := range t.Artifacts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = AppendArtifact(b, &t.Artifacts[i]); err != nil {
+				return b, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if len(t.History) > 0 {
+		b = append(jsonw.Key(b, "history"), '[')
+		for i := range t.History {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = AppendMessage(b, &t.History[i]); err != nil {
+				return b, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if b, err = jsonw.Object(b, "metadata", t.Metadata); err != nil {
+		return b, err
+	}
+	return append(b, '}'), nil
+}
+
+// AppendSendResult appends the result of SendMessage for a task:
+// {"task": <task>}. (This host always answers with a task.)
+func AppendSendResult(b []byte, t *a2a.Task) ([]byte, error) {
+	b, err := AppendTask(append(b, `{"task":`...), t)
+	if err != nil {
+		return b, err
+	}
+	return append(b, '}'), nil
+}
+
+// AppendListTasksResponse appends a ListTasksResponse: {tasks,
+// nextPageToken, pageSize, totalSize}.
+func AppendListTasksResponse(b []byte, r *a2a.ListTasksResult) ([]byte, error) {
+	b = append(b, `{"tasks":[`...)
+	var err error
+	for i := range r.Tasks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = AppendTask(b, &r.Tasks[i]); err != nil {
+			return b, err
+		}
+	}
+	b = append(b, ']')
+	b = jsonw.StringField(b, "nextPageToken", r.NextPageToken)
+	b = append(b, `,"pageSize":`...)
+	b = strconv.AppendInt(b, int64(r.PageSize), 10)
+	b = append(b, `,"totalSize":`...)
+	b = strconv.AppendInt(b, int64(r.TotalSize), 10)
+	return append(b, '}'), nil
+}
+
+// AppendPushConfig appends a flattened TaskPushNotificationConfig: {id,
+// taskId, url, token, authentication: {scheme, credentials}}. The first of
+// a 0.3 config's schemes becomes the scheme.
+func AppendPushConfig(b []byte, c *a2a.TaskPushNotificationConfig) []byte {
+	pc := &c.PushNotificationConfig
+	b = append(b, '{')
+	b = jsonw.OptString(b, "id", pc.ID)
+	b = jsonw.StringField(b, "taskId", c.TaskID)
+	b = jsonw.StringField(b, "url", pc.URL)
+	b = jsonw.OptString(b, "token", pc.Token)
+	if a := pc.Authentication; a != nil && len(a.Schemes) > 0 {
+		b = append(jsonw.Key(b, "authentication"), '{')
+		b = jsonw.StringField(b, "scheme", a.Schemes[0])
+		b = jsonw.OptString(b, "credentials", a.Credentials)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// AppendListPushConfigsResponse appends a
+// ListTaskPushNotificationConfigsResponse: {configs, nextPageToken}.
+func AppendListPushConfigsResponse(b []byte, configs []a2a.TaskPushNotificationConfig) []byte {
+	b = append(b, `{"configs":[`...)
+	for i := range configs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendPushConfig(b, &configs[i])
+	}
+	return append(b, `],"nextPageToken":""}`...)
+}
+
+// Empty is the result of DeleteTaskPushNotificationConfig
+// (google.protobuf.Empty).
+var Empty = json.RawMessage("{}")

@@ -1,0 +1,37 @@
+package a2av1
+
+import (
+	"github.com/a2a-lambda/a2a-lambda/internal/jsonw"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+)
+
+// Push notifications of configs created under A2A 1.0 carry a
+// StreamResponse, sent with Content-Type ContentType
+// (application/a2a+json), whatever binding the client registered through.
+
+// TaskNotification renders the body of a push notification that reports a
+// task snapshot: the StreamResponse {"task": <t in its 1.0 form>}. It is
+// the 1.0 counterpart of the 0.3 body (the bare task); send it as
+// ContentType.
+func TaskNotification(t *a2a.Task) ([]byte, error) {
+	b, err := AppendTask(append(make([]byte, 0, 512), `{"task":`...), t)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// StatusUpdateNotification renders the body of a push notification that
+// reports only a task's status: the StreamResponse {"statusUpdate":
+// {"taskId", "contextId", "status"}} built from the snapshot t (its history
+// and artifacts are not sent). Send it as ContentType.
+func StatusUpdateNotification(t *a2a.Task) ([]byte, error) {
+	b := append(make([]byte, 0, 256), `{"statusUpdate":{`...)
+	b = jsonw.StringField(b, "taskId", t.ID)
+	b = jsonw.StringField(b, "contextId", t.ContextID)
+	b, err := AppendStatus(jsonw.Key(b, "status"), &t.Status)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}', '}'), nil
+}

@@ -1,0 +1,126 @@
+package httpapi
+
+import (
+	"slices"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/card"
+)
+
+// The wire contract is the machine-readable list of what this edge serves,
+// published in the extended card (extension card.ExtWireContract): the core
+// A2A methods and endpoints per version, the extension methods, the methods
+// whose availability depends on the deployment, and all methods a client
+// may call now. It is derived from the method tables themselves, so it is
+// the runtime truth.
+
+// coreMethods are the A2A specification's own JSON-RPC methods, per version.
+var coreMethods = map[a2a.Version][]string{
+	a2a.V03: {a2a.MethodMessageSend, a2a.MethodMessageStream, a2a.MethodTasksGet, a2a.MethodTasksCancel, a2a.MethodTasksResubscribe,
+		a2a.MethodPushConfigSet, a2a.MethodPushConfigGet, a2a.MethodPushConfigList, a2a.MethodPushConfigDelete, a2a.MethodGetExtendedCard},
+	a2a.V10: {a2av1.MethodSendMessage, a2av1.MethodSendStreamingMessage, a2av1.MethodGetTask, a2av1.MethodListTasks, a2av1.MethodCancelTask,
+		a2av1.MethodSubscribeToTask, a2av1.MethodCreatePushConfig, a2av1.MethodGetPushConfig, a2av1.MethodListPushConfigs,
+		a2av1.MethodDeletePushConfig, a2av1.MethodGetExtendedAgentCard},
+}
+
+// conditional are the methods that answer only when the card declares a
+// capability: the condition, and the methods of both versions.
+var conditional = []struct {
+	capability string
+	methods    []string
+}{
+	{"capabilities.streaming", []string{a2a.MethodMessageStream, a2a.MethodTasksResubscribe, a2av1.MethodSendStreamingMessage, a2av1.MethodSubscribeToTask}},
+	{"capabilities.pushNotifications", []string{a2a.MethodPushConfigSet, a2a.MethodPushConfigGet, a2a.MethodPushConfigList, a2a.MethodPushConfigDelete,
+		a2av1.MethodCreatePushConfig, a2av1.MethodGetPushConfig, a2av1.MethodListPushConfigs, a2av1.MethodDeletePushConfig}},
+}
+
+// httpEndpoints are the HTTP+JSON routes per version, relative to the
+// public URL; the REST ones also answer under /rest/{tenant}.
+var httpEndpoints = map[a2a.Version][]string{
+	a2a.V03: {
+		"POST " + card.RESTPath + "/v1/message:send", "POST " + card.RESTPath + "/v1/message:stream",
+		"GET " + card.RESTPath + "/v1/tasks", "GET " + card.RESTPath + "/v1/tasks/{id}",
+		"POST " + card.RESTPath + "/v1/tasks/{id}:cancel", "POST " + card.RESTPath + "/v1/tasks/{id}:subscribe",
+		"POST " + card.RESTPath + "/v1/tasks/{id}/pushNotificationConfigs", "GET " + card.RESTPath + "/v1/tasks/{id}/pushNotificationConfigs",
+		"GET " + card.RESTPath + "/v1/tasks/{id}/pushNotificationConfigs/{configId}", "DELETE " + card.RESTPath + "/v1/tasks/{id}/pushNotificationConfigs/{configId}",
+		"GET " + card.RESTPath + "/v1/card",
+	},
+	a2a.V10: {
+		"POST " + card.RESTPath + "/message:send", "POST " + card.RESTPath + "/message:stream",
+		"GET " + card.RESTPath + "/tasks", "GET " + card.RESTPath + "/tasks/{id}",
+		"POST " + card.RESTPath + "/tasks/{id}:cancel", "POST " + card.RESTPath + "/tasks/{id}:subscribe",
+		"POST " + card.RESTPath + "/tasks/{id}/pushNotificationConfigs", "GET " + card.RESTPath + "/tasks/{id}/pushNotificationConfigs",
+		"GET " + card.RESTPath + "/tasks/{id}/pushNotificationConfigs/{configId}", "DELETE " + card.RESTPath + "/tasks/{id}/pushNotificationConfigs/{configId}",
+		"GET " + card.RESTPath + "/extendedAgentCard",
+	},
+}
+
+// wireContract describes what the edge serves, given the public card (its
+// capabilities decide the conditional methods).
+func (h *handler) wireContract(pub *a2a.AgentCard) a2a.AgentExtension {
+	available := map[string]bool{
+		"capabilities.streaming":         pub.Capabilities.Streaming,
+		"capabilities.pushNotifications": pub.Capabilities.PushNotifications,
+	}
+	var conditionals []map[string]any
+	unavailable := map[string]bool{}
+	for _, c := range conditional {
+		for _, m := range c.methods {
+			conditionals = append(conditionals, map[string]any{"method": m, "requires": c.capability, "available": available[c.capability]})
+			if !available[c.capability] {
+				unavailable[m] = true
+			}
+		}
+	}
+	all := map[string][]string{}
+	core := map[string][]string{}
+	var extensions []string
+	for _, wr := range []*wire{h.v03, h.v10} {
+		v := string(wr.version)
+		core[v] = coreMethods[wr.version]
+		for _, m := range wr.supported {
+			if !unavailable[m] {
+				all[v] = append(all[v], m)
+			}
+			if !slices.Contains(coreMethods[wr.version], m) && !slices.Contains(extensions, m) {
+				extensions = append(extensions, m)
+			}
+		}
+	}
+	slices.Sort(extensions)
+	uris := make([]string, 0, len(pub.Capabilities.Extensions)+1)
+	for _, e := range pub.Capabilities.Extensions {
+		uris = append(uris, e.URI)
+	}
+	uris = append(uris, card.ExtWireContract)
+	endpoints := map[string][]string{}
+	for v, eps := range httpEndpoints {
+		endpoints[string(v)] = eps
+	}
+	return a2a.AgentExtension{
+		URI:         card.ExtWireContract,
+		Description: "The wire contract of this deployment: the methods and endpoints it serves, per protocol version.",
+		Params: map[string]any{
+			"default_protocol_version":    string(a2a.V03),
+			"supported_protocol_versions": []string{string(a2a.V03), string(a2a.V10)},
+			"version_selection":           "A2A-Version header or query parameter; none or 0.3.x selects 0.3, 1 or 1.0.x selects 1.0, anything else is -32009 (REST 400)",
+			"core": map[string]any{
+				"jsonrpc_methods": core,
+				"jsonrpc_url":     "/",
+				"http_endpoints":  endpoints,
+			},
+			"extensions": map[string]any{
+				"jsonrpc_methods":                 extensions,
+				"conditionally_available_methods": conditionals,
+				"extension_uris":                  uris,
+				"http_endpoints":                  []string{"POST /orchestrate", "GET /health"},
+			},
+			"all_jsonrpc_methods": all,
+			"unsupported_method_error": map[string]any{
+				"code": int(a2a.CodeMethodNotFound), "message": "Unsupported method: <method>",
+				"data_fields": []string{"type", "method", "supported_methods", "protocol_version"},
+			},
+		},
+	}
+}

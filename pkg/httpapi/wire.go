@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/textproto"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+)
+
+// wire is everything that differs between the protocol versions at the
+// edge: the JSON-RPC method table, how errors are framed, and how REST
+// bodies are read and written. The version of a request is decided once
+// (negotiate) and its wire is passed down with the call; handlers call the
+// wire and never test the version themselves.
+type wire struct {
+	version a2a.Version
+	// methods is the JSON-RPC method table of the version (and the
+	// envelope types of /orchestrate).
+	methods map[string]rpcMethod
+	// supported lists the method names, sorted (the -32601 error data).
+	supported []string
+	// rpcError frames a protocol error as a JSON-RPC error object.
+	rpcError func(*a2a.Error) jsonrpc.ErrorObject
+
+	// REST: the send body and result, tasks, lists and push configs.
+	decodeSend       func(json.RawMessage) (a2a.MessageSendParams, error)
+	appendSendResult func([]byte, *a2a.Task) ([]byte, error)
+	appendTask       func([]byte, *a2a.Task) ([]byte, error)
+	appendList       func([]byte, *a2a.ListTasksResult) ([]byte, error)
+	decodePushConfig func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error)
+	appendPushConfig func([]byte, *a2a.TaskPushNotificationConfig) ([]byte, error)
+	appendPushList   func([]byte, []a2a.TaskPushNotificationConfig) ([]byte, error)
+	// listParams converts the query of GET /tasks.
+	listParams func(a2av1.ListTasksQuery) (a2a.ListTasksParams, error)
+	// contentType is the media type of REST bodies.
+	contentType string
+}
+
+// call is one authenticated A2A request, as its handler sees it.
+type call struct {
+	id   auth.Identity
+	wire *wire
+	// session is the OAP Orch-Session-Id: the context of the tasks an
+	// envelope creates. Empty outside /orchestrate.
+	session string
+}
+
+// versionHeaderKey is A2A-Version in its canonical form, the key of
+// http.Header's map.
+var versionHeaderKey = textproto.CanonicalMIMEHeaderKey(a2a.HeaderVersion)
+
+// requestedVersion is the A2A-Version of a request: the header, else the
+// query parameter.
+func requestedVersion(r *http.Request) string {
+	if v := r.Header[versionHeaderKey]; len(v) > 0 {
+		return v[0]
+	}
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return r.URL.Query().Get(a2a.HeaderVersion)
+}
+
+// negotiate decides the request's protocol version.
+func (h *handler) negotiate(r *http.Request) (*wire, error) {
+	v, err := a2a.ParseVersion(requestedVersion(r))
+	if err != nil {
+		return nil, err
+	}
+	if v == a2a.V10 {
+		return h.v10, nil
+	}
+	return h.v03, nil
+}
+
+func (h *handler) newWire03() *wire {
+	w := &wire{
+		version:  a2a.V03,
+		methods:  h.rpcMethods(),
+		rpcError: rpcError03,
+		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
+			var p a2a.MessageSendParams
+			err := decodeParams(raw, &p)
+			return p, err
+		},
+		appendSendResult: func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
+		appendTask:       func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
+		appendList:       func(b []byte, r *a2a.ListTasksResult) ([]byte, error) { return r.AppendJSON(b) },
+		decodePushConfig: decodeRESTPushConfig,
+		appendPushConfig: func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
+		appendPushList:   func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
+		listParams: func(q a2av1.ListTasksQuery) (a2a.ListTasksParams, error) {
+			return a2a.ListTasksParams{ContextID: q.ContextID, Status: a2a.TaskState(stateFromQuery(q.Status)), PageSize: q.PageSize,
+				PageToken: q.PageToken, HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}, nil
+		},
+		contentType: "application/json",
+	}
+	w.supported = sortedNames(w.methods)
+	return w
+}
+
+func (h *handler) newWire10() *wire {
+	w := &wire{
+		version:  a2a.V10,
+		methods:  h.rpcMethods10(),
+		rpcError: a2av1.RPCError,
+		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
+			return a2av1.DecodeSendMessageRequest(camelCase(raw))
+		},
+		appendSendResult: a2av1.AppendSendResult,
+		appendTask:       a2av1.AppendTask,
+		appendList:       a2av1.AppendListTasksResponse,
+		decodePushConfig: func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error) {
+			return a2av1.DecodePushConfig(camelCase(raw), taskID)
+		},
+		appendPushConfig: appendPushConfig10,
+		appendPushList:   appendPushList10,
+		listParams:       a2av1.ListTasksQuery.Params,
+		contentType:      a2av1.ContentType,
+	}
+	w.supported = sortedNames(w.methods)
+	return w
+}
+
+// appendJSON appends v through encoding/json.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, raw...), nil
+}
