@@ -83,3 +83,63 @@ func TestLocalPushNotifications(t *testing.T) {
 		assert.NoError(t, a.Err, "every notification verifies")
 	}
 }
+
+// TestLocalPushNotificationsUnder10: a config registered by an A2A 1.0
+// client gets 1.0 bodies, StreamResponse objects sent as
+// application/a2a+json.
+func TestLocalPushNotificationsUnder10(t *testing.T) {
+	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10", "A2A_PUSH_ALLOW_INSECURE": "true"}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	ag, err := builtin.Registry().New("demo", func(k string) string { return env[k] })
+	require.NoError(t, err)
+	ks, err := keys.Generate(keys.AlgEdDSA)
+	require.NoError(t, err)
+	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: auth.Anonymous{}, Push: app.PushOptions{Keys: ks}})
+	require.NoError(t, err)
+	hs := httptest.NewServer(srv.Handler)
+	t.Cleanup(hs.Close)
+	t.Cleanup(srv.Close)
+	rcv := pushtest.NewReceiver(t, ks, cfg.PublicURL)
+	hook := rcv.Hook("/v1-hook", pushtest.Behaviour{})
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"push-v1",
+		"parts":[{"text":"long 2"}]},"configuration":{"returnImmediately":true,"taskPushNotificationConfig":{"url":"` + hook + `"}}}}`
+	req, err := http.NewRequest(http.MethodPost, hs.URL+"/", bytes.NewBufferString(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "1.0")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var out struct {
+		Result struct {
+			Task struct {
+				ID string `json:"id"`
+			} `json:"task"`
+		} `json:"result"`
+		Error any `json:"error"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	resp.Body.Close()
+	require.Nil(t, out.Error)
+	require.NotEmpty(t, out.Result.Task.ID)
+
+	require.Eventually(t, func() bool {
+		for _, n := range rcv.Delivered("/v1-hook") {
+			if bytes.Contains(n.Body, []byte(`TASK_STATE_COMPLETED`)) {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the completed notification arrives")
+	for _, n := range rcv.Delivered("/v1-hook") {
+		assert.Equal(t, "application/a2a+json", n.ContentType)
+		var sr struct {
+			Task map[string]any `json:"task"`
+		}
+		require.NoError(t, json.Unmarshal(n.Body, &sr), string(n.Body))
+		require.NotNil(t, sr.Task, "a StreamResponse holding the task: %s", n.Body)
+		assert.Equal(t, out.Result.Task.ID, sr.Task["id"])
+		assert.NotContains(t, string(n.Body), `"kind"`, "1.0 has no kind")
+	}
+}
