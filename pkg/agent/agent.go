@@ -51,6 +51,10 @@ type Info struct {
 	Provider    *a2a.AgentProvider
 	// DocumentationURL is optional.
 	DocumentationURL string
+	// ContextHistory is how many messages of the context's earlier tasks
+	// the agent wants in StepInput.ContextHistory (a conversation that
+	// spans tasks); 0 wants none, which saves reading them.
+	ContextHistory int
 }
 
 // StepInput is what an agent knows at the start of a step.
@@ -70,6 +74,10 @@ type StepInput struct {
 	// Metadata is the request metadata of the message/send that triggered
 	// this step (params.metadata), or nil.
 	Metadata a2a.Metadata
+	// ContextHistory holds the most recent messages of the earlier tasks of
+	// this task's context (the same caller's), oldest first, at most
+	// Info.ContextHistory of them.
+	ContextHistory []a2a.Message
 }
 
 // Emitter records progress while a step runs. Every call is persisted before
@@ -241,19 +249,30 @@ func RequireAuth(msg *a2a.Message, details map[string]any) Outcome {
 	return Outcome{Kind: OutcomeAuthRequired, Message: msg, Interrupt: &Interrupt{Type: InterruptAuth, Details: details}}
 }
 
-// Conversation returns the messages exchanged in the task, oldest first:
-// the stored history without the host's bookkeeping (the status message that
-// records an interrupt's reply as resolved, metadata.shared.interrupt phase
-// "resolved"), and the triggering message when the history does not hold it
-// yet. It is what a conversational agent sends its model.
+// Conversation returns the messages exchanged in the context, oldest
+// first: the earlier tasks' messages the agent asked for
+// (StepInput.ContextHistory), then the task's stored history, both without
+// the host's bookkeeping (the status message that records an interrupt's
+// reply as resolved, metadata.shared.interrupt phase "resolved"), and the
+// triggering message when the history does not hold it yet. It is what a
+// conversational agent sends its model.
 func Conversation(in StepInput) []a2a.Message {
-	out := make([]a2a.Message, 0, len(in.Task.History)+1)
+	out := make([]a2a.Message, 0, len(in.ContextHistory)+len(in.Task.History)+1)
 	seen := false
+	bookkeeping := func(m a2a.Message) bool {
+		phase, _ := m.Metadata.Object("shared").Object("interrupt")["phase"].(string)
+		return phase == "resolved" && m.Role == a2a.RoleAgent
+	}
+	for _, m := range in.ContextHistory {
+		if !bookkeeping(m) {
+			out = append(out, m)
+		}
+	}
 	for _, m := range in.Task.History {
 		if in.Message != nil && m.MessageID == in.Message.MessageID {
 			seen = true
 		}
-		if phase, _ := m.Metadata.Object("shared").Object("interrupt")["phase"].(string); phase == "resolved" && m.Role == a2a.RoleAgent {
+		if bookkeeping(m) {
 			continue
 		}
 		out = append(out, m)

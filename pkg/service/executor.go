@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -182,11 +183,12 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 	defer cancel()
 	w.cancelStep = cancel
 	in := agent.StepInput{
-		Task:       rec.Task,
-		Message:    req.Message,
-		Reply:      req.Reply,
-		Checkpoint: rec.Checkpoint,
-		Metadata:   rec.RequestMetadata,
+		Task:           rec.Task,
+		Message:        req.Message,
+		Reply:          req.Reply,
+		Checkpoint:     rec.Checkpoint,
+		Metadata:       rec.RequestMetadata,
+		ContextHistory: x.contextHistory(ctx, rec),
 	}
 	out, agentErr := x.runAgent(stepCtx, in, w)
 	if w.finished {
@@ -200,6 +202,38 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
 	}
 	return x.applyOutcome(ctx, w, out)
+}
+
+// contextTasksRead bounds the earlier tasks of a context read for an
+// agent's ContextHistory.
+const contextTasksRead = 20
+
+// contextHistory returns the most recent messages of the earlier tasks of
+// rec's context, oldest first, as many as the agent asks for (none when it
+// asks for none). A failed read is logged: the agent then sees the task
+// alone.
+func (x *Executor) contextHistory(ctx context.Context, rec *TaskRecord) []a2a.Message {
+	limit := x.agent.Info().ContextHistory
+	if limit <= 0 {
+		return nil
+	}
+	page, err := x.store.ListTasks(ctx, ListQuery{Owner: rec.Owner, ContextID: rec.Task.ContextID, PageSize: contextTasksRead, HistoryLength: -1})
+	if err != nil {
+		x.log.WarnContext(ctx, "could not read the context's earlier tasks", "taskId", rec.Task.ID, "contextId", rec.Task.ContextID, "error", err)
+		return nil
+	}
+	earlier := slices.DeleteFunc(page.Tasks, func(t TaskRecord) bool {
+		return t.Task.ID == rec.Task.ID || t.CreatedAt.After(rec.CreatedAt)
+	})
+	slices.SortStableFunc(earlier, func(a, b TaskRecord) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	var msgs []a2a.Message
+	for _, t := range earlier {
+		msgs = append(msgs, t.Task.History...)
+	}
+	if len(msgs) > limit {
+		msgs = msgs[len(msgs)-limit:]
+	}
+	return msgs
 }
 
 // runAgent calls the agent, turning a panic into an error.

@@ -2,13 +2,15 @@
 // any OpenAI-compatible Chat Completions endpoint (OpenAI, Azure OpenAI's
 // v1 API, Ollama, vLLM, llama.cpp, LiteLLM...).
 //
-// Each step sends the conversation of the task (its whole history, oldest
-// messages dropped beyond A2A_LLM_MAX_HISTORY_CHARS) and answers with the
-// model's reply: the task completes with the answer as its status message
-// and as the artifact "answer". With A2A_LLM_CHAT=true the answer instead
-// parks the task in input-required, so the client's next message on the same
-// task continues the conversation. A conversation spanning several tasks of
-// one context is not stitched together yet: each task starts afresh.
+// Each step sends the conversation of the context: the most recent messages
+// of the context's earlier tasks (A2A_LLM_CONTEXT_MESSAGES, read from the
+// task store), then the task's whole history, oldest messages dropped
+// beyond A2A_LLM_MAX_HISTORY_CHARS. It answers with the model's reply: the
+// task completes with the answer as its status message and as the artifact
+// "answer", so a client continues the conversation with a new task in the
+// same context. With A2A_LLM_CHAT=true the answer instead parks the task in
+// input-required, so the client's next message on the same task continues
+// it.
 //
 // A request may pick another model with metadata.shared.model
 // ({"providerID", "modelID"}: modelID is used) in the message's metadata
@@ -56,12 +58,15 @@ const (
 	EnvChat            = "A2A_LLM_CHAT"
 	EnvTimeout         = "A2A_LLM_TIMEOUT_SECONDS"
 	EnvMaxHistoryChars = "A2A_LLM_MAX_HISTORY_CHARS"
+	EnvContextMessages = "A2A_LLM_CONTEXT_MESSAGES"
 )
 
 // Defaults.
 const (
 	DefaultTimeout         = 120 * time.Second
 	DefaultMaxHistoryChars = 200_000
+	// DefaultContextMessages is A2A_LLM_CONTEXT_MESSAGES unset.
+	DefaultContextMessages = 100
 	DefaultRetryBase       = 500 * time.Millisecond
 	maxRetryDelay          = 10 * time.Second
 	maxModelIDLen          = 200
@@ -104,6 +109,10 @@ type Config struct {
 	// MaxHistoryChars bounds the conversation sent; 0 means
 	// DefaultMaxHistoryChars.
 	MaxHistoryChars int
+	// ContextMessages is how many messages of the context's earlier tasks
+	// are sent before the task's own (agent.Info.ContextHistory); 0 sends
+	// none, each task then starts afresh.
+	ContextMessages int
 	// RetryBase is the first retry delay, doubled at each attempt; 0 means
 	// DefaultRetryBase.
 	RetryBase time.Duration
@@ -175,6 +184,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg.MaxTokens = intVar(EnvMaxTokens, 1, 1_000_000)
 	cfg.Timeout = time.Duration(intVar(EnvTimeout, 1, 3600)) * time.Second
 	cfg.MaxHistoryChars = intVar(EnvMaxHistoryChars, 1000, 10_000_000)
+	cfg.ContextMessages = DefaultContextMessages
+	if get(EnvContextMessages) != "" {
+		cfg.ContextMessages = intVar(EnvContextMessages, 0, 1000)
+	}
 	if v := get(EnvChat); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -234,9 +247,10 @@ func (a *Agent) Info() agent.Info {
 		desc = fmt.Sprintf("Chats with the %s language model: every answer waits for your next message on the same task (input-required); cancel the task to end the conversation.", a.cfg.Model)
 	}
 	return agent.Info{
-		Name:        "LLM agent",
-		Description: desc,
-		Version:     "1.0.0",
+		Name:           "LLM agent",
+		Description:    desc,
+		Version:        "1.0.0",
+		ContextHistory: a.cfg.ContextMessages,
 		Skills: []a2a.AgentSkill{{
 			ID: "chat", Name: "Chat", Tags: []string{"llm", "chat"},
 			Description: "Answers your message with a language model; metadata.shared.model.modelID picks another model.",

@@ -211,6 +211,55 @@ func TestChatKeepsTheConversation(t *testing.T) {
 	assert.Equal(t, []string{"user: Hi, I am Ada.", "assistant: Hello Ada!", "user: What is my name?"}, turns)
 }
 
+// TestContextKeepsTheConversation: a new task in the same context sends
+// the context's earlier messages first, read from the task store; another
+// context starts afresh.
+func TestContextKeepsTheConversation(t *testing.T) {
+	e := newEndpoint(t, ok("Hello Ada!", 5, 2), ok("Your name is Ada.", 20, 4), ok("I do not know your name.", 5, 5), ok("Ada, still.", 9, 3))
+	ag, _ := newAgent(t, e, func(c *llm.Config) { c.ContextMessages = 10 })
+	svc := newService(t, ag)
+	inContext := func(text, contextID string) *a2a.Task {
+		t.Helper()
+		blocking := true
+		msg := a2a.Message{Role: a2a.RoleUser, MessageID: service.NewID(), ContextID: contextID, Parts: []a2a.Part{a2a.TextPart(text)}}
+		task, err := svc.SendMessage(context.Background(), "me", a2a.MessageSendParams{Message: msg, Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
+		require.NoError(t, err)
+		require.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+		return task
+	}
+	turns := func(i int) []string {
+		var out []string
+		for _, m := range e.requests()[i].Body.Messages {
+			out = append(out, m.Role+": "+m.Content)
+		}
+		return out
+	}
+
+	first := inContext("Hi, I am Ada.", "")
+	second := inContext("What is my name?", first.ContextID)
+	assert.NotEqual(t, first.ID, second.ID, "a new task")
+	assert.Equal(t, "Your name is Ada.", second.Status.Message.Text())
+	assert.Equal(t, []string{"user: Hi, I am Ada.", "assistant: Hello Ada!", "user: What is my name?"}, turns(1))
+
+	inContext("What is my name?", "another-context")
+	assert.Equal(t, []string{"user: What is my name?"}, turns(2), "another context starts afresh")
+
+	inContext("And now?", first.ContextID)
+	assert.Equal(t, []string{
+		"user: Hi, I am Ada.", "assistant: Hello Ada!", "user: What is my name?", "assistant: Your name is Ada.", "user: And now?",
+	}, turns(3), "every earlier task of the context, oldest first")
+	assert.Equal(t, llm.DefaultContextMessages, mustConfig(t, map[string]string{}).ContextMessages, "on by default")
+	assert.Equal(t, 0, mustConfig(t, map[string]string{llm.EnvContextMessages: "0"}).ContextMessages, "0 turns it off")
+}
+
+func mustConfig(t *testing.T, env map[string]string) llm.Config {
+	t.Helper()
+	env[llm.EnvBaseURL], env[llm.EnvModel] = "https://llm.example.com/v1", "m"
+	cfg, err := llm.ConfigFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	return cfg
+}
+
 func TestModelOverride(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
