@@ -1,6 +1,9 @@
 package a2a
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Size estimates, in bytes, of the JSON encoding of protocol objects. Stores
 // use them to enforce item size limits without encoding the object: they
@@ -13,12 +16,61 @@ const (
 	messageOverhead = 96
 )
 
-// ApproxSize estimates the encoded size of the metadata.
+// ApproxSize estimates the encoded size of the metadata, walking the values
+// JSON decoding produces without encoding them (a value of another type is
+// encoded to be measured).
 func (m Metadata) ApproxSize() int {
 	if len(m) == 0 {
 		return 0
 	}
-	b, err := json.Marshal(m)
+	return objectSize(m)
+}
+
+func objectSize(m map[string]any) int {
+	n := 2 // {}
+	for k, v := range m {
+		n += len(k) + 4 + valueSize(v) // "k":v,
+	}
+	return n
+}
+
+// valueSize estimates the encoded size of a JSON value.
+func valueSize(v any) int {
+	switch v := v.(type) {
+	case nil:
+		return 4
+	case bool:
+		return 5
+	case string:
+		return len(v) + 2
+	case json.Number:
+		return len(v)
+	case json.RawMessage:
+		return len(v)
+	case float64:
+		return len(strconv.FormatFloat(v, 'g', -1, 64))
+	case int:
+		return len(strconv.Itoa(v))
+	case int64:
+		return len(strconv.FormatInt(v, 10))
+	case map[string]any:
+		return objectSize(v)
+	case Metadata:
+		return objectSize(v)
+	case []any:
+		n := 2
+		for _, e := range v {
+			n += valueSize(e) + 1
+		}
+		return n
+	case []string:
+		n := 2
+		for _, e := range v {
+			n += len(e) + 3
+		}
+		return n
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		return 0
 	}

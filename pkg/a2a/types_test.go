@@ -153,3 +153,24 @@ func TestApproxSizeTracksEncodedSize(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, len(b), a.ApproxSize(), float64(len(b))*0.1+200)
 }
+
+// TestMetadataApproxSize: the estimate is close to the real encoding and
+// not below it by more than escaping accounts for.
+func TestMetadataApproxSize(t *testing.T) {
+	for name, md := range map[string]Metadata{
+		"session": {"shared": map[string]any{"session": map[string]any{"id": "0b3b1d8e-8a43-4a8f-9c43-3f3e0a4b7c21"}}},
+		"mixed": {"n": json.Number("12.5"), "f": 3.25, "i": 42, "b": true, "z": nil, "s": "text",
+			"l": []any{"a", 1.0, map[string]any{"k": []string{"x", "y"}}}, "raw": json.RawMessage(`{"a":1}`)},
+		"nested metadata": {"inner": Metadata{"k": "v"}},
+		"other type":      {"t": struct{ A int }{7}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, err := json.Marshal(md)
+			require.NoError(t, err)
+			got := md.ApproxSize()
+			assert.InDelta(t, len(b), got, float64(len(md)+2), "encoded %s", b)
+			assert.GreaterOrEqual(t, got, len(b)-2)
+		})
+	}
+	assert.Zero(t, Metadata(nil).ApproxSize())
+}

@@ -37,8 +37,9 @@ type Options struct {
 	// IdempotencyTTL is how long a (owner, messageId) record lives.
 	IdempotencyTTL time.Duration
 	// OnChange, when set, is called after every committed change that
-	// webhooks are told about (service.TaskChange.Notable), outside the
-	// store's lock, in the writer's goroutine: it must not block.
+	// webhooks are told about (service.TaskChange.Notable) of a task that
+	// has push configs, outside the store's lock, in the writer's
+	// goroutine: it must not block.
 	OnChange func(service.TaskChange)
 }
 
@@ -257,7 +258,7 @@ func (s *Store) notify(c *service.TaskChange) {
 
 // change describes the committed record for OnChange. Callers hold s.mu.
 func (s *Store) change(e *entry, statusChanged bool, completed []string) *service.TaskChange {
-	if s.onChange == nil {
+	if s.onChange == nil || len(e.configs) == 0 || (!statusChanged && len(completed) == 0) {
 		return nil
 	}
 	c := &service.TaskChange{Version: e.rec.Version, StatusChanged: statusChanged, ArtifactIDs: completed}
