@@ -187,7 +187,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		Message:        req.Message,
 		Reply:          req.Reply,
 		Checkpoint:     rec.Checkpoint,
-		Metadata:       rec.RequestMetadata,
+		Metadata:       SessionMetadata(rec.RequestMetadata, rec.SessionID),
 		ContextHistory: x.contextHistory(ctx, rec),
 	}
 	out, agentErr := x.runAgent(stepCtx, in, w)

@@ -67,13 +67,15 @@ func checkModel(p *a2a.MessageSendParams) error {
 	return nil
 }
 
-// withRuntimeMetadata returns the task as a client reads it: when its
+// withRuntimeMetadata returns the task as a client reads it: its agent
+// session in metadata.shared.session.id; when its
 // status message reports token usage (metadata.shared.usage, as the llm
 // agent does on its final answer), the task's metadata carries it too, as
 // the shared stream hints contract has non-streaming answers do; feedback
 // given on the task is in metadata.feedback.
 func withRuntimeMetadata(rec *TaskRecord) *a2a.Task {
 	t := &rec.Task
+	t.Metadata = SessionMetadata(t.Metadata, rec.SessionID)
 	var usage any
 	if m := t.Status.Message; m != nil && t.Status.State.Settled() {
 		usage = m.Metadata.Object(sharedKey)[sharedUsage]
@@ -97,6 +99,16 @@ func withRuntimeMetadata(rec *TaskRecord) *a2a.Task {
 		t.Metadata = md
 	}
 	return t
+}
+
+// SessionMetadata returns md with metadata.shared.session.id set to
+// session, unless session is empty or md names a session already. md is not
+// changed; a new map is returned when one is needed.
+func SessionMetadata(md a2a.Metadata, session string) a2a.Metadata {
+	if session == "" || sessionOf(md) != "" {
+		return md
+	}
+	return setShared(md, sharedSession, map[string]any{"id": session})
 }
 
 // setShared sets metadata.shared.<key> on md without mutating md or its

@@ -47,6 +47,10 @@ type TaskRecord struct {
 	Pending *PendingInterrupt
 	// Feedback is the client's rating of the finished task, or nil.
 	Feedback *Feedback
+	// SessionID is the agent session the task is bound to (NewTask's). The
+	// service shows it as metadata.shared.session.id; the stores keep it
+	// as a plain value, not in the task's metadata.
+	SessionID string
 }
 
 // Feedback is a client's rating of a finished task (tasks/feedback).
@@ -325,6 +329,8 @@ type TaskChange struct {
 	ArtifactIDs []string
 	// PushConfigIDs are the task's configs when the change was made.
 	PushConfigIDs []string
+	// SessionID is the task's agent session (TaskRecord.SessionID).
+	SessionID string
 }
 
 // Notable reports whether webhooks are told about the change.

@@ -132,7 +132,7 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if msg.TaskID == "" {
 		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline)
 	} else {
-		job, err = s.continueTask(ctx, owner, msg, p.Metadata, session, inline)
+		job, err = s.continueTask(ctx, owner, msg, p.Metadata, inline)
 	}
 	var dup *DuplicateError
 	if errors.As(err, &dup) {
@@ -176,15 +176,16 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 		msg.ContextID = s.newID()
 	}
 	msg.TaskID = taskID
-	binding := map[string]any{"id": session}
 	t := a2a.Task{
 		ID:        taskID,
 		ContextID: msg.ContextID,
 		Status:    a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: s.now()},
 		History:   []a2a.Message{msg},
-		Metadata:  setShared(nil, sharedSession, binding),
 	}
-	nt := NewTask{Task: t, Owner: owner, RequestMetadata: setShared(md, sharedSession, binding), SessionID: session}
+	// The session is stored as a value and shown as metadata on the way
+	// out (withRuntimeMetadata, SessionMetadata): a task keeps no metadata
+	// maps of its own for it.
+	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session}
 	if push != nil {
 		push.TaskID = taskID
 		nt.PushConfigs = []PushConfig{*push}
@@ -202,17 +203,11 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 // recognised as a duplicate even after the task moved on. An inline push
 // config is stored before the task resumes, so it hears of every change the
 // message causes.
-func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig) (Job, error) {
+func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig) (Job, error) {
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
 		if err != nil {
 			return Job{}, err
-		}
-		if session == "" {
-			session = sessionOf(rec.Task.Metadata)
-		}
-		if session != "" && attempt == 0 {
-			md = setShared(md, sharedSession, map[string]any{"id": session})
 		}
 		if push != nil && attempt == 0 {
 			if err := s.store.PutPushConfig(ctx, *push); err != nil {

@@ -45,7 +45,9 @@ type taskItem struct {
 	// AwaitingJob is set while the task waits for a runner (see Defer).
 	// Feedback is the JSON of the client's rating (service.Feedback),
 	// written only once the task is terminal (contexts.go).
-	Feedback      string `dynamodbav:"feedback,omitempty"`
+	Feedback string `dynamodbav:"feedback,omitempty"`
+	// SessionID is the task's agent session (service.TaskRecord.SessionID).
+	SessionID     string `dynamodbav:"sessionId,omitempty"`
 	AwaitingJob   string `dynamodbav:"awaitingJob,omitempty"`
 	AwaitingSince int64  `dynamodbav:"awaitingSince,omitempty"`
 	// PushConfigs are the ids of the task's push configs (see push.go).
@@ -118,6 +120,7 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		CreatedAt:  time.Unix(0, it.CreatedAt).UTC(),
 		UpdatedAt:  time.Unix(0, it.UpdatedAt).UTC(),
 		Checkpoint: it.Checkpoint,
+		SessionID:  it.SessionID,
 	}
 	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)

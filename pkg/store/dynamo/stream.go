@@ -59,6 +59,7 @@ func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.Task
 		Version:       newer.Version,
 		ArtifactIDs:   newer.CompletedArtifacts,
 		PushConfigIDs: slices.Sorted(slices.Values(newer.PushConfigs)),
+		SessionID:     newer.SessionID,
 	}
 	if err := json.Unmarshal([]byte(newer.Status), &c.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s in the stream: %w", c.Task.ID, err)

@@ -59,6 +59,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		ListOwner: listOwnerKey(nt.Owner), ListContext: listContextKey(nt.Owner, task.ContextID),
 		ListSK:      listSK(task.Status.Timestamp, task.ID),
 		PushConfigs: configIDs,
+		SessionID:   nt.SessionID,
 	})
 	if err != nil {
 		return err

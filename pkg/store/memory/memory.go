@@ -140,9 +140,8 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	task.Artifacts = nil
 	e := &entry{
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
-			RequestMetadata: t.RequestMetadata},
+			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID},
 		expiresAt: now.Add(s.taskTTL),
-		artBytes:  map[string]int{},
 	}
 	for _, c := range t.PushConfigs {
 		if e.configs == nil {
@@ -261,7 +260,7 @@ func (s *Store) change(e *entry, statusChanged bool, completed []string) *servic
 	if s.onChange == nil || len(e.configs) == 0 || (!statusChanged && len(completed) == 0) {
 		return nil
 	}
-	c := &service.TaskChange{Version: e.rec.Version, StatusChanged: statusChanged, ArtifactIDs: completed}
+	c := &service.TaskChange{Version: e.rec.Version, StatusChanged: statusChanged, ArtifactIDs: completed, SessionID: e.rec.SessionID}
 	c.Task = a2a.Task{ID: e.rec.Task.ID, ContextID: e.rec.Task.ContextID, Status: e.rec.Task.Status, Metadata: e.rec.Task.Metadata}
 	for id := range e.configs {
 		c.PushConfigIDs = append(c.PushConfigIDs, id)

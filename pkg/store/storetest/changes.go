@@ -46,6 +46,7 @@ func RunChanges(t *testing.T, newStore ChangeFactory) {
 			assert.Equal(t, w.status, c.StatusChanged, "%s: status changed", step)
 			assert.Equal(t, w.artifacts, c.ArtifactIDs, "%s: artifacts", step)
 			assert.Equal(t, w.configs, c.PushConfigIDs, "%s: configs", step)
+			assert.Equal(t, "session-t1", c.SessionID, "%s: session", step)
 			assert.Empty(t, c.Task.History, "%s: a change carries no history", step)
 			assert.Empty(t, c.Task.Artifacts, "%s: nor artifacts, only their ids", step)
 			if w.text != "" {
@@ -56,6 +57,7 @@ func RunChanges(t *testing.T, newStore ChangeFactory) {
 	}
 
 	nt := s.newTask("alice", "t1", "ctx-t1", "m-t1")
+	nt.SessionID = "session-t1"
 	nt.PushConfigs = []service.PushConfig{s.pushConfig("t1", "inline")}
 	require.NoError(t, store.CreateTask(s.ctx, nt))
 	s.putConfig(s.pushConfig("t1", "added"))

@@ -18,6 +18,7 @@ func testCreateAndGet(t *testing.T, s *suite) {
 	nt := s.newTask("alice", "t1", "c1", "m1")
 	nt.Task.Metadata = a2a.Metadata{"origin": "test", "n": json.Number("12345678901234567890")}
 	nt.RequestMetadata = a2a.Metadata{"trace": "abc", "nested": map[string]any{"k": []any{"x", true}}}
+	nt.SessionID = "session-1"
 	require.NoError(t, s.store.CreateTask(s.ctx, nt))
 
 	rec := s.get("t1", service.AllHistory)
@@ -28,6 +29,7 @@ func testCreateAndGet(t *testing.T, s *suite) {
 	assert.True(t, rec.UpdatedAt.Equal(start), "UpdatedAt %v", rec.UpdatedAt)
 	assert.Nil(t, rec.Checkpoint)
 	jsonEqual(t, nt.RequestMetadata, rec.RequestMetadata)
+	assert.Equal(t, "session-1", rec.SessionID, "the session is kept with the task")
 	assert.Empty(t, rec.Task.Artifacts)
 
 	// An update moves UpdatedAt and the version, not CreatedAt.
@@ -40,6 +42,11 @@ func testCreateAndGet(t *testing.T, s *suite) {
 	assert.True(t, rec.UpdatedAt.Equal(start.Add(5*time.Second)), "UpdatedAt %v", rec.UpdatedAt)
 	assert.Equal(t, a2a.TaskStateWorking, rec.Task.Status.State)
 	jsonEqual(t, nt.Task.Metadata, rec.Task.Metadata)
+	assert.Equal(t, "session-1", rec.SessionID)
+	page, err := s.store.ListTasks(s.ctx, service.ListQuery{Owner: "alice", PageSize: 10})
+	require.NoError(t, err)
+	require.Len(t, page.Tasks, 1)
+	assert.Equal(t, "session-1", page.Tasks[0].SessionID, "lists carry it too")
 }
 
 func testCreateNeedsOneMessage(t *testing.T, s *suite) {
