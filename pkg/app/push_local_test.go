@@ -21,24 +21,31 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
-// TestLocalPushNotifications is what `make run` does with a webhook: the
-// demo agent's `long 3`, registered inline on message/send, reaches a local
-// receiver as signed notifications, one per step, then the result.
-func TestLocalPushNotifications(t *testing.T) {
+// localPushServer is the local server as `make run` starts it (the demo
+// agent, quick steps, loopback webhooks allowed), signing with a new key of
+// alg, and a receiver that trusts that key.
+func localPushServer(t *testing.T, alg string) (*httptest.Server, *pushtest.Receiver) {
+	t.Helper()
 	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10", "A2A_PUSH_ALLOW_INSECURE": "true"}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)
 	ag, err := builtin.Registry().New("demo", func(k string) string { return env[k] })
 	require.NoError(t, err)
-	ks, err := keys.Generate(keys.AlgES256)
+	ks, err := keys.Generate(alg)
 	require.NoError(t, err)
 	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: auth.Anonymous{}, Push: app.PushOptions{Keys: ks}})
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv.Handler)
 	t.Cleanup(hs.Close)
 	t.Cleanup(srv.Close)
+	return hs, pushtest.NewReceiver(t, ks, cfg.PublicURL)
+}
 
-	rcv := pushtest.NewReceiver(t, ks, cfg.PublicURL)
+// TestLocalPushNotifications is what `make run` does with a webhook: the
+// demo agent's `long 3`, registered inline on message/send, reaches a local
+// receiver as signed notifications, one per step, then the result.
+func TestLocalPushNotifications(t *testing.T) {
+	hs, rcv := localPushServer(t, keys.AlgES256)
 	hook := rcv.Hook("/hook", pushtest.Behaviour{Token: "local-token"})
 	body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"push-1","parts":[{"kind":"text","text":"long 3"}]},
 		"configuration":{"blocking":false,"pushNotificationConfig":{"url":"` + hook + `","token":"local-token"}}}}`
@@ -88,19 +95,7 @@ func TestLocalPushNotifications(t *testing.T) {
 // client gets 1.0 bodies, StreamResponse objects sent as
 // application/a2a+json.
 func TestLocalPushNotificationsUnder10(t *testing.T) {
-	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10", "A2A_PUSH_ALLOW_INSECURE": "true"}
-	cfg, err := config.Load(func(k string) string { return env[k] })
-	require.NoError(t, err)
-	ag, err := builtin.Registry().New("demo", func(k string) string { return env[k] })
-	require.NoError(t, err)
-	ks, err := keys.Generate(keys.AlgEdDSA)
-	require.NoError(t, err)
-	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: auth.Anonymous{}, Push: app.PushOptions{Keys: ks}})
-	require.NoError(t, err)
-	hs := httptest.NewServer(srv.Handler)
-	t.Cleanup(hs.Close)
-	t.Cleanup(srv.Close)
-	rcv := pushtest.NewReceiver(t, ks, cfg.PublicURL)
+	hs, rcv := localPushServer(t, keys.AlgEdDSA)
 	hook := rcv.Hook("/v1-hook", pushtest.Behaviour{})
 
 	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"push-v1",
