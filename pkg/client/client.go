@@ -197,6 +197,24 @@ type rpcResponse struct {
 
 // callRPC calls method on ep with params and decodes the result into out
 // (when out is not nil).
+// restCall is an operation's HTTP+JSON request: verb, path (below the
+// endpoint's URL and tenant), query and body.
+type restCall struct {
+	verb  string
+	path  string
+	query url.Values
+	body  any
+}
+
+// call sends one operation over the endpoint's binding: the JSON-RPC
+// method with params, or the REST request, decoding the result into out.
+func (c *Client) call(ctx context.Context, ep Interface, method string, params any, rest restCall, out any) error {
+	if ep.Binding == BindingJSONRPC {
+		return c.callRPC(ctx, ep, method, params, out)
+	}
+	return c.callREST(ctx, ep, rest.verb, rest.path, rest.query, rest.body, out)
+}
+
 func (c *Client) callRPC(ctx context.Context, ep Interface, method string, params, out any) error {
 	body, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: c.ids.Add(1), Method: method, Params: params})
 	if err != nil {

@@ -40,11 +40,7 @@ func (c *Client) SendMessage(ctx context.Context, p a2a.MessageSendParams) (*Sen
 	case ep.Version == Version10:
 		var w v1SendResult
 		req := toV1SendRequest(ep.Tenant, p)
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, "SendMessage", req, &w)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodPost, "/message:send", nil, req, &w)
-		}
+		err = c.call(ctx, ep, "SendMessage", req, restCall{http.MethodPost, "/message:send", nil, req}, &w)
 		if err != nil {
 			return nil, err
 		}
@@ -59,11 +55,7 @@ func (c *Client) SendMessage(ctx context.Context, p a2a.MessageSendParams) (*Sen
 		return nil, errors.New("SendMessage: the result holds neither a task nor a message")
 	default:
 		var raw json.RawMessage
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, a2a.MethodMessageSend, p, &raw)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodPost, "/message:send", nil, p, &raw)
-		}
+		err = c.call(ctx, ep, a2a.MethodMessageSend, p, restCall{http.MethodPost, "/message:send", nil, p}, &raw)
 		if err != nil {
 			return nil, err
 		}
@@ -120,11 +112,7 @@ func (c *Client) GetTask(ctx context.Context, p a2a.TaskQueryParams) (*a2a.Task,
 	switch {
 	case ep.Version == Version10:
 		var w v1Task
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, "GetTask", v1GetRequest{Tenant: ep.Tenant, ID: p.ID, HistoryLength: p.HistoryLength}, &w)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodGet, path, query, nil, &w)
-		}
+		err = c.call(ctx, ep, "GetTask", v1GetRequest{Tenant: ep.Tenant, ID: p.ID, HistoryLength: p.HistoryLength}, restCall{http.MethodGet, path, query, nil}, &w)
 		if err != nil {
 			return nil, err
 		}
@@ -132,11 +120,7 @@ func (c *Client) GetTask(ctx context.Context, p a2a.TaskQueryParams) (*a2a.Task,
 		return &t, nil
 	default:
 		var t a2a.Task
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, a2a.MethodTasksGet, p, &t)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodGet, path, query, nil, &t)
-		}
+		err = c.call(ctx, ep, a2a.MethodTasksGet, p, restCall{http.MethodGet, path, query, nil}, &t)
 		if err != nil {
 			return nil, err
 		}
@@ -173,11 +157,7 @@ func (c *Client) ListTasks(ctx context.Context, p a2a.ListTasksParams) (*a2a.Lis
 	case ep.Version == Version10:
 		set("status", v1State(p.Status))
 		var w v1ListResponse
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, "ListTasks", toV1ListRequest(ep.Tenant, p), &w)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodGet, "/tasks", query, nil, &w)
-		}
+		err = c.call(ctx, ep, "ListTasks", toV1ListRequest(ep.Tenant, p), restCall{http.MethodGet, "/tasks", query, nil}, &w)
 		if err != nil {
 			return nil, err
 		}
@@ -185,11 +165,7 @@ func (c *Client) ListTasks(ctx context.Context, p a2a.ListTasksParams) (*a2a.Lis
 	default:
 		set("status", string(p.Status))
 		var r a2a.ListTasksResult
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, a2a.MethodTasksList, p, &r)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodGet, "/tasks", query, nil, &r)
-		}
+		err = c.call(ctx, ep, a2a.MethodTasksList, p, restCall{http.MethodGet, "/tasks", query, nil}, &r)
 		if err != nil {
 			return nil, err
 		}
@@ -212,11 +188,7 @@ func (c *Client) CancelTask(ctx context.Context, p a2a.TaskIDParams) (*a2a.Task,
 	case ep.Version == Version10:
 		var w v1Task
 		req := v1CancelRequest{Tenant: ep.Tenant, ID: p.ID, Metadata: p.Metadata}
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, "CancelTask", req, &w)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodPost, path, nil, req, &w)
-		}
+		err = c.call(ctx, ep, "CancelTask", req, restCall{http.MethodPost, path, nil, req}, &w)
 		if err != nil {
 			return nil, err
 		}
@@ -224,11 +196,7 @@ func (c *Client) CancelTask(ctx context.Context, p a2a.TaskIDParams) (*a2a.Task,
 		return &t, nil
 	default:
 		var t a2a.Task
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, a2a.MethodTasksCancel, p, &t)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodPost, path, nil, p, &t)
-		}
+		err = c.call(ctx, ep, a2a.MethodTasksCancel, p, restCall{http.MethodPost, path, nil, p}, &t)
 		if err != nil {
 			return nil, err
 		}
@@ -275,11 +243,7 @@ func (c *Client) SetPushConfig(ctx context.Context, cfg a2a.TaskPushNotification
 	if ep.Version == Version10 {
 		var w v1PushConfig
 		req := toV1PushConfig(ep.Tenant, cfg)
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, "CreateTaskPushNotificationConfig", req, &w)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodPost, path, nil, req, &w)
-		}
+		err = c.call(ctx, ep, "CreateTaskPushNotificationConfig", req, restCall{http.MethodPost, path, nil, req}, &w)
 		if err != nil {
 			return nil, err
 		}
@@ -287,11 +251,7 @@ func (c *Client) SetPushConfig(ctx context.Context, cfg a2a.TaskPushNotification
 		return &out, nil
 	}
 	var out a2a.TaskPushNotificationConfig
-	if ep.Binding == BindingJSONRPC {
-		err = c.callRPC(ctx, ep, a2a.MethodPushConfigSet, cfg, &out)
-	} else {
-		err = c.callREST(ctx, ep, http.MethodPost, path, nil, cfg, &out)
-	}
+	err = c.call(ctx, ep, a2a.MethodPushConfigSet, cfg, restCall{http.MethodPost, path, nil, cfg}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -307,11 +267,7 @@ func (c *Client) GetPushConfig(ctx context.Context, p a2a.GetTaskPushNotificatio
 	path := "/tasks/" + url.PathEscape(p.ID) + "/pushNotificationConfigs/" + url.PathEscape(p.PushNotificationConfigID)
 	if ep.Version == Version10 {
 		var w v1PushConfig
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, "GetTaskPushNotificationConfig", v1PushConfigRef{Tenant: ep.Tenant, TaskID: p.ID, ID: p.PushNotificationConfigID}, &w)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodGet, path, nil, nil, &w)
-		}
+		err = c.call(ctx, ep, "GetTaskPushNotificationConfig", v1PushConfigRef{Tenant: ep.Tenant, TaskID: p.ID, ID: p.PushNotificationConfigID}, restCall{http.MethodGet, path, nil, nil}, &w)
 		if err != nil {
 			return nil, err
 		}
@@ -319,11 +275,7 @@ func (c *Client) GetPushConfig(ctx context.Context, p a2a.GetTaskPushNotificatio
 		return &out, nil
 	}
 	var out a2a.TaskPushNotificationConfig
-	if ep.Binding == BindingJSONRPC {
-		err = c.callRPC(ctx, ep, a2a.MethodPushConfigGet, p, &out)
-	} else {
-		err = c.callREST(ctx, ep, http.MethodGet, path, nil, nil, &out)
-	}
+	err = c.call(ctx, ep, a2a.MethodPushConfigGet, p, restCall{http.MethodGet, path, nil, nil}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -339,11 +291,7 @@ func (c *Client) ListPushConfigs(ctx context.Context, taskID string) ([]a2a.Task
 	path := "/tasks/" + url.PathEscape(taskID) + "/pushNotificationConfigs"
 	if ep.Version == Version10 {
 		var w v1PushConfigList
-		if ep.Binding == BindingJSONRPC {
-			err = c.callRPC(ctx, ep, "ListTaskPushNotificationConfigs", v1PushConfigRef{Tenant: ep.Tenant, TaskID: taskID}, &w)
-		} else {
-			err = c.callREST(ctx, ep, http.MethodGet, path, nil, nil, &w)
-		}
+		err = c.call(ctx, ep, "ListTaskPushNotificationConfigs", v1PushConfigRef{Tenant: ep.Tenant, TaskID: taskID}, restCall{http.MethodGet, path, nil, nil}, &w)
 		if err != nil {
 			return nil, err
 		}
@@ -354,11 +302,7 @@ func (c *Client) ListPushConfigs(ctx context.Context, taskID string) ([]a2a.Task
 		return out, nil
 	}
 	var raw json.RawMessage
-	if ep.Binding == BindingJSONRPC {
-		err = c.callRPC(ctx, ep, a2a.MethodPushConfigList, a2a.ListTaskPushNotificationConfigParams{ID: taskID}, &raw)
-	} else {
-		err = c.callREST(ctx, ep, http.MethodGet, path, nil, nil, &raw)
-	}
+	err = c.call(ctx, ep, a2a.MethodPushConfigList, a2a.ListTaskPushNotificationConfigParams{ID: taskID}, restCall{http.MethodGet, path, nil, nil}, &raw)
 	if err != nil {
 		return nil, err
 	}
