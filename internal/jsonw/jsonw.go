@@ -202,3 +202,18 @@ func Raw(b []byte, key string, raw json.RawMessage) ([]byte, error) {
 	}
 	return append(Key(b, key), raw...), nil
 }
+
+// Array appends items as a JSON array, each written by one.
+func Array[T any](b []byte, items []T, one func([]byte, *T) ([]byte, error)) ([]byte, error) {
+	b = append(b, '[')
+	var err error
+	for i := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = one(b, &items[i]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}

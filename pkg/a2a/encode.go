@@ -50,17 +50,7 @@ func (p *Part) AppendJSON(b []byte) ([]byte, error) {
 }
 
 func appendParts(b []byte, parts []Part) ([]byte, error) {
-	b = append(jsonw.Key(b, "parts"), '[')
-	var err error
-	for i := range parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, err = parts[i].AppendJSON(b); err != nil {
-			return b, err
-		}
-	}
-	return append(b, ']'), nil
+	return jsonw.Array(jsonw.Key(b, "parts"), parts, func(b []byte, p *Part) ([]byte, error) { return p.AppendJSON(b) })
 }
 
 // AppendJSON appends the 0.3 wire form of the message.
@@ -124,28 +114,14 @@ func (t *Task) AppendJSON(b []byte) ([]byte, error) {
 		return b, err
 	}
 	if len(t.History) > 0 {
-		b = append(jsonw.Key(b, "history"), '[')
-		for i := range t.History {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = t.History[i].AppendJSON(b); err != nil {
-				return b, err
-			}
+		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, func(b []byte, m *Message) ([]byte, error) { return m.AppendJSON(b) }); err != nil {
+			return b, err
 		}
-		b = append(b, ']')
 	}
 	if len(t.Artifacts) > 0 {
-		b = append(jsonw.Key(b, "artifacts"), '[')
-		for i := range t.Artifacts {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = t.Artifacts[i].AppendJSON(b); err != nil {
-				return b, err
-			}
+		if b, err = jsonw.Array(jsonw.Key(b, "artifacts"), t.Artifacts, func(b []byte, a *Artifact) ([]byte, error) { return a.AppendJSON(b) }); err != nil {
+			return b, err
 		}
-		b = append(b, ']')
 	}
 	if b, err = jsonw.Object(b, "metadata", t.Metadata); err != nil {
 		return b, err
@@ -156,17 +132,10 @@ func (t *Task) AppendJSON(b []byte) ([]byte, error) {
 
 // AppendJSON appends the result of tasks/list.
 func (r *ListTasksResult) AppendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"tasks":[`...)
-	var err error
-	for i := range r.Tasks {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, err = r.Tasks[i].AppendJSON(b); err != nil {
-			return b, err
-		}
+	b, err := jsonw.Array(append(b, `{"tasks":`...), r.Tasks, func(b []byte, t *Task) ([]byte, error) { return t.AppendJSON(b) })
+	if err != nil {
+		return b, err
 	}
-	b = append(b, ']')
 	b = jsonw.StringField(b, "nextPageToken", r.NextPageToken)
 	b = fmt.Appendf(b, `,"pageSize":%d,"totalSize":%d}`, r.PageSize, r.TotalSize)
 	return b, nil

@@ -47,17 +47,7 @@ func AppendPart(b []byte, p *a2a.Part) ([]byte, error) {
 }
 
 func appendParts(b []byte, parts []a2a.Part) ([]byte, error) {
-	b = append(jsonw.Key(b, "parts"), '[')
-	var err error
-	for i := range parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, err = AppendPart(b, &parts[i]); err != nil {
-			return b, err
-		}
-	}
-	return append(b, ']'), nil
+	return jsonw.Array(jsonw.Key(b, "parts"), parts, AppendPart)
 }
 
 // AppendMessage appends the 1.0 form of a message.
@@ -120,28 +110,14 @@ func AppendTask(b []byte, t *a2a.Task) ([]byte, error) {
 		return b, err
 	}
 	if len(t.Artifacts) > 0 {
-		b = append(jsonw.Key(b, "artifacts"), '[')
-		for i := range t.Artifacts {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = AppendArtifact(b, &t.Artifacts[i]); err != nil {
-				return b, err
-			}
+		if b, err = jsonw.Array(jsonw.Key(b, "artifacts"), t.Artifacts, AppendArtifact); err != nil {
+			return b, err
 		}
-		b = append(b, ']')
 	}
 	if len(t.History) > 0 {
-		b = append(jsonw.Key(b, "history"), '[')
-		for i := range t.History {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = AppendMessage(b, &t.History[i]); err != nil {
-				return b, err
-			}
+		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, AppendMessage); err != nil {
+			return b, err
 		}
-		b = append(b, ']')
 	}
 	if b, err = jsonw.Object(b, "metadata", t.Metadata); err != nil {
 		return b, err
@@ -162,17 +138,10 @@ func AppendSendResult(b []byte, t *a2a.Task) ([]byte, error) {
 // AppendListTasksResponse appends a ListTasksResponse: {tasks,
 // nextPageToken, pageSize, totalSize}.
 func AppendListTasksResponse(b []byte, r *a2a.ListTasksResult) ([]byte, error) {
-	b = append(b, `{"tasks":[`...)
-	var err error
-	for i := range r.Tasks {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, err = AppendTask(b, &r.Tasks[i]); err != nil {
-			return b, err
-		}
+	b, err := jsonw.Array(append(b, `{"tasks":`...), r.Tasks, AppendTask)
+	if err != nil {
+		return b, err
 	}
-	b = append(b, ']')
 	b = jsonw.StringField(b, "nextPageToken", r.NextPageToken)
 	b = append(b, `,"pageSize":`...)
 	b = strconv.AppendInt(b, int64(r.PageSize), 10)
