@@ -159,6 +159,14 @@ func NewWorker(cfg config.Config, ag agent.Agent, store service.Store, log *slog
 
 // checkLambdaConfig refuses what cannot work in Lambda.
 func checkLambdaConfig(cfg config.Config) error {
+	_, err := lambdaAuthenticator(cfg)
+	return errors.Join(checkLambdaStore(cfg), err)
+}
+
+// checkLambdaStore refuses what no Lambda function that keeps tasks or
+// sends webhooks can work with: a store that forgets, and the local
+// development switch for webhooks.
+func checkLambdaStore(cfg config.Config) error {
 	var errs []error
 	if cfg.TaskStore.Backend != config.BackendDynamoDB {
 		errs = append(errs, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: a Lambda function forgets everything between invocations; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend))
@@ -166,8 +174,7 @@ func checkLambdaConfig(cfg config.Config) error {
 	if cfg.Push.AllowInsecure {
 		errs = append(errs, errors.New("A2A_PUSH_ALLOW_INSECURE=true is for local development: in Lambda, loopback reaches the Lambda Runtime API"))
 	}
-	_, err := lambdaAuthenticator(cfg)
-	return errors.Join(append(errs, err)...)
+	return errors.Join(errs...)
 }
 
 // lambdaAuthenticator identifies the callers of an HTTP function: by the

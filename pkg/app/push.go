@@ -154,14 +154,7 @@ func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut 
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
-	var errs []error
-	if cfg.Push.AllowInsecure {
-		errs = append(errs, errors.New("A2A_PUSH_ALLOW_INSECURE=true is for local development: in Lambda, loopback reaches the Lambda Runtime API"))
-	}
-	if cfg.TaskStore.Backend != config.BackendDynamoDB {
-		errs = append(errs, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: the deliver function reads push configs from DynamoDB; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend))
-	}
-	if err := errors.Join(append(errs, checkDeliverConfig(cfg))...); err != nil {
+	if err := errors.Join(checkLambdaStore(cfg), checkDeliverConfig(cfg)); err != nil {
 		return nil, err
 	}
 	log := NewLogger(logOut, cfg.LogLevel)

@@ -147,7 +147,7 @@ func TestPushAndDeliverFunctionConfiguration(t *testing.T) {
 		"deliver without an issuer":     {map[string]string{"A2A_PUBLIC_URL": ""}, false, "A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required"},
 		"deliver with loopback allowed": {map[string]string{"A2A_PUSH_ALLOW_INSECURE": "true"}, false, "A2A_PUSH_ALLOW_INSECURE=true is for local development"},
 		"deliver without a key":         {map[string]string{"A2A_PUSH_SIGNING_KEYS": ""}, false, "A2A_PUSH_SIGNING_KEYS is required"},
-		"deliver without DynamoDB":      {map[string]string{"A2A_TASK_STORE_BACKEND": "memory", "A2A_TASK_STORE_TABLE": "", "A2A_TASK_STORE_CREATE_TABLE": ""}, false, "reads push configs from DynamoDB"},
+		"deliver without DynamoDB":      {map[string]string{"A2A_TASK_STORE_BACKEND": "memory", "A2A_TASK_STORE_TABLE": "", "A2A_TASK_STORE_CREATE_TABLE": ""}, false, "A2A_TASK_STORE_BACKEND=memory: a Lambda function forgets everything"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := map[string]string{}
