@@ -214,6 +214,52 @@ func (s *Store) batchGet(ctx context.Context, in *dynamodb.BatchGetItemInput) (*
 	return out, wrap("BatchGetItem", err)
 }
 
+// getItems reads items by key with BatchGetItem requests (strongly
+// consistent when asked), again for the keys DynamoDB left unprocessed,
+// returning them in the order of keys (nil for a missing item).
+func (s *Store) getItems(ctx context.Context, consistent bool, keys ...map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	at := make(map[[2]string]int, len(keys))
+	for i, k := range keys {
+		at[itemKey(k)] = i
+	}
+	found := make([]map[string]types.AttributeValue, len(keys))
+	ka := types.KeysAndAttributes{Keys: keys}
+	if consistent {
+		ka.ConsistentRead = aws.Bool(true)
+	}
+	req := map[string]types.KeysAndAttributes{s.table: ka}
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt == maxUpdateAttempts {
+			return nil, fmt.Errorf("dynamo: BatchGetItem left keys unprocessed %d times", attempt)
+		}
+		if attempt > 0 {
+			if err := sleep(ctx, backoff(attempt)); err != nil {
+				return nil, err
+			}
+		}
+		out, err := s.batchGet(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range out.Responses[s.table] {
+			if i, ok := at[itemKey(m)]; ok {
+				found[i] = m
+			}
+		}
+		req = out.UnprocessedKeys
+	}
+	return found, nil
+}
+
+func itemKey(m map[string]types.AttributeValue) [2]string {
+	pk, _ := m[attrPK].(*types.AttributeValueMemberS)
+	sk, _ := m[attrSK].(*types.AttributeValueMemberS)
+	if pk == nil || sk == nil {
+		return [2]string{}
+	}
+	return [2]string{pk.Value, sk.Value}
+}
+
 func (s *Store) observe(op string, one *types.ConsumedCapacity, more ...types.ConsumedCapacity) {
 	if s.onUsage == nil {
 		return

@@ -189,42 +189,29 @@ func (s *Store) readPage(ctx context.Context, ids []string, q service.ListQuery)
 // batchRead reads task items (eventually consistent, like the index that
 // named them) into recs, in the order of ids.
 func (s *Store) batchRead(ctx context.Context, ids []string, recs []*service.TaskRecord) error {
-	at := make(map[string]int, len(ids))
 	keys := make([]map[string]types.AttributeValue, len(ids))
 	for i, taskID := range ids {
-		at[taskPK(taskID)] = i
 		keys[i] = taskKey(taskID)
 	}
+	items, err := s.getItems(ctx, false, keys...)
+	if err != nil {
+		return err
+	}
 	t := s.times()
-	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys}}
-	for attempt := 0; len(req) > 0; attempt++ {
-		if attempt == maxUpdateAttempts {
-			return fmt.Errorf("dynamo: BatchGetItem left keys unprocessed %d times", attempt)
+	for i, m := range items {
+		if m == nil {
+			continue
 		}
-		if attempt > 0 {
-			if err := sleep(ctx, backoff(attempt)); err != nil {
-				return err
-			}
-		}
-		out, err := s.batchGet(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		it, err := decodeTaskItem(m)
 		if err != nil {
 			return err
 		}
-		for _, m := range out.Responses[s.table] {
-			it, err := decodeTaskItem(m)
-			if err != nil {
-				return err
-			}
-			if !it.live(t) {
-				continue
-			}
-			rec, err := it.record()
-			if err != nil {
-				return err
-			}
-			recs[at[it.PK]] = rec
+		if !it.live(t) {
+			continue
 		}
-		req = out.UnprocessedKeys
+		if recs[i], err = it.record(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -171,7 +170,7 @@ func (s *Store) GetPushConfig(ctx context.Context, taskID, configID string) (*se
 	if !validTaskID(taskID) || !validConfigID(configID) {
 		return nil, service.ErrNotFound
 	}
-	items, err := s.getItems(ctx, taskKey(taskID), key(taskPK(taskID), pushSK(configID)))
+	items, err := s.getItems(ctx, true, taskKey(taskID), key(taskPK(taskID), pushSK(configID)))
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +205,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]service.P
 	for i, id := range ids {
 		keys[i] = key(taskPK(taskID), pushSK(id))
 	}
-	items, err := s.getItems(ctx, keys...)
+	items, err := s.getItems(ctx, true, keys...)
 	if err != nil {
 		return nil, err
 	}
@@ -294,47 +293,6 @@ func timeOrZero(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixNano()
-}
-
-// getItems reads items by key with strongly consistent BatchGetItem
-// requests, returning them in the order of keys (nil for a missing item).
-func (s *Store) getItems(ctx context.Context, keys ...map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
-	at := make(map[[2]string]int, len(keys))
-	for i, k := range keys {
-		at[itemKey(k)] = i
-	}
-	found := make([]map[string]types.AttributeValue, len(keys))
-	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-	for attempt := 0; len(req) > 0; attempt++ {
-		if attempt == maxUpdateAttempts {
-			return nil, fmt.Errorf("dynamo: BatchGetItem left keys unprocessed %d times", attempt)
-		}
-		if attempt > 0 {
-			if err := sleep(ctx, backoff(attempt)); err != nil {
-				return nil, err
-			}
-		}
-		out, err := s.batchGet(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range out.Responses[s.table] {
-			if i, ok := at[itemKey(m)]; ok {
-				found[i] = m
-			}
-		}
-		req = out.UnprocessedKeys
-	}
-	return found, nil
-}
-
-func itemKey(m map[string]types.AttributeValue) [2]string {
-	pk, _ := m[attrPK].(*types.AttributeValueMemberS)
-	sk, _ := m[attrSK].(*types.AttributeValueMemberS)
-	if pk == nil || sk == nil {
-		return [2]string{}
-	}
-	return [2]string{pk.Value, sk.Value}
 }
 
 // pushConfigWrites are the items CreateTask writes for the configs of a new
