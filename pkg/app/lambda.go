@@ -86,16 +86,16 @@ func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.R
 	if err != nil {
 		return nil, err
 	}
-	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log})
+	awsCfg, err := AWSConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log, AWS: &awsCfg})
 	if err != nil {
 		return nil, err
 	}
 	o := LambdaOptions{Routes: routes, Log: log}
 	if cfg.Execution.Mode != config.ExecutionInline {
-		awsCfg, err := AWSConfig(ctx, cfg)
-		if err != nil {
-			return nil, err
-		}
 		o.StepFunctions = awssfn.NewFromConfig(awsCfg)
 	}
 	return NewLambdaHandler(cfg, ag, store, o)

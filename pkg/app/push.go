@@ -162,11 +162,11 @@ func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut 
 	if err != nil {
 		return nil, err
 	}
-	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log})
+	awsCfg, err := AWSConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := AWSConfig(ctx, cfg)
+	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log, AWS: &awsCfg})
 	if err != nil {
 		return nil, err
 	}

@@ -36,11 +36,15 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	}
 	o := LocalOptions{Auth: authn, Log: log}
 	if cfg.TaskStore.Backend == config.BackendDynamoDB {
-		if o.Store, err = OpenDynamoStore(ctx, cfg, StoreOptions{Log: log}); err != nil {
+		awsCfg, err := AWSConfig(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		if o.Store, err = OpenDynamoStore(ctx, cfg, StoreOptions{Log: log, AWS: &awsCfg}); err != nil {
 			return err
 		}
 		if cfg.Push.Enabled {
-			if o.Changes, err = DynamoChanges(ctx, cfg, log); err != nil {
+			if o.Changes, err = DynamoChanges(ctx, cfg, awsCfg, log); err != nil {
 				return err
 			}
 		}

@@ -22,6 +22,9 @@ type StoreOptions struct {
 	Log   *slog.Logger
 	// OnUsage receives the capacity of every DynamoDB request.
 	OnUsage func(dynamo.Usage)
+	// AWS is the AWS configuration when the caller loaded it already (a
+	// function that also needs other clients); nil loads it (AWSConfig).
+	AWS *aws.Config
 }
 
 // AWSConfig is the default AWS configuration (credentials from the
@@ -51,11 +54,14 @@ func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (serv
 // Lambda role) in AWS_REGION, or at AWS_ENDPOINT_URL when it is set. With
 // A2A_TASK_STORE_CREATE_TABLE it first creates the table if it is missing.
 func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo.Store, error) {
-	awsCfg, err := AWSConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
+	if o.AWS == nil {
+		awsCfg, err := AWSConfig(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		o.AWS = &awsCfg
 	}
-	client := dynamodb.NewFromConfig(awsCfg)
+	client := dynamodb.NewFromConfig(*o.AWS)
 	if cfg.TaskStore.CreateTable {
 		if err := dynamo.CreateTable(ctx, client, cfg.TaskStore.Table); err != nil {
 			return nil, fmt.Errorf("A2A_TASK_STORE_CREATE_TABLE: %w", err)
@@ -72,11 +78,7 @@ func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*d
 // DynamoChanges returns the change source of cfg's table for the local
 // server: its stream, followed from the moment the server starts (see
 // dynamo.Follow).
-func DynamoChanges(ctx context.Context, cfg config.Config, log *slog.Logger) (ChangeSource, error) {
-	awsCfg, err := AWSConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
+func DynamoChanges(ctx context.Context, cfg config.Config, awsCfg aws.Config, log *slog.Logger) (ChangeSource, error) {
 	out, err := dynamodb.NewFromConfig(awsCfg).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(cfg.TaskStore.Table)})
 	if err != nil {
 		return nil, fmt.Errorf("describe table %s: %w", cfg.TaskStore.Table, err)
