@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
@@ -76,8 +77,8 @@ func ServiceConfig(cfg config.Config) service.Config {
 }
 
 // ExecutorOptions is the executor part of the configuration.
-func ExecutorOptions(cfg config.Config, clock service.Clock, log *slog.Logger) service.ExecutorOptions {
-	return service.ExecutorOptions{Clock: clock, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL}
+func ExecutorOptions(cfg config.Config, clk clock.Clock, log *slog.Logger) service.ExecutorOptions {
+	return service.ExecutorOptions{Clock: clk, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL}
 }
 
 // Local is the all-in-one local server: a task store (in memory unless
@@ -96,7 +97,7 @@ type Local struct {
 // LocalOptions are the collaborators of a local server that tests replace.
 type LocalOptions struct {
 	Auth  httpapi.Authenticator
-	Clock service.Clock
+	Clock clock.Clock
 	Log   *slog.Logger
 	// Store keeps the tasks; nil means a new in-memory store. RunLocal
 	// passes the DynamoDB store when the configuration names it; a test
@@ -137,7 +138,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	}
 	if cfg.Push.Enabled {
 		var err error
-		if pipeline, err = newLocalPush(cfg, store, o.Push, o.Log); err != nil {
+		if pipeline, err = newLocalPush(cfg, store, o.Push, o.Clock, o.Log); err != nil {
 			return nil, err
 		}
 		onChange = pipeline.local.OnChange
@@ -151,7 +152,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		onChange = func(service.TaskChange) {}
 	}
 	exec := service.NewExecutor(store, ag, ExecutorOptions(cfg, o.Clock, o.Log))
-	runner := local.New(exec, local.Options{Logger: o.Log})
+	runner := local.New(exec, local.Options{Clock: o.Clock, Logger: o.Log})
 	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	_, anonymous := o.Auth.(auth.Anonymous)
 	backend := cfg.TaskStore.Backend

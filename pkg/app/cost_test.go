@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
@@ -67,7 +68,7 @@ func TestCostPerTask(t *testing.T) {
 	createTask(t, store, "ten-messages", a2a.TaskStateSubmitted)
 	for i := range 9 {
 		_, err := store.UpdateTask(ctx, service.Update{TaskID: "ten-messages", Status: &a2a.TaskStatus{
-			State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(service.SystemClock{}.Now()),
+			State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now()),
 			Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: fmt.Sprintf("progress-%d", i), TaskID: "ten-messages", ContextID: "ctx-events",
 				Parts: []a2a.Part{a2a.TextPart(fmt.Sprintf("Step %d of 9: looked up the forecast sources and merged their answers.", i+1))}},
 		}})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
@@ -58,7 +59,7 @@ type LambdaOptions struct {
 	// StepFunctions is the client of the state machine of the auto and
 	// stepfunctions execution modes.
 	StepFunctions sfn.API
-	Clock         service.Clock
+	Clock         clock.Clock
 	Log           *slog.Logger
 }
 
@@ -105,7 +106,7 @@ func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.R
 // runs blocking sends' steps in the request (the service then need not wait
 // for them).
 func lambdaRunner(cfg config.Config, exec *service.Executor, store LambdaStore, o LambdaOptions) (service.Runner, bool, error) {
-	budget := inline.Options{Budget: cfg.BlockingTimeout, Logger: o.Log}
+	budget := inline.Options{Budget: cfg.BlockingTimeout, Clock: o.Clock, Logger: o.Log}
 	if cfg.Execution.Mode == config.ExecutionInline {
 		return inline.New(exec, store, budget), true, nil
 	}
@@ -149,12 +150,13 @@ func NewWorkerFunction(ctx context.Context, getenv func(string) string, reg *age
 	if err != nil {
 		return nil, err
 	}
-	return NewWorker(cfg, ag, store, log), nil
+	return NewWorker(cfg, ag, store, nil, log), nil
 }
 
-// NewWorker assembles the worker around store.
-func NewWorker(cfg config.Config, ag agent.Agent, store service.Store, log *slog.Logger) *worker.Handler {
-	return worker.New(service.NewExecutor(store, ag, ExecutorOptions(cfg, nil, log)), log)
+// NewWorker assembles the worker around store; clk tells the time (nil:
+// the system clock).
+func NewWorker(cfg config.Config, ag agent.Agent, store service.Store, clk clock.Clock, log *slog.Logger) *worker.Handler {
+	return worker.New(service.NewExecutor(store, ag, ExecutorOptions(cfg, clk, log)), log)
 }
 
 // checkLambdaConfig refuses what cannot work in Lambda.

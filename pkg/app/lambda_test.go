@@ -95,7 +95,7 @@ func loadEvent(t *testing.T, name string) events.APIGatewayV2HTTPRequest {
 func createTask(t *testing.T, s service.TaskStore, taskID string, state a2a.TaskState) {
 	t.Helper()
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + taskID, TaskID: taskID, ContextID: "ctx-events", Parts: []a2a.Part{a2a.TextPart("hi")}}
-	ts := a2a.FormatTime(service.SystemClock{}.Now())
+	ts := a2a.FormatTime(time.Now())
 	require.NoError(t, s.CreateTask(context.Background(), service.NewTask{Owner: eventsOwner, Task: a2a.Task{
 		ID: taskID, ContextID: "ctx-events", History: []a2a.Message{m}, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: ts},
 	}}))

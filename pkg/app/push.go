@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
@@ -63,8 +64,8 @@ func retryPolicy(cfg config.Config) push.RetryPolicy {
 	return push.RetryPolicy{MaxAttempts: cfg.Push.MaxAttempts}
 }
 
-func newDeliverer(cfg config.Config, ks *keys.Set, issuer string) (*push.Deliverer, error) {
-	return push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: issuer, Policy: egress.Policy{AllowInsecure: cfg.Push.AllowInsecure}})
+func newDeliverer(cfg config.Config, ks *keys.Set, issuer string, clk clock.Clock) (*push.Deliverer, error) {
+	return push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: issuer, Policy: egress.Policy{AllowInsecure: cfg.Push.AllowInsecure}, Clock: clk})
 }
 
 // localPush is the push pipeline of the local server: the memory store's
@@ -87,7 +88,7 @@ type PushOptions struct {
 	Retry push.RetryPolicy
 }
 
-func newLocalPush(cfg config.Config, store notify.Store, o PushOptions, log *slog.Logger) (*localPush, error) {
+func newLocalPush(cfg config.Config, store notify.Store, o PushOptions, clk clock.Clock, log *slog.Logger) (*localPush, error) {
 	ks := o.Keys
 	if ks == nil {
 		var err error
@@ -97,7 +98,7 @@ func newLocalPush(cfg config.Config, store notify.Store, o PushOptions, log *slo
 	}
 	d := o.Deliverer
 	if d == nil {
-		pd, err := newDeliverer(cfg, ks, pushIssuer(cfg, true))
+		pd, err := newDeliverer(cfg, ks, pushIssuer(cfg, true), clk)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +108,7 @@ func newLocalPush(cfg config.Config, store notify.Store, o PushOptions, log *slo
 	if retry.MaxAttempts == 0 {
 		retry = retryPolicy(cfg)
 	}
-	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Recorder: notify.NewRecorder(store, log), Logger: log})
+	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Clock: clk, Recorder: notify.NewRecorder(store, log), Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +171,7 @@ func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut 
 	if err != nil {
 		return nil, err
 	}
-	d, err := newDeliverer(cfg, ks, pushIssuer(cfg, false))
+	d, err := newDeliverer(cfg, ks, pushIssuer(cfg, false), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func newStack(t *testing.T, ag agent.Agent, mode string, ttl, budget time.Durati
 	cfg.InterruptTTL = ttl
 	cfg.BlockingTimeout = budget
 	log := app.NewLogger(&testWriter{t}, cfg.LogLevel)
-	w := app.NewWorker(cfg, ag, store, log)
+	w := app.NewWorker(cfg, ag, store, nil, log)
 	m := sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) { return w.Handle(ctx, ev) }))
 	cfg.Execution = config.Execution{Mode: mode, StateMachineARN: m.ARN}
 	h, err := app.NewLambdaHandler(cfg, ag, store.(app.LambdaStore), app.LambdaOptions{Routes: httpapi.RoutesAll, StepFunctions: m.Client, Log: log})

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
@@ -18,7 +19,7 @@ import (
 
 // StoreOptions are the collaborators of a task store that tests replace.
 type StoreOptions struct {
-	Clock service.Clock
+	Clock clock.Clock
 	Log   *slog.Logger
 	// OnUsage receives the capacity of every DynamoDB request.
 	OnUsage func(dynamo.Usage)

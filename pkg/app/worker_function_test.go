@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/stretchr/testify/assert"
@@ -33,7 +34,7 @@ func storeTask(t *testing.T, s service.TaskStore, taskID, text string) {
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + taskID, TaskID: taskID, ContextID: "ctx-worker", Parts: []a2a.Part{a2a.TextPart(text)}}
 	require.NoError(t, s.CreateTask(context.Background(), service.NewTask{Owner: eventsOwner, Task: a2a.Task{
 		ID: taskID, ContextID: "ctx-worker", History: []a2a.Message{m},
-		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(service.SystemClock{}.Now())},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 	}}))
 }
 

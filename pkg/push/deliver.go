@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 )
 
 // DefaultTokenTTL is the lifetime of a notification JWT.
@@ -122,8 +124,9 @@ type DelivererOptions struct {
 	Client *http.Client
 	// TokenTTL is the JWT lifetime; 0 means DefaultTokenTTL.
 	TokenTTL time.Duration
-	// Now tells the time; nil means time.Now.
-	Now func() time.Time
+	// Clock tells the time (the JWT's iat and exp, Retry-After dates); nil
+	// means the system clock.
+	Clock clock.Clock
 }
 
 // Deliverer sends notifications. It is safe for concurrent use.
@@ -133,7 +136,7 @@ type Deliverer struct {
 	policy   egress.Policy
 	client   *http.Client
 	tokenTTL time.Duration
-	now      func() time.Time
+	clock    clock.Clock
 }
 
 // NewDeliverer returns a Deliverer, or an error when Signer or Issuer is
@@ -145,15 +148,12 @@ func NewDeliverer(o DelivererOptions) (*Deliverer, error) {
 	if o.Issuer == "" {
 		return nil, errors.New("push deliverer: an issuer is required")
 	}
-	d := &Deliverer{signer: o.Signer, issuer: o.Issuer, policy: o.Policy, client: o.Client, tokenTTL: o.TokenTTL, now: o.Now}
+	d := &Deliverer{signer: o.Signer, issuer: o.Issuer, policy: o.Policy, client: o.Client, tokenTTL: o.TokenTTL, clock: clock.Or(o.Clock)}
 	if d.client == nil {
 		d.client = egress.NewClient(o.Policy, 0)
 	}
 	if d.tokenTTL <= 0 {
 		d.tokenTTL = DefaultTokenTTL
-	}
-	if d.now == nil {
-		d.now = time.Now
 	}
 	return d, nil
 }
@@ -163,10 +163,10 @@ func NewDeliverer(o DelivererOptions) (*Deliverer, error) {
 // RetryPolicy. At most a small part of the response body is read. When ctx
 // ends first, the attempt is Retryable with ctx's error.
 func (d *Deliverer) Deliver(ctx context.Context, n Notification) Result {
-	start := d.now()
+	start := d.clock.Now()
 	r := d.deliver(ctx, n, start)
 	r.At = start
-	r.Duration = d.now().Sub(start)
+	r.Duration = d.clock.Now().Sub(start)
 	return r
 }
 
@@ -220,7 +220,7 @@ func (d *Deliverer) deliver(ctx context.Context, n Notification, now time.Time) 
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
 	_ = resp.Body.Close()
-	return classifyStatus(host, resp, d.now())
+	return classifyStatus(host, resp, d.clock.Now())
 }
 
 // sign returns the notification JWT for n signed at now.

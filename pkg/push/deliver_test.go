@@ -12,17 +12,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
 const issuer = "https://agent.example.com"
 
-// fixedNow is the deliverer's clock in these tests.
+// fixedNow is the time of the deliverer's clock in these tests.
 func fixedNow() time.Time { return time.Unix(1_800_000_000, 0) }
 
 // captured is one request a test webhook received.
@@ -60,8 +62,8 @@ func (rec *recorder) all() []captured {
 func newDeliverer(t testing.TB, set *keys.Set, o DelivererOptions) *Deliverer {
 	t.Helper()
 	o.Signer, o.Issuer = set, issuer
-	if o.Now == nil {
-		o.Now = fixedNow
+	if o.Clock == nil {
+		o.Clock = clocktest.New(fixedNow())
 	}
 	o.Policy.AllowInsecure = true // httptest servers listen on 127.0.0.1
 	d, err := NewDeliverer(o)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 )
 
 // Defaults of ExecutorOptions.
@@ -98,7 +99,7 @@ type AwaitRequest struct {
 type Executor struct {
 	store         Store
 	agent         agent.Agent
-	clock         Clock
+	clock         clock.Clock
 	newID         func() string
 	log           *slog.Logger
 	maxCheckpoint int
@@ -108,7 +109,7 @@ type Executor struct {
 
 // ExecutorOptions configure an Executor; zero values mean defaults.
 type ExecutorOptions struct {
-	Clock                 Clock
+	Clock                 clock.Clock
 	NewID                 func() string
 	Logger                *slog.Logger
 	MaxCheckpointBytes    int
@@ -118,11 +119,8 @@ type ExecutorOptions struct {
 
 // NewExecutor returns an executor of ag's steps on store.
 func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
-	x := &Executor{store: store, agent: ag, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
+	x := &Executor{store: store, agent: ag, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
 		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL}
-	if x.clock == nil {
-		x.clock = SystemClock{}
-	}
 	if x.newID == nil {
 		x.newID = NewID
 	}

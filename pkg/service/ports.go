@@ -12,17 +12,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 )
 
-// Clock tells the time. Tests inject a fake one to drive expiry.
-type Clock interface {
-	Now() time.Time
-}
-
-// SystemClock is the real clock.
-type SystemClock struct{}
-
-// Now returns the current time.
-func (SystemClock) Now() time.Time { return time.Now() }
-
 // TaskRecord is a stored task with what the host keeps beside the protocol
 // object.
 type TaskRecord struct {

@@ -1,6 +1,6 @@
 // Package service holds the transport-neutral A2A operations (send, get,
 // list, cancel) and the step executor, behind the ports they need: TaskStore,
-// Runner, Clock and agent.Agent. It imports neither AWS nor net/http.
+// Runner, clock.Clock and agent.Agent. It imports neither AWS nor net/http.
 //
 // Owner scoping lives here: every task belongs to the caller that created it,
 // and any other caller is told the task does not exist.
@@ -19,6 +19,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 )
 
 // Defaults of Config.
@@ -43,7 +44,7 @@ type Config struct {
 
 // Options carry the service's collaborators that have defaults.
 type Options struct {
-	Clock  Clock
+	Clock  clock.Clock
 	NewID  func() string
 	Logger *slog.Logger
 	// CheckPushConfig vets webhook registrations (see PushConfigChecker);
@@ -58,7 +59,7 @@ type Service struct {
 	runner    Runner
 	info      agent.Info
 	cfg       Config
-	clock     Clock
+	clock     clock.Clock
 	newID     func() string
 	log       *slog.Logger
 	checkPush PushConfigChecker
@@ -69,12 +70,9 @@ func NewID() string { return uuid.NewString() }
 
 // New returns a service over store and runner for the agent described by info.
 func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
-	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: opts.Clock, newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig}
+	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig}
 	if s.cfg.BlockingTimeout <= 0 {
 		s.cfg.BlockingTimeout = DefaultBlockingTimeout
-	}
-	if s.clock == nil {
-		s.clock = SystemClock{}
 	}
 	if s.newID == nil {
 		s.newID = NewID
@@ -322,14 +320,14 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 
 // waitSettled waits until the task is terminal or interrupted, at most
 // Config.BlockingTimeout. A timeout is not an error: the caller answers with
-// the task as it is.
+// the task as it is. The timeout bounds the request, as an I/O timeout
+// does, so it runs on the context; so does the pace of the polls.
 func (s *Service) waitSettled(ctx context.Context, taskID string) {
-	timeout := time.NewTimer(s.cfg.BlockingTimeout)
-	defer timeout.Stop()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.BlockingTimeout)
+	defer cancel()
 	if waiter, ok := s.store.(SettleWaiter); ok {
 		select {
 		case <-waiter.Settled(taskID):
-		case <-timeout.C:
 		case <-ctx.Done():
 		}
 		return
@@ -340,25 +338,11 @@ func (s *Service) waitSettled(ctx context.Context, taskID string) {
 		if err != nil || rec.Task.Status.State.Settled() {
 			return
 		}
-		if !sleep(ctx, timeout.C, poll) {
+		if clock.Sleep(ctx, clock.System{}, poll) != nil {
 			return
 		}
 		poll = min(poll*2, defaultPollMax)
 	}
-}
-
-// sleep waits d, or less when stop fires or ctx ends; it reports whether the
-// full d passed.
-func sleep(ctx context.Context, stop <-chan time.Time, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-stop:
-	case <-ctx.Done():
-	}
-	return false
 }
 
 // GetTask implements tasks/get.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -34,38 +35,13 @@ func (s *scripted) Step(ctx context.Context, in agent.StepInput, emit agent.Emit
 	return s.step(ctx, in, emit)
 }
 
-// fakeClock advances by a millisecond on every reading, so that every
-// timestamp differs and ordering is deterministic.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Millisecond)
-	return c.t
-}
-
-// Advance jumps the clock forward.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 type fixture struct {
 	svc    *service.Service
 	exec   *service.Executor
 	store  *memory.Store
 	runner *local.Runner
 	agent  *scripted
-	clock  *fakeClock
+	clock  *clocktest.Clock
 }
 
 type fixtureOpt func(*service.Config, *agent.Info)
@@ -78,10 +54,12 @@ func newFixture(t *testing.T, step func(context.Context, agent.StepInput, agent.
 		o(&cfg, &info)
 	}
 	ag := &scripted{info: info, step: step}
-	clk := newFakeClock()
+	// Every reading moves the clock a millisecond, so that timestamps differ
+	// and order is deterministic.
+	clk := clocktest.New(clocktest.Start(t), clocktest.WithTick(time.Millisecond))
 	store := memory.New(memory.Options{Clock: clk})
 	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk, InterruptTTL: time.Hour, InterruptTombstoneTTL: 10 * time.Minute})
-	runner := local.New(exec, local.Options{})
+	runner := local.New(exec, local.Options{Clock: clk})
 	t.Cleanup(runner.Close)
 	svc := service.New(store, runner, info, cfg, service.Options{Clock: clk})
 	return &fixture{svc: svc, exec: exec, store: store, runner: runner, agent: ag, clock: clk}
@@ -600,11 +578,17 @@ func TestContinueStepsKeepCheckpointAndArtifacts(t *testing.T) {
 		if n == 3 {
 			return agent.Complete(agent.Text("finished")), nil
 		}
-		return agent.Continue(time.Millisecond, n)
+		return agent.Continue(time.Minute, n)
 	})
-	task, err := f.svc.SendMessage(context.Background(), "a", send(userMsg("m", "x"), true))
+	sent, err := f.svc.SendMessage(context.Background(), "a", send(userMsg("m", "x"), false))
 	require.NoError(t, err)
-	assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+	// The runner waits a minute of the clock between steps: move it on
+	// each time it waits, twice.
+	for range 2 {
+		require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "the runner waits for the next step")
+		f.clock.Advance(time.Minute)
+	}
+	task := waitState(t, f, "a", sent.ID, a2a.TaskStateCompleted)
 	require.Len(t, task.Artifacts, 1)
 	assert.Equal(t, "step 1step 2step 3", a2a.PartsText(task.Artifacts[0].Parts))
 	assert.EqualValues(t, 3, f.agent.calls.Load())

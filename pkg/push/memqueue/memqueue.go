@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 )
 
@@ -64,6 +65,8 @@ type Options struct {
 	Deliverer Deliverer
 	// Retry is the retry policy.
 	Retry push.RetryPolicy
+	// Clock times the waits between attempts; nil means the system clock.
+	Clock clock.Clock
 	// Recorder, when set, receives every delivery status.
 	Recorder OutcomeRecorder
 	// Logger logs retries and dead letters (never URLs or secrets); nil
@@ -96,6 +99,7 @@ type DeadLetter struct {
 type Queue struct {
 	deliverer      Deliverer
 	retry          push.RetryPolicy
+	clock          clock.Clock
 	recorder       OutcomeRecorder
 	log            *slog.Logger
 	maxPending     int
@@ -132,6 +136,7 @@ func New(o Options) (*Queue, error) {
 	q := &Queue{
 		deliverer:      o.Deliverer,
 		retry:          o.Retry,
+		clock:          clock.Or(o.Clock),
 		recorder:       o.Recorder,
 		log:            o.Logger,
 		maxPending:     orDefault(o.MaxPending, DefaultMaxPending),
@@ -254,9 +259,9 @@ func (q *Queue) run(n push.Notification) {
 		q.record(d.Status)
 		log.Warn("push notification attempt failed, will retry", "attempt", attempt,
 			"outcome", r.Outcome.String(), "status", r.StatusCode, "error", d.Status.LastError, "retry_in", d.Delay)
-		timer := time.NewTimer(d.Delay)
+		timer := q.clock.NewTimer(d.Delay)
 		select {
-		case <-timer.C:
+		case <-timer.C():
 		case <-q.closing:
 			timer.Stop()
 			q.deadLetter(log, n, closedStatus(n, d.Status, "queue closed before the retry"))

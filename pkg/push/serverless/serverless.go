@@ -27,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
@@ -138,7 +139,8 @@ func (f *Fanout) sendBatch(ctx context.Context, bodies []string) error {
 	var last error
 	for attempt := 1; attempt <= sendAttempts && len(pending) > 0; attempt++ {
 		if attempt > 1 {
-			if err := sleep(ctx, time.Duration(attempt*attempt)*50*time.Millisecond); err != nil {
+			// A backoff paces I/O, as a timeout does: real time.
+			if err := clock.Sleep(ctx, clock.System{}, time.Duration(attempt*attempt)*50*time.Millisecond); err != nil {
 				return err
 			}
 		}
@@ -281,15 +283,4 @@ func (d *Deliver) deadLetter(ctx context.Context, log *slog.Logger, m *events.SQ
 	}
 	log.WarnContext(ctx, "push notification dead-lettered", "reason", reason, "detail", detail)
 	return true
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
@@ -70,8 +71,8 @@ type JWKSOptions struct {
 	// MinRefreshInterval is the shortest time between fetches
 	// (DefaultMinRefreshInterval).
 	MinRefreshInterval time.Duration
-	// Now tells the time; nil means time.Now.
-	Now func() time.Time
+	// Clock tells the time; nil means the system clock.
+	Clock clock.Clock
 }
 
 // JWKS is a KeySource that fetches the server's JWKS document over HTTP and
@@ -85,7 +86,7 @@ type JWKS struct {
 	client     *http.Client
 	maxAge     time.Duration
 	minRefresh time.Duration
-	now        func() time.Time
+	clock      clock.Clock
 
 	fetching chan struct{} // a one-slot lock held while fetching
 
@@ -100,7 +101,7 @@ type JWKS struct {
 // https://agent.example.com/.well-known/jwks.json). Nothing is fetched
 // before the first lookup.
 func NewJWKS(url string, o JWKSOptions) *JWKS {
-	j := &JWKS{url: url, client: o.Client, maxAge: o.MaxAge, minRefresh: o.MinRefreshInterval, now: o.Now,
+	j := &JWKS{url: url, client: o.Client, maxAge: o.MaxAge, minRefresh: o.MinRefreshInterval, clock: clock.Or(o.Clock),
 		fetching: make(chan struct{}, 1), keys: map[string]keys.PublicKey{}}
 	if j.client == nil {
 		j.client = &http.Client{Timeout: 10 * time.Second}
@@ -110,9 +111,6 @@ func NewJWKS(url string, o JWKSOptions) *JWKS {
 	}
 	if j.minRefresh <= 0 {
 		j.minRefresh = DefaultMinRefreshInterval
-	}
-	if j.now == nil {
-		j.now = time.Now
 	}
 	return j
 }
@@ -138,7 +136,7 @@ func (j *JWKS) Key(ctx context.Context, kid string) (keys.PublicKey, error) {
 		return k, nil
 	}
 	j.mu.Lock()
-	recent := !j.attemptedAt.IsZero() && j.now().Sub(j.attemptedAt) < j.minRefresh
+	recent := !j.attemptedAt.IsZero() && j.clock.Now().Sub(j.attemptedAt) < j.minRefresh
 	j.mu.Unlock()
 	if recent {
 		if ok {
@@ -164,7 +162,7 @@ func (j *JWKS) lookup(kid string) (k keys.PublicKey, ok, fresh bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	k, ok = j.keys[kid]
-	fresh = !j.fetchedAt.IsZero() && j.now().Sub(j.fetchedAt) < j.maxAge
+	fresh = !j.fetchedAt.IsZero() && j.clock.Now().Sub(j.fetchedAt) < j.maxAge
 	return k, ok, fresh
 }
 
@@ -172,7 +170,7 @@ func (j *JWKS) lookup(kid string) (k keys.PublicKey, ok, fresh bool) {
 // ErrKeysUnavailable.
 func (j *JWKS) fetch(ctx context.Context) error {
 	j.mu.Lock()
-	j.attemptedAt = j.now()
+	j.attemptedAt = j.clock.Now()
 	etag := j.etag
 	j.mu.Unlock()
 
@@ -192,7 +190,7 @@ func (j *JWKS) fetch(ctx context.Context) error {
 	switch resp.StatusCode {
 	case http.StatusNotModified:
 		j.mu.Lock()
-		j.fetchedAt = j.now()
+		j.fetchedAt = j.clock.Now()
 		j.mu.Unlock()
 		return nil
 	case http.StatusOK:
@@ -218,7 +216,7 @@ func (j *JWKS) fetch(ctx context.Context) error {
 		m[k.KID] = k
 	}
 	j.mu.Lock()
-	j.keys, j.etag, j.fetchedAt = m, resp.Header.Get("ETag"), j.now()
+	j.keys, j.etag, j.fetchedAt = m, resp.Header.Get("ETag"), j.clock.Now()
 	j.mu.Unlock()
 	return nil
 }

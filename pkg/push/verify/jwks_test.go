@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
 // jwksServer serves a key set that a test can swap, and counts requests.
@@ -60,8 +61,8 @@ func (s *jwksServer) swap(set *keys.Set, down bool) {
 func TestJWKSCachesAndRevalidates(t *testing.T) {
 	set := generate(t, keys.AlgES256)
 	srv := newJWKSServer(t, set)
-	c := newClock()
-	j := NewJWKS(srv.url, JWKSOptions{Now: c.Now, MaxAge: time.Minute, MinRefreshInterval: 10 * time.Second})
+	c := newClock(t)
+	j := NewJWKS(srv.url, JWKSOptions{Clock: c, MaxAge: time.Minute, MinRefreshInterval: 10 * time.Second})
 	ctx := context.Background()
 
 	for range 3 {
@@ -71,7 +72,7 @@ func TestJWKSCachesAndRevalidates(t *testing.T) {
 	}
 	assert.EqualValues(t, 1, srv.fetches.Load(), "cached")
 
-	c.Add(2 * time.Minute)
+	c.Advance(2 * time.Minute)
 	_, err := j.Key(ctx, set.KeyID())
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, srv.fetches.Load(), "stale: refetched")
@@ -84,8 +85,8 @@ func TestJWKSCachesAndRevalidates(t *testing.T) {
 func TestJWKSUnknownKidIsRateLimited(t *testing.T) {
 	set := generate(t, keys.AlgES256)
 	srv := newJWKSServer(t, set)
-	c := newClock()
-	j := NewJWKS(srv.url, JWKSOptions{Now: c.Now, MinRefreshInterval: 10 * time.Second})
+	c := newClock(t)
+	j := NewJWKS(srv.url, JWKSOptions{Clock: c, MinRefreshInterval: 10 * time.Second})
 	ctx := context.Background()
 
 	_, err := j.Key(ctx, "nope")
@@ -95,7 +96,7 @@ func TestJWKSUnknownKidIsRateLimited(t *testing.T) {
 		assert.ErrorIs(t, err, ErrUnknownKey)
 	}
 	assert.EqualValues(t, 1, srv.fetches.Load(), "unknown kids do not hammer the endpoint")
-	c.Add(11 * time.Second)
+	c.Advance(11 * time.Second)
 	_, err = j.Key(ctx, "nope")
 	assert.ErrorIs(t, err, ErrUnknownKey)
 	assert.EqualValues(t, 2, srv.fetches.Load(), "after the interval one refetch is allowed")
@@ -106,9 +107,9 @@ func TestJWKSUnknownKidIsRateLimited(t *testing.T) {
 func TestJWKSFollowsRotation(t *testing.T) {
 	oldSet := generate(t, keys.AlgES256)
 	srv := newJWKSServer(t, oldSet)
-	c := newClock()
+	c := newClock(t)
 	hook := newWebhook(t)
-	v := newVerifier(t, Options{Keys: NewJWKS(srv.url, JWKSOptions{Now: c.Now}), Audience: hook.url, Now: c.Now})
+	v := newVerifier(t, Options{Keys: NewJWKS(srv.url, JWKSOptions{Clock: c}), Audience: hook.url, Clock: c})
 
 	n := taskNotification()
 	_, err := v.Verify(hook.capture(t, oldSet, c, 0, a2a.PushNotificationConfig{}, n).request())
@@ -117,7 +118,7 @@ func TestJWKSFollowsRotation(t *testing.T) {
 	// The new key signs; the old one stays published.
 	newSet := rotate(t, oldSet)
 	srv.swap(newSet, false)
-	c.Add(time.Minute) // past the refresh interval, well within the cache age
+	c.Advance(time.Minute) // past the refresh interval, well within the cache age
 	n.TaskVersion++
 	_, err = v.Verify(hook.capture(t, newSet, c, 0, a2a.PushNotificationConfig{}, n).request())
 	require.NoError(t, err)
@@ -147,21 +148,21 @@ func rotate(t *testing.T, old *keys.Set) *keys.Set {
 func TestJWKSServesKnownKeysWhenDown(t *testing.T) {
 	set := generate(t, keys.AlgES256)
 	srv := newJWKSServer(t, set)
-	c := newClock()
-	j := NewJWKS(srv.url, JWKSOptions{Now: c.Now, MaxAge: time.Minute})
+	c := newClock(t)
+	j := NewJWKS(srv.url, JWKSOptions{Clock: c, MaxAge: time.Minute})
 	ctx := context.Background()
 	_, err := j.Key(ctx, set.KeyID())
 	require.NoError(t, err)
 
 	srv.swap(set, true)
-	c.Add(2 * time.Minute)
+	c.Advance(2 * time.Minute)
 	_, err = j.Key(ctx, set.KeyID())
 	assert.NoError(t, err, "a known key is served while the endpoint is down")
-	c.Add(time.Minute)
+	c.Advance(time.Minute)
 	_, err = j.Key(ctx, "other")
 	assert.ErrorIs(t, err, ErrKeysUnavailable)
 
-	empty := NewJWKS(srv.url, JWKSOptions{Now: c.Now})
+	empty := NewJWKS(srv.url, JWKSOptions{Clock: c})
 	_, err = empty.Key(ctx, set.KeyID())
 	assert.ErrorIs(t, err, ErrKeysUnavailable)
 

@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // receiver is a webhook whose handler is the verifier's middleware around
@@ -49,18 +51,18 @@ func newReceiver(t *testing.T, o Options, respond func(http.ResponseWriter, *htt
 	return rc
 }
 
-func deliverer(t *testing.T, set *keys.Set, c *clock) *push.Deliverer {
+func deliverer(t *testing.T, set *keys.Set, c *clocktest.Clock) *push.Deliverer {
 	t.Helper()
-	d, err := push.NewDeliverer(push.DelivererOptions{Signer: set, Issuer: agentURL, Policy: egress.Policy{AllowInsecure: true}, Now: c.Now})
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: set, Issuer: agentURL, Policy: egress.Policy{AllowInsecure: true}, Clock: c})
 	require.NoError(t, err)
 	return d
 }
 
 func TestMiddleware(t *testing.T) {
 	set := generate(t, keys.AlgES256)
-	c := newClock()
+	c := newClock(t)
 	failNext := atomic.Bool{}
-	rc := newReceiver(t, Options{Keys: static(t, set.JWKS()), Token: "tok", Now: c.Now}, func(w http.ResponseWriter, _ *http.Request, n *Notification) {
+	rc := newReceiver(t, Options{Keys: static(t, set.JWKS()), Token: "tok", Clock: c}, func(w http.ResponseWriter, _ *http.Request, n *Notification) {
 		if failNext.CompareAndSwap(true, false) {
 			w.WriteHeader(http.StatusInternalServerError)
 		}
@@ -108,8 +110,8 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 func TestMiddlewareRefusals(t *testing.T) {
 	set := generate(t, keys.AlgES256)
-	c := newClock()
-	rc := newReceiver(t, Options{Keys: static(t, set.JWKS()), Now: c.Now, MaxBodyBytes: 64}, nil)
+	c := newClock(t)
+	rc := newReceiver(t, Options{Keys: static(t, set.JWKS()), Clock: c, MaxBodyBytes: 64}, nil)
 	ctx := context.Background()
 	n := push.Notification{Config: a2a.PushNotificationConfig{URL: rc.url}, TaskID: "t", TaskVersion: 1, Body: []byte(`{"id":"t","state":"completed"}`)}
 
@@ -119,7 +121,7 @@ func TestMiddlewareRefusals(t *testing.T) {
 		r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
 		return http.DefaultTransport.RoundTrip(r)
 	})}
-	d, err := push.NewDeliverer(push.DelivererOptions{Signer: set, Issuer: agentURL, Policy: egress.Policy{AllowInsecure: true}, Now: c.Now, Client: tamper})
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: set, Issuer: agentURL, Policy: egress.Policy{AllowInsecure: true}, Clock: c, Client: tamper})
 	require.NoError(t, err)
 	r := d.Deliver(ctx, n)
 	assert.Equal(t, http.StatusUnauthorized, r.StatusCode)
@@ -145,10 +147,10 @@ func TestMiddlewareRefusals(t *testing.T) {
 // handled, another one for the same event is told to come back later.
 func TestMiddlewareSameEventInFlight(t *testing.T) {
 	set := generate(t, keys.AlgES256)
-	c := newClock()
+	c := newClock(t)
 	entered := make(chan struct{})
 	release := make(chan struct{})
-	rc := newReceiver(t, Options{Keys: static(t, set.JWKS()), Now: c.Now}, func(http.ResponseWriter, *http.Request, *Notification) {
+	rc := newReceiver(t, Options{Keys: static(t, set.JWKS()), Clock: c}, func(http.ResponseWriter, *http.Request, *Notification) {
 		entered <- struct{}{}
 		<-release
 	})

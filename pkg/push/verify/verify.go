@@ -26,9 +26,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
-	"github.com/golang-jwt/jwt/v5"
 )
 
 // Verification errors. Every error of Verify wraps exactly one of them.
@@ -107,8 +109,8 @@ type Options struct {
 	MaxEvents int
 	// MaxBodyBytes bounds the body (DefaultMaxBodyBytes).
 	MaxBodyBytes int64
-	// Now tells the time; nil means time.Now.
-	Now func() time.Time
+	// Clock tells the time; nil means the system clock.
+	Clock clock.Clock
 }
 
 // Notification is a verified notification.
@@ -138,7 +140,7 @@ type Verifier struct {
 	maxAge       time.Duration
 	dedupe       time.Duration
 	maxBodyBytes int64
-	now          func() time.Time
+	clock        clock.Clock
 	events       *eventCache
 	parser       *jwt.Parser
 }
@@ -153,7 +155,7 @@ func New(o Options) (*Verifier, error) {
 	}
 	v := &Verifier{
 		keys: o.Keys, audience: o.Audience, issuer: o.Issuer, token: o.Token,
-		skew: o.ClockSkew, maxAge: o.MaxAge, dedupe: o.DedupeWindow, maxBodyBytes: o.MaxBodyBytes, now: o.Now,
+		skew: o.ClockSkew, maxAge: o.MaxAge, dedupe: o.DedupeWindow, maxBodyBytes: o.MaxBodyBytes, clock: clock.Or(o.Clock),
 	}
 	if v.skew <= 0 {
 		v.skew = DefaultClockSkew
@@ -167,9 +169,6 @@ func New(o Options) (*Verifier, error) {
 	if v.maxBodyBytes <= 0 {
 		v.maxBodyBytes = DefaultMaxBodyBytes
 	}
-	if v.now == nil {
-		v.now = time.Now
-	}
 	maxEvents := o.MaxEvents
 	if maxEvents <= 0 {
 		maxEvents = DefaultMaxEvents
@@ -181,7 +180,7 @@ func New(o Options) (*Verifier, error) {
 		jwt.WithIssuedAt(),
 		jwt.WithLeeway(v.skew),
 		jwt.WithAudience(v.audience),
-		jwt.WithTimeFunc(v.now),
+		jwt.WithTimeFunc(v.clock.Now),
 	}
 	if v.issuer != "" {
 		opts = append(opts, jwt.WithIssuer(v.issuer))
@@ -200,7 +199,7 @@ func (v *Verifier) Verify(r *http.Request) (*Notification, error) {
 	if err != nil {
 		return nil, err
 	}
-	state, err := v.events.reserve(n.EventID, expires, v.now())
+	state, err := v.events.reserve(n.EventID, expires, v.clock.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +247,7 @@ func (v *Verifier) check(r *http.Request) (*Notification, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, jwtError(err)
 	}
-	now := v.now()
+	now := v.clock.Now()
 	if claims.IssuedAt == nil {
 		return nil, time.Time{}, fmt.Errorf("%w: no iat claim", ErrMalformed)
 	}
@@ -357,7 +356,7 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 			writeError(w, err)
 			return
 		}
-		state, err := v.events.reserve(n.EventID, expires, v.now())
+		state, err := v.events.reserve(n.EventID, expires, v.clock.Now())
 		switch {
 		case err != nil:
 			writeError(w, err)

@@ -12,35 +12,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
 const agentURL = "https://agent.example.com"
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Unix(1_800_000_000, 0)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// newClock returns the tests' clock, stopped at the suite's start as a
+// JWT reads it back: whole seconds, in the local zone.
+func newClock(tb testing.TB) *clocktest.Clock {
+	return clocktest.New(time.Unix(clocktest.Start(tb).Unix(), 0))
 }
 
 // sent is a notification as a webhook received it.
@@ -82,11 +70,11 @@ func newWebhook(t *testing.T) *webhook {
 // capture delivers n with a real push.Deliverer (signed by set at the
 // clock's time, JWT lifetime ttl or the default) and returns what the
 // webhook received.
-func (w *webhook) capture(t *testing.T, set *keys.Set, c *clock, ttl time.Duration, cfg a2a.PushNotificationConfig, n push.Notification) sent {
+func (w *webhook) capture(t *testing.T, set *keys.Set, c *clocktest.Clock, ttl time.Duration, cfg a2a.PushNotificationConfig, n push.Notification) sent {
 	t.Helper()
 	cfg.URL = w.url
 	n.Config = cfg
-	d, err := push.NewDeliverer(push.DelivererOptions{Signer: set, Issuer: agentURL, Policy: egress.Policy{AllowInsecure: true}, Now: c.Now, TokenTTL: ttl})
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: set, Issuer: agentURL, Policy: egress.Policy{AllowInsecure: true}, Clock: c, TokenTTL: ttl})
 	require.NoError(t, err)
 	res := d.Deliver(context.Background(), n)
 	require.Equal(t, push.Delivered, res.Outcome, res.Err)
@@ -96,7 +84,7 @@ func (w *webhook) capture(t *testing.T, set *keys.Set, c *clock, ttl time.Durati
 }
 
 // capture sends n to a new test webhook.
-func capture(t *testing.T, set *keys.Set, c *clock, ttl time.Duration, cfg a2a.PushNotificationConfig, n push.Notification) sent {
+func capture(t *testing.T, set *keys.Set, c *clocktest.Clock, ttl time.Duration, cfg a2a.PushNotificationConfig, n push.Notification) sent {
 	t.Helper()
 	return newWebhook(t).capture(t, set, c, ttl, cfg, n)
 }
@@ -134,9 +122,9 @@ func TestVerifyAcceptsOurNotifications(t *testing.T) {
 			{Schemes: []string{"Bearer"}, Credentials: "their-own-token"},
 		} {
 			set := generate(t, alg)
-			c := newClock()
+			c := newClock(t)
 			s := capture(t, set, c, 0, a2a.PushNotificationConfig{Token: "tok-1", Authentication: auth}, taskNotification())
-			v := newVerifier(t, Options{Keys: static(t, set.JWKS()), Audience: s.url, Issuer: agentURL, Token: "tok-1", Now: c.Now})
+			v := newVerifier(t, Options{Keys: static(t, set.JWKS()), Audience: s.url, Issuer: agentURL, Token: "tok-1", Clock: c})
 			r := s.request()
 			n, err := v.Verify(r)
 			require.NoError(t, err)
@@ -157,7 +145,7 @@ func TestVerifyRejects(t *testing.T) {
 	set := generate(t, keys.AlgES256)
 	other := generate(t, keys.AlgES256)
 	otherEd := generate(t, keys.AlgEdDSA)
-	c := newClock()
+	c := newClock(t)
 	hook := newWebhook(t)
 	good := hook.capture(t, set, c, 0, a2a.PushNotificationConfig{Token: "tok-1"}, taskNotification())
 	longLived := hook.capture(t, set, c, time.Hour, a2a.PushNotificationConfig{Token: "tok-1"}, taskNotification())
@@ -175,7 +163,7 @@ func TestVerifyRejects(t *testing.T) {
 	require.NoError(t, err)
 
 	base := func() Options {
-		return Options{Keys: static(t, set.JWKS()), Audience: good.url, Issuer: agentURL, Token: "tok-1", Now: c.Now}
+		return Options{Keys: static(t, set.JWKS()), Audience: good.url, Issuer: agentURL, Token: "tok-1", Clock: c}
 	}
 	tests := []struct {
 		name   string
@@ -188,9 +176,9 @@ func TestVerifyRejects(t *testing.T) {
 			r.Body = io.NopCloser(strings.NewReader(`{"kind":"task","id":"task-1","status":{"state":"failed"}}`))
 		}, ErrBodyHash},
 		{"wrong audience", func(o *Options) { o.Audience = "https://hooks.example.com/other" }, good, nil, ErrAudience},
-		{"expired", func(o *Options) { o.Now = func() time.Time { return c.Now().Add(6 * time.Minute) } }, good, nil, ErrExpired},
-		{"issued in the future", func(o *Options) { o.Now = func() time.Time { return c.Now().Add(-2 * time.Minute) } }, good, nil, ErrNotYetValid},
-		{"too old though not expired", func(o *Options) { o.Now = func() time.Time { return c.Now().Add(10 * time.Minute) } }, longLived, nil, ErrTooOld},
+		{"expired", func(o *Options) { o.Clock = clocktest.New(c.Now().Add(6 * time.Minute)) }, good, nil, ErrExpired},
+		{"issued in the future", func(o *Options) { o.Clock = clocktest.New(c.Now().Add(-2 * time.Minute)) }, good, nil, ErrNotYetValid},
+		{"too old though not expired", func(o *Options) { o.Clock = clocktest.New(c.Now().Add(10 * time.Minute)) }, longLived, nil, ErrTooOld},
 		{"wrong issuer", func(o *Options) { o.Issuer = "https://evil.example.com" }, good, nil, ErrIssuer},
 		{"no signature", nil, good, func(r *http.Request) { r.Header.Del(push.HeaderSignature) }, ErrNoSignature},
 		{"garbage signature", nil, good, func(r *http.Request) { r.Header.Set(push.HeaderSignature, "not.a.jwt") }, ErrMalformed},
@@ -231,14 +219,14 @@ func TestVerifyRejects(t *testing.T) {
 
 func TestVerifyRejectsReplayedEventID(t *testing.T) {
 	set := generate(t, keys.AlgES256)
-	c := newClock()
+	c := newClock(t)
 	hook := newWebhook(t)
 	first := hook.capture(t, set, c, 0, a2a.PushNotificationConfig{}, taskNotification())
-	c.Add(time.Minute)
+	c.Advance(time.Minute)
 	// Our own retry: a new signature, the same event id.
 	retry := hook.capture(t, set, c, 0, a2a.PushNotificationConfig{}, taskNotification())
 	require.NotEqual(t, first.header.Get(push.HeaderSignature), retry.header.Get(push.HeaderSignature))
-	v := newVerifier(t, Options{Keys: static(t, set.JWKS()), Audience: first.url, Now: c.Now})
+	v := newVerifier(t, Options{Keys: static(t, set.JWKS()), Audience: first.url, Clock: c})
 
 	_, err := v.Verify(first.request())
 	require.NoError(t, err)
@@ -254,7 +242,7 @@ func TestVerifyRejectsReplayedEventID(t *testing.T) {
 
 	// After the dedupe window the id is forgotten; by then the original
 	// signature has long expired, so a replay still fails.
-	c.Add(DefaultDedupeWindow + time.Minute)
+	c.Advance(DefaultDedupeWindow + time.Minute)
 	_, err = v.Verify(first.request())
 	assert.ErrorIs(t, err, ErrExpired)
 }

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -58,13 +59,17 @@ type Options struct {
 	// (Step Functions shows it once its execution holds the task token)
 	// instead of showing it in the request.
 	HandOffInterrupts bool
-	Logger            *slog.Logger
+	// Clock counts the budget and times the waits between steps; the
+	// default is the system clock.
+	Clock  clock.Clock
+	Logger *slog.Logger
 }
 
 // Runner is a service.Runner that runs steps in the caller's request.
 type Runner struct {
 	exec     Executor
 	backlog  Backlog
+	clock    clock.Clock
 	budget   time.Duration
 	reserve  time.Duration
 	handOver bool
@@ -76,7 +81,7 @@ var _ service.Runner = (*Runner)(nil)
 // New returns a runner of exec's steps that defers to backlog what it
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
-	r := &Runner{exec: exec, backlog: backlog, budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
+	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
 	if r.budget <= 0 {
 		r.budget = DefaultBudget
 	}
@@ -90,26 +95,32 @@ func New(exec Executor, backlog Backlog, o Options) *Runner {
 }
 
 // Start implements service.Runner. A non-blocking job is deferred. A
-// blocking job's steps run now, each bounded by the end of the budget (or
-// the request's deadline less the reserve, if sooner; a step still running
-// then sees its context end and the agent's error fails the task, as a
-// worker timeout would). A Continue whose delay does not fit is deferred;
-// so is a step the store failed. Start returns an error only when a job
-// could not be deferred: the work was not scheduled.
+// blocking job's steps run now, each bounded by the end of the budget
+// (counted on the clock) and by the request's deadline less the reserve (a
+// Lambda's remaining time, which bounds the request through its context);
+// a step still running then sees its context end and the agent's error
+// fails the task, as a worker timeout would. A Continue whose delay does not
+// fit is deferred, with what is left of its delay; so is a step the store
+// failed. Start returns an error only when a job could not be deferred: the
+// work was not scheduled.
 func (r *Runner) Start(ctx context.Context, job service.Job) error {
 	if !job.Blocking {
 		return r.deferJob(ctx, job)
 	}
-	end := time.Now().Add(r.budget)
-	if d, ok := ctx.Deadline(); ok && d.Add(-r.reserve).Before(end) {
-		end = d.Add(-r.reserve)
+	runCtx := ctx
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithDeadline(ctx, d.Add(-r.reserve))
+		defer cancel()
 	}
+	end := r.clock.Now().Add(r.budget)
 	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply}
 	for {
-		if !time.Now().Before(end) {
+		left := end.Sub(r.clock.Now())
+		if left <= 0 || runCtx.Err() != nil {
 			return r.deferJob(ctx, jobOf(req, job.Blocking))
 		}
-		stepCtx, cancel := context.WithDeadline(ctx, end)
+		stepCtx, cancel := context.WithTimeout(runCtx, left)
 		res, err := r.exec.Step(stepCtx, req)
 		cancel()
 		if err != nil {
@@ -132,11 +143,13 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 			return nil
 		}
 		req = service.StepRequest{TaskID: job.TaskID}
-		if time.Until(end) <= res.After {
+		if end.Sub(r.clock.Now()) <= res.After {
 			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Blocking: job.Blocking, Resume: &service.Resume{After: res.After}})
 		}
-		if err := sleep(ctx, res.After); err != nil {
-			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Blocking: job.Blocking, Resume: &service.Resume{}})
+		slept := r.clock.Now()
+		if err := clock.Sleep(runCtx, r.clock, res.After); err != nil {
+			rest := max(0, res.After-r.clock.Now().Sub(slept))
+			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Blocking: job.Blocking, Resume: &service.Resume{After: rest}})
 		}
 	}
 }
@@ -164,14 +177,3 @@ func (r *Runner) deferJob(ctx context.Context, job service.Job) error {
 // running in another request notices it at its next write (the store
 // refuses writes to a terminal task), so there is nothing to stop here.
 func (r *Runner) Cancel(context.Context, service.CancelRequest) error { return nil }
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -24,6 +25,7 @@ type Executor interface {
 // Runner is a service.Runner on goroutines.
 type Runner struct {
 	exec        Executor
+	clock       clock.Clock
 	log         *slog.Logger
 	stepTimeout time.Duration
 
@@ -41,6 +43,9 @@ var _ service.Runner = (*Runner)(nil)
 
 // Options configure a Runner.
 type Options struct {
+	// Clock times the waits between steps and the interrupts' expiry; the
+	// default is the system clock.
+	Clock  clock.Clock
 	Logger *slog.Logger
 	// StepTimeout, when positive, bounds each step as the worker Lambda's
 	// timeout does; zero leaves steps unbounded (they still stop on cancel).
@@ -50,7 +55,7 @@ type Options struct {
 // New returns a runner that drives exec.
 func New(exec Executor, opts Options) *Runner {
 	base, stop := context.WithCancel(context.Background())
-	r := &Runner{exec: exec, log: opts.Logger, stepTimeout: opts.StepTimeout, base: base, stop: stop, running: map[string]*execution{}}
+	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, stepTimeout: opts.StepTimeout, base: base, stop: stop, running: map[string]*execution{}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -86,7 +91,7 @@ func (r *Runner) run(ctx context.Context, req service.StepRequest) {
 		}
 		switch res.Next {
 		case service.NextContinue:
-			if !wait(ctx, res.After) {
+			if clock.Sleep(ctx, r.clock, res.After) != nil {
 				return
 			}
 			req = service.StepRequest{TaskID: req.TaskID}
@@ -100,30 +105,18 @@ func (r *Runner) run(ctx context.Context, req service.StepRequest) {
 }
 
 // await shows the task's interrupt and parks until a reply starts a new
-// execution (canceling this one) or the interrupt expires.
+// execution (canceling this one) or the interrupt expires by the clock.
 func (r *Runner) await(ctx context.Context, taskID, requestID string) {
 	res, err := r.exec.Await(ctx, service.AwaitRequest{TaskID: taskID, RequestID: requestID})
 	if err != nil {
 		r.log.ErrorContext(ctx, "could not show the task's interrupt", "taskId", taskID, "requestId", requestID, "error", err)
 		return
 	}
-	if res.Next != service.NextAwait || !wait(ctx, time.Until(res.ActiveUntil)) {
+	if res.Next != service.NextAwait || clock.SleepUntil(ctx, r.clock, res.ActiveUntil) != nil {
 		return
 	}
 	if _, err := r.exec.Expire(r.base, taskID, requestID); err != nil {
 		r.log.ErrorContext(ctx, "could not expire the task's interrupt", "taskId", taskID, "requestId", requestID, "error", err)
-	}
-}
-
-// wait sleeps d unless ctx ends first; it reports whether d passed.
-func wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -69,7 +70,7 @@ type Options struct {
 	// Table is the table's name (required).
 	Table string
 	// Clock tells the time; the default is the system clock.
-	Clock service.Clock
+	Clock clock.Clock
 	// TaskTTL is how long a task lives after its last update.
 	TaskTTL time.Duration
 	// IdempotencyTTL is how long a (owner, messageId) record lives.
@@ -83,7 +84,7 @@ type Options struct {
 type Store struct {
 	api     API
 	table   string
-	clock   service.Clock
+	clock   clock.Clock
 	taskTTL time.Duration
 	idemTTL time.Duration
 	onUsage func(Usage)
@@ -100,10 +101,7 @@ func New(api API, o Options) (*Store, error) {
 	if o.Table == "" {
 		return nil, errors.New("dynamo: a table name is required")
 	}
-	s := &Store{api: api, table: o.Table, clock: o.Clock, taskTTL: o.TaskTTL, idemTTL: o.IdempotencyTTL, onUsage: o.OnUsage, log: o.Logger}
-	if s.clock == nil {
-		s.clock = service.SystemClock{}
-	}
+	s := &Store{api: api, table: o.Table, clock: clock.Or(o.Clock), taskTTL: o.TaskTTL, idemTTL: o.IdempotencyTTL, onUsage: o.OnUsage, log: o.Logger}
 	if s.taskTTL <= 0 {
 		s.taskTTL = DefaultTaskTTL
 	}
@@ -233,7 +231,7 @@ func (s *Store) getItems(ctx context.Context, consistent bool, keys ...map[strin
 			return nil, fmt.Errorf("dynamo: BatchGetItem left keys unprocessed %d times", attempt)
 		}
 		if attempt > 0 {
-			if err := sleep(ctx, backoff(attempt)); err != nil {
+			if err := pause(ctx, attempt); err != nil {
 				return nil, err
 			}
 		}

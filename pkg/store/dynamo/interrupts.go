@@ -333,7 +333,7 @@ func (s *Store) batchGetAll(ctx context.Context, keys []map[string]types.Attribu
 			if attempt == maxUpdateAttempts {
 				return nil, fmt.Errorf("dynamo: batch read: %d keys still unprocessed", len(req[s.table].Keys))
 			}
-			if err := sleep(ctx, backoff(attempt)); err != nil {
+			if err := pause(ctx, attempt); err != nil {
 				return nil, err
 			}
 		}

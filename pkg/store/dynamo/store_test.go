@@ -18,9 +18,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
 )
 
 // fixture is a store on a table of its own, with the raw client, a clock
@@ -30,7 +30,7 @@ type fixture struct {
 	ctx    context.Context
 	client *dynamodb.Client
 	table  string
-	clock  *storetest.Clock
+	clock  *clocktest.Clock
 	store  *dynamo.Store
 
 	mu    sync.Mutex
@@ -42,7 +42,7 @@ type fixture struct {
 const ttl = time.Hour
 
 func newFixture(t *testing.T) *fixture {
-	f := &fixture{t: t, ctx: context.Background(), client: awstest.DynamoDB(t), clock: storetest.NewClock(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))}
+	f := &fixture{t: t, ctx: context.Background(), client: awstest.DynamoDB(t), clock: clocktest.New(clocktest.Start(t))}
 	f.table = newTable(t, f.client)
 	s, err := dynamo.New(recorder{f.client, f}, dynamo.Options{Table: f.table, Clock: f.clock, TaskTTL: ttl,
 		OnUsage: func(u dynamo.Usage) {

@@ -103,7 +103,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		if !errors.Is(err, errContention) || attempt == maxUpdateAttempts {
 			return err
 		}
-		if err := sleep(ctx, backoff(attempt)); err != nil {
+		if err := pause(ctx, attempt); err != nil {
 			return err
 		}
 	}

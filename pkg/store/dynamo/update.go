@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -109,7 +110,7 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 			return 0, fmt.Errorf("dynamo: update of task %s: gave up after %d attempts: %w", u.TaskID, attempt, err)
 		}
 		if errors.Is(err, errContention) {
-			if err := sleep(ctx, backoff(attempt)); err != nil {
+			if err := pause(ctx, attempt); err != nil {
 				return 0, err
 			}
 		}
@@ -363,18 +364,9 @@ func (s *Store) readArtifact(ctx context.Context, taskID, artifactID string) (a2
 	return a, nil
 }
 
-// backoff is a jittered pause before attempt number attempt (from 1).
-func backoff(attempt int) time.Duration {
-	return time.Duration(5+rand.IntN(20*attempt)) * time.Millisecond
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+// pause waits a jittered backoff before attempt number attempt (from 1) of
+// a request. It paces I/O, as a timeout does, so it runs in real time
+// whatever the store's clock says.
+func pause(ctx context.Context, attempt int) error {
+	return clock.Sleep(ctx, clock.System{}, time.Duration(5+rand.IntN(20*attempt))*time.Millisecond)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -26,12 +27,9 @@ const (
 	sweepInterval = time.Minute
 )
 
-// Clock tells the time.
-type Clock interface{ Now() time.Time }
-
 // Options configure a Store; zero values mean defaults.
 type Options struct {
-	Clock Clock
+	Clock clock.Clock
 	// TaskTTL is how long a task lives after its last update.
 	TaskTTL time.Duration
 	// IdempotencyTTL is how long a (owner, messageId) record lives.
@@ -45,7 +43,7 @@ type Options struct {
 
 // Store is a goroutine-safe in-memory TaskStore.
 type Store struct {
-	clock    Clock
+	clock    clock.Clock
 	onChange func(service.TaskChange)
 	taskTTL  time.Duration
 	idemTTL  time.Duration
@@ -91,14 +89,11 @@ var (
 
 // New returns an empty store.
 func New(opts Options) *Store {
-	s := &Store{clock: opts.Clock, onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL,
+	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
 		contexts: map[string]*contextEntry{},
 		closed:   make(chan struct{})}
 	close(s.closed)
-	if s.clock == nil {
-		s.clock = service.SystemClock{}
-	}
 	if s.taskTTL <= 0 {
 		s.taskTTL = DefaultTaskTTL
 	}

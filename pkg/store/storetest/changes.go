@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -21,9 +22,10 @@ type ChangeFactory func(t *testing.T, o Options) (service.Store, func() []servic
 // reported to push notifications, and with what. Every store reports the
 // same changes for the same writes.
 func RunChanges(t *testing.T, newStore ChangeFactory) {
-	clock := NewClock(start)
+	start := clocktest.Start(t)
+	clock := clocktest.New(start)
 	store, changes := newStore(t, Options{Clock: clock, TaskTTL: TaskTTL, IdempotencyTTL: IdempotencyTTL})
-	s := &suite{t: t, ctx: context.Background(), clock: clock, store: store}
+	s := &suite{t: t, ctx: context.Background(), start: start, clock: clock, store: store}
 
 	type want struct {
 		version   int64

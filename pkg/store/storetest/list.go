@@ -62,7 +62,7 @@ func listAll(t *testing.T, s *suite, q service.ListQuery, pageSize, total int) [
 
 func testList(t *testing.T, s *suite) {
 	listFixture(t, s)
-	after := a2a.FormatTime(start.Add(4 * time.Second)) // t5's creation: later are t6, t7, and the updates
+	after := a2a.FormatTime(s.start.Add(4 * time.Second)) // t5's creation: later are t6, t7, and the updates
 	for _, tc := range []struct {
 		name string
 		q    service.ListQuery

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,38 +19,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
-
-// Clock is a clock that moves only when told to. It is safe for concurrent
-// use.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// NewClock returns a clock stopped at now.
-func NewClock(now time.Time) *Clock { return &Clock{now: now} }
-
-// Now implements service.Clock.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // Options configure a store under test. The store MUST read the time from
 // Clock and keep tasks TaskTTL after their last update and idempotency
 // records IdempotencyTTL after they were written.
 type Options struct {
-	Clock          *Clock
+	Clock          *clocktest.Clock
 	TaskTTL        time.Duration
 	IdempotencyTTL time.Duration
 }
@@ -65,9 +41,6 @@ const (
 	TaskTTL        = time.Hour
 	IdempotencyTTL = 30 * time.Minute
 )
-
-// Start is the time the clock of every subtest starts at.
-var start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // Run runs the contract against stores made by newStore.
 func Run(t *testing.T, newStore Factory) {
@@ -102,6 +75,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"ResolveIsAtomic", testResolveIsAtomic},
 		{"ResolveOnce", testResolveOnce},
 		{"InterruptExpiry", testInterruptExpiry},
+		{"InterruptWindowsToTheSecond", testInterruptWindowsToTheSecond},
 		{"ListInterrupts", testListInterrupts},
 		{"PushConfigs", testPushConfigs},
 		{"PushConfigsOfUnknownTask", testPushConfigsOfUnknownTask},
@@ -116,10 +90,12 @@ func Run(t *testing.T, newStore Factory) {
 		{"Feedback", testFeedback},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := NewClock(start)
+			start := clocktest.Start(t)
+			clock := clocktest.New(start)
 			s := &suite{
 				t:     t,
 				ctx:   context.Background(),
+				start: start,
 				clock: clock,
 				store: newStore(t, Options{Clock: clock, TaskTTL: TaskTTL, IdempotencyTTL: IdempotencyTTL}),
 			}
@@ -132,7 +108,8 @@ func Run(t *testing.T, newStore Factory) {
 type suite struct {
 	t     *testing.T
 	ctx   context.Context
-	clock *Clock
+	start time.Time // where clock started
+	clock *clocktest.Clock
 	store service.Store
 }
 
