@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/runnertest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -162,3 +164,49 @@ func TestHandOffInterrupts(t *testing.T) {
 	assert.Empty(t, st.awaited, "not shown in the request")
 	assert.Equal(t, []service.Job{{TaskID: "t1", Resume: &service.Resume{AwaitRequestID: "r1"}}}, bl.jobs)
 }
+
+// The inline runner shows interrupts in the request and counts its budget
+// and the waits between steps on the injected clock; an interrupt's expiry
+// is the service's (nothing times it in inline mode but the clock a reply
+// is checked against).
+func TestFollowsTheClock(t *testing.T) {
+	runnertest.Run(t, func(t *testing.T, exec *service.Executor, clk *clocktest.Clock) service.Runner {
+		return inline.New(exec, &backlog{}, inline.Options{Budget: 2 * time.Hour, Clock: clk})
+	}, runnertest.Options{Blocking: true, WaitsOnTheClock: true})
+}
+
+// The budget is counted on the clock: a wait that the clock says outlasts
+// it is deferred with what is left of it.
+func TestBudgetFollowsTheClock(t *testing.T) {
+	clk := clocktest.New(clocktest.Start(t))
+	st := &steps{results: []service.StepResult{continueAfter(time.Minute), continueAfter(50 * time.Minute)}}
+	bl := &backlog{}
+	r := inline.New(st, bl, inline.Options{Budget: time.Hour, Clock: clk})
+	done := make(chan error, 1)
+	go func() { done <- r.Start(context.Background(), service.Job{TaskID: "t1", Message: msg, Blocking: true}) }()
+	require.Eventually(t, func() bool { return clk.Timers() == 1 }, 5*time.Second, time.Millisecond)
+	clk.Advance(30 * time.Minute) // past the minute; 30 of the budget's 60 minutes used
+	require.NoError(t, <-done)
+	assert.Len(t, st.reqs, 2)
+	assert.Equal(t, []service.Job{{TaskID: "t1", Blocking: true, Resume: &service.Resume{After: 50 * time.Minute}}}, bl.jobs,
+		"50 minutes do not fit in the 30 the clock says are left")
+}
+
+// A wait cut short by the request's deadline is deferred with the rest of
+// its delay, counted on the clock.
+func TestAWaitCutShortKeepsItsRest(t *testing.T) {
+	clk := clocktest.New(clocktest.Start(t))
+	st := &steps{results: []service.StepResult{continueAfter(time.Minute)}}
+	bl := &backlog{}
+	r := inline.New(st, bl, inline.Options{Budget: time.Hour, Reserve: time.Millisecond, Clock: clk})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx, service.Job{TaskID: "t1", Message: msg, Blocking: true}) }()
+	require.Eventually(t, func() bool { return clk.Timers() == 1 }, 5*time.Second, time.Millisecond)
+	clk.Advance(20 * time.Second)
+	cancel()
+	require.NoError(t, <-done)
+	assert.Equal(t, []service.Job{{TaskID: "t1", Blocking: true, Resume: &service.Resume{After: 40 * time.Second}}}, bl.jobs)
+}
+
+func TestAcrossEpochs(t *testing.T) { clocktest.RunAcrossEpochs(t, ".") }

@@ -16,8 +16,11 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/internal/sfntest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/runnertest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/sfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
@@ -206,3 +209,19 @@ func executionARN(m *sfntest.Machine, name string) string {
 	b, _ := json.Marshal(out)
 	panic("no execution " + name + " in " + string(b))
 }
+
+// On Step Functions the state machine times the waits and the interrupts
+// (by AWS's clock, which is the wall clock); the worker's executor and the
+// service tell the time with the injected clock, so a reply is taken or
+// refused by it, whatever the state machine's timer says.
+func TestFollowsTheClock(t *testing.T) {
+	runnertest.Run(t, func(t *testing.T, exec *service.Executor, clk *clocktest.Clock) service.Runner {
+		w := worker.New(exec, nil)
+		m := sfntest.New(t, sfntest.Bridge(w.Handle))
+		r, err := sfn.New(m.Client, sfn.Options{StateMachineARN: m.ARN, InterruptTTL: runnertest.InterruptTTL})
+		require.NoError(t, err)
+		return r
+	}, runnertest.Options{})
+}
+
+func TestAcrossEpochs(t *testing.T) { clocktest.RunAcrossEpochs(t, "^TestFollowsTheClock$") }

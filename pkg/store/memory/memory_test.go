@@ -4,6 +4,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
@@ -36,3 +37,5 @@ func TestChanges(t *testing.T) {
 		}
 	})
 }
+
+func TestAcrossEpochs(t *testing.T) { clocktest.RunAcrossEpochs(t, ".") }

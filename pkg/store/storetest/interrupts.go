@@ -267,3 +267,43 @@ func testListInterrupts(t *testing.T, s *suite) {
 	require.NoError(t, err)
 	assert.Empty(t, none)
 }
+
+// testInterruptWindowsToTheSecond holds the store to the clock it is given:
+// a binding takes replies until a second before its ActiveUntil and not a
+// second after, and is kept as a tombstone until a second before its
+// ExpiresAt and not a second after, whatever the wall clock says.
+func testInterruptWindowsToTheSecond(t *testing.T, s *suite) {
+	_, answered := s.activate("alice", "t1")
+	s.clock.Advance(time.Second)
+	_, ignored := s.activate("alice", "t2")
+	pending := func() []string {
+		list, err := s.store.ListInterrupts(s.ctx, "alice")
+		require.NoError(t, err)
+		ids := []string{}
+		for _, b := range list {
+			ids = append(ids, b.RequestID)
+		}
+		return ids
+	}
+
+	s.clock.Set(answered.ActiveUntil.Add(-time.Second))
+	assert.Equal(t, []string{answered.RequestID, ignored.RequestID}, pending(), "active a second before the end")
+	rec := s.get("t1", service.GetOptions{})
+	_, err := s.store.ResolveInterrupt(s.ctx, answered.RequestID, s.reply("t1", rec.Version, "a1"))
+	require.NoError(t, err, "a reply a second before the end is taken")
+
+	s.clock.Set(ignored.ActiveUntil.Add(time.Second))
+	assert.Empty(t, pending(), "expired a second after the end")
+	rec = s.get("t2", service.GetOptions{})
+	_, err = s.store.ResolveInterrupt(s.ctx, ignored.RequestID, s.reply("t2", rec.Version, "a2"))
+	var ie *service.InterruptConflictError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, service.InterruptExpired, ie.Reason)
+
+	s.clock.Set(ignored.ExpiresAt.Add(-time.Second))
+	_, err = s.store.GetInterrupt(s.ctx, ignored.RequestID)
+	require.NoError(t, err, "the tombstone is kept until a second before it expires")
+	s.clock.Set(ignored.ExpiresAt.Add(time.Second))
+	_, err = s.store.GetInterrupt(s.ctx, ignored.RequestID)
+	assert.ErrorIs(t, err, service.ErrNotFound, "and gone a second after")
+}
