@@ -199,10 +199,12 @@ func (s *stack) executionStates(t *testing.T) map[string][]string {
 // handed over.
 func TestAutoMode(t *testing.T) {
 	ag, err := builtin.Registry().New("demo", func(k string) string {
-		return map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "1500"}[k]
+		return map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "4000"}[k]
 	})
 	require.NoError(t, err)
-	s := newStack(t, ag, config.ExecutionAuto, time.Hour, time.Second)
+	// The budget leaves the first step (a few requests to moto) room even
+	// on a loaded machine; the 4 s wait never fits in it.
+	s := newStack(t, ag, config.ExecutionAuto, time.Hour, 2*time.Second)
 	c := client.New(s.url, client.Options{Token: sfnToken})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -218,7 +220,7 @@ func TestAutoMode(t *testing.T) {
 	assert.Equal(t, a2a.TaskStateCompleted, quick.Status.State, "completed in the request")
 	assert.Empty(t, s.executionStates(t), "no execution for a task done inline")
 
-	// "long 2" continues 1.5 s after its first step, beyond the 1 s budget:
+	// "long 2" continues 4 s after its first step, beyond the 2 s budget:
 	// the rest runs in an execution that starts at the Continue's wait.
 	long := send("long 2")
 	done, err := c.Wait(ctx, long.ID, client.WaitOptions{MinInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond})
