@@ -75,6 +75,20 @@ func (c Code) Reason() string {
 	return "UNKNOWN"
 }
 
+// CodeOfReason is the code whose Reason is reason (what a 1.0 error's
+// google.rpc.ErrorInfo names), or 0 when no code has it.
+func CodeOfReason(reason string) Code {
+	if reason == "" {
+		return 0
+	}
+	for c, i := range codes {
+		if i.reason == reason {
+			return c
+		}
+	}
+	return 0
+}
+
 // HTTPStatus is the HTTP status the REST bindings answer with for the code.
 func (c Code) HTTPStatus() int {
 	if i, ok := codes[c]; ok {

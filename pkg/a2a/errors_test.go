@@ -49,7 +49,12 @@ func TestCodeTables(t *testing.T) {
 		assert.Equal(t, tt.reason, tt.code.Reason(), tt.code)
 		assert.Equal(t, tt.http, tt.code.HTTPStatus(), tt.code)
 		assert.Equal(t, tt.status, tt.code.RPCStatus(), tt.code)
+		if tt.reason != "UNKNOWN" {
+			assert.Equal(t, tt.code, CodeOfReason(tt.reason), "the reason maps back to its code")
+		}
 	}
+	assert.Zero(t, CodeOfReason("UNKNOWN"))
+	assert.Zero(t, CodeOfReason(""))
 	reasoned := &Error{Code: CodeInvalidParams, Reason: "INTERRUPT_REQUEST_EXPIRED"}
 	assert.Equal(t, "INTERRUPT_REQUEST_EXPIRED", reasoned.WireReason())
 	assert.ErrorIs(t, reasoned, &Error{Code: CodeInvalidParams, Reason: "INTERRUPT_REQUEST_EXPIRED"})

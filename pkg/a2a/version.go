@@ -2,10 +2,13 @@ package a2a
 
 import "strings"
 
-// Version is an A2A protocol version this server speaks on the wire. It is
-// decided once per request, at the edge, from the A2A-Version header or
-// query parameter (see ParseVersion), and passed down explicitly; nothing
-// below the edge depends on it.
+// Version is an A2A protocol version, the one type for it on both sides
+// of the wire. The server decides it once per request, at the edge, from
+// the A2A-Version header or query parameter (see ParseVersion), and passes
+// it down explicitly. Below the edge only one thing keeps it: a push
+// notification config remembers the version it was registered under, so
+// that its notifications are sent in that version's shape. The client
+// reads it from the agent card's interfaces (NormalizeVersion).
 type Version string
 
 // The protocol versions served side by side.
@@ -33,14 +36,25 @@ const HeaderVersion = "A2A-Version"
 func ParseVersion(s string) (Version, error) {
 	s = strings.TrimSpace(s)
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "v"), "V")
-	switch {
-	case s == "", s == "0.3", strings.HasPrefix(s, "0.3."):
-		return V03, nil
-	case s == "1", s == "1.0", strings.HasPrefix(s, "1.0."):
-		return V10, nil
+	if v := NormalizeVersion(s); v == V03 || v == V10 {
+		return v, nil
 	}
 	e := Errorf(CodeVersionNotSupported, "A2A-Version %q is not supported; this agent speaks 0.3 and 1.0", truncateValue(s))
 	return "", e.WithData(map[string]any{"requested_version": truncateValue(s), "supported_versions": "0.3,1.0"})
+}
+
+// NormalizeVersion maps "", "0.3" and any "0.3.x" to V03, and "1", "1.0"
+// and any "1.0.x" to V10; any other version is returned as written (an
+// agent card may list versions neither side speaks).
+func NormalizeVersion(s string) Version {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "", s == "0.3", strings.HasPrefix(s, "0.3."):
+		return V03
+	case s == "1", s == "1.0", strings.HasPrefix(s, "1.0."):
+		return V10
+	}
+	return Version(s)
 }
 
 func truncateValue(s string) string {

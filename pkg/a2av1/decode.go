@@ -14,55 +14,79 @@ import (
 
 // The wire structs below are decoded in one encoding/json pass (only
 // a2a.Metadata has an UnmarshalJSON of its own), then converted, checking
-// what the 1.0 shapes require and naming bad fields by their 1.0 path.
+// what the 1.0 shapes require and naming bad fields by their 1.0 path. The
+// client encodes its requests with the same structs (client.go).
 
 type partWire struct {
-	Text      *string         `json:"text"`
-	Raw       *string         `json:"raw"`
-	URL       *string         `json:"url"`
-	Data      json.RawMessage `json:"data"`
-	Filename  string          `json:"filename"`
-	MediaType string          `json:"mediaType"`
-	Metadata  a2a.Metadata    `json:"metadata"`
+	Text      *string         `json:"text,omitempty"`
+	Raw       *string         `json:"raw,omitempty"`
+	URL       *string         `json:"url,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Filename  string          `json:"filename,omitempty"`
+	MediaType string          `json:"mediaType,omitempty"`
+	Metadata  a2a.Metadata    `json:"metadata,omitempty"`
 }
 
 type messageWire struct {
 	MessageID        string       `json:"messageId"`
-	ContextID        string       `json:"contextId"`
-	TaskID           string       `json:"taskId"`
+	ContextID        string       `json:"contextId,omitempty"`
+	TaskID           string       `json:"taskId,omitempty"`
 	Role             string       `json:"role"`
 	Parts            []partWire   `json:"parts"`
-	Metadata         a2a.Metadata `json:"metadata"`
-	Extensions       []string     `json:"extensions"`
-	ReferenceTaskIDs []string     `json:"referenceTaskIds"`
+	Metadata         a2a.Metadata `json:"metadata,omitempty"`
+	Extensions       []string     `json:"extensions,omitempty"`
+	ReferenceTaskIDs []string     `json:"referenceTaskIds,omitempty"`
 }
 
 type pushAuthWire struct {
 	Scheme      string `json:"scheme"`
-	Credentials string `json:"credentials"`
+	Credentials string `json:"credentials,omitempty"`
 }
 
 type pushConfigWire struct {
-	Tenant         string        `json:"tenant"`
-	ID             string        `json:"id"`
-	TaskID         string        `json:"taskId"`
+	Tenant         string        `json:"tenant,omitempty"`
+	ID             string        `json:"id,omitempty"`
+	TaskID         string        `json:"taskId,omitempty"`
 	URL            string        `json:"url"`
-	Token          string        `json:"token"`
-	Authentication *pushAuthWire `json:"authentication"`
+	Token          string        `json:"token,omitempty"`
+	Authentication *pushAuthWire `json:"authentication,omitempty"`
 }
 
 type sendConfigWire struct {
-	AcceptedOutputModes []string        `json:"acceptedOutputModes"`
-	PushConfig          *pushConfigWire `json:"taskPushNotificationConfig"`
-	HistoryLength       *int            `json:"historyLength"`
-	ReturnImmediately   *bool           `json:"returnImmediately"`
+	AcceptedOutputModes []string        `json:"acceptedOutputModes,omitempty"`
+	PushConfig          *pushConfigWire `json:"taskPushNotificationConfig,omitempty"`
+	HistoryLength       *int            `json:"historyLength,omitempty"`
+	ReturnImmediately   *bool           `json:"returnImmediately,omitempty"`
 }
 
 type sendRequestWire struct {
-	Tenant        string          `json:"tenant"`
+	Tenant        string          `json:"tenant,omitempty"`
 	Message       *messageWire    `json:"message"`
-	Configuration *sendConfigWire `json:"configuration"`
-	Metadata      a2a.Metadata    `json:"metadata"`
+	Configuration *sendConfigWire `json:"configuration,omitempty"`
+	Metadata      a2a.Metadata    `json:"metadata,omitempty"`
+}
+
+type getTaskRequestWire struct {
+	Tenant        string `json:"tenant,omitempty"`
+	ID            string `json:"id"`
+	HistoryLength *int   `json:"historyLength,omitempty"`
+}
+
+type cancelTaskRequestWire struct {
+	Tenant   string       `json:"tenant,omitempty"`
+	ID       string       `json:"id"`
+	Metadata a2a.Metadata `json:"metadata,omitempty"`
+}
+
+type listTasksRequestWire struct {
+	Tenant               string `json:"tenant,omitempty"`
+	ContextID            string `json:"contextId,omitempty"`
+	Status               string `json:"status,omitempty"`
+	PageSize             *int   `json:"pageSize,omitempty"`
+	PageToken            string `json:"pageToken,omitempty"`
+	HistoryLength        *int   `json:"historyLength,omitempty"`
+	StatusTimestampAfter string `json:"statusTimestampAfter,omitempty"`
+	IncludeArtifacts     bool   `json:"includeArtifacts,omitempty"`
 }
 
 // DecodeSendMessageRequest reads the params of SendMessage (the body of
@@ -191,27 +215,21 @@ func isObject(b []byte) bool {
 	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}'
 }
 
+// config converts a config a client sent, checking what 1.0 requires.
 func (w *pushConfigWire) config(path string) (a2a.TaskPushNotificationConfig, error) {
-	c := a2a.TaskPushNotificationConfig{TaskID: w.TaskID, PushNotificationConfig: a2a.PushNotificationConfig{ID: w.ID, URL: w.URL, Token: w.Token}}
+	c := w.model()
 	if strings.TrimSpace(w.URL) == "" {
 		return c, a2a.InvalidParams(path+".url", "is required")
 	}
-	if a := w.Authentication; a != nil {
-		if strings.TrimSpace(a.Scheme) == "" {
-			return c, a2a.InvalidParams(path+".authentication.scheme", "is required")
-		}
-		c.PushNotificationConfig.Authentication = &a2a.PushAuthenticationInfo{Schemes: []string{a.Scheme}, Credentials: a.Credentials}
+	if a := w.Authentication; a != nil && strings.TrimSpace(a.Scheme) == "" {
+		return c, a2a.InvalidParams(path+".authentication.scheme", "is required")
 	}
 	return c, nil
 }
 
 // DecodeGetTaskRequest reads the params of GetTask.
 func DecodeGetTaskRequest(raw json.RawMessage) (a2a.TaskQueryParams, error) {
-	var w struct {
-		Tenant        string `json:"tenant"`
-		ID            string `json:"id"`
-		HistoryLength *int   `json:"historyLength"`
-	}
+	var w getTaskRequestWire
 	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
 		return a2a.TaskQueryParams{}, err
 	}
@@ -220,11 +238,7 @@ func DecodeGetTaskRequest(raw json.RawMessage) (a2a.TaskQueryParams, error) {
 
 // DecodeCancelTaskRequest reads the params of CancelTask.
 func DecodeCancelTaskRequest(raw json.RawMessage) (a2a.TaskIDParams, error) {
-	var w struct {
-		Tenant   string       `json:"tenant"`
-		ID       string       `json:"id"`
-		Metadata a2a.Metadata `json:"metadata"`
-	}
+	var w cancelTaskRequestWire
 	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
 		return a2a.TaskIDParams{}, err
 	}
@@ -259,16 +273,7 @@ func (q ListTasksQuery) Params() (a2a.ListTasksParams, error) {
 
 // DecodeListTasksRequest reads the params of ListTasks.
 func DecodeListTasksRequest(raw json.RawMessage) (a2a.ListTasksParams, error) {
-	var w struct {
-		Tenant               string `json:"tenant"`
-		ContextID            string `json:"contextId"`
-		Status               string `json:"status"`
-		PageSize             *int   `json:"pageSize"`
-		PageToken            string `json:"pageToken"`
-		HistoryLength        *int   `json:"historyLength"`
-		StatusTimestampAfter string `json:"statusTimestampAfter"`
-		IncludeArtifacts     bool   `json:"includeArtifacts"`
-	}
+	var w listTasksRequestWire
 	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		if err := jsonrpc.DecodeParams(raw, &w); err != nil {
 			return a2a.ListTasksParams{}, err
@@ -300,9 +305,9 @@ func DecodePushConfig(raw json.RawMessage, pathTaskID string) (a2a.TaskPushNotif
 }
 
 type pushConfigRef struct {
-	Tenant string `json:"tenant"`
+	Tenant string `json:"tenant,omitempty"`
 	TaskID string `json:"taskId"`
-	ID     string `json:"id"`
+	ID     string `json:"id,omitempty"`
 }
 
 func decodeRef(raw json.RawMessage) (pushConfigRef, error) {

@@ -218,7 +218,7 @@ func (r *runner) client(url string) *client.Client {
 		HTTPClient: r.env.HTTPClient,
 		Token:      r.common.token,
 		Binding:    r.common.binding,
-		Version:    r.common.protocol,
+		Version:    a2a.Version(r.common.protocol),
 	})
 }
 

@@ -30,7 +30,7 @@ func (r *runner) card(args []string) int {
 	if r.common.json {
 		return r.printJSON(card.Raw)
 	}
-	chosen, selErr := client.SelectInterface(card, r.common.protocol, r.common.binding)
+	chosen, selErr := client.SelectInterface(card, a2a.Version(r.common.protocol), r.common.binding)
 	printCard(r.out, card, chosen)
 	if selErr != nil {
 		fmt.Fprintf(r.errw, "a2a card: %v\n", selErr)

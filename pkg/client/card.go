@@ -10,12 +10,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
-// Protocol versions the client speaks.
-const (
-	Version03 = "0.3"
-	Version10 = "1.0"
-)
-
 // Bindings the client speaks (the card's transport / protocolBinding names).
 const (
 	BindingJSONRPC = a2a.TransportJSONRPC
@@ -33,9 +27,9 @@ type Interface struct {
 	// Binding is JSONRPC or HTTP+JSON (GRPC and others are listed but not
 	// used by this client).
 	Binding string `json:"binding"`
-	// Version is the protocol version, normalized to "0.3" or "1.0" (other
-	// versions are kept as the card wrote them).
-	Version string `json:"version"`
+	// Version is the protocol version, normalized to a2a.V03 or a2a.V10
+	// (other versions are kept as the card wrote them).
+	Version a2a.Version `json:"version"`
 	// Tenant is the 1.0 routing value copied into every request.
 	Tenant string `json:"tenant,omitempty"`
 }
@@ -90,9 +84,9 @@ func parseCard(body []byte) (*Card, error) {
 		c.Interfaces = append(c.Interfaces, i)
 	}
 	for _, si := range w.SupportedInterfaces {
-		add(Interface{URL: si.URL, Binding: strings.ToUpper(si.ProtocolBinding), Version: normalizeVersion(si.ProtocolVersion), Tenant: si.Tenant})
+		add(Interface{URL: si.URL, Binding: strings.ToUpper(si.ProtocolBinding), Version: a2a.NormalizeVersion(si.ProtocolVersion), Tenant: si.Tenant})
 	}
-	v03 := normalizeVersion(c.ProtocolVersion)
+	v03 := a2a.NormalizeVersion(c.ProtocolVersion)
 	if c.URL != "" {
 		t := c.PreferredTransport
 		if t == "" {
@@ -113,34 +107,21 @@ func parseCard(body []byte) (*Card, error) {
 	return c, nil
 }
 
-// normalizeVersion maps "1", "1.0", "1.0.1"... to "1.0" and "", "0.3",
-// "0.3.0"... to "0.3"; other versions are returned as they are.
-func normalizeVersion(v string) string {
-	v = strings.TrimSpace(v)
-	switch {
-	case v == "" || v == "0.3" || strings.HasPrefix(v, "0.3."):
-		return Version03
-	case v == "1" || v == "1.0" || strings.HasPrefix(v, "1.0."):
-		return Version10
-	}
-	return v
-}
-
 // usable reports whether the client can speak i.
 func usable(i Interface) bool {
-	return (i.Version == Version03 || i.Version == Version10) && (i.Binding == BindingJSONRPC || i.Binding == BindingREST)
+	return (i.Version == a2a.V03 || i.Version == a2a.V10) && (i.Binding == BindingJSONRPC || i.Binding == BindingREST)
 }
 
 // SelectInterface picks the interface to talk to. version and binding
 // restrict the choice when not empty. Without restrictions the newest
 // protocol version wins (1.0 before 0.3) and, within a version, the card's
 // order (its preference).
-func SelectInterface(c *Card, version, binding string) (Interface, error) {
+func SelectInterface(c *Card, version a2a.Version, binding string) (Interface, error) {
 	if version != "" {
-		version = normalizeVersion(version)
+		version = a2a.NormalizeVersion(string(version))
 	}
 	binding = canonicalBinding(binding)
-	for _, want := range []string{Version10, Version03} {
+	for _, want := range []a2a.Version{a2a.V10, a2a.V03} {
 		if version != "" && version != want {
 			continue
 		}
@@ -155,7 +136,7 @@ func SelectInterface(c *Card, version, binding string) (Interface, error) {
 		offered = append(offered, fmt.Sprintf("%s %s at %s", i.Binding, i.Version, i.URL))
 	}
 	return Interface{}, fmt.Errorf("the agent card offers no interface this client can use (wanted version %q, binding %q); it offers: %s",
-		orAny(version), orAny(binding), strings.Join(offered, "; "))
+		orAny(string(version)), orAny(binding), strings.Join(offered, "; "))
 }
 
 func orAny(s string) string {

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
 // Defaults.
@@ -32,9 +33,10 @@ type Options struct {
 	// Token is sent as "Authorization: Bearer <Token>" on every request
 	// (the card fetch included). It is never logged.
 	Token string
-	// Version restricts the protocol version ("0.3" or "1.0"); empty lets
+	// Version restricts the protocol version (a2a.V03 or a2a.V10; "1",
+	// "1.0.1"... are read as a2a.NormalizeVersion reads them); empty lets
 	// the card decide (1.0 when offered).
-	Version string
+	Version a2a.Version
 	// Binding restricts the binding ("JSONRPC" or "HTTP+JSON"; "jsonrpc"
 	// and "rest" are accepted); empty follows the card's preference.
 	Binding string
@@ -61,6 +63,14 @@ type Client struct {
 	mu   sync.Mutex
 	card *Card
 	ep   *Interface
+	sess *session
+}
+
+// session is how the client talks to the chosen interface: its version's
+// wire and its binding's transport, chosen once.
+type session struct {
+	proto protocol
+	tr    transport
 }
 
 // New returns a client of the agent at target: its base URL (the card is
@@ -80,11 +90,34 @@ func New(target string, opts Options) *Client {
 	}
 	if opts.Endpoint != nil {
 		ep := *opts.Endpoint
-		ep.Version = normalizeVersion(ep.Version)
+		ep.Version = a2a.NormalizeVersion(string(ep.Version))
 		ep.Binding = canonicalBinding(ep.Binding)
 		c.ep = &ep
 	}
 	return c
+}
+
+// session returns the session of the chosen interface, choosing it on
+// first use.
+func (c *Client) session(ctx context.Context) (*session, error) {
+	c.mu.Lock()
+	s := c.sess
+	c.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	ep, err := c.Endpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !usable(ep) {
+		return nil, fmt.Errorf("this client speaks A2A 0.3 and 1.0 over JSONRPC and HTTP+JSON, not %s %s", ep.Binding, ep.Version)
+	}
+	s = &session{proto: newProtocol(ep.Version, ep.Tenant), tr: c.newTransport(ep)}
+	c.mu.Lock()
+	c.sess = s
+	c.mu.Unlock()
+	return s, nil
 }
 
 // Endpoint returns the interface the client talks to, fetching the card
@@ -174,80 +207,35 @@ func (c *Client) roundTrip(req *http.Request) (*http.Response, []byte, error) {
 	return resp, body, nil
 }
 
-func setProtocolHeaders(req *http.Request, ep Interface) {
+// prepare sets the headers every protocol request carries.
+func (c *Client) prepare(req *http.Request, ep Interface) {
 	req.Header.Set("Accept", "application/json, application/a2a+json")
-	if ep.Version == Version10 {
-		req.Header.Set("A2A-Version", Version10)
+	if ep.Version == a2a.V10 {
+		req.Header.Set(a2a.HeaderVersion, string(a2a.V10))
 	}
-}
-
-// rpcRequest is a JSON-RPC 2.0 request.
-type rpcRequest struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      int64  `json:"id"`
-	Method  string `json:"method"`
-	Params  any    `json:"params,omitempty"`
-}
-
-// rpcResponse is a JSON-RPC 2.0 response.
-type rpcResponse struct {
-	Result json.RawMessage `json:"result"`
-	Error  *rpcError       `json:"error"`
-}
-
-// callRPC calls method on ep with params and decodes the result into out
-// (when out is not nil).
-// restCall is an operation's HTTP+JSON request: verb, path (below the
-// endpoint's URL and tenant), query and body.
-type restCall struct {
-	verb  string
-	path  string
-	query url.Values
-	body  any
-}
-
-// call sends one operation over the endpoint's binding: the JSON-RPC
-// method with params, or the REST request, decoding the result into out.
-func (c *Client) call(ctx context.Context, ep Interface, method string, params any, rest restCall, out any) error {
-	if ep.Binding == BindingJSONRPC {
-		return c.callRPC(ctx, ep, method, params, out)
-	}
-	return c.callREST(ctx, ep, rest.verb, rest.path, rest.query, rest.body, out)
-}
-
-func (c *Client) callRPC(ctx context.Context, ep Interface, method string, params, out any) error {
-	body, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: c.ids.Add(1), Method: method, Params: params})
-	if err != nil {
-		return fmt.Errorf("%s: encode request: %w", method, err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("%s: %w", method, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	setProtocolHeaders(req, ep)
 	c.authorize(req)
-	resp, rb, err := c.roundTrip(req)
+}
+
+// call sends one operation over the chosen interface: build makes the
+// request from the version's wire, read decodes the answer with it.
+func call[T any](ctx context.Context, c *Client, build func(protocol) (operation, json.RawMessage, error), read func(protocol, json.RawMessage) (T, error)) (T, error) {
+	var zero T
+	s, err := c.session(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: %w", method, err)
+		return zero, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return httpError(method, resp.StatusCode, rb)
+	op, params, err := build(s.proto)
+	if err != nil {
+		return zero, err
 	}
-	var r rpcResponse
-	if err := json.Unmarshal(rb, &r); err != nil {
-		return fmt.Errorf("%s: the answer is not a JSON-RPC response (%s): %w", method, snippet(rb), err)
+	raw, err := s.tr.do(ctx, op, params)
+	if err != nil {
+		return zero, err
 	}
-	if r.Error != nil {
-		return r.Error.toError(method)
+	if read == nil {
+		return zero, nil
 	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(r.Result, out); err != nil {
-		return fmt.Errorf("%s: decode result: %w", method, err)
-	}
-	return nil
+	return read(s.proto, raw)
 }
 
 // CallJSONRPC calls an extension method over the agent's JSON-RPC interface
@@ -258,53 +246,18 @@ func (c *Client) CallJSONRPC(ctx context.Context, method string, params, out any
 	if err != nil {
 		return err
 	}
-	return c.callRPC(ctx, ep, method, params, out)
-}
-
-// callREST sends one REST request. path is relative to the interface URL,
-// without the version prefix (added for 0.3) or the tenant.
-func (c *Client) callREST(ctx context.Context, ep Interface, verb, path string, query url.Values, in, out any) error {
-	base := strings.TrimRight(ep.URL, "/")
-	if ep.Tenant != "" {
-		base += "/" + url.PathEscape(ep.Tenant)
-	}
-	if ep.Version == Version03 {
-		base += "/v1"
-	}
-	u := base + path
-	if len(query) > 0 {
-		u += "?" + query.Encode()
-	}
-	op := verb + " " + path
-	var rd io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("%s: encode request: %w", op, err)
+	var body json.RawMessage
+	if params != nil {
+		if body, err = json.Marshal(params); err != nil {
+			return fmt.Errorf("%s: encode request: %w", method, err)
 		}
-		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, verb, u, rd)
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+	raw, err := c.newTransport(ep).do(ctx, operation{method: method}, body)
+	if err != nil || out == nil {
+		return err
 	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	setProtocolHeaders(req, ep)
-	c.authorize(req)
-	resp, rb, err := c.roundTrip(req)
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return httpError(op, resp.StatusCode, rb)
-	}
-	if out == nil || len(bytes.TrimSpace(rb)) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(rb, out); err != nil {
-		return fmt.Errorf("%s: decode response: %w", op, err)
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("%s: decode result: %w", method, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
 )
 
 // ErrUnauthenticated matches (errors.Is) an Error whose HTTP status is 401:
@@ -73,43 +76,11 @@ func (e *Error) Is(target error) bool {
 	return target == ErrUnauthenticated && e.HTTPStatus == http.StatusUnauthorized
 }
 
-// codeForReason maps an ErrorInfo reason back to its A2A code, or 0.
-func codeForReason(reason string) a2a.Code {
-	if reason == "" {
-		return 0
-	}
-	for _, c := range []a2a.Code{
-		a2a.CodeParseError, a2a.CodeInvalidRequest, a2a.CodeMethodNotFound, a2a.CodeInvalidParams, a2a.CodeInternal,
-		a2a.CodeTaskNotFound, a2a.CodeTaskNotCancelable, a2a.CodePushNotificationNotSupported,
-		a2a.CodeUnsupportedOperation, a2a.CodeContentTypeNotSupported, a2a.CodeInvalidAgentResponse,
-		a2a.CodeExtendedCardNotConfigured, a2a.CodeExtensionSupportRequired, a2a.CodeVersionNotSupported,
-		a2a.CodeContextNotFound, a2a.CodeContextNotCancelable, a2a.CodeSkillNotFound,
-	} {
-		if c.Reason() == reason {
-			return c
-		}
-	}
-	return 0
-}
-
-// errorInfoType is the @type of a google.rpc.ErrorInfo detail.
-const errorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
-
-// detail is one entry of a 1.0 error.data array or a google.rpc.Status's
-// details: a ProtoJSON Any.
-type detail struct {
-	Type     string            `json:"@type"`
-	Reason   string            `json:"reason"`
-	Domain   string            `json:"domain"`
-	Metadata map[string]string `json:"metadata"`
-}
-
-// fromDetails finds the ErrorInfo among details and returns its reason and
-// metadata.
-func fromDetails(details []json.RawMessage) (string, map[string]any) {
-	for _, raw := range details {
-		var d detail
-		if json.Unmarshal(raw, &d) != nil || d.Type != errorInfoType {
+// fromDetails finds the google.rpc.ErrorInfo among the details of a 1.0
+// error and returns its reason and metadata.
+func fromDetails(details []a2av1.ErrorInfo) (string, map[string]any) {
+	for _, d := range details {
+		if d.Type != a2av1.ErrorInfoType {
 			continue
 		}
 		var md map[string]any
@@ -124,20 +95,14 @@ func fromDetails(details []json.RawMessage) (string, map[string]any) {
 	return "", nil
 }
 
-// rpcError is a JSON-RPC error object. Data is a free-form value under 0.3
-// and an array of ProtoJSON Any objects under 1.0.
-type rpcError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
-func (r *rpcError) toError(op string) *Error {
-	e := &Error{Op: op, HTTPStatus: http.StatusOK, Code: a2a.Code(r.Code), Message: r.Message}
-	data := []byte(strings.TrimSpace(string(r.Data)))
+// rpcError reads a JSON-RPC error object. Its data is a free-form object
+// under 0.3 and an array of ProtoJSON Any details under 1.0.
+func rpcError(op string, status int, r *jsonrpc.ResponseError) *Error {
+	e := &Error{Op: op, HTTPStatus: status, Code: a2a.Code(r.Code), Message: r.Message}
+	data := bytes.TrimSpace(r.Data)
 	switch {
 	case len(data) > 0 && data[0] == '[':
-		var details []json.RawMessage
+		var details []a2av1.ErrorInfo
 		if json.Unmarshal(data, &details) == nil {
 			e.Reason, e.Data = fromDetails(details)
 		}
@@ -153,16 +118,6 @@ func (r *rpcError) toError(op string) *Error {
 	return e
 }
 
-// statusBody is a google.rpc.Status error body (AIP-193).
-type statusBody struct {
-	Error *struct {
-		Code    int               `json:"code"`
-		Status  string            `json:"status"`
-		Message string            `json:"message"`
-		Details []json.RawMessage `json:"details"`
-	} `json:"error"`
-}
-
 // problemBody is an RFC 9457 problem document, the REST error body of some
 // A2A 0.3 servers.
 type problemBody struct {
@@ -175,11 +130,13 @@ type problemBody struct {
 // body, a problem document, or anything else (quoted, truncated).
 func httpError(op string, status int, body []byte) *Error {
 	e := &Error{Op: op, HTTPStatus: status}
-	var sb statusBody
+	var sb struct {
+		Error *a2av1.StatusError `json:"error"`
+	}
 	if json.Unmarshal(body, &sb) == nil && sb.Error != nil {
 		e.Message = sb.Error.Message
 		e.Reason, e.Data = fromDetails(sb.Error.Details)
-		e.Code = codeForReason(e.Reason)
+		e.Code = a2a.CodeOfReason(e.Reason)
 		return e
 	}
 	var pb problemBody
@@ -189,12 +146,10 @@ func httpError(op string, status int, body []byte) *Error {
 		return e
 	}
 	var rpc struct {
-		Error *rpcError `json:"error"`
+		Error *jsonrpc.ResponseError `json:"error"`
 	}
 	if json.Unmarshal(body, &rpc) == nil && rpc.Error != nil && rpc.Error.Code != 0 {
-		re := rpc.Error.toError(op)
-		re.HTTPStatus = status
-		return re
+		return rpcError(op, status, rpc.Error)
 	}
 	e.Message = snippet(body)
 	return e

@@ -61,8 +61,8 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 // a fake server that speaks their contract (our server does not serve them
 // yet), over 0.3 and 1.0 JSON-RPC.
 func TestInterruptCallbacks(t *testing.T) {
-	for _, version := range []string{client.Version03, client.Version10} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []a2a.Version{a2a.V03, a2a.V10} {
+		t.Run(string(version), func(t *testing.T) {
 			f := &fake{}
 			url := f.start(t, func(w http.ResponseWriter, c fakeCall) {
 				params := c.Body["params"].(map[string]any)
@@ -83,7 +83,7 @@ func TestInterruptCallbacks(t *testing.T) {
 			assert.Equal(t, "a2a.interrupt.permission.reply", call.Body["method"])
 			assert.Equal(t, map[string]any{"request_id": "perm-1", "reply": "always", "message": "go ahead"}, call.Body["params"])
 			assert.Equal(t, "Bearer tok", call.Auth)
-			if version == client.Version10 {
+			if version == a2a.V10 {
 				assert.Equal(t, "1.0", call.Version)
 			} else {
 				assert.Empty(t, call.Version)
@@ -135,7 +135,7 @@ func TestErrorBodies(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		binding    string
-		version    string
+		version    a2a.Version
 		status     int
 		body       string
 		code       a2a.Code

@@ -80,16 +80,16 @@ func TestLocalServer(t *testing.T) {
 	t.Cleanup(proxy.Close)
 
 	for _, tc := range []struct {
-		version string
+		version a2a.Version
 		binding string
 		prefix  string // path prefix of every protocol call
 	}{
-		{client.Version03, client.BindingJSONRPC, "POST /"},
-		{client.Version03, client.BindingREST, "/rest/v1/"},
-		{client.Version10, client.BindingJSONRPC, "POST /"},
-		{client.Version10, client.BindingREST, "/rest/"},
+		{a2a.V03, client.BindingJSONRPC, "POST /"},
+		{a2a.V03, client.BindingREST, "/rest/v1/"},
+		{a2a.V10, client.BindingJSONRPC, "POST /"},
+		{a2a.V10, client.BindingREST, "/rest/"},
 	} {
-		t.Run(tc.version+"/"+tc.binding, func(t *testing.T) {
+		t.Run(string(tc.version)+"/"+tc.binding, func(t *testing.T) {
 			c := client.New(proxy.URL, client.Options{Token: "s3cret", Binding: tc.binding, Version: tc.version})
 			ctx := ctxT(t)
 			ep, err := c.Endpoint(ctx)
@@ -268,10 +268,10 @@ func TestCardRevalidation(t *testing.T) {
 	require.Len(t, first.Interfaces, 4)
 	ep, err := client.SelectInterface(first, "", "")
 	require.NoError(t, err)
-	assert.Equal(t, client.Interface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: client.Version10}, ep)
-	ep, err = client.SelectInterface(first, client.Version03, "")
+	assert.Equal(t, client.Interface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: a2a.V10}, ep)
+	ep, err = client.SelectInterface(first, a2a.V03, "")
 	require.NoError(t, err)
-	assert.Equal(t, client.Interface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: client.Version03}, ep)
+	assert.Equal(t, client.Interface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
 }
 
 type statusWriter struct {

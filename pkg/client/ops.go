@@ -3,11 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strconv"
 
 	"github.com/google/uuid"
 
@@ -32,35 +28,9 @@ func (c *Client) SendMessage(ctx context.Context, p a2a.MessageSendParams) (*Sen
 	if p.Message.Role == "" {
 		p.Message.Role = a2a.RoleUser
 	}
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case ep.Version == Version10:
-		var w v1SendResult
-		req := toV1SendRequest(ep.Tenant, p)
-		err = c.call(ctx, ep, "SendMessage", req, restCall{http.MethodPost, "/message:send", nil, req}, &w)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case w.Task != nil:
-			t := fromV1Task(*w.Task)
-			return &SendResult{Task: &t}, nil
-		case w.Message != nil:
-			m := fromV1Message(*w.Message)
-			return &SendResult{Message: &m}, nil
-		}
-		return nil, errors.New("SendMessage: the result holds neither a task nor a message")
-	default:
-		var raw json.RawMessage
-		err = c.call(ctx, ep, a2a.MethodMessageSend, p, restCall{http.MethodPost, "/message:send", nil, p}, &raw)
-		if err != nil {
-			return nil, err
-		}
-		return decodeSendResult03(raw)
-	}
+	return call(ctx, c,
+		func(w protocol) (operation, json.RawMessage, error) { return w.sendMessage(p) },
+		protocol.sendResult)
 }
 
 // decodeSendResult03 reads a 0.3 send result: a Task or a Message (told by
@@ -100,134 +70,25 @@ func decodeSendResult03(raw json.RawMessage) (*SendResult, error) {
 
 // GetTask reads a task (tasks/get, GetTask, GET tasks/{id}).
 func (c *Client) GetTask(ctx context.Context, p a2a.TaskQueryParams) (*a2a.Task, error) {
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	query := url.Values{}
-	if p.HistoryLength != nil {
-		query.Set("historyLength", strconv.Itoa(*p.HistoryLength))
-	}
-	path := "/tasks/" + url.PathEscape(p.ID)
-	switch {
-	case ep.Version == Version10:
-		var w v1Task
-		err = c.call(ctx, ep, "GetTask", v1GetRequest{Tenant: ep.Tenant, ID: p.ID, HistoryLength: p.HistoryLength}, restCall{http.MethodGet, path, query, nil}, &w)
-		if err != nil {
-			return nil, err
-		}
-		t := fromV1Task(w)
-		return &t, nil
-	default:
-		var t a2a.Task
-		err = c.call(ctx, ep, a2a.MethodTasksGet, p, restCall{http.MethodGet, path, query, nil}, &t)
-		if err != nil {
-			return nil, err
-		}
-		return &t, nil
-	}
+	return call(ctx, c, func(w protocol) (operation, json.RawMessage, error) { return w.getTask(p) }, protocol.task)
 }
 
 // ListTasks lists the caller's tasks, newest first (tasks/list, ListTasks,
 // GET tasks).
 func (c *Client) ListTasks(ctx context.Context, p a2a.ListTasksParams) (*a2a.ListTasksResult, error) {
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	query := url.Values{}
-	set := func(k, v string) {
-		if v != "" {
-			query.Set(k, v)
-		}
-	}
-	set("contextId", p.ContextID)
-	set("pageToken", p.PageToken)
-	set("statusTimestampAfter", p.StatusTimestampAfter)
-	if p.PageSize != nil {
-		set("pageSize", strconv.Itoa(*p.PageSize))
-	}
-	if p.HistoryLength != nil {
-		set("historyLength", strconv.Itoa(*p.HistoryLength))
-	}
-	if p.IncludeArtifacts {
-		set("includeArtifacts", "true")
-	}
-	switch {
-	case ep.Version == Version10:
-		set("status", v1State(p.Status))
-		var w v1ListResponse
-		err = c.call(ctx, ep, "ListTasks", toV1ListRequest(ep.Tenant, p), restCall{http.MethodGet, "/tasks", query, nil}, &w)
-		if err != nil {
-			return nil, err
-		}
-		return fromV1List(w), nil
-	default:
-		set("status", string(p.Status))
-		var r a2a.ListTasksResult
-		err = c.call(ctx, ep, a2a.MethodTasksList, p, restCall{http.MethodGet, "/tasks", query, nil}, &r)
-		if err != nil {
-			return nil, err
-		}
-		if r.Tasks == nil {
-			r.Tasks = []a2a.Task{}
-		}
-		return &r, nil
-	}
+	return call(ctx, c, func(w protocol) (operation, json.RawMessage, error) { return w.listTasks(p) }, protocol.taskList)
 }
 
 // CancelTask cancels a task (tasks/cancel, CancelTask, POST
 // tasks/{id}:cancel) and returns it.
 func (c *Client) CancelTask(ctx context.Context, p a2a.TaskIDParams) (*a2a.Task, error) {
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	path := "/tasks/" + url.PathEscape(p.ID) + ":cancel"
-	switch {
-	case ep.Version == Version10:
-		var w v1Task
-		req := v1CancelRequest{Tenant: ep.Tenant, ID: p.ID, Metadata: p.Metadata}
-		err = c.call(ctx, ep, "CancelTask", req, restCall{http.MethodPost, path, nil, req}, &w)
-		if err != nil {
-			return nil, err
-		}
-		t := fromV1Task(w)
-		return &t, nil
-	default:
-		var t a2a.Task
-		err = c.call(ctx, ep, a2a.MethodTasksCancel, p, restCall{http.MethodPost, path, nil, p}, &t)
-		if err != nil {
-			return nil, err
-		}
-		return &t, nil
-	}
+	return call(ctx, c, func(w protocol) (operation, json.RawMessage, error) { return w.cancelTask(p) }, protocol.task)
 }
 
 // ExtendedCard fetches the authenticated extended card
 // (agent/getAuthenticatedExtendedCard, GetExtendedAgentCard, GET card).
 func (c *Client) ExtendedCard(ctx context.Context) (*Card, error) {
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var raw json.RawMessage
-	switch {
-	case ep.Version == Version10 && ep.Binding == BindingJSONRPC:
-		err = c.callRPC(ctx, ep, "GetExtendedAgentCard", struct {
-			Tenant string `json:"tenant,omitempty"`
-		}{ep.Tenant}, &raw)
-	case ep.Version == Version10:
-		err = c.callREST(ctx, ep, http.MethodGet, "/extendedAgentCard", nil, nil, &raw)
-	case ep.Binding == BindingJSONRPC:
-		err = c.callRPC(ctx, ep, a2a.MethodGetExtendedCard, nil, &raw)
-	default:
-		err = c.callREST(ctx, ep, http.MethodGet, "/card", nil, nil, &raw)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return parseCard(raw)
+	return call(ctx, c, protocol.extendedCard, func(_ protocol, raw json.RawMessage) (*Card, error) { return parseCard(raw) })
 }
 
 // SetPushConfig registers a push notification config on a task
@@ -235,78 +96,17 @@ func (c *Client) ExtendedCard(ctx context.Context) (*Card, error) {
 // tasks/{id}/pushNotificationConfigs). Over 0.3 REST the body is the
 // TaskPushNotificationConfig, as the JSON-RPC params.
 func (c *Client) SetPushConfig(ctx context.Context, cfg a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	path := "/tasks/" + url.PathEscape(cfg.TaskID) + "/pushNotificationConfigs"
-	if ep.Version == Version10 {
-		var w v1PushConfig
-		req := toV1PushConfig(ep.Tenant, cfg)
-		err = c.call(ctx, ep, "CreateTaskPushNotificationConfig", req, restCall{http.MethodPost, path, nil, req}, &w)
-		if err != nil {
-			return nil, err
-		}
-		out := fromV1PushConfig(w)
-		return &out, nil
-	}
-	var out a2a.TaskPushNotificationConfig
-	err = c.call(ctx, ep, a2a.MethodPushConfigSet, cfg, restCall{http.MethodPost, path, nil, cfg}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call(ctx, c, func(w protocol) (operation, json.RawMessage, error) { return w.setPushConfig(cfg) }, protocol.pushConfig)
 }
 
 // GetPushConfig reads one push notification config of a task.
 func (c *Client) GetPushConfig(ctx context.Context, p a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error) {
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	path := "/tasks/" + url.PathEscape(p.ID) + "/pushNotificationConfigs/" + url.PathEscape(p.PushNotificationConfigID)
-	if ep.Version == Version10 {
-		var w v1PushConfig
-		err = c.call(ctx, ep, "GetTaskPushNotificationConfig", v1PushConfigRef{Tenant: ep.Tenant, TaskID: p.ID, ID: p.PushNotificationConfigID}, restCall{http.MethodGet, path, nil, nil}, &w)
-		if err != nil {
-			return nil, err
-		}
-		out := fromV1PushConfig(w)
-		return &out, nil
-	}
-	var out a2a.TaskPushNotificationConfig
-	err = c.call(ctx, ep, a2a.MethodPushConfigGet, p, restCall{http.MethodGet, path, nil, nil}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call(ctx, c, func(w protocol) (operation, json.RawMessage, error) { return w.getPushConfig(p) }, protocol.pushConfig)
 }
 
 // ListPushConfigs lists the push notification configs of a task.
 func (c *Client) ListPushConfigs(ctx context.Context, taskID string) ([]a2a.TaskPushNotificationConfig, error) {
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return nil, err
-	}
-	path := "/tasks/" + url.PathEscape(taskID) + "/pushNotificationConfigs"
-	if ep.Version == Version10 {
-		var w v1PushConfigList
-		err = c.call(ctx, ep, "ListTaskPushNotificationConfigs", v1PushConfigRef{Tenant: ep.Tenant, TaskID: taskID}, restCall{http.MethodGet, path, nil, nil}, &w)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]a2a.TaskPushNotificationConfig, 0, len(w.Configs))
-		for _, cfg := range w.Configs {
-			out = append(out, fromV1PushConfig(cfg))
-		}
-		return out, nil
-	}
-	var raw json.RawMessage
-	err = c.call(ctx, ep, a2a.MethodPushConfigList, a2a.ListTaskPushNotificationConfigParams{ID: taskID}, restCall{http.MethodGet, path, nil, nil}, &raw)
-	if err != nil {
-		return nil, err
-	}
-	return decodePushList03(raw)
+	return call(ctx, c, func(w protocol) (operation, json.RawMessage, error) { return w.listPushConfigs(taskID) }, protocol.pushConfigList)
 }
 
 // decodePushList03 reads a 0.3 list of push configs: an array (JSON-RPC) or
@@ -333,18 +133,8 @@ func decodePushList03(raw json.RawMessage) ([]a2a.TaskPushNotificationConfig, er
 
 // DeletePushConfig deletes one push notification config of a task.
 func (c *Client) DeletePushConfig(ctx context.Context, p a2a.DeleteTaskPushNotificationConfigParams) error {
-	ep, err := c.Endpoint(ctx)
-	if err != nil {
-		return err
-	}
-	path := "/tasks/" + url.PathEscape(p.ID) + "/pushNotificationConfigs/" + url.PathEscape(p.PushNotificationConfigID)
-	switch {
-	case ep.Binding == BindingREST:
-		return c.callREST(ctx, ep, http.MethodDelete, path, nil, nil, nil)
-	case ep.Version == Version10:
-		return c.callRPC(ctx, ep, "DeleteTaskPushNotificationConfig", v1PushConfigRef{Tenant: ep.Tenant, TaskID: p.ID, ID: p.PushNotificationConfigID}, nil)
-	}
-	return c.callRPC(ctx, ep, a2a.MethodPushConfigDelete, p, nil)
+	_, err := call[struct{}](ctx, c, func(w protocol) (operation, json.RawMessage, error) { return w.deletePushConfig(p) }, nil)
+	return err
 }
 
 // Interrupt callback methods (JSON-RPC extension methods).

@@ -155,7 +155,7 @@ func TestOfficialV1Server(t *testing.T) {
 			assert.Len(t, card.Interfaces, 2)
 			ep, err := c.Endpoint(ctx)
 			require.NoError(t, err)
-			assert.Equal(t, client.Version10, ep.Version)
+			assert.Equal(t, a2a.V10, ep.Version)
 			assert.Equal(t, tc.want, ep.Binding)
 			log.take()
 

@@ -160,7 +160,7 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	remote := client.New(cfg.URL, client.Options{Token: cfg.Token, Binding: cfg.Binding, Version: cfg.Protocol, HTTPClient: cfg.HTTPClient})
+	remote := client.New(cfg.URL, client.Options{Token: cfg.Token, Binding: cfg.Binding, Version: a2a.Version(cfg.Protocol), HTTPClient: cfg.HTTPClient})
 	return &Agent{cfg: cfg, remote: remote}, nil
 }
 
