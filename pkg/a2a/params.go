@@ -21,10 +21,10 @@ type MessageSendParams struct {
 	Message       Message                   `json:"message"`
 	Configuration *MessageSendConfiguration `json:"configuration,omitempty"`
 	Metadata      Metadata                  `json:"metadata,omitempty"`
-	// Protocol is the A2A version of the request ("0.3" or "1.0"), set by
+	// Protocol is the A2A version of the request (V03 or V10), set by
 	// the edge, not the wire: it chooses the body of the notifications of
 	// an inline push config.
-	Protocol string `json:"-"`
+	Protocol Version `json:"-"`
 }
 
 // MessageSendConfiguration tunes how message/send answers.

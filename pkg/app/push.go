@@ -53,8 +53,8 @@ func pushIssuer(cfg config.Config, local bool) string {
 // pushBodies renders the notification bodies of configs registered under
 // versions other than 0.3 (notify.TaskBody): under A2A 1.0, a
 // StreamResponse {"task": ...} sent as application/a2a+json.
-func pushBodies() map[string]notify.Body {
-	return map[string]notify.Body{service.ProtocolV10: func(t *a2a.Task) (string, []byte, error) {
+func pushBodies() map[a2a.Version]notify.Body {
+	return map[a2a.Version]notify.Body{a2a.V10: func(t *a2a.Task) (string, []byte, error) {
 		b, err := a2av1.TaskNotification(t)
 		return a2av1.ContentType, b, err
 	}}

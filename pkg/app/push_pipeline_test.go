@@ -57,7 +57,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: eventsOwner, Task: a2a.Task{
 		ID: "t-pipe", ContextID: "c-pipe", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-pipe", TaskID: "t-pipe", ContextID: "c-pipe", Parts: []a2a.Part{a2a.TextPart("long 1")}}},
-	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: service.ProtocolV03}}}))
+	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: a2a.V03}}}))
 	for _, u := range []service.Update{
 		{TaskID: "t-pipe", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: agentSays("Step 1 of 1"), Timestamp: now()}},
 		{TaskID: "t-pipe", Checkpoint: []byte(`{"step":1}`)},

@@ -40,7 +40,7 @@ type Service interface {
 	ReplyQuestion(ctx context.Context, owner string, p a2a.QuestionReplyParams) (*a2a.InterruptReplyResult, error)
 	RejectQuestion(ctx context.Context, owner string, p a2a.QuestionRejectParams) (*a2a.InterruptReplyResult, error)
 	ListInterrupts(ctx context.Context, owner string, p a2a.ListInterruptsParams) (*a2a.ListInterruptsResult, error)
-	SetPushConfig(ctx context.Context, owner, protocol string, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error)
+	SetPushConfig(ctx context.Context, owner string, protocol a2a.Version, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error)
 	GetPushConfig(ctx context.Context, owner string, p a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error)
 	ListPushConfigs(ctx context.Context, owner string, p a2a.ListTaskPushNotificationConfigParams) ([]a2a.TaskPushNotificationConfig, error)
 	DeletePushConfig(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) error

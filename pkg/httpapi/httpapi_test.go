@@ -407,7 +407,7 @@ func (brokenService) RejectQuestion(context.Context, string, a2a.QuestionRejectP
 func (brokenService) ListInterrupts(context.Context, string, a2a.ListInterruptsParams) (*a2a.ListInterruptsResult, error) {
 	return nil, errSecret
 }
-func (brokenService) SetPushConfig(context.Context, string, string, a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
+func (brokenService) SetPushConfig(context.Context, string, a2a.Version, a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
 	return nil, errSecret
 }
 func (brokenService) GetPushConfig(context.Context, string, a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error) {

@@ -76,7 +76,7 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 			if err := decodeParams(raw, &p); err != nil {
 				return nil, err
 			}
-			return h.svc.SetPushConfig(r.Context(), c.id.Owner, string(c.wire.version), p)
+			return h.svc.SetPushConfig(r.Context(), c.id.Owner, c.wire.version, p)
 		},
 		a2a.MethodPushConfigGet:  call0(h.svc.GetPushConfig),
 		a2a.MethodPushConfigList: call0(h.svc.ListPushConfigs),
@@ -109,7 +109,7 @@ func (h *handler) extensionMethods() map[string]rpcMethod {
 // the version (it chooses the body of an inline push config's
 // notifications) and, on /orchestrate, the session's context.
 func (h *handler) send(r *http.Request, c call, p a2a.MessageSendParams) (*a2a.Task, error) {
-	p.Protocol = string(c.wire.version)
+	p.Protocol = c.wire.version
 	if err := c.bindSession(&p); err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func (h *handler) rpcMethods10() map[string]rpcMethod {
 			if err != nil {
 				return nil, err
 			}
-			res, err := h.svc.SetPushConfig(r.Context(), c.id.Owner, string(a2a.V10), p)
+			res, err := h.svc.SetPushConfig(r.Context(), c.id.Owner, a2a.V10, p)
 			if err != nil {
 				return nil, err
 			}

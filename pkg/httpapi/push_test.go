@@ -71,7 +71,7 @@ func TestPushConfigsOverJSONRPC(t *testing.T) {
 	stored, err := store.GetPushConfig(t.Context(), taskID, "c1")
 	require.NoError(t, err)
 	assert.Equal(t, "tok", stored.Config.Token)
-	assert.Equal(t, service.ProtocolV03, stored.ProtocolVersion)
+	assert.Equal(t, a2a.V03, stored.ProtocolVersion)
 
 	m = rpc(t, srv, aliceToken, "tasks/pushNotificationConfig/get", `{"id":"`+taskID+`","pushNotificationConfigId":"c1"}`)
 	assert.Equal(t, want, m["result"])

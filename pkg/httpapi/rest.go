@@ -132,7 +132,7 @@ func (h *handler) restSetPushConfig(w http.ResponseWriter, r *http.Request, c ca
 		h.restError(w, r, err, "rest set push config")
 		return
 	}
-	res, err := h.svc.SetPushConfig(r.Context(), c.id.Owner, string(c.wire.version), p)
+	res, err := h.svc.SetPushConfig(r.Context(), c.id.Owner, c.wire.version, p)
 	if err != nil {
 		h.restError(w, r, err, "rest set push config")
 		return

@@ -256,7 +256,7 @@ type PushConfig struct {
 	Config a2a.PushNotificationConfig
 	// ProtocolVersion is the A2A version the config was registered under
 	// ("0.3" or "1.0"): it chooses the notifications' body.
-	ProtocolVersion string
+	ProtocolVersion a2a.Version
 	CreatedAt       time.Time
 	// Delivery is the last delivery to this webhook, or nil.
 	Delivery *DeliveryRecord

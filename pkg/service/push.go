@@ -17,13 +17,6 @@ const Redacted = "[redacted]"
 // MaxPushConfigIDLength bounds a client-chosen push config id.
 const MaxPushConfigIDLength = 128
 
-// Protocol versions a push config can be registered under: they choose the
-// body of its notifications.
-const (
-	ProtocolV03 = "0.3"
-	ProtocolV10 = "1.0"
-)
-
 // PushConfigChecker vets a webhook registration before it is stored: the
 // URL policy (push.CheckConfig with the deployment's egress policy) and the
 // secrets' limits. Its error message says what is wrong, without repeating
@@ -33,9 +26,9 @@ type PushConfigChecker func(a2a.PushNotificationConfig) error
 // SetPushConfig implements tasks/pushNotificationConfig/set: it stores the
 // config for one of the caller's tasks (replacing the task's config with the
 // same id; a config without an id gets a generated one) and returns it with
-// its secrets redacted. protocol is the A2A version of the request
-// (ProtocolV03 or ProtocolV10).
-func (s *Service) SetPushConfig(ctx context.Context, owner, protocol string, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
+// its secrets redacted. protocol is the A2A version of the request: the
+// config keeps it, and its notifications are sent in that version's shape.
+func (s *Service) SetPushConfig(ctx context.Context, owner string, protocol a2a.Version, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
 	if err := s.pushTask(ctx, owner, p.TaskID, "params.taskId"); err != nil {
 		return nil, err
 	}
@@ -141,7 +134,7 @@ func (s *Service) pushEnabled() error {
 }
 
 // newPushConfig checks a registration and returns it ready to store.
-func (s *Service) newPushConfig(taskID, protocol string, cfg a2a.PushNotificationConfig, field string) (PushConfig, error) {
+func (s *Service) newPushConfig(taskID string, protocol a2a.Version, cfg a2a.PushNotificationConfig, field string) (PushConfig, error) {
 	if cfg.ID == "" {
 		cfg.ID = s.newID()
 	} else if reason := checkConfigID(cfg.ID); reason != "" {
@@ -156,7 +149,7 @@ func (s *Service) newPushConfig(taskID, protocol string, cfg a2a.PushNotificatio
 		}
 	}
 	if protocol == "" {
-		protocol = ProtocolV03
+		protocol = a2a.V03
 	}
 	return PushConfig{TaskID: taskID, Config: cfg, ProtocolVersion: protocol, CreatedAt: s.clock.Now()}, nil
 }

@@ -52,13 +52,13 @@ func TestPushConfigs(t *testing.T) {
 	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
 	require.NoError(t, err)
 
-	got, err := f.svc.SetPushConfig(ctx, "alice", service.ProtocolV03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("first")})
+	got, err := f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("first")})
 	require.NoError(t, err)
 	assert.Equal(t, redacted(task.ID, "first"), *got, "set answers with the secrets redacted")
 	stored, err := f.store.GetPushConfig(ctx, task.ID, "first")
 	require.NoError(t, err)
 	assert.Equal(t, hook("first"), stored.Config, "the secrets are stored for delivery")
-	assert.Equal(t, service.ProtocolV03, stored.ProtocolVersion)
+	assert.Equal(t, a2a.V03, stored.ProtocolVersion)
 
 	got, err = f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID})
 	require.NoError(t, err)
@@ -66,14 +66,14 @@ func TestPushConfigs(t *testing.T) {
 
 	noID := hook("")
 	noID.Token, noID.Authentication = "", nil
-	got, err = f.svc.SetPushConfig(ctx, "alice", service.ProtocolV10, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: noID})
+	got, err = f.svc.SetPushConfig(ctx, "alice", a2a.V10, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: noID})
 	require.NoError(t, err)
 	generated := got.PushNotificationConfig.ID
 	assert.Len(t, generated, 36, "a config without an id gets a generated one")
 	assert.Empty(t, got.PushNotificationConfig.Token, "an absent secret is not shown as redacted")
 	stored, err = f.store.GetPushConfig(ctx, task.ID, generated)
 	require.NoError(t, err)
-	assert.Equal(t, service.ProtocolV10, stored.ProtocolVersion)
+	assert.Equal(t, a2a.V10, stored.ProtocolVersion)
 
 	_, err = f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID})
 	requireCode(t, err, a2a.CodeInvalidParams, "pushNotificationConfigId: is required: task "+task.ID+" has 2 push notification configs")
@@ -105,7 +105,7 @@ func TestPushConfigRefusals(t *testing.T) {
 	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
 	require.NoError(t, err)
 	set := func(owner string, c a2a.PushNotificationConfig) error {
-		_, err := f.svc.SetPushConfig(ctx, owner, service.ProtocolV03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: c})
+		_, err := f.svc.SetPushConfig(ctx, owner, a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: c})
 		return err
 	}
 	withURL := func(u string) a2a.PushNotificationConfig { c := hook("x"); c.URL = u; return c }
@@ -126,7 +126,7 @@ func TestPushConfigRefusals(t *testing.T) {
 		{"a redacted secret sent back", set("alice", roundTripped), a2a.CodeInvalidParams, "send the real token"},
 		{"another owner's task", set("bob", hook("x")), a2a.CodeTaskNotFound, task.ID},
 		{"no task id", func() error {
-			_, err := f.svc.SetPushConfig(ctx, "alice", service.ProtocolV03, a2a.TaskPushNotificationConfig{PushNotificationConfig: hook("x")})
+			_, err := f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{PushNotificationConfig: hook("x")})
 			return err
 		}(), a2a.CodeInvalidParams, "params.taskId: is required"},
 		{"get of another owner's task", func() error {
@@ -167,10 +167,10 @@ func TestPushConfigLimit(t *testing.T) {
 	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
 	require.NoError(t, err)
 	for i := range service.MaxPushConfigs {
-		_, err := f.svc.SetPushConfig(ctx, "alice", service.ProtocolV03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook(fmt.Sprint(i))})
+		_, err := f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook(fmt.Sprint(i))})
 		require.NoError(t, err)
 	}
-	_, err = f.svc.SetPushConfig(ctx, "alice", service.ProtocolV03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("11th")})
+	_, err = f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("11th")})
 	requireCode(t, err, a2a.CodeInvalidParams, "already has 10 push notification configs, the most it can have; delete one first")
 }
 
@@ -179,7 +179,7 @@ func TestInlinePushConfigs(t *testing.T) {
 	ctx := context.Background()
 	p := send(userMsg("m1", "hi"), true)
 	p.Configuration.PushNotificationConfig = &a2a.PushNotificationConfig{URL: "https://hooks.example.com/first"}
-	p.Protocol = service.ProtocolV10
+	p.Protocol = a2a.V10
 	task, err := f.svc.SendMessage(ctx, "alice", p)
 	require.NoError(t, err)
 	require.Equal(t, a2a.TaskStateInputRequired, task.Status.State)
@@ -187,7 +187,7 @@ func TestInlinePushConfigs(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cs, 1, "the inline config was stored with the task")
 	assert.Equal(t, "https://hooks.example.com/first", cs[0].Config.URL)
-	assert.Equal(t, service.ProtocolV10, cs[0].ProtocolVersion, "it remembers the version it was registered under")
+	assert.Equal(t, a2a.V10, cs[0].ProtocolVersion, "it remembers the version it was registered under")
 
 	reply := userMsg("m2", "blue")
 	reply.TaskID = task.ID
@@ -199,7 +199,7 @@ func TestInlinePushConfigs(t *testing.T) {
 	cs, err = f.store.ListPushConfigs(ctx, task.ID)
 	require.NoError(t, err)
 	require.Len(t, cs, 2, "a continuing message adds its inline config")
-	assert.Equal(t, service.ProtocolV03, cs[1].ProtocolVersion, "a request without a version is 0.3")
+	assert.Equal(t, a2a.V03, cs[1].ProtocolVersion, "a request without a version is 0.3")
 }
 
 func TestPushConfigsNeedTheCapability(t *testing.T) {
@@ -210,7 +210,7 @@ func TestPushConfigsNeedTheCapability(t *testing.T) {
 	p := send(userMsg("m2", "hi"), true)
 	p.Configuration.PushNotificationConfig = &a2a.PushNotificationConfig{URL: "https://hooks.example.com/x"}
 	_, sendErr := f.svc.SendMessage(ctx, "alice", p)
-	_, setErr := f.svc.SetPushConfig(ctx, "alice", service.ProtocolV03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("x")})
+	_, setErr := f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("x")})
 	_, getErr := f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID})
 	_, listErr := f.svc.ListPushConfigs(ctx, "alice", a2a.ListTaskPushNotificationConfigParams{ID: task.ID})
 	delErr := f.svc.DeletePushConfig(ctx, "alice", a2a.DeleteTaskPushNotificationConfigParams{ID: task.ID, PushNotificationConfigID: "x"})

@@ -119,13 +119,13 @@ func TaskBody(task *a2a.Task) (string, []byte, error) {
 type Resolver struct {
 	store Store
 	// bodies renders the body per protocol version.
-	bodies map[string]Body
+	bodies map[a2a.Version]Body
 }
 
 // NewResolver returns a resolver that renders 0.3 configs with TaskBody and
 // those of the versions in bodies with their Body.
-func NewResolver(store Store, bodies map[string]Body) *Resolver {
-	m := map[string]Body{service.ProtocolV03: TaskBody}
+func NewResolver(store Store, bodies map[a2a.Version]Body) *Resolver {
+	m := map[a2a.Version]Body{a2a.V03: TaskBody}
 	for v, b := range bodies {
 		m[v] = b
 	}

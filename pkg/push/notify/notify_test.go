@@ -100,12 +100,12 @@ func newFixture(t *testing.T, configs ...service.PushConfig) *fixture {
 	return &fixture{store: store, keys: ks}
 }
 
-func config(id, url, protocol string) service.PushConfig {
+func config(id, url string, protocol a2a.Version) service.PushConfig {
 	return service.PushConfig{TaskID: "t1", ProtocolVersion: protocol, Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}}
 }
 
 func TestResolve(t *testing.T) {
-	f := newFixture(t, config("a", "https://hooks.example.com/a", service.ProtocolV03), config("b", "https://hooks.example.com/b", service.ProtocolV10))
+	f := newFixture(t, config("a", "https://hooks.example.com/a", a2a.V03), config("b", "https://hooks.example.com/b", a2a.V10))
 	ctx := context.Background()
 	_, err := f.store.UpdateTask(ctx, service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{
 		{ArtifactID: "done", Parts: []a2a.Part{a2a.TextPart("result")}},
@@ -119,7 +119,7 @@ func TestResolve(t *testing.T) {
 	stream := func(task *a2a.Task) (string, []byte, error) {
 		return push.ContentTypeA2AJSON, []byte(`{"task":{"id":"` + task.ID + `"}}`), nil
 	}
-	r := notify.NewResolver(f.store, map[string]notify.Body{service.ProtocolV10: stream})
+	r := notify.NewResolver(f.store, map[a2a.Version]notify.Body{a2a.V10: stream})
 	c := change()
 	c.ArtifactIDs = []string{"done"}
 	jobs := notify.Jobs(c)
@@ -179,7 +179,7 @@ func (d *stubDeliverer) Deliver(_ context.Context, n push.Notification) push.Res
 }
 
 func TestSender(t *testing.T) {
-	f := newFixture(t, config("a", "https://hooks.example.com/a", service.ProtocolV03))
+	f := newFixture(t, config("a", "https://hooks.example.com/a", a2a.V03))
 	ctx := context.Background()
 	d := &stubDeliverer{outcomes: []push.Outcome{push.Retryable, push.Delivered}}
 	s := notify.NewSender(notify.NewResolver(f.store, nil), d, push.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Second}, f.store, nil)
@@ -245,7 +245,7 @@ func TestLocalRetriesUntilDelivered(t *testing.T) {
 		ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
 	}}))
-	require.NoError(t, store.PutPushConfig(ctx, config("flaky", url, service.ProtocolV03)))
+	require.NoError(t, store.PutPushConfig(ctx, config("flaky", url, a2a.V03)))
 	_, err = store.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
 	require.NoError(t, err)
 	require.NoError(t, q.Wait(ctx))
@@ -288,7 +288,7 @@ func TestLocalHangingWebhookDelaysNobodyElse(t *testing.T) {
 			ID: tc.task, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 			History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + tc.task, Parts: []a2a.Part{a2a.TextPart("hi")}}},
 		}}))
-		c := config("hook", tc.url, service.ProtocolV03)
+		c := config("hook", tc.url, a2a.V03)
 		c.TaskID = tc.task
 		require.NoError(t, store.PutPushConfig(ctx, c))
 		_, err := store.UpdateTask(ctx, service.Update{TaskID: tc.task, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now())}})

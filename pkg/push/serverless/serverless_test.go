@@ -174,7 +174,7 @@ func (f *deliverFixture) task(t *testing.T, taskID string, hooks map[string]stri
 	ctx := context.Background()
 	var configs []service.PushConfig
 	for id, url := range hooks {
-		configs = append(configs, service.PushConfig{Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}, ProtocolVersion: service.ProtocolV03})
+		configs = append(configs, service.PushConfig{Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}, ProtocolVersion: a2a.V03})
 	}
 	require.NoError(t, f.store.CreateTask(ctx, service.NewTask{Owner: "alice", PushConfigs: configs, Task: a2a.Task{
 		ID: taskID, ContextID: sampleContext, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -89,14 +90,14 @@ func newPushConfigItem(c service.PushConfig, t clockTimes) (map[string]types.Att
 	}
 	return marshalItem(pushConfigItem{
 		PK: taskPK(c.TaskID), SK: pushSK(c.Config.ID), Config: string(cfg),
-		ProtocolVersion: c.ProtocolVersion, CreatedAt: created.UnixNano(), ExpiresAt: t.childExpiry,
+		ProtocolVersion: string(c.ProtocolVersion), CreatedAt: created.UnixNano(), ExpiresAt: t.childExpiry,
 	})
 }
 
 func (it *pushConfigItem) config() (*service.PushConfig, error) {
 	c := &service.PushConfig{
 		TaskID:          taskIDFromPK(it.PK),
-		ProtocolVersion: it.ProtocolVersion,
+		ProtocolVersion: a2a.Version(it.ProtocolVersion),
 		CreatedAt:       time.Unix(0, it.CreatedAt).UTC(),
 	}
 	if err := json.Unmarshal([]byte(it.Config), &c.Config); err != nil {

@@ -63,7 +63,7 @@ func testPushConfigs(t *testing.T, s *suite) {
 	got, err := s.store.GetPushConfig(s.ctx, "t1", "cfg-a")
 	require.NoError(t, err)
 	assert.Equal(t, a.Config, got.Config, "the store keeps the secrets; the service redacts them")
-	assert.Equal(t, "0.3", got.ProtocolVersion)
+	assert.Equal(t, a2a.V03, got.ProtocolVersion)
 	assert.True(t, a.CreatedAt.Equal(got.CreatedAt), "created at %v, read %v", a.CreatedAt, got.CreatedAt)
 	assert.Nil(t, got.Delivery)
 
@@ -71,7 +71,7 @@ func testPushConfigs(t *testing.T, s *suite) {
 	require.NoError(t, err)
 	require.Len(t, cs, 2)
 	assert.Equal(t, []string{"cfg-a", "cfg-b"}, s.configIDs("t1"), "listed by id")
-	assert.Equal(t, "1.0", cs[1].ProtocolVersion)
+	assert.Equal(t, a2a.V10, cs[1].ProtocolVersion)
 
 	a.Config.URL = "https://other.example.com/hook"
 	a.Config.Token = ""
