@@ -260,8 +260,8 @@ func Conversation(in StepInput) []a2a.Message {
 	out := make([]a2a.Message, 0, len(in.ContextHistory)+len(in.Task.History)+1)
 	seen := false
 	bookkeeping := func(m a2a.Message) bool {
-		phase, _ := m.Metadata.Object("shared").Object("interrupt")["phase"].(string)
-		return phase == "resolved" && m.Role == a2a.RoleAgent
+		im, _ := a2a.InterruptOf(&m)
+		return im.Phase == a2a.InterruptPhaseResolved && m.Role == a2a.RoleAgent
 	}
 	for _, m := range in.ContextHistory {
 		if !bookkeeping(m) {

@@ -228,10 +228,7 @@ func Interrupt(t *a2a.Task) *PendingInterrupt {
 	if t.Status.Message == nil {
 		return p
 	}
-	im := t.Status.Message.Metadata.Object("shared").Object("interrupt")
-	p.RequestID = im.String("request_id")
-	p.Type = im.String("type")
-	p.Phase = im.String("phase")
-	p.Details = im.Object("details")
+	im, _ := a2a.InterruptOf(t.Status.Message)
+	p.RequestID, p.Type, p.Phase, p.Details = im.RequestID, im.Type, im.Phase, im.Details
 	return p
 }

@@ -185,7 +185,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		Message:        req.Message,
 		Reply:          req.Reply,
 		Checkpoint:     rec.Checkpoint,
-		Metadata:       SessionMetadata(rec.RequestMetadata, rec.SessionID),
+		Metadata:       a2a.WithSession(rec.RequestMetadata, rec.SessionID),
 		ContextHistory: x.contextHistory(ctx, rec),
 	}
 	out, agentErr := x.runAgent(stepCtx, in, w)
@@ -273,12 +273,7 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 		if msg == nil {
 			msg = w.agentMessage(agent.Text(defaultQuestion(in.Type)))
 		}
-		setInterruptMetadata(msg, map[string]any{
-			"request_id": p.RequestID,
-			"type":       p.Type,
-			"phase":      "asked",
-			"details":    p.Details,
-		})
+		a2a.SetInterrupt(msg, a2a.SharedInterruptInfo{RequestID: p.RequestID, Type: p.Type, Phase: a2a.InterruptPhaseAsked, Details: p.Details})
 		p.Message = msg
 		u.Pending = p
 		if err := w.write(ctx, u); err != nil {
@@ -355,8 +350,8 @@ func (x *Executor) Await(ctx context.Context, req AwaitRequest) (StepResult, err
 func (x *Executor) Expire(ctx context.Context, taskID, requestID string) (StepResult, error) {
 	return x.failIf(ctx, taskID, "The input request expired: no reply arrived within "+x.interruptTTL.String()+".",
 		func(rec *TaskRecord) bool {
-			im := interruptMetadata(rec.Task.Status.Message)
-			return rec.Task.Status.State.Interrupted() && im != nil && im["request_id"] == requestID
+			im, ok := a2a.InterruptOf(rec.Task.Status.Message)
+			return rec.Task.Status.State.Interrupted() && ok && im.RequestID == requestID
 		})
 }
 

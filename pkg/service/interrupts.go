@@ -127,12 +127,7 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding, msg a2a.Message, reply *agent.Reply, idemKey string, md a2a.Metadata) (Job, error) {
 	resolved := &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart("Reply received; the agent continues.")}}
-	setInterruptMetadata(resolved, map[string]any{
-		"request_id": b.RequestID,
-		"type":       b.Type,
-		"phase":      "resolved",
-		"resolution": resolution(reply),
-	})
+	a2a.SetInterrupt(resolved, a2a.SharedInterruptInfo{RequestID: b.RequestID, Type: b.Type, Phase: a2a.InterruptPhaseResolved, Resolution: resolution(reply)})
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, b.TaskID, GetOptions{})
 		if err != nil {

@@ -7,28 +7,17 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 )
 
-// The shared metadata namespace of the opencode-a2a contracts:
-// metadata.shared.interrupt, metadata.shared.usage, metadata.shared.model...
-const sharedKey = "shared"
-
-// Members of metadata.shared.
-const (
-	sharedSession = "session"
-	sharedModel   = "model"
-	sharedUsage   = "usage"
-)
+// The shared metadata contract (metadata.shared.*) is package a2a's
+// (shared.go); this file is the service's part of it: what it checks on
+// the way in and adds on the way out.
 
 // requestedSession is the agent session a message/send names in
 // metadata.shared.session.id (params.metadata first, then the message's).
 func requestedSession(p *a2a.MessageSendParams) string {
-	if id := sessionOf(p.Metadata); id != "" {
+	if id := a2a.SessionOf(p.Metadata); id != "" {
 		return id
 	}
-	return sessionOf(p.Message.Metadata)
-}
-
-func sessionOf(md a2a.Metadata) string {
-	return md.Object(sharedKey).Object(sharedSession).String("id")
+	return a2a.SessionOf(p.Message.Metadata)
 }
 
 // checkModel enforces the model selection contract: metadata.shared.model
@@ -39,7 +28,7 @@ func checkModel(p *a2a.MessageSendParams) error {
 		path string
 		md   a2a.Metadata
 	}{{"params.metadata", p.Metadata}, {"params.message.metadata", p.Message.Metadata}} {
-		v, ok := src.md.Object(sharedKey)[sharedModel]
+		v, ok := src.md.Shared()[a2a.SharedModel]
 		if !ok || v == nil {
 			continue
 		}
@@ -75,16 +64,16 @@ func checkModel(p *a2a.MessageSendParams) error {
 // given on the task is in metadata.feedback.
 func withRuntimeMetadata(rec *TaskRecord) *a2a.Task {
 	t := &rec.Task
-	t.Metadata = SessionMetadata(t.Metadata, rec.SessionID)
+	t.Metadata = a2a.WithSession(t.Metadata, rec.SessionID)
 	var usage any
 	if m := t.Status.Message; m != nil && t.Status.State.Settled() {
-		usage = m.Metadata.Object(sharedKey)[sharedUsage]
+		usage = a2a.UsageOf(m.Metadata)
 	}
 	if usage == nil && rec.Feedback == nil {
 		return t
 	}
 	if usage != nil {
-		t.Metadata = setShared(t.Metadata, sharedUsage, usage)
+		t.Metadata = a2a.WithShared(t.Metadata, a2a.SharedUsage, usage)
 	}
 	if f := rec.Feedback; f != nil {
 		md := make(a2a.Metadata, len(t.Metadata)+1)
@@ -99,46 +88,6 @@ func withRuntimeMetadata(rec *TaskRecord) *a2a.Task {
 		t.Metadata = md
 	}
 	return t
-}
-
-// SessionMetadata returns md with metadata.shared.session.id set to
-// session, unless session is empty or md names a session already. md is not
-// changed; a new map is returned when one is needed.
-func SessionMetadata(md a2a.Metadata, session string) a2a.Metadata {
-	if session == "" || sessionOf(md) != "" {
-		return md
-	}
-	return setShared(md, sharedSession, map[string]any{"id": session})
-}
-
-// setShared sets metadata.shared.<key> on md without mutating md or its
-// nested maps (they may be shared with the agent or a store).
-func setShared(md a2a.Metadata, key string, v any) a2a.Metadata {
-	out := make(a2a.Metadata, len(md)+1)
-	for k, val := range md {
-		out[k] = val
-	}
-	old := md.Object(sharedKey)
-	shared := make(map[string]any, len(old)+1)
-	for k, val := range old {
-		shared[k] = val
-	}
-	shared[key] = v
-	out[sharedKey] = shared
-	return out
-}
-
-// setInterruptMetadata sets metadata.shared.interrupt on msg.
-func setInterruptMetadata(msg *a2a.Message, v map[string]any) {
-	msg.Metadata = setShared(msg.Metadata, "interrupt", v)
-}
-
-// interruptMetadata returns metadata.shared.interrupt of msg, or nil.
-func interruptMetadata(msg *a2a.Message) map[string]any {
-	if msg == nil {
-		return nil
-	}
-	return msg.Metadata.Object(sharedKey).Object("interrupt")
 }
 
 // lastUserMessage returns the most recent user message of a history.
@@ -156,14 +105,12 @@ func lastUserMessage(h []a2a.Message) *a2a.Message {
 // status message (metadata.shared.interrupt with phase resolved): the inverse
 // of resolution. It returns nil when the message records none.
 func replyFromStatus(msg *a2a.Message) *agent.Reply {
-	im := interruptMetadata(msg)
-	if im == nil || im["phase"] != "resolved" {
+	im, ok := a2a.InterruptOf(msg)
+	if !ok || im.Phase != a2a.InterruptPhaseResolved {
 		return nil
 	}
-	r := &agent.Reply{}
-	r.RequestID, _ = im["request_id"].(string)
-	r.Type, _ = im["type"].(string)
-	res, _ := im["resolution"].(map[string]any)
+	r := &agent.Reply{RequestID: im.RequestID, Type: im.Type}
+	res := im.Resolution
 	r.Permission, _ = res["reply"].(string)
 	if r.Type == agent.InterruptPermission {
 		r.Text, _ = res["message"].(string)

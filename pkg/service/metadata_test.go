@@ -24,7 +24,7 @@ func TestReplyRoundTripsThroughTheStatus(t *testing.T) {
 	}
 	for _, r := range replies {
 		msg := &a2a.Message{Role: a2a.RoleAgent, MessageID: "m", Parts: []a2a.Part{a2a.TextPart("x")}}
-		setInterruptMetadata(msg, map[string]any{"request_id": r.RequestID, "type": r.Type, "phase": "resolved", "resolution": resolution(&r)})
+		a2a.SetInterrupt(msg, a2a.SharedInterruptInfo{RequestID: r.RequestID, Type: r.Type, Phase: a2a.InterruptPhaseResolved, Resolution: resolution(&r)})
 		assert.Equal(t, &r, replyFromStatus(msg), "from Go values: %+v", r)
 
 		b, err := json.Marshal(msg)
@@ -35,6 +35,6 @@ func TestReplyRoundTripsThroughTheStatus(t *testing.T) {
 	}
 	assert.Nil(t, replyFromStatus(&a2a.Message{}))
 	asked := &a2a.Message{}
-	setInterruptMetadata(asked, map[string]any{"request_id": "r", "phase": "asked"})
+	a2a.SetInterrupt(asked, a2a.SharedInterruptInfo{RequestID: "r", Phase: a2a.InterruptPhaseAsked})
 	assert.Nil(t, replyFromStatus(asked))
 }

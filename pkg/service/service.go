@@ -181,7 +181,7 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 		History:   []a2a.Message{msg},
 	}
 	// The session is stored as a value and shown as metadata on the way
-	// out (withRuntimeMetadata, SessionMetadata): a task keeps no metadata
+	// out (withRuntimeMetadata, a2a.WithSession): a task keeps no metadata
 	// maps of its own for it.
 	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session}
 	if push != nil {
@@ -271,13 +271,12 @@ func notContinuable(taskID string, st a2a.TaskState) error {
 func replyFromMessage(t *a2a.Task, msg *a2a.Message) (*agent.Reply, error) {
 	text := msg.Text()
 	r := &agent.Reply{Text: text}
-	im := interruptMetadata(t.Status.Message)
-	if im == nil {
+	im, ok := a2a.InterruptOf(t.Status.Message)
+	if !ok {
 		r.Answers = [][]string{{text}}
 		return r, nil
 	}
-	r.RequestID, _ = im["request_id"].(string)
-	r.Type, _ = im["type"].(string)
+	r.RequestID, r.Type = im.RequestID, im.Type
 	switch r.Type {
 	case agent.InterruptPermission:
 		perm, ok := permissionFromText(text)
@@ -400,7 +399,8 @@ func (s *Service) waitingToken(ctx context.Context, t *a2a.Task) string {
 	if !t.Status.State.Interrupted() {
 		return ""
 	}
-	id, _ := interruptMetadata(t.Status.Message)["request_id"].(string)
+	im, _ := a2a.InterruptOf(t.Status.Message)
+	id := im.RequestID
 	if id == "" {
 		return ""
 	}

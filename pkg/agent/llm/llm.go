@@ -287,10 +287,9 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, _ agent.Emitter) (
 	if provider != "" {
 		modelMD["providerID"] = provider
 	}
-	msg.Metadata = a2a.Metadata{"shared": map[string]any{
-		"usage": map[string]any{"input_tokens": res.usage.PromptTokens, "output_tokens": res.usage.CompletionTokens, "total_tokens": res.usage.TotalTokens},
-		"model": modelMD,
-	}}
+	msg.Metadata = a2a.WithShared(a2a.WithShared(nil, a2a.SharedUsage,
+		map[string]any{"input_tokens": res.usage.PromptTokens, "output_tokens": res.usage.CompletionTokens, "total_tokens": res.usage.TotalTokens}),
+		a2a.SharedModel, modelMD)
 	if a.cfg.Chat {
 		return agent.AskQuestion(msg, map[string]any{"conversation": true}), nil
 	}
@@ -314,12 +313,12 @@ func (a *Agent) budget(ctx context.Context) (context.Context, time.Duration, con
 // override (the message's, else the request's) or the default.
 func (a *Agent) chooseModel(in agent.StepInput) (model, provider, problem string) {
 	var md a2a.Metadata
-	if in.Message != nil && in.Message.Metadata.Object("shared").Object("model") != nil {
+	if in.Message != nil && a2a.ModelOf(in.Message.Metadata) != nil {
 		md = in.Message.Metadata
 	} else {
 		md = in.Metadata
 	}
-	m := md.Object("shared").Object("model")
+	m := a2a.ModelOf(md)
 	model, provider = strings.TrimSpace(m.String("modelID")), strings.TrimSpace(m.String("providerID"))
 	if model == "" || model == a.cfg.Model {
 		return a.cfg.Model, provider, ""

@@ -489,19 +489,7 @@ func mirrorMessage(m *a2a.Message) *a2a.Message {
 	}
 	c := &a2a.Message{Role: a2a.RoleAgent, Parts: m.Parts, Extensions: m.Extensions}
 	if len(m.Metadata) > 0 {
-		c.Metadata = make(a2a.Metadata, len(m.Metadata))
-		for k, v := range m.Metadata {
-			c.Metadata[k] = v
-		}
-		if shared := m.Metadata.Object("shared"); shared != nil && shared["interrupt"] != nil {
-			s := make(map[string]any, len(shared))
-			for k, v := range shared {
-				if k != "interrupt" {
-					s[k] = v
-				}
-			}
-			c.Metadata["shared"] = s
-		}
+		c.Metadata = a2a.WithoutShared(m.Metadata, a2a.SharedInterrupt)
 	}
 	return c
 }

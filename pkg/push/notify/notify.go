@@ -56,7 +56,7 @@ func Jobs(c service.TaskChange) []Job {
 	}
 	task := c.Task
 	task.History, task.Artifacts = nil, nil
-	task.Metadata = service.SessionMetadata(task.Metadata, c.SessionID)
+	task.Metadata = a2a.WithSession(task.Metadata, c.SessionID)
 	jobs := make([]Job, len(c.PushConfigIDs))
 	for i, id := range c.PushConfigIDs {
 		jobs[i] = Job{TaskID: c.Task.ID, ConfigID: id, Version: c.Version, Task: &task, ArtifactIDs: c.ArtifactIDs}
