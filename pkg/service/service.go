@@ -320,13 +320,14 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 // waitSettled waits until the task is terminal or interrupted, at most
 // Config.BlockingTimeout. A timeout is not an error: the caller answers with
 // the task as it is. The timeout bounds the request, as an I/O timeout
-// does, so it runs on the context; so does the pace of the polls.
+// does, so it runs in real time; so does the pace of the polls.
 func (s *Service) waitSettled(ctx context.Context, taskID string) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.BlockingTimeout)
-	defer cancel()
+	timeout := time.NewTimer(s.cfg.BlockingTimeout)
+	defer timeout.Stop()
 	if waiter, ok := s.store.(SettleWaiter); ok {
 		select {
 		case <-waiter.Settled(taskID):
+		case <-timeout.C:
 		case <-ctx.Done():
 		}
 		return
@@ -337,11 +338,25 @@ func (s *Service) waitSettled(ctx context.Context, taskID string) {
 		if err != nil || rec.Task.Status.State.Settled() {
 			return
 		}
-		if clock.Sleep(ctx, clock.System{}, poll) != nil {
+		if !pause(ctx, timeout.C, poll) {
 			return
 		}
 		poll = min(poll*2, defaultPollMax)
 	}
+}
+
+// pause waits d, or less when stop fires or ctx ends; it reports whether
+// the full d passed.
+func pause(ctx context.Context, stop <-chan time.Time, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-stop:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // GetTask implements tasks/get.
