@@ -30,12 +30,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
-	"github.com/a2a-lambda/a2a-lambda/internal/lambdaemu"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/lambdaemu"
 )
 
 var binDir string

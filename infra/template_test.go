@@ -31,11 +31,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/samtemplate"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"

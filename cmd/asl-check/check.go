@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/samtemplate"
 	"github.com/a2a-lambda/a2a-lambda/pkg/asl"
+	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
 )
 
 // Check checks every state machine of the template at path. It returns how

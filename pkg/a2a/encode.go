@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/jsonw"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
 
 // The 0.3 wire encoding of the hot protocol objects, appended to a byte
-// slice with the primitives of internal/jsonw: each object is written once.
+// slice with the primitives of pkg/jsonw: each object is written once.
 // The MarshalJSON methods call these encoders, and the HTTP edge calls them
 // directly.
 

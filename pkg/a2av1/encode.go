@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/jsonw"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
 
 // AppendPart appends the 1.0 form of a part: exactly one of text, raw, url

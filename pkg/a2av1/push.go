@@ -1,8 +1,8 @@
 package a2av1
 
 import (
-	"github.com/a2a-lambda/a2a-lambda/internal/jsonw"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
 
 // Push notifications of configs created under A2A 1.0 carry a

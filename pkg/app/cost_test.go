@@ -13,8 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
-	"github.com/a2a-lambda/a2a-lambda/internal/dynamocost"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
@@ -22,6 +20,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/dynamocost"
 )
 
 // TestCostPerTask measures what the send function asks of DynamoDB for the

@@ -31,7 +31,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
@@ -39,6 +38,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
 const interopToken = "interop-token"

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -20,7 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/sfn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
@@ -58,7 +58,7 @@ type LambdaOptions struct {
 	Routes httpapi.Routes
 	// StepFunctions is the client of the state machine of the auto and
 	// stepfunctions execution modes.
-	StepFunctions sfn.API
+	StepFunctions stepfunctions.API
 	Clock         clock.Clock
 	Log           *slog.Logger
 }
@@ -97,7 +97,7 @@ func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.R
 	}
 	o := LambdaOptions{Routes: routes, Log: log}
 	if cfg.Execution.Mode != config.ExecutionInline {
-		o.StepFunctions = awssfn.NewFromConfig(awsCfg)
+		o.StepFunctions = sfn.NewFromConfig(awsCfg)
 	}
 	return NewLambdaHandler(cfg, ag, store, o)
 }
@@ -113,7 +113,7 @@ func lambdaRunner(cfg config.Config, exec *service.Executor, store LambdaStore, 
 	if o.StepFunctions == nil {
 		return nil, false, fmt.Errorf("A2A_EXECUTION=%s needs a Step Functions client", cfg.Execution.Mode)
 	}
-	machine, err := sfn.New(o.StepFunctions, sfn.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: o.Log})
+	machine, err := stepfunctions.New(o.StepFunctions, stepfunctions.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: o.Log})
 	if err != nil {
 		return nil, false, err
 	}

@@ -14,12 +14,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
 // withJWT returns ev as API Gateway passes it on a route with a JWT

@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
@@ -29,6 +28,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
 func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }

@@ -13,8 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
-	"github.com/a2a-lambda/a2a-lambda/internal/pushtest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
@@ -23,6 +21,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/pushtest"
 )
 
 const pipelineIssuer = "https://agent.example.com"

@@ -21,7 +21,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/sfntest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
@@ -30,6 +29,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 

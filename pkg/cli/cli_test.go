@@ -19,7 +19,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/cli"
-	"github.com/a2a-lambda/a2a-lambda/pkg/client/clienttest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 // result is what one run of the command printed and returned.

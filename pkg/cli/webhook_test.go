@@ -19,10 +19,10 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/cli"
-	"github.com/a2a-lambda/a2a-lambda/pkg/client/clienttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 // syncBuffer is a buffer the listener writes while the test reads it.

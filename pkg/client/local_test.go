@@ -15,8 +15,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
-	"github.com/a2a-lambda/a2a-lambda/pkg/client/clienttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 func ctxT(t *testing.T) context.Context {

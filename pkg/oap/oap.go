@@ -18,9 +18,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/jsonw"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
 
 // Path is the canonical route of OAP envelopes.

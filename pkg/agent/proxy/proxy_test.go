@@ -12,7 +12,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/proxy"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
-	"github.com/a2a-lambda/a2a-lambda/pkg/client/clienttest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 const remoteToken = "remote-s3cret"

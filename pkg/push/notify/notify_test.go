@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/pushtest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
@@ -21,6 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/pushtest"
 )
 
 const issuer = "https://agent.example.com"

@@ -17,8 +17,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
-	"github.com/a2a-lambda/a2a-lambda/internal/pushtest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
@@ -28,6 +26,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/pushtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }

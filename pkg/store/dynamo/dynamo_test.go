@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
 func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }

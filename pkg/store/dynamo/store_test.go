@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
 // fixture is a store on a table of its own, with the raw client, a clock

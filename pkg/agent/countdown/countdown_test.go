@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/examples/countdown"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/countdown"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"

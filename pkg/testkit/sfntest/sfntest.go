@@ -1,6 +1,6 @@
 // Package sfntest runs the project's state machine (infra/statemachine.asl.json)
 // on the tests' local AWS stand-in (moto, in parser mode, through
-// internal/awstest), with a worker function that is either canned (moto
+// pkg/testkit/awstest), with a worker function that is either canned (moto
 // answers each invocation with the next queued result) or bridged to a real
 // handler (moto POSTs each invocation's payload to it; see
 // infra/localaws/moto_server_launcher.py).
@@ -28,7 +28,7 @@ import (
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
 // roleName is the role the test functions and state machines run as; moto
@@ -60,7 +60,7 @@ const DefinitionPath = "infra/statemachine.asl.json"
 // Definition reads the state machine definition.
 func Definition(t testing.TB) []byte {
 	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", DefinitionPath))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "..", DefinitionPath))
 	require.NoError(t, err)
 	return b
 }

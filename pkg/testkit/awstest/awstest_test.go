@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
 func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }

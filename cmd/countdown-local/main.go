@@ -10,8 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/a2a-lambda/a2a-lambda/examples/countdown"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/countdown"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 )
 

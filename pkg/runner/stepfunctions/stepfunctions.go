@@ -1,9 +1,9 @@
-// Package sfn runs tasks on AWS Step Functions: each task's steps run in an
+// Package stepfunctions runs tasks on AWS Step Functions: each task's steps run in an
 // execution of the state machine of infra/statemachine.asl.json, which calls
 // the worker function for every action of the step protocol, waits between
 // steps at no cost, and parks on a task token while the task waits for its
 // client.
-package sfn
+package stepfunctions
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
@@ -25,10 +25,10 @@ import (
 // API is the part of the Step Functions client the runner uses;
 // *sfn.Client implements it.
 type API interface {
-	StartExecution(ctx context.Context, in *awssfn.StartExecutionInput, optFns ...func(*awssfn.Options)) (*awssfn.StartExecutionOutput, error)
-	StopExecution(ctx context.Context, in *awssfn.StopExecutionInput, optFns ...func(*awssfn.Options)) (*awssfn.StopExecutionOutput, error)
-	SendTaskSuccess(ctx context.Context, in *awssfn.SendTaskSuccessInput, optFns ...func(*awssfn.Options)) (*awssfn.SendTaskSuccessOutput, error)
-	SendTaskFailure(ctx context.Context, in *awssfn.SendTaskFailureInput, optFns ...func(*awssfn.Options)) (*awssfn.SendTaskFailureOutput, error)
+	StartExecution(ctx context.Context, in *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
+	StopExecution(ctx context.Context, in *sfn.StopExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StopExecutionOutput, error)
+	SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error)
+	SendTaskFailure(ctx context.Context, in *sfn.SendTaskFailureInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskFailureOutput, error)
 }
 
 // ErrorTaskCanceled is the error the runner fails a waiting execution with
@@ -59,10 +59,10 @@ var _ service.Runner = (*Runner)(nil)
 // New returns a runner starting executions of the state machine o names.
 func New(api API, o Options) (*Runner, error) {
 	if api == nil {
-		return nil, errors.New("sfn: a Step Functions client is required")
+		return nil, errors.New("stepfunctions: a Step Functions client is required")
 	}
 	if !strings.Contains(o.StateMachineARN, ":stateMachine:") {
-		return nil, fmt.Errorf("sfn: %q is not a state machine ARN", o.StateMachineARN)
+		return nil, fmt.Errorf("stepfunctions: %q is not a state machine ARN", o.StateMachineARN)
 	}
 	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, log: o.Logger,
 		execARN: strings.Replace(o.StateMachineARN, ":stateMachine:", ":execution:", 1)}
@@ -123,9 +123,9 @@ func (r *Runner) startExecution(ctx context.Context, name string, in Input) erro
 	in.InterruptTTLSeconds = int(math.Ceil(r.ttl.Seconds()))
 	b, err := json.Marshal(in)
 	if err != nil {
-		return fmt.Errorf("sfn: encode input: %w", err)
+		return fmt.Errorf("stepfunctions: encode input: %w", err)
 	}
-	_, err = r.api.StartExecution(ctx, &awssfn.StartExecutionInput{
+	_, err = r.api.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(r.arn), Name: aws.String(executionName(name)), Input: aws.String(string(b)),
 	})
 	var exists *types.ExecutionAlreadyExists
@@ -134,26 +134,26 @@ func (r *Runner) startExecution(ctx context.Context, name string, in Input) erro
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("sfn: start execution for task %s: %w", in.TaskID, err)
+		return fmt.Errorf("stepfunctions: start execution for task %s: %w", in.TaskID, err)
 	}
 	return nil
 }
 
 // errNotWaiting: the token's execution no longer waits (it timed out,
 // failed or was stopped).
-var errNotWaiting = errors.New("sfn: the execution no longer waits")
+var errNotWaiting = errors.New("stepfunctions: the execution no longer waits")
 
 func (r *Runner) sendReply(ctx context.Context, job service.Job) error {
 	out, err := json.Marshal(map[string]string{"requestId": job.Reply.RequestID})
 	if err != nil {
-		return fmt.Errorf("sfn: encode reply: %w", err)
+		return fmt.Errorf("stepfunctions: encode reply: %w", err)
 	}
-	_, err = r.api.SendTaskSuccess(ctx, &awssfn.SendTaskSuccessInput{TaskToken: aws.String(job.TaskToken), Output: aws.String(string(out))})
+	_, err = r.api.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(job.TaskToken), Output: aws.String(string(out))})
 	if notWaiting(err) {
 		return errNotWaiting
 	}
 	if err != nil {
-		return fmt.Errorf("sfn: resume task %s: %w", job.TaskID, err)
+		return fmt.Errorf("stepfunctions: resume task %s: %w", job.TaskID, err)
 	}
 	return nil
 }
@@ -174,19 +174,19 @@ func notWaiting(err error) bool {
 func (r *Runner) Cancel(ctx context.Context, req service.CancelRequest) error {
 	var errs []error
 	if req.TaskToken != "" {
-		_, err := r.api.SendTaskFailure(ctx, &awssfn.SendTaskFailureInput{
+		_, err := r.api.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{
 			TaskToken: aws.String(req.TaskToken), Error: aws.String(ErrorTaskCanceled), Cause: aws.String("the client canceled the task"),
 		})
 		if err != nil && !notWaiting(err) {
-			errs = append(errs, fmt.Errorf("sfn: fail the waiting execution of task %s: %w", req.TaskID, err))
+			errs = append(errs, fmt.Errorf("stepfunctions: fail the waiting execution of task %s: %w", req.TaskID, err))
 		}
 	}
-	_, err := r.api.StopExecution(ctx, &awssfn.StopExecutionInput{
+	_, err := r.api.StopExecution(ctx, &sfn.StopExecutionInput{
 		ExecutionArn: aws.String(r.execARN + ":" + executionName(req.TaskID)), Error: aws.String(ErrorTaskCanceled), Cause: aws.String("the client canceled the task"),
 	})
 	var missing *types.ExecutionDoesNotExist
 	if err != nil && !errors.As(err, &missing) {
-		errs = append(errs, fmt.Errorf("sfn: stop the execution of task %s: %w", req.TaskID, err))
+		errs = append(errs, fmt.Errorf("stepfunctions: stop the execution of task %s: %w", req.TaskID, err))
 	}
 	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package sfn_test
+package stepfunctions_test
 
 import (
 	"context"
@@ -8,18 +8,18 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/internal/awstest"
-	"github.com/a2a-lambda/a2a-lambda/internal/sfntest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/runnertest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/sfn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -45,8 +45,8 @@ var (
 	ignored = map[string]bool{"ok": true}
 )
 
-func input(taskID string, ttl int) sfn.Input {
-	return sfn.Input{TaskID: taskID, StartAt: "step", Trigger: "message", InterruptTTLSeconds: ttl}
+func input(taskID string, ttl int) stepfunctions.Input {
+	return stepfunctions.Input{TaskID: taskID, StartAt: "step", Trigger: "message", InterruptTTLSeconds: ttl}
 }
 
 // actions lists the worker invocations of an execution as "action trigger".
@@ -68,7 +68,7 @@ func TestContinueAwaitReplyComplete(t *testing.T) {
 	arn := m.Start("task-1", input("task-1", 60))
 	token := m.TaskToken(arn, 10*time.Second)
 
-	_, err := m.Client.SendTaskSuccess(context.Background(), &awssfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(`{"requestId":"req-1"}`)})
+	_, err := m.Client.SendTaskSuccess(context.Background(), &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(`{"requestId":"req-1"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 	states, calls := m.History(arn)
@@ -87,7 +87,7 @@ func TestFailuresFailTheTask(t *testing.T) {
 		sfntest.Canned(t, await, ignored, ignored)
 		arn := m.Start("task-2", input("task-2", 60))
 		token := m.TaskToken(arn, 10*time.Second)
-		_, err := m.Client.SendTaskFailure(ctx, &awssfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String("Boom"), Cause: aws.String("broken")})
+		_, err := m.Client.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String("Boom"), Cause: aws.String("broken")})
 		require.NoError(t, err)
 		assert.Equal(t, sfntypes.ExecutionStatusFailed, m.Wait(arn, 10*time.Second))
 		states, calls := m.History(arn)
@@ -102,7 +102,7 @@ func TestFailuresFailTheTask(t *testing.T) {
 		sfntest.Canned(t, await, ignored)
 		arn := m.Start("task-3", input("task-3", 60))
 		token := m.TaskToken(arn, 10*time.Second)
-		_, err := m.Client.SendTaskFailure(ctx, &awssfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String(sfn.ErrorTaskCanceled)})
+		_, err := m.Client.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String(stepfunctions.ErrorTaskCanceled)})
 		require.NoError(t, err)
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 	})
@@ -122,7 +122,7 @@ func TestFailuresFailTheTask(t *testing.T) {
 		assert.Equal(t, []string{"UnknownOutcome", "MarkFailed", "TaskFailed"}, states[len(states)-3:])
 	})
 	t.Run("a made-up token is refused", func(t *testing.T) {
-		_, err := m.Client.SendTaskSuccess(ctx, &awssfn.SendTaskSuccessInput{TaskToken: aws.String("made-up"), Output: aws.String("{}")})
+		_, err := m.Client.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String("made-up"), Output: aws.String("{}")})
 		var invalid *sfntypes.InvalidToken
 		assert.ErrorAs(t, err, &invalid)
 	})
@@ -131,7 +131,7 @@ func TestFailuresFailTheTask(t *testing.T) {
 func TestRunner(t *testing.T) {
 	ctx := context.Background()
 	m := sfntest.New(t, nil)
-	r, err := sfn.New(m.Client, sfn.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute})
+	r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute})
 	require.NoError(t, err)
 
 	t.Run("a new task starts an execution named by its id, once", func(t *testing.T) {
@@ -193,12 +193,12 @@ func TestRunner(t *testing.T) {
 		}
 		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "never-started"}), "nothing to stop is fine")
 	})
-	_, err = sfn.New(m.Client, sfn.Options{StateMachineARN: "not-an-arn"})
+	_, err = stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: "not-an-arn"})
 	assert.ErrorContains(t, err, "is not a state machine ARN")
 }
 
 func executionARN(m *sfntest.Machine, name string) string {
-	out, err := m.Client.ListExecutions(context.Background(), &awssfn.ListExecutionsInput{StateMachineArn: aws.String(m.ARN)})
+	out, err := m.Client.ListExecutions(context.Background(), &sfn.ListExecutionsInput{StateMachineArn: aws.String(m.ARN)})
 	if err == nil {
 		for _, e := range out.Executions {
 			if aws.ToString(e.Name) == name {
@@ -218,7 +218,7 @@ func TestFollowsTheClock(t *testing.T) {
 	runnertest.Run(t, func(t *testing.T, exec *service.Executor, clk *clocktest.Clock) service.Runner {
 		w := worker.New(exec, nil)
 		m := sfntest.New(t, sfntest.Bridge(w.Handle))
-		r, err := sfn.New(m.Client, sfn.Options{StateMachineARN: m.ARN, InterruptTTL: runnertest.InterruptTTL})
+		r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: runnertest.InterruptTTL})
 		require.NoError(t, err)
 		return r
 	}, runnertest.Options{})
