@@ -352,7 +352,7 @@ func printList(w io.Writer, r *a2a.ListTasksResult) {
 }
 
 // printCard prints the card, marking the interface the client would use.
-func printCard(w io.Writer, c *client.Card, chosen client.Interface) {
+func printCard(w io.Writer, c *client.Card, chosen client.AgentInterface) {
 	fmt.Fprintf(w, "%s (version %s)\n%s\n\ninterfaces:\n", c.Name, c.Version, c.Description)
 	for _, i := range c.Interfaces {
 		mark := " "

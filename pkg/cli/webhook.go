@@ -61,10 +61,12 @@ func (r *runner) webhook(args []string) int {
 	if aud == "" {
 		aud = listenURL(pos[0], ln.Addr())
 	}
+	rc := &receiver{out: r.out, errw: r.errw, json: r.common.json}
 	v, err := verify.New(verify.Options{
-		Keys:     verify.NewJWKS(keysURL, verify.JWKSOptions{Client: r.env.HTTPClient}),
-		Audience: aud,
-		Token:    *token,
+		Keys:         verify.NewJWKS(keysURL, verify.JWKSOptions{Client: r.env.HTTPClient}),
+		Audience:     aud,
+		Token:        *token,
+		OnUnanswered: rc.unanswered,
 	})
 	if err != nil {
 		return r.fail(err)
@@ -80,8 +82,7 @@ func (r *runner) webhook(args []string) int {
 		fmt.Fprintf(&banner, "a2a webhook: warning: %v; notifications are refused until the keys can be read\n", err)
 	}
 	io.WriteString(r.errw, banner.String())
-	rc := &receiver{out: r.out, errw: r.errw, json: r.common.json}
-	return r.serve(ln, rc.handler(v))
+	return r.serve(ln, v.Middleware(http.HandlerFunc(rc.print)))
 }
 
 // jwksLocation returns the JWKS URL from --jwks, or derived from --agent.
@@ -172,37 +173,21 @@ type receiver struct {
 	json      bool
 }
 
-// accepted marks, in a request's context, that the verifier passed the
-// request on.
-type acceptedKey struct{}
-
-// handler is v's middleware around the printer, with the refusals the
-// middleware answers by itself reported on errw.
-func (rc *receiver) handler(v *verify.Verifier) http.Handler {
-	inner := v.Middleware(http.HandlerFunc(rc.print))
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		accepted := new(bool)
-		rw := &answerRecorder{ResponseWriter: w}
-		inner.ServeHTTP(rw, req.WithContext(context.WithValue(req.Context(), acceptedKey{}, accepted)))
-		if *accepted {
-			return
-		}
-		rc.mu.Lock()
-		defer rc.mu.Unlock()
-		now := time.Now().Format(time.TimeOnly)
-		if rw.code < 300 {
-			fmt.Fprintf(rc.errw, "%s duplicate %s ignored (answered %d)\n", now, req.Header.Get("Webhook-Id"), rw.code)
-			return
-		}
-		fmt.Fprintf(rc.errw, "%s refused %s %s from %s: %d %s\n", now, req.Method, req.URL.Path, req.RemoteAddr, rw.code, strings.TrimSpace(rw.text.String()))
-	})
+// unanswered reports on errw what the verifier answered by itself: a
+// duplicate, or a refusal.
+func (rc *receiver) unanswered(req *http.Request, status int, err error) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	now := time.Now().Format(time.TimeOnly)
+	if errors.Is(err, verify.ErrDuplicate) {
+		fmt.Fprintf(rc.errw, "%s duplicate %s ignored (answered %d)\n", now, req.Header.Get("Webhook-Id"), status)
+		return
+	}
+	fmt.Fprintf(rc.errw, "%s refused %s %s from %s: %d %s\n", now, req.Method, req.URL.Path, req.RemoteAddr, status, err)
 }
 
 // print is called for each verified notification.
 func (rc *receiver) print(w http.ResponseWriter, req *http.Request) {
-	if accepted, ok := req.Context().Value(acceptedKey{}).(*bool); ok {
-		*accepted = true
-	}
 	n, _ := verify.FromContext(req.Context())
 	at := time.Now()
 	state, text := summarize(n.Body)
@@ -301,31 +286,3 @@ func normalizeState(s string) string {
 	}
 	return s
 }
-
-// answerRecorder remembers the status and the start of the text of an
-// answer, to report refusals.
-type answerRecorder struct {
-	http.ResponseWriter
-	code int
-	text strings.Builder
-}
-
-func (a *answerRecorder) WriteHeader(code int) {
-	if a.code == 0 {
-		a.code = code
-	}
-	a.ResponseWriter.WriteHeader(code)
-}
-
-func (a *answerRecorder) Write(p []byte) (int, error) {
-	if a.code == 0 {
-		a.code = http.StatusOK
-	}
-	if room := 300 - a.text.Len(); room > 0 {
-		a.text.Write(p[:min(room, len(p))])
-	}
-	return a.ResponseWriter.Write(p)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (a *answerRecorder) Unwrap() http.ResponseWriter { return a.ResponseWriter }

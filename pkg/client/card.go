@@ -20,9 +20,9 @@ const (
 // base URL.
 const WellKnownCardPath = "/.well-known/agent-card.json"
 
-// Interface is one endpoint of an agent: where, which binding and which
+// AgentInterface is one endpoint of an agent: where, which binding and which
 // protocol version.
-type Interface struct {
+type AgentInterface struct {
 	URL string `json:"url"`
 	// Binding is JSONRPC or HTTP+JSON (GRPC and others are listed but not
 	// used by this client).
@@ -42,7 +42,7 @@ type Card struct {
 	// Interfaces lists every declared endpoint: the 1.0 supportedInterfaces
 	// in order, then the 0.3 url (preferredTransport) and
 	// additionalInterfaces.
-	Interfaces []Interface
+	Interfaces []AgentInterface
 	// Raw is the card's JSON as served.
 	Raw json.RawMessage
 	// ETag is the validator the server sent with it.
@@ -75,8 +75,8 @@ func parseCard(body []byte) (*Card, error) {
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, fmt.Errorf("decode agent card: %w", err)
 	}
-	seen := map[Interface]bool{}
-	add := func(i Interface) {
+	seen := map[AgentInterface]bool{}
+	add := func(i AgentInterface) {
 		if i.URL == "" || seen[i] {
 			return
 		}
@@ -84,7 +84,7 @@ func parseCard(body []byte) (*Card, error) {
 		c.Interfaces = append(c.Interfaces, i)
 	}
 	for _, si := range w.SupportedInterfaces {
-		add(Interface{URL: si.URL, Binding: strings.ToUpper(si.ProtocolBinding), Version: a2a.NormalizeVersion(si.ProtocolVersion), Tenant: si.Tenant})
+		add(AgentInterface{URL: si.URL, Binding: strings.ToUpper(si.ProtocolBinding), Version: a2a.NormalizeVersion(si.ProtocolVersion), Tenant: si.Tenant})
 	}
 	v03 := a2a.NormalizeVersion(c.ProtocolVersion)
 	if c.URL != "" {
@@ -92,10 +92,10 @@ func parseCard(body []byte) (*Card, error) {
 		if t == "" {
 			t = BindingJSONRPC
 		}
-		add(Interface{URL: c.URL, Binding: strings.ToUpper(t), Version: v03})
+		add(AgentInterface{URL: c.URL, Binding: strings.ToUpper(t), Version: v03})
 	}
 	for _, ai := range c.AdditionalInterfaces {
-		add(Interface{URL: ai.URL, Binding: strings.ToUpper(ai.Transport), Version: v03})
+		add(AgentInterface{URL: ai.URL, Binding: strings.ToUpper(ai.Transport), Version: v03})
 	}
 	if w.Capabilities.ExtendedAgentCard {
 		c.SupportsAuthenticatedExtendedCard = true
@@ -108,7 +108,7 @@ func parseCard(body []byte) (*Card, error) {
 }
 
 // usable reports whether the client can speak i.
-func usable(i Interface) bool {
+func usable(i AgentInterface) bool {
 	return (i.Version == a2a.V03 || i.Version == a2a.V10) && (i.Binding == BindingJSONRPC || i.Binding == BindingREST)
 }
 
@@ -116,7 +116,7 @@ func usable(i Interface) bool {
 // restrict the choice when not empty. Without restrictions the newest
 // protocol version wins (1.0 before 0.3) and, within a version, the card's
 // order (its preference).
-func SelectInterface(c *Card, version a2a.Version, binding string) (Interface, error) {
+func SelectInterface(c *Card, version a2a.Version, binding string) (AgentInterface, error) {
 	if version != "" {
 		version = a2a.NormalizeVersion(string(version))
 	}
@@ -135,7 +135,7 @@ func SelectInterface(c *Card, version a2a.Version, binding string) (Interface, e
 	for _, i := range c.Interfaces {
 		offered = append(offered, fmt.Sprintf("%s %s at %s", i.Binding, i.Version, i.URL))
 	}
-	return Interface{}, fmt.Errorf("the agent card offers no interface this client can use (wanted version %q, binding %q); it offers: %s",
+	return AgentInterface{}, fmt.Errorf("the agent card offers no interface this client can use (wanted version %q, binding %q); it offers: %s",
 		orAny(string(version)), orAny(binding), strings.Join(offered, "; "))
 }
 

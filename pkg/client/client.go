@@ -42,7 +42,7 @@ type Options struct {
 	Binding string
 	// Endpoint, when set, is used as it is and the card is not fetched for
 	// protocol calls.
-	Endpoint *Interface
+	Endpoint *AgentInterface
 	// MaxResponseBytes bounds a response body; 0 means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
@@ -62,7 +62,7 @@ type Client struct {
 
 	mu   sync.Mutex
 	card *Card
-	ep   *Interface
+	ep   *AgentInterface
 	sess *session
 }
 
@@ -122,7 +122,7 @@ func (c *Client) session(ctx context.Context) (*session, error) {
 
 // Endpoint returns the interface the client talks to, fetching the card
 // and choosing one on first use.
-func (c *Client) Endpoint(ctx context.Context) (Interface, error) {
+func (c *Client) Endpoint(ctx context.Context) (AgentInterface, error) {
 	c.mu.Lock()
 	ep := c.ep
 	c.mu.Unlock()
@@ -131,11 +131,11 @@ func (c *Client) Endpoint(ctx context.Context) (Interface, error) {
 	}
 	card, err := c.Card(ctx)
 	if err != nil {
-		return Interface{}, err
+		return AgentInterface{}, err
 	}
 	chosen, err := SelectInterface(card, c.opts.Version, c.opts.Binding)
 	if err != nil {
-		return Interface{}, err
+		return AgentInterface{}, err
 	}
 	chosen.URL = c.resolve(chosen.URL)
 	c.mu.Lock()
@@ -146,7 +146,7 @@ func (c *Client) Endpoint(ctx context.Context) (Interface, error) {
 
 // jsonrpcEndpoint returns a JSON-RPC interface of the chosen version, for
 // the extension methods that only exist over JSON-RPC.
-func (c *Client) jsonrpcEndpoint(ctx context.Context) (Interface, error) {
+func (c *Client) jsonrpcEndpoint(ctx context.Context) (AgentInterface, error) {
 	ep, err := c.Endpoint(ctx)
 	if err != nil || ep.Binding == BindingJSONRPC {
 		return ep, err
@@ -156,12 +156,12 @@ func (c *Client) jsonrpcEndpoint(ctx context.Context) (Interface, error) {
 	c.mu.Unlock()
 	if card == nil {
 		if card, err = c.Card(ctx); err != nil {
-			return Interface{}, err
+			return AgentInterface{}, err
 		}
 	}
 	alt, err := SelectInterface(card, ep.Version, BindingJSONRPC)
 	if err != nil {
-		return Interface{}, fmt.Errorf("this operation needs a JSON-RPC interface: %w", err)
+		return AgentInterface{}, fmt.Errorf("this operation needs a JSON-RPC interface: %w", err)
 	}
 	alt.URL = c.resolve(alt.URL)
 	return alt, nil
@@ -208,7 +208,7 @@ func (c *Client) roundTrip(req *http.Request) (*http.Response, []byte, error) {
 }
 
 // prepare sets the headers every protocol request carries.
-func (c *Client) prepare(req *http.Request, ep Interface) {
+func (c *Client) prepare(req *http.Request, ep AgentInterface) {
 	req.Header.Set("Accept", "application/json, application/a2a+json")
 	if ep.Version == a2a.V10 {
 		req.Header.Set(a2a.HeaderVersion, string(a2a.V10))

@@ -73,7 +73,7 @@ func TestInterruptCallbacks(t *testing.T) {
 					writeJSON(w, 200, `{"jsonrpc":"2.0","id":1,"result":{"ok":true,"request_id":"`+params["request_id"].(string)+`"}}`)
 				}
 			})
-			c := client.New(url, client.Options{Token: "tok", Endpoint: &client.Interface{URL: url, Binding: "jsonrpc", Version: version}})
+			c := client.New(url, client.Options{Token: "tok", Endpoint: &client.AgentInterface{URL: url, Binding: "jsonrpc", Version: version}})
 			ctx := ctxT(t)
 
 			r, err := c.ReplyPermission(ctx, "perm-1", client.PermissionAlways, "go ahead")
@@ -170,7 +170,7 @@ func TestErrorBodies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := (&fake{}).start(t, func(w http.ResponseWriter, _ fakeCall) { writeJSON(w, tc.status, tc.body) })
-			c := client.New(url, client.Options{Endpoint: &client.Interface{URL: url, Binding: tc.binding, Version: tc.version}})
+			c := client.New(url, client.Options{Endpoint: &client.AgentInterface{URL: url, Binding: tc.binding, Version: tc.version}})
 			_, err := c.GetTask(ctxT(t), a2a.TaskQueryParams{ID: "x"})
 			var ce *client.Error
 			require.ErrorAs(t, err, &ce)
@@ -204,7 +204,7 @@ func TestREST03SendResultShapes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := &fake{}
 			url := f.start(t, func(w http.ResponseWriter, _ fakeCall) { writeJSON(w, 200, body) })
-			c := client.New(url, client.Options{Endpoint: &client.Interface{URL: url + "/rest", Binding: "rest", Version: "0.3"}})
+			c := client.New(url, client.Options{Endpoint: &client.AgentInterface{URL: url + "/rest", Binding: "rest", Version: "0.3"}})
 			res, err := c.SendMessage(ctxT(t), a2a.MessageSendParams{Message: textMsg("hi")})
 			require.NoError(t, err)
 			assert.Equal(t, "/rest/v1/message:send", f.last().Path)
@@ -243,7 +243,7 @@ func TestWaitRetriesTransientErrors(t *testing.T) {
 			writeJSON(w, 200, `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"},"artifacts":[{"artifactId":"a","parts":[{"kind":"text","text":"ok"}]}]}}`)
 		}
 	})
-	c := client.New(url, client.Options{Endpoint: &client.Interface{URL: url, Binding: "jsonrpc", Version: "0.3"}})
+	c := client.New(url, client.Options{Endpoint: &client.AgentInterface{URL: url, Binding: "jsonrpc", Version: "0.3"}})
 	var states []a2a.TaskState
 	final, err := c.Wait(ctxT(t), "t", client.WaitOptions{MinInterval: time.Millisecond, OnUpdate: func(u client.Update) {
 		states = append(states, u.Task.Status.State)
@@ -310,7 +310,7 @@ func TestWaitSince(t *testing.T) {
 		writeJSON(w, 200, `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"},
 			"artifacts":[{"artifactId":"a","parts":[{"kind":"text","text":"old"},{"kind":"text","text":"new"}]}]}}`)
 	})
-	c := client.New(url, client.Options{Endpoint: &client.Interface{URL: url, Binding: "jsonrpc", Version: "0.3"}})
+	c := client.New(url, client.Options{Endpoint: &client.AgentInterface{URL: url, Binding: "jsonrpc", Version: "0.3"}})
 	since := &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: a2a.TaskStateInputRequired},
 		Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("old")}}}}
 	var updates []client.Update

@@ -85,7 +85,7 @@ func TestOfficialLegacyServer(t *testing.T) {
 	ctx := ctxT(t)
 	ep, err := c.Endpoint(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, client.Interface{URL: hs.URL + "/rpc", Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
+	assert.Equal(t, client.AgentInterface{URL: hs.URL + "/rpc", Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
 
 	done := send(t, c, "hello", "", true)
 	assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)

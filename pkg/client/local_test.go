@@ -268,10 +268,10 @@ func TestCardRevalidation(t *testing.T) {
 	require.Len(t, first.Interfaces, 4)
 	ep, err := client.SelectInterface(first, "", "")
 	require.NoError(t, err)
-	assert.Equal(t, client.Interface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: a2a.V10}, ep)
+	assert.Equal(t, client.AgentInterface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: a2a.V10}, ep)
 	ep, err = client.SelectInterface(first, a2a.V03, "")
 	require.NoError(t, err)
-	assert.Equal(t, client.Interface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
+	assert.Equal(t, client.AgentInterface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
 }
 
 type statusWriter struct {

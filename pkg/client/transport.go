@@ -34,7 +34,7 @@ type transport interface {
 }
 
 // newTransport returns the transport of ep's binding.
-func (c *Client) newTransport(ep Interface) transport {
+func (c *Client) newTransport(ep AgentInterface) transport {
 	if ep.Binding == BindingREST {
 		return &restTransport{c: c, ep: ep}
 	}
@@ -44,7 +44,7 @@ func (c *Client) newTransport(ep Interface) transport {
 // rpcTransport is JSON-RPC 2.0 over HTTP POST.
 type rpcTransport struct {
 	c  *Client
-	ep Interface
+	ep AgentInterface
 }
 
 func (t *rpcTransport) do(ctx context.Context, op operation, params json.RawMessage) (json.RawMessage, error) {
@@ -79,7 +79,7 @@ func (t *rpcTransport) do(ctx context.Context, op operation, params json.RawMess
 // /v1.
 type restTransport struct {
 	c  *Client
-	ep Interface
+	ep AgentInterface
 }
 
 func (t *restTransport) do(ctx context.Context, op operation, params json.RawMessage) (json.RawMessage, error) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 )
 
 // Polling defaults of Wait.
@@ -185,7 +186,7 @@ func (c *Client) Wait(ctx context.Context, taskID string, o WaitOptions) (*a2a.T
 	failures := 0
 	for first := last == nil; ; first = false {
 		if !first {
-			if err := sleepCtx(ctx, interval); err != nil {
+			if err := clock.Sleep(ctx, clock.System{}, interval); err != nil {
 				return last, err
 			}
 		}
@@ -232,15 +233,4 @@ func Transient(err error) bool {
 		return e.Code == 0 && (e.HTTPStatus == http.StatusTooManyRequests || e.HTTPStatus >= 500)
 	}
 	return true
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -2,10 +2,12 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,11 +60,30 @@ func deliverer(t *testing.T, set *keys.Set, c *clocktest.Clock) *push.Deliverer 
 	return d
 }
 
+// unanswered records what OnUnanswered is told.
+type unanswered struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (u *unanswered) record(_ *http.Request, status int, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.seen = append(u.seen, fmt.Sprintf("%d %v", status, err))
+}
+
+func (u *unanswered) all() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.seen...)
+}
+
 func TestMiddleware(t *testing.T) {
 	set := generate(t, keys.AlgES256)
 	c := newClock(t)
 	failNext := atomic.Bool{}
-	rc := newReceiver(t, Options{Keys: static(t, set.JWKS()), Token: "tok", Clock: c}, func(w http.ResponseWriter, _ *http.Request, n *Notification) {
+	told := &unanswered{}
+	rc := newReceiver(t, Options{Keys: static(t, set.JWKS()), Token: "tok", Clock: c, OnUnanswered: told.record}, func(w http.ResponseWriter, _ *http.Request, n *Notification) {
 		if failNext.CompareAndSwap(true, false) {
 			w.WriteHeader(http.StatusInternalServerError)
 		}
@@ -101,6 +122,13 @@ func TestMiddleware(t *testing.T) {
 	assert.Equal(t, push.Retryable, r.Outcome, "an unknown kid may be a fresh rotation")
 	assert.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
 	assert.EqualValues(t, 3, rc.calls.Load())
+
+	// OnUnanswered heard of every request the handler did not see.
+	got := told.all()
+	require.Len(t, got, 3)
+	assert.Equal(t, "200 "+ErrDuplicate.Error(), got[0])
+	assert.True(t, strings.HasPrefix(got[1], "401 "), got[1])
+	assert.True(t, strings.HasPrefix(got[2], "503 "), got[2])
 }
 
 // roundTripFunc lets a test alter requests on the wire.

@@ -68,6 +68,9 @@ var (
 	// ErrReplayed: this event id was accepted before (a duplicate or a
 	// replay).
 	ErrReplayed = errors.New("push notification event was already received")
+	// ErrDuplicate: the event was handled already; the middleware answers
+	// 200 so that the agent stops retrying, and does not call the handler.
+	ErrDuplicate = errors.New("duplicate notification ignored")
 	// ErrBusy: the event id memory is full, or the same event is being
 	// handled by another request; try again later.
 	ErrBusy = errors.New("push notification receiver is busy")
@@ -111,6 +114,11 @@ type Options struct {
 	MaxBodyBytes int64
 	// Clock tells the time; nil means the system clock.
 	Clock clock.Clock
+	// OnUnanswered, when set, is told of every request the middleware
+	// answers by itself without calling the handler: the status it
+	// answered and why (a verification error, ErrBusy, or ErrDuplicate
+	// with 200).
+	OnUnanswered func(r *http.Request, status int, err error)
 }
 
 // Notification is a verified notification.
@@ -141,6 +149,7 @@ type Verifier struct {
 	dedupe       time.Duration
 	maxBodyBytes int64
 	clock        clock.Clock
+	unanswered   func(*http.Request, int, error)
 	events       *eventCache
 	parser       *jwt.Parser
 }
@@ -155,7 +164,7 @@ func New(o Options) (*Verifier, error) {
 	}
 	v := &Verifier{
 		keys: o.Keys, audience: o.Audience, issuer: o.Issuer, token: o.Token,
-		skew: o.ClockSkew, maxAge: o.MaxAge, dedupe: o.DedupeWindow, maxBodyBytes: o.MaxBodyBytes, clock: clock.Or(o.Clock),
+		skew: o.ClockSkew, maxAge: o.MaxAge, dedupe: o.DedupeWindow, maxBodyBytes: o.MaxBodyBytes, clock: clock.Or(o.Clock), unanswered: o.OnUnanswered,
 	}
 	if v.skew <= 0 {
 		v.skew = DefaultClockSkew
@@ -353,21 +362,24 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, expires, err := v.check(r)
 		if err != nil {
-			writeError(w, err)
+			v.refuse(w, r, err)
 			return
 		}
 		state, err := v.events.reserve(n.EventID, expires, v.clock.Now())
 		switch {
 		case err != nil:
-			writeError(w, err)
+			v.refuse(w, r, err)
 			return
 		case state == eventDone:
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			_, _ = io.WriteString(w, "duplicate notification ignored\n")
+			_, _ = io.WriteString(w, ErrDuplicate.Error()+"\n")
+			v.tell(r, http.StatusOK, ErrDuplicate)
 			return
 		case state == eventInFlight:
 			w.Header().Set("Retry-After", "10")
-			http.Error(w, ErrBusy.Error()+": the same event is being handled", http.StatusTooManyRequests)
+			busy := fmt.Errorf("%w: the same event is being handled", ErrBusy)
+			http.Error(w, busy.Error(), http.StatusTooManyRequests)
+			v.tell(r, http.StatusTooManyRequests, busy)
 			return
 		}
 		sw := &statusWriter{ResponseWriter: w}
@@ -386,8 +398,8 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	})
 }
 
-// writeError answers a failed verification.
-func writeError(w http.ResponseWriter, err error) {
+// refuse answers a failed verification, and tells OnUnanswered.
+func (v *Verifier) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	code := http.StatusUnauthorized
 	switch {
 	case errors.Is(err, ErrBodyTooLarge):
@@ -397,6 +409,13 @@ func writeError(w http.ResponseWriter, err error) {
 		w.Header().Set("Retry-After", "30")
 	}
 	http.Error(w, err.Error(), code)
+	v.tell(r, code, err)
+}
+
+func (v *Verifier) tell(r *http.Request, status int, err error) {
+	if v.unanswered != nil {
+		v.unanswered(r, status, err)
+	}
 }
 
 // statusWriter remembers the final status code next wrote.
