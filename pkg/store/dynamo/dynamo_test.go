@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
@@ -117,4 +118,10 @@ func TestFollow(t *testing.T) {
 	assert.Equal(t, int64(3), changes[0].Version)
 	assert.Equal(t, a2a.TaskStateCompleted, changes[0].Task.Status.State)
 	assert.Equal(t, []string{"hook"}, changes[0].PushConfigIDs)
+}
+
+// TestAcrossEpochs runs the store contract again with its clocks far in the
+// past and far in the future: TTLs and expiry follow the injected clock.
+func TestAcrossEpochs(t *testing.T) {
+	clocktest.RunAcrossEpochs(t, "^(TestContract|TestChanges|TestChildrenOutliveTheirTask)$")
 }
