@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -305,8 +306,10 @@ func TestFunctionBinaries(t *testing.T) {
 
 // BenchmarkColdStart measures each function's cold start: exec of the
 // binary to its first request for an event (configuration, AWS clients,
-// handler; no network: nothing is invoked). The size metric is the host
-// binary's.
+// handler; no network: nothing is invoked), next to a minimal aws-lambda-go
+// binary (testdata/minimal) built with the same flags and measured in the
+// same run: the x-minimal metric is the function's median cold start over
+// the minimal one's. MB is the host binary's size.
 func BenchmarkColdStart(b *testing.B) {
 	env := environ(map[string]string{
 		"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "bench", "AWS_REGION": "us-east-1",
@@ -314,21 +317,54 @@ func BenchmarkColdStart(b *testing.B) {
 		"A2A_PUSH_DELIVERY_QUEUE_URL": "http://127.0.0.1:1/queue/bench", "A2A_PUSH_DEAD_LETTER_QUEUE_URL": "http://127.0.0.1:1/queue/dlq",
 		"A2A_PUSH_ISSUER": "https://agent.example.com", "A2A_PUSH_SIGNING_KEYS": signingKeyPEM(b),
 	})
-	for _, name := range functions(b) {
+	names := functions(b)
+	minimal := buildMinimal(b)
+	yardstick := medianColdStart(b, minimal, env, 15)
+	for _, name := range names {
 		bin := filepath.Join(binDir, name)
 		info, err := os.Stat(bin)
 		require.NoError(b, err)
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				p, err := lambdaemu.Start(bin, env, lambdaemu.Options{})
-				require.NoError(b, err)
-				_, rep, err := p.Ready(20 * time.Second)
-				p.Stop()
-				require.NoError(b, err, "%s", rep.Body)
+				coldStart(b, bin, env)
 			}
+			b.StopTimer()
+			b.ReportMetric(float64(medianColdStart(b, bin, env, 15))/float64(yardstick), "x-minimal")
 			b.ReportMetric(float64(info.Size())/1e6, "MB")
 		})
 	}
+}
+
+// buildMinimal builds testdata/minimal as the functions are built.
+func buildMinimal(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(binDir, "minimal")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags=-s -w", "-o", bin, "./testdata/minimal")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	require.NoError(tb, err, "%s", out)
+	return bin
+}
+
+// coldStart starts bin and waits for its first request for an event.
+func coldStart(tb testing.TB, bin string, env []string) time.Duration {
+	tb.Helper()
+	start := time.Now()
+	p, err := lambdaemu.Start(bin, env, lambdaemu.Options{})
+	require.NoError(tb, err)
+	defer p.Stop()
+	_, rep, err := p.Ready(20 * time.Second)
+	require.NoError(tb, err, "%s", rep.Body)
+	return time.Since(start)
+}
+
+func medianColdStart(tb testing.TB, bin string, env []string, runs int) time.Duration {
+	d := make([]time.Duration, runs)
+	for i := range d {
+		d[i] = coldStart(tb, bin, env)
+	}
+	slices.Sort(d)
+	return d[runs/2]
 }
 
 // The card function's only AWS access is reading its signing keys' secret,
