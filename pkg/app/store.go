@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -32,7 +34,14 @@ type StoreOptions struct {
 // environment or the Lambda role) in AWS_REGION, pointed at AWS_ENDPOINT_URL
 // when it is set (a local stand-in).
 func AWSConfig(ctx context.Context, cfg config.Config) (aws.Config, error) {
-	return lambdafn.AWSConfig(ctx, cfg.AWS)
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.AWS.Region))
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
+	}
+	if cfg.AWS.EndpointURL != "" {
+		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
+	}
+	return awsCfg, nil
 }
 
 // ResolveSecrets returns getenv with the secret references resolved (see

@@ -1,14 +1,14 @@
 // Package lambdafn is what every Lambda function's main shares and what
-// needs no AWS client but the secret stores': the HTTP API adapter,
-// reporting a failed cold start, the JSON logger, resolving secret
-// references, the push signing keys, and the whole card function (which
-// reads only its signing keys' secret).
+// needs no AWS SDK service client: the HTTP API adapter, reporting a failed
+// cold start, the JSON logger, resolving secret references (pkg/secrets
+// reads them without the SSM and Secrets Manager clients), the push signing
+// keys, and the whole card function.
 //
-// It must not import the AWS SDK's table, stream, state machine or queue
-// clients (pkg/app does): Go runs every linked package's initialization at
-// cold start, and the SDK's service packages are costly to initialize
-// (GODEBUG=inittrace=1 shows dynamodb/schemas, ...). A test in functions/
-// holds the card binary to that.
+// It must not import the AWS SDK's service clients, nor its default
+// configuration loader (pkg/app does): Go runs every linked package's
+// initialization at cold start, and the SDK's service packages are costly
+// to initialize (GODEBUG=inittrace=1 shows ssm/schemas, dynamodb/schemas,
+// ...). A test in functions/ holds the card binary to that.
 package lambdafn
 
 import (
@@ -22,10 +22,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -127,38 +123,27 @@ func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, er
 	return ks, nil
 }
 
-// AWSConfig is the default AWS configuration (credentials from the
-// environment or the Lambda role) in a.Region, pointed at a.EndpointURL
-// when it is set (a local stand-in).
-func AWSConfig(ctx context.Context, a config.AWS) (aws.Config, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(a.Region))
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
-	}
-	if a.EndpointURL != "" {
-		awsCfg.BaseEndpoint = aws.String(a.EndpointURL)
-	}
-	return awsCfg, nil
-}
-
 // ResolveSecrets returns getenv with the secret references among
 // config.SecretVariables resolved (ssm:<name>, secretsmanager:<name or
-// ARN>; see pkg/secrets), read once with the default AWS configuration in
-// AWS_REGION (or at AWS_ENDPOINT_URL). Without references it returns getenv
-// itself and builds no AWS client. Errors name the variable, never a value.
+// ARN>; see pkg/secrets), read once with the environment's credentials (the
+// function role's, in Lambda) in AWS_REGION, or at AWS_ENDPOINT_URL.
+// Without references it returns getenv itself and makes no request. Errors
+// name the variable, never a value.
 func ResolveSecrets(ctx context.Context, getenv func(string) string) (func(string) string, error) {
 	names := config.SecretVariables()
 	if !secrets.References(getenv, names) {
 		return getenv, nil
 	}
-	awsCfg, err := AWSConfig(ctx, config.AWS{
-		Region:      cmp.Or(strings.TrimSpace(getenv("AWS_REGION")), strings.TrimSpace(getenv("AWS_DEFAULT_REGION"))),
-		EndpointURL: strings.TrimSpace(getenv("AWS_ENDPOINT_URL")),
-	})
+	creds, err := secrets.EnvCredentials(getenv)
 	if err != nil {
 		return nil, fmt.Errorf("secret references: %w", err)
 	}
-	r := secrets.Resolver{SSM: ssm.NewFromConfig(awsCfg), SecretsManager: secretsmanager.NewFromConfig(awsCfg)}
+	reader := &secrets.AWS{
+		Region:      cmp.Or(strings.TrimSpace(getenv("AWS_REGION")), strings.TrimSpace(getenv("AWS_DEFAULT_REGION"))),
+		EndpointURL: strings.TrimSpace(getenv("AWS_ENDPOINT_URL")),
+		Credentials: creds,
+	}
+	r := secrets.Resolver{SSM: reader, SecretsManager: reader}
 	resolved, err := r.Env(ctx, getenv, names)
 	if err != nil {
 		return nil, fmt.Errorf("secret references: %w", err)

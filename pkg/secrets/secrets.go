@@ -14,10 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 )
 
 // Reference prefixes.
@@ -26,16 +22,16 @@ const (
 	PrefixSecretsManager = "secretsmanager:"
 )
 
-// SSMAPI is the part of the SSM client the resolver uses; *ssm.Client
-// implements it.
-type SSMAPI interface {
-	GetParameter(ctx context.Context, in *ssm.GetParameterInput, optFns ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
+// ParameterReader reads an SSM parameter's value (a SecureString
+// decrypted); *AWS is one.
+type ParameterReader interface {
+	Parameter(ctx context.Context, name string) (string, error)
 }
 
-// SecretsManagerAPI is the part of the Secrets Manager client the resolver
-// uses; *secretsmanager.Client implements it.
-type SecretsManagerAPI interface {
-	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
+// SecretReader reads a Secrets Manager secret's string value by name or
+// ARN; *AWS is one.
+type SecretReader interface {
+	Secret(ctx context.Context, id string) (string, error)
 }
 
 // IsReference reports whether v names a secret rather than holding one.
@@ -47,8 +43,8 @@ func IsReference(v string) bool {
 // Resolver reads referenced secrets. A nil client makes references of its
 // kind fail.
 type Resolver struct {
-	SSM            SSMAPI
-	SecretsManager SecretsManagerAPI
+	SSM            ParameterReader
+	SecretsManager SecretReader
 }
 
 // Resolve returns the secret ref names. Errors name the reference (which is
@@ -83,14 +79,7 @@ func (r Resolver) parameter(ctx context.Context, name string) (string, error) {
 	if r.SSM == nil {
 		return "", errors.New("no SSM client")
 	}
-	out, err := r.SSM.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)})
-	if err != nil {
-		return "", fmt.Errorf("ssm:GetParameter: %w", err)
-	}
-	if out.Parameter == nil || out.Parameter.Value == nil {
-		return "", errors.New("ssm:GetParameter returned no value")
-	}
-	return *out.Parameter.Value, nil
+	return r.SSM.Parameter(ctx, name)
 }
 
 func (r Resolver) secret(ctx context.Context, id string) (string, error) {
@@ -100,14 +89,7 @@ func (r Resolver) secret(ctx context.Context, id string) (string, error) {
 	if r.SecretsManager == nil {
 		return "", errors.New("no Secrets Manager client")
 	}
-	out, err := r.SecretsManager.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
-	if err != nil {
-		return "", fmt.Errorf("secretsmanager:GetSecretValue: %w", err)
-	}
-	if out.SecretString == nil {
-		return "", errors.New("the secret has no string value (binary secrets are not supported)")
-	}
-	return *out.SecretString, nil
+	return r.SecretsManager.Secret(ctx, id)
 }
 
 // Env resolves, once, every reference among the variables names read

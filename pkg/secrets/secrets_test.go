@@ -2,6 +2,8 @@ package secrets_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -21,33 +23,37 @@ func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
 
 // countingSSM counts the parameters read.
 type countingSSM struct {
-	secrets.SSMAPI
+	secrets.ParameterReader
 	reads int
 }
 
-func (c *countingSSM) GetParameter(ctx context.Context, in *ssm.GetParameterInput, optFns ...func(*ssm.Options)) (*ssm.GetParameterOutput, error) {
+func (c *countingSSM) Parameter(ctx context.Context, name string) (string, error) {
 	c.reads++
-	return c.SSMAPI.GetParameter(ctx, in, optFns...)
+	return c.ParameterReader.Parameter(ctx, name)
 }
 
 // fixture stores secrets in moto's SSM and Secrets Manager under names
-// unique to the test.
+// unique to the test (with the SDK's clients), and reads them with the
+// resolver's own light client.
 type fixture struct {
 	prefix   string
 	ssm      *countingSSM
+	put      *ssm.Client
 	sm       *secretsmanager.Client
 	resolver secrets.Resolver
 }
 
 func newFixture(t *testing.T) *fixture {
 	cfg := awstest.Config(t)
-	f := &fixture{prefix: "/" + awstest.UniqueName(t, "secrets"), ssm: &countingSSM{SSMAPI: ssm.NewFromConfig(cfg)}, sm: secretsmanager.NewFromConfig(cfg)}
-	f.resolver = secrets.Resolver{SSM: f.ssm, SecretsManager: f.sm}
+	reader := &secrets.AWS{Region: cfg.Region, Credentials: cfg.Credentials, EndpointURL: aws.ToString(cfg.BaseEndpoint)}
+	f := &fixture{prefix: "/" + awstest.UniqueName(t, "secrets"), ssm: &countingSSM{ParameterReader: reader},
+		put: ssm.NewFromConfig(cfg), sm: secretsmanager.NewFromConfig(cfg)}
+	f.resolver = secrets.Resolver{SSM: f.ssm, SecretsManager: reader}
 	return f
 }
 
 func (f *fixture) parameter(t *testing.T, name, value string, typ ssmtypes.ParameterType) string {
-	_, err := f.ssm.SSMAPI.(*ssm.Client).PutParameter(context.Background(), &ssm.PutParameterInput{
+	_, err := f.put.PutParameter(context.Background(), &ssm.PutParameterInput{
 		Name: aws.String(f.prefix + "/" + name), Value: aws.String(value), Type: typ,
 	})
 	require.NoError(t, err)
@@ -138,3 +144,61 @@ func TestEnv(t *testing.T) {
 	require.NoError(t, err, "plain values need no client")
 	assert.Equal(t, "local-token", getenv("A2A_BEARER_TOKEN"))
 }
+
+// The light client signs its requests and reads AWS's error bodies.
+func TestAWSClient(t *testing.T) {
+	assert.Equal(t, "https://ssm.eu-west-1.amazonaws.com/", endpointOf(t, "eu-west-1", "ssm"))
+	assert.Equal(t, "https://secretsmanager.cn-north-1.amazonaws.com.cn/", endpointOf(t, "cn-north-1", "secretsmanager"))
+
+	f := newFixture(t)
+	cfg := awstest.Config(t)
+	unsigned := &secrets.AWS{Region: cfg.Region, EndpointURL: aws.ToString(cfg.BaseEndpoint)}
+	_, err := unsigned.Parameter(context.Background(), "x")
+	assert.ErrorContains(t, err, "no AWS credentials")
+	_, err = (&secrets.AWS{Credentials: cfg.Credentials}).Secret(context.Background(), "x")
+	assert.ErrorContains(t, err, "no AWS region")
+
+	_, err = f.resolver.Resolve(context.Background(), "ssm:"+f.prefix+"/missing")
+	var ae *secrets.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "ParameterNotFound", ae.Type)
+	assert.Equal(t, 400, ae.StatusCode)
+
+	creds, err := secrets.EnvCredentials(func(k string) string {
+		return map[string]string{"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "session"}[k]
+	})
+	require.NoError(t, err)
+	c, err := creds.Retrieve(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, aws.Credentials{AccessKeyID: "id", SecretAccessKey: "secret", SessionToken: "session", Source: "environment"}, c)
+	_, err = secrets.EnvCredentials(func(string) string { return "" })
+	assert.ErrorContains(t, err, "AWS_ACCESS_KEY_ID")
+}
+
+// endpointOf is the URL the client posts to for service in region, seen by
+// a server that answers every request.
+func endpointOf(t *testing.T, region, service string) string {
+	t.Helper()
+	var got string
+	client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		got = r.URL.String()
+		assert.NotEmpty(t, r.Header.Get("Authorization"), "the request is signed")
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(`{"Parameter":{"Value":"v"},"SecretString":"v"}`)), Header: http.Header{}}, nil
+	})}
+	creds, err := secrets.EnvCredentials(func(k string) string {
+		return map[string]string{"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"}[k]
+	})
+	require.NoError(t, err)
+	a := &secrets.AWS{Region: region, Credentials: creds, HTTPClient: client}
+	if service == "ssm" {
+		_, err = a.Parameter(context.Background(), "p")
+	} else {
+		_, err = a.Secret(context.Background(), "s")
+	}
+	require.NoError(t, err)
+	return got
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
