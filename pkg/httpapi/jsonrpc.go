@@ -141,8 +141,10 @@ func sortedNames(m map[string]rpcMethod) []string {
 
 // serveJSONRPC serves POST /: one JSON-RPC 2.0 request per HTTP request.
 // Protocol errors are answered with HTTP 200 and a JSON-RPC error object
-// framed for the request's version; a notification (no id) is executed and
-// answered 204 without a body.
+// framed for the request's version. A request without an id is answered
+// too, with a null id: A2A defines no notifications, and its official SDK
+// servers answer such requests (an unknown method with -32601, bad params
+// with -32602).
 func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 	body, ok := h.readBody(w, r)
 	if !ok {
@@ -155,21 +157,10 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 	}
 	method, found := c.wire.methods[req.Method]
 	if !found {
-		if req.IsNotification() {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
 		h.writeRPCError(w, r, c.wire, respID, c.wire.methodNotFound(req.Method), req.Method)
 		return
 	}
 	result, err := method(r, c, req.Params)
-	if req.IsNotification() {
-		if err != nil {
-			h.protocolError(r.Context(), err, req.Method) // logs internal errors
-		}
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
 	if err != nil {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 		return
