@@ -35,8 +35,10 @@ type Options struct {
 	PublicURL string
 	// Agent describes the agent.
 	Agent agent.Info
-	// BearerAuth declares the bearer scheme; false declares no security
-	// (a local server without tokens).
+	// BearerAuth declares the bearer scheme and the authenticated extended
+	// card; false declares neither (a local server without tokens, where
+	// every caller is the same anonymous identity and an "authenticated"
+	// card would be served to anyone).
 	BearerAuth bool
 	// PushNotifications declares push notification support.
 	PushNotifications bool
@@ -61,12 +63,12 @@ func Public(o Options) a2a.AgentCard {
 		DocumentationURL: info.DocumentationURL,
 		Capabilities: a2a.AgentCapabilities{
 			Streaming: false, PushNotifications: o.PushNotifications,
-			Extensions: declarations(), ExtendedAgentCard: true,
+			Extensions: declarations(), ExtendedAgentCard: o.BearerAuth,
 		},
 		DefaultInputModes:                 modes(info.InputModes),
 		DefaultOutputModes:                modes(info.OutputModes),
 		Skills:                            info.Skills,
-		SupportsAuthenticatedExtendedCard: true,
+		SupportsAuthenticatedExtendedCard: o.BearerAuth,
 		SupportedInterfaces: []a2a.SupportedInterface{
 			{URL: o.PublicURL, ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: string(a2a.V10)},
 			{URL: rest, ProtocolBinding: a2a.TransportHTTPJSON, ProtocolVersion: string(a2a.V10)},

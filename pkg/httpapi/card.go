@@ -88,7 +88,12 @@ type cards struct {
 	rendered map[string]*cardPair
 }
 
-type cardPair struct{ public, extended *document }
+type cardPair struct {
+	public, extended *document
+	// hasExtended is whether the public card declares the extended card
+	// (only when callers authenticate).
+	hasExtended bool
+}
 
 func newCards(source CardSource, publicURL string, gzipMin int, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
 	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, decorate: decorate, rendered: map[string]*cardPair{}}
@@ -127,7 +132,7 @@ func (c *cards) render(base string) (*cardPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = &cardPair{public: pd, extended: ed}
+	p = &cardPair{public: pd, extended: ed, hasExtended: pub.SupportsAuthenticatedExtendedCard || pub.Capabilities.ExtendedAgentCard}
 	c.mu.Lock()
 	if len(c.rendered) < maxCardCache {
 		c.rendered[base] = p
@@ -159,7 +164,7 @@ func (h *handler) serveCard(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ call) {
-	p, err := h.cards.forRequest(r)
+	p, err := h.extendedCardPair(r)
 	if err != nil {
 		writeRESTError(w, h.protocolError(r.Context(), err, "extended card"))
 		return
@@ -169,9 +174,32 @@ func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ cal
 
 // extendedCard is the result of agent/getAuthenticatedExtendedCard.
 func (h *handler) extendedCard(r *http.Request) (json.RawMessage, error) {
-	p, err := h.cards.forRequest(r)
+	p, err := h.extendedCardPair(r)
 	if err != nil {
 		return nil, err
 	}
 	return p.extended.body, nil
+}
+
+// errNoExtendedCard answers the extended card methods of an agent whose
+// public card declares none (authentication is off).
+var errNoExtendedCard = a2a.Errorf(a2a.CodeExtendedCardNotConfigured,
+	"no extended agent card is configured: this agent runs without authentication, so it serves only its public card at /.well-known/agent-card.json")
+
+// errExtendedCardCredentials answers a request for the extended card
+// without valid credentials.
+var errExtendedCardCredentials = a2a.Errorf(a2a.CodeExtendedCardNotConfigured,
+	"the authenticated extended card needs valid credentials: send Authorization: Bearer <token>")
+
+// extendedCardPair returns the cards of a request whose public card
+// declares the extended card, or -32007.
+func (h *handler) extendedCardPair(r *http.Request) (*cardPair, error) {
+	p, err := h.cards.forRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	if !p.hasExtended {
+		return nil, errNoExtendedCard
+	}
+	return p, nil
 }

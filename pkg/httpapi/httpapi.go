@@ -255,8 +255,9 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 			h.versionError(w, r, b, err)
 			return
 		}
-		id, ok := h.authenticate(w, r)
-		if !ok {
+		id, err := h.auth.Authenticate(r)
+		if err != nil {
+			h.unauthenticated(w, r, b, wr)
 			return
 		}
 		next(w, r, call{id: id, wire: wr})
@@ -271,6 +272,25 @@ func (h *handler) authenticated(next func(http.ResponseWriter, *http.Request, au
 			next(w, r, id)
 		}
 	}
+}
+
+// unauthenticated answers an A2A request without valid credentials: 401,
+// except a JSON-RPC call of the extended card method, which is answered
+// -32007 (HTTP 200, as every JSON-RPC error), as the conformance checks
+// expect; both carry WWW-Authenticate.
+func (h *handler) unauthenticated(w http.ResponseWriter, r *http.Request, b binding, wr *wire) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="a2a"`)
+	if b == bindingJSONRPC {
+		body, ok := h.readBody(w, r)
+		if !ok {
+			return
+		}
+		if req, respID, err := jsonrpc.Decode(body); err == nil && req.Method == wr.extendedCardMethod {
+			h.writeBody(w, r, "application/json", jsonrpc.EncodeError(respID, wr.rpcError(errExtendedCardCredentials)))
+			return
+		}
+	}
+	writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
 }
 
 // authenticate identifies the caller, or answers 401.

@@ -23,6 +23,8 @@ type wire struct {
 	methods map[string]rpcMethod
 	// supported lists the method names, sorted (the -32601 error data).
 	supported []string
+	// extendedCardMethod is the JSON-RPC method of the extended card.
+	extendedCardMethod string
 	// rpcError frames a protocol error as a JSON-RPC error object.
 	rpcError func(*a2a.Error) jsonrpc.ErrorObject
 
@@ -79,9 +81,10 @@ func (h *handler) negotiate(r *http.Request) (*wire, error) {
 
 func (h *handler) newWire03() *wire {
 	w := &wire{
-		version:  a2a.V03,
-		methods:  h.rpcMethods(),
-		rpcError: rpcError03,
+		version:            a2a.V03,
+		methods:            h.rpcMethods(),
+		extendedCardMethod: a2a.MethodGetExtendedCard,
+		rpcError:           rpcError03,
 		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
 			var p a2a.MessageSendParams
 			err := decodeParams(raw, &p)
@@ -105,9 +108,10 @@ func (h *handler) newWire03() *wire {
 
 func (h *handler) newWire10() *wire {
 	w := &wire{
-		version:  a2a.V10,
-		methods:  h.rpcMethods10(),
-		rpcError: a2av1.RPCError,
+		version:            a2a.V10,
+		methods:            h.rpcMethods10(),
+		extendedCardMethod: a2av1.MethodGetExtendedAgentCard,
+		rpcError:           a2av1.RPCError,
 		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
 			return a2av1.DecodeSendMessageRequest(camelCase(raw))
 		},

@@ -1,0 +1,96 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+)
+
+// The tests of this file hold the server to the rules the official A2A
+// conformance checks and SDK servers apply (issue 13).
+
+// newAnonymousServer serves the demo agent with authentication off, as
+// `make run` does without A2A_BEARER_TOKEN.
+func newAnonymousServer(t *testing.T, o httpapi.Options) *httptest.Server {
+	t.Helper()
+	ag, err := demo.New(func(k string) string {
+		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
+	})
+	require.NoError(t, err)
+	store := memory.New(memory.Options{})
+	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
+	t.Cleanup(runner.Close)
+	o.Service = service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{})
+	o.Auth = auth.Anonymous{}
+	o.Cards = cards(ag.Info(), false)
+	h, err := httpapi.New(o)
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestExtendedCardNeedsAuthentication(t *testing.T) {
+	t.Run("auth on: declared, and credentials are required", func(t *testing.T) {
+		srv := newServer(t, "https://agent.example.com")
+		c := do(t, "GET", srv.URL+"/.well-known/agent-card.json", "", "").json(t)
+		assert.Equal(t, true, c["supportsAuthenticatedExtendedCard"])
+		assert.Equal(t, true, c["capabilities"].(map[string]any)["extendedAgentCard"])
+
+		for _, tc := range []struct{ version, method string }{
+			{"", "agent/getAuthenticatedExtendedCard"},
+			{"1.0", "GetExtendedAgentCard"},
+		} {
+			for _, token := range []string{"", "wrong-token"} {
+				r := do(t, "POST", srv.URL+"/", token, `{"jsonrpc":"2.0","id":3,"method":"`+tc.method+`"}`, "A2A-Version", tc.version)
+				require.Equal(t, http.StatusOK, r.status, string(r.body))
+				assert.Equal(t, `Bearer realm="a2a"`, r.header.Get("WWW-Authenticate"))
+				m := r.json(t)
+				assert.EqualValues(t, 3, m["id"])
+				e := m["error"].(map[string]any)
+				assert.EqualValues(t, -32007, e["code"], tc.method)
+				assert.Contains(t, e["message"], "needs valid credentials")
+			}
+			// With credentials, the card.
+			r := do(t, "POST", srv.URL+"/", aliceToken, `{"jsonrpc":"2.0","id":3,"method":"`+tc.method+`"}`, "A2A-Version", tc.version)
+			assert.Equal(t, "a2a-lambda demo agent", r.json(t)["result"].(map[string]any)["name"])
+		}
+		// Other methods without credentials stay 401.
+		r := do(t, "POST", srv.URL+"/", "", `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"x"}}`)
+		assert.Equal(t, http.StatusUnauthorized, r.status)
+	})
+
+	t.Run("auth off: not declared, and not served", func(t *testing.T) {
+		srv := newAnonymousServer(t, httpapi.Options{PublicURL: "https://agent.example.com"})
+		c := do(t, "GET", srv.URL+"/.well-known/agent-card.json", "", "").json(t)
+		assert.NotContains(t, c, "supportsAuthenticatedExtendedCard")
+		assert.NotContains(t, c["capabilities"], "extendedAgentCard")
+
+		for _, tc := range []struct{ version, method string }{
+			{"", "agent/getAuthenticatedExtendedCard"},
+			{"1.0", "GetExtendedAgentCard"},
+		} {
+			r := do(t, "POST", srv.URL+"/", "", `{"jsonrpc":"2.0","id":3,"method":"`+tc.method+`"}`, "A2A-Version", tc.version)
+			require.Equal(t, http.StatusOK, r.status)
+			e := r.json(t)["error"].(map[string]any)
+			assert.EqualValues(t, -32007, e["code"], tc.method)
+			assert.Contains(t, e["message"], "no extended agent card is configured")
+		}
+		for _, path := range []string{"/rest/v1/card", "/rest/extendedAgentCard"} {
+			r := do(t, "GET", srv.URL+path, "", "")
+			assert.Equal(t, http.StatusBadRequest, r.status, path)
+			assert.Contains(t, string(r.body), "no extended agent card is configured")
+		}
+	})
+}
