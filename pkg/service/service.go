@@ -188,6 +188,9 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session}
 	if push != nil {
 		push.TaskID = taskID
+		if push.Config.ID == "" {
+			push.Config.ID = taskID
+		}
 		nt.PushConfigs = []PushConfig{*push}
 	}
 	if err := s.store.CreateTask(ctx, nt); err != nil {
