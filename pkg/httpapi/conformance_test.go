@@ -94,3 +94,24 @@ func TestExtendedCardNeedsAuthentication(t *testing.T) {
 		}
 	})
 }
+
+// TestListTasksUnrecognizedStatus: the official JS SDK 1.x client sends
+// "status":"UNRECOGNIZED" when no filter is set; it lists every task.
+func TestListTasksUnrecognizedStatus(t *testing.T) {
+	srv := newServer(t, "")
+	send := rpc1(t, srv.URL, "SendMessage", `{"message":{"messageId":"u1","role":"ROLE_USER","parts":[{"text":"hi"}]}}`)
+	id := send["result"].(map[string]any)["task"].(map[string]any)["id"]
+	for _, status := range []string{"UNRECOGNIZED", "TASK_STATE_UNSPECIFIED"} {
+		m := rpc1(t, srv.URL, "ListTasks", `{"status":"`+status+`"}`)
+		tasks := m["result"].(map[string]any)["tasks"].([]any)
+		require.Len(t, tasks, 1, status)
+		assert.Equal(t, id, tasks[0].(map[string]any)["id"])
+
+		r := do(t, "GET", srv.URL+"/rest/tasks?status="+status, aliceToken, "", "A2A-Version", "1.0")
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		assert.Len(t, r.json(t)["tasks"], 1, status)
+	}
+	m := rpc1(t, srv.URL, "ListTasks", `{"status":"TASK_STATE_SLEEPING"}`)
+	code, _, _ := errorInfo(t, m)
+	assert.Equal(t, -32602, code, "a name that is no state is still refused")
+}
