@@ -38,8 +38,6 @@ type wire struct {
 	appendPushList   func([]byte, []a2a.TaskPushNotificationConfig) ([]byte, error)
 	// listParams converts the query of GET /tasks.
 	listParams func(a2av1.ListTasksQuery) (a2a.ListTasksParams, error)
-	// contentType is the media type of REST bodies.
-	contentType string
 }
 
 // call is one authenticated A2A request, as its handler sees it.
@@ -100,7 +98,6 @@ func (h *handler) newWire03() *wire {
 			return a2a.ListTasksParams{ContextID: q.ContextID, Status: a2a.TaskState(stateFromQuery(q.Status)), PageSize: q.PageSize,
 				PageToken: q.PageToken, HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}, nil
 		},
-		contentType: "application/json",
 	}
 	w.supported = sortedNames(w.methods)
 	return w
@@ -124,7 +121,6 @@ func (h *handler) newWire10() *wire {
 		appendPushConfig: appendPushConfig10,
 		appendPushList:   appendPushList10,
 		listParams:       a2av1.ListTasksQuery.Params,
-		contentType:      a2av1.ContentType,
 	}
 	w.supported = sortedNames(w.methods)
 	return w
