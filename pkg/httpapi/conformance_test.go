@@ -115,3 +115,39 @@ func TestListTasksUnrecognizedStatus(t *testing.T) {
 	code, _, _ := errorInfo(t, m)
 	assert.Equal(t, -32602, code, "a name that is no state is still refused")
 }
+
+// TestContentTypeOf10Requests: an A2A 1.0 request whose body is declared
+// as something other than JSON is refused before it is read; requests
+// without A2A-Version keep today's leniency.
+func TestContentTypeOf10Requests(t *testing.T) {
+	srv := newServer(t, "")
+	send := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"ct1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`
+	r := do(t, "POST", srv.URL+"/", aliceToken, send, "A2A-Version", "1.0", "Content-Type", "text/plain")
+	require.Equal(t, http.StatusOK, r.status)
+	m := r.json(t)
+	assert.Nil(t, m["id"], "the body is not read")
+	code, msg, info := errorInfo(t, m)
+	assert.Equal(t, -32005, code)
+	assert.Contains(t, msg, `Content-Type "text/plain" is not supported`)
+	assert.Equal(t, "CONTENT_TYPE_NOT_SUPPORTED", info["reason"])
+	tasks := rpc1(t, srv.URL, "ListTasks", `{}`)["result"].(map[string]any)["tasks"]
+	assert.Empty(t, tasks, "nothing was sent")
+
+	rest := `{"message":{"messageId":"ct2","role":"ROLE_USER","parts":[{"text":"hi"}]}}`
+	r = do(t, "POST", srv.URL+"/rest/message:send", aliceToken, rest, "A2A-Version", "1.0", "Content-Type", "text/plain")
+	assert.Equal(t, http.StatusUnsupportedMediaType, r.status)
+	e := r.json(t)["error"].(map[string]any)
+	assert.EqualValues(t, 415, e["code"])
+	assert.Contains(t, e["message"], "send Content-Type: application/json")
+
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/a2a+json", ""} {
+		r = do(t, "POST", srv.URL+"/", aliceToken, send, "A2A-Version", "1.0", "Content-Type", ct)
+		assert.Contains(t, r.json(t), "result", "Content-Type %q", ct)
+	}
+	// Without A2A-Version (0.3), text/plain is read as JSON, as the
+	// README's curl lines rely on.
+	r = do(t, "POST", srv.URL+"/", aliceToken, `{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{}}`, "Content-Type", "text/plain")
+	assert.Contains(t, r.json(t), "result")
+	r = do(t, "POST", srv.URL+"/rest/v1/message:send", aliceToken, `{"message":{"kind":"message","role":"user","messageId":"ct3","parts":[{"kind":"text","text":"hi"}]}}`, "Content-Type", "text/plain")
+	assert.Equal(t, http.StatusOK, r.status, string(r.body))
+}

@@ -19,11 +19,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"runtime/debug"
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
@@ -260,7 +262,41 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 			h.unauthenticated(w, r, b, wr)
 			return
 		}
+		if b != bindingOAP && wr.version == a2a.V10 && r.Method == http.MethodPost && !jsonContentType(r.Header.Get("Content-Type")) {
+			h.contentTypeError(w, r, b, wr)
+			return
+		}
 		next(w, r, call{id: id, wire: wr})
+	}
+}
+
+// jsonContentType reports whether a request's Content-Type is JSON
+// (application/json, or any application/...+json such as
+// application/a2a+json), or absent: requests without one are read as JSON.
+func jsonContentType(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// contentTypeError refuses an A2A 1.0 request whose body is declared as
+// something other than JSON, before reading it: -32005
+// ContentTypeNotSupported (JSON-RPC, id null since the body is not read),
+// or 415 (REST). Requests without A2A-Version keep the 0.3 server's
+// leniency; OAP checks its own media type.
+func (h *handler) contentTypeError(w http.ResponseWriter, r *http.Request, b binding, wr *wire) {
+	e := a2a.Errorf(a2a.CodeContentTypeNotSupported, "Content-Type %q is not supported: A2A 1.0 request bodies are JSON; send Content-Type: application/json", r.Header.Get("Content-Type"))
+	if b == bindingJSONRPC {
+		h.writeBody(w, r, "application/json", jsonrpc.EncodeError(jsonrpc.NullID, wr.rpcError(e)))
+	} else {
+		_, body := a2av1.StatusBody(e)
+		body.Error.Code = http.StatusUnsupportedMediaType
+		writeJSONStatus(w, http.StatusUnsupportedMediaType, body)
 	}
 }
 
