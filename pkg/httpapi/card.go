@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
@@ -22,13 +23,20 @@ const maxCardCache = 16
 // CardSource builds the public and extended cards for a base URL.
 type CardSource func(publicURL string) (public, extended a2a.AgentCard)
 
-// document is a JSON document rendered once, with its validator and, when
+// document is a JSON document rendered once, with its validators and, when
 // it is large enough, its gzip encoding.
 type document struct {
 	body    []byte
 	gz      []byte
 	gzipMin int
 	etag    string
+	// modified is when the document was rendered, to the second (HTTP
+	// dates have no finer resolution).
+	modified time.Time
+	// validators are the ETag and Last-Modified header values, built once:
+	// a response's header map shares them (nothing modifies them in
+	// place; an Add would copy), which saves an allocation per request.
+	etagHeader, lastModifiedHeader []string
 }
 
 func newDocument(v any, gzipMin int) (*document, error) {
@@ -37,23 +45,41 @@ func newDocument(v any, gzipMin int) (*document, error) {
 		return nil, fmt.Errorf("httpapi: render %T: %w", v, err)
 	}
 	sum := sha256.Sum256(b)
-	d := &document{body: b, gzipMin: gzipMin, etag: `W/"` + hex.EncodeToString(sum[:12]) + `"`}
+	modified := time.Now().UTC().Truncate(time.Second)
+	etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
+	d := &document{body: b, gzipMin: gzipMin, etag: etag, modified: modified,
+		etagHeader: []string{etag}, lastModifiedHeader: []string{modified.Format(http.TimeFormat)}}
 	if gzipMin >= 0 && len(b) >= gzipMin {
 		d.gz = compress(b)
 	}
 	return d, nil
 }
 
-// serve writes the document, or 304 when the client's copy is current.
+// serve writes the document, or 304 when the client's copy is current: by
+// If-None-Match when the request has one (RFC 9110 13.2.2), else by
+// If-Modified-Since.
 func (d *document) serve(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
-	hdr["Etag"] = []string{d.etag}
+	hdr["Etag"] = d.etagHeader
+	hdr["Last-Modified"] = d.lastModifiedHeader
 	hdr["Cache-Control"] = []string{cardCacheControl}
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, d.etag) {
+	if d.notModified(r) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	d.serveFresh(w, r)
+}
+
+func (d *document) notModified(r *http.Request) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		return etagMatch(inm, d.etag)
+	}
+	ims := r.Header.Get("If-Modified-Since")
+	if ims == "" {
+		return false
+	}
+	t, err := http.ParseTime(ims)
+	return err == nil && !d.modified.After(t)
 }
 
 // serveFresh writes the document without cache validators.

@@ -151,3 +151,42 @@ func TestContentTypeOf10Requests(t *testing.T) {
 	r = do(t, "POST", srv.URL+"/rest/v1/message:send", aliceToken, `{"message":{"kind":"message","role":"user","messageId":"ct3","parts":[{"kind":"text","text":"hi"}]}}`, "Content-Type", "text/plain")
 	assert.Equal(t, http.StatusOK, r.status, string(r.body))
 }
+
+// TestCardCaching: the card has Cache-Control with max-age, ETag and
+// Last-Modified, and answers 304 to a current If-None-Match or
+// If-Modified-Since.
+func TestCardCaching(t *testing.T) {
+	srv := newServer(t, "https://agent.example.com")
+	url := srv.URL + "/.well-known/agent-card.json"
+	r := do(t, "GET", url, "", "")
+	require.Equal(t, http.StatusOK, r.status)
+	assert.Regexp(t, `(^|,\s*)max-age=\d+`, r.header.Get("Cache-Control"))
+	assert.NotEmpty(t, r.header.Get("ETag"))
+	lastModified, err := http.ParseTime(r.header.Get("Last-Modified"))
+	require.NoError(t, err, "Last-Modified is an HTTP date")
+
+	tests := []struct {
+		name    string
+		headers []string
+		want    int
+	}{
+		{"same date", []string{"If-Modified-Since", lastModified.Format(http.TimeFormat)}, http.StatusNotModified},
+		{"later date", []string{"If-Modified-Since", lastModified.Add(time.Hour).Format(http.TimeFormat)}, http.StatusNotModified},
+		{"earlier date", []string{"If-Modified-Since", lastModified.Add(-time.Second).Format(http.TimeFormat)}, http.StatusOK},
+		{"not a date", []string{"If-Modified-Since", "yesterday"}, http.StatusOK},
+		{"If-None-Match wins over a current date", []string{"If-None-Match", `W/"stale"`, "If-Modified-Since", lastModified.Format(http.TimeFormat)}, http.StatusOK},
+		{"current ETag", []string{"If-None-Match", r.header.Get("ETag")}, http.StatusNotModified},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := do(t, "GET", url, "", "", tt.headers...)
+			assert.Equal(t, tt.want, got.status)
+			assert.Equal(t, r.header.Get("Last-Modified"), got.header.Get("Last-Modified"))
+			if tt.want == http.StatusNotModified {
+				assert.Empty(t, got.body)
+			} else {
+				assert.JSONEq(t, string(r.body), string(got.body))
+			}
+		})
+	}
+}
