@@ -1,8 +1,10 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +190,51 @@ func TestCardCaching(t *testing.T) {
 				assert.JSONEq(t, string(r.body), string(got.body))
 			}
 		})
+	}
+}
+
+// TestHistoryLengthCapsExactly: historyLength N returns the N most recent
+// messages of the history, on every method and binding that takes it.
+func TestHistoryLengthCapsExactly(t *testing.T) {
+	srv := newServer(t, "")
+	// A task with four messages: question, answer, and the agent's two.
+	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"h1","parts":[{"kind":"text","text":"ask Name?"}]},"configuration":{"blocking":true}}`)
+	id := m["result"].(map[string]any)["id"].(string)
+	m = rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"h2","taskId":"`+id+`","parts":[{"kind":"text","text":"Ada"}]},"configuration":{"blocking":true}}`)
+	full := m["result"].(map[string]any)["history"].([]any)
+	require.Greater(t, len(full), 2, "the task has a longer history than the caps below")
+	last := full[len(full)-1].(map[string]any)["messageId"]
+
+	history := func(t *testing.T, v any, path ...string) []any {
+		t.Helper()
+		for _, k := range path {
+			v = v.(map[string]any)[k]
+		}
+		h, _ := v.(map[string]any)["history"].([]any)
+		return h
+	}
+	v1 := []string{"A2A-Version", "1.0"}
+	for _, n := range []int{0, 1, 2} {
+		ns := fmt.Sprint(n)
+		cases := map[string][]any{
+			"0.3 tasks/get":    history(t, rpc(t, srv, aliceToken, "tasks/get", `{"id":"`+id+`","historyLength":`+ns+`}`), "result"),
+			"1.0 GetTask":      history(t, rpc1(t, srv.URL, "GetTask", `{"id":"`+id+`","historyLength":`+ns+`}`), "result"),
+			"0.3 REST get":     history(t, do(t, "GET", srv.URL+"/rest/v1/tasks/"+id+"?historyLength="+ns, aliceToken, "").json(t)),
+			"1.0 REST get":     history(t, do(t, "GET", srv.URL+"/rest/tasks/"+id+"?historyLength="+ns, aliceToken, "", v1...).json(t)),
+			"0.3 tasks/list":   history(t, rpc(t, srv, aliceToken, "tasks/list", `{"historyLength":`+ns+`}`)["result"].(map[string]any)["tasks"].([]any)[0]),
+			"1.0 ListTasks":    history(t, rpc1(t, srv.URL, "ListTasks", `{"historyLength":`+ns+`}`)["result"].(map[string]any)["tasks"].([]any)[0]),
+			"0.3 REST list":    history(t, do(t, "GET", srv.URL+"/rest/v1/tasks?historyLength="+ns, aliceToken, "").json(t)["tasks"].([]any)[0]),
+			"1.0 REST list":    history(t, do(t, "GET", srv.URL+"/rest/tasks?historyLength="+ns, aliceToken, "", v1...).json(t)["tasks"].([]any)[0]),
+			"0.3 message/send": history(t, rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"s`+ns+`","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true,"historyLength":`+ns+`}}`), "result"),
+			"1.0 SendMessage":  history(t, rpc1(t, srv.URL, "SendMessage", `{"message":{"role":"ROLE_USER","messageId":"s1`+ns+`","parts":[{"text":"hi"}]},"configuration":{"historyLength":`+ns+`}}`), "result", "task"),
+			"0.3 REST send":    history(t, do(t, "POST", srv.URL+"/rest/v1/message:send", aliceToken, `{"message":{"role":"user","messageId":"s2`+ns+`","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true,"historyLength":`+ns+`}}`).json(t)),
+			"1.0 REST send":    history(t, do(t, "POST", srv.URL+"/rest/message:send", aliceToken, `{"message":{"role":"ROLE_USER","messageId":"s3`+ns+`","parts":[{"text":"hi"}]},"configuration":{"historyLength":`+ns+`}}`, v1...).json(t), "task"),
+		}
+		for name, h := range cases {
+			assert.Len(t, h, n, "%s historyLength %d", name, n)
+			if n > 0 && len(h) == n && (strings.HasSuffix(name, "get") || strings.HasSuffix(name, "GetTask")) {
+				assert.Equal(t, last, h[n-1].(map[string]any)["messageId"], "%s: the most recent messages", name)
+			}
+		}
 	}
 }
