@@ -231,7 +231,8 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 	return httpapi.New(httpapi.Options{
 		Service:         svc,
 		Auth:            authn,
-		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled, lambdafn.ProtocolVersions(cfg)),
+		Versions:        lambdafn.ProtocolVersions(cfg),
 		PublicURL:       cfg.ConfiguredPublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
 		GzipMinimumSize: GzipMinimumSize(cfg),

@@ -63,7 +63,19 @@ type Config struct {
 	Auth string
 	// Push holds the push notification settings.
 	Push Push
+	// ProtocolVersions are the A2A versions served (A2A_PROTOCOL_VERSIONS):
+	// "0.3", "1.0" or both, in that order.
+	ProtocolVersions []string
 }
+
+// Protocol versions (A2A_PROTOCOL_VERSIONS).
+const (
+	ProtocolV03 = "0.3"
+	ProtocolV10 = "1.0"
+)
+
+// DefaultProtocolVersions serves both versions, with the union card.
+const DefaultProtocolVersions = ProtocolV03 + "," + ProtocolV10
 
 // Authentication modes (A2A_AUTH).
 const (
@@ -173,7 +185,34 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
+	c.ProtocolVersions = r.protocolVersions()
 	return c, errors.Join(r.errs...)
+}
+
+// protocolVersions reads A2A_PROTOCOL_VERSIONS: a comma-separated list of
+// 0.3 and 1.0, returned in that order without repeats.
+func (r *reader) protocolVersions() []string {
+	v := r.str("A2A_PROTOCOL_VERSIONS", DefaultProtocolVersions)
+	var has03, has10 bool
+	for _, item := range strings.Split(v, ",") {
+		switch strings.TrimSpace(item) {
+		case ProtocolV03:
+			has03 = true
+		case ProtocolV10:
+			has10 = true
+		default:
+			r.fail("A2A_PROTOCOL_VERSIONS", v, "must list 0.3, 1.0 or both (0.3,1.0)")
+			return []string{ProtocolV03, ProtocolV10}
+		}
+	}
+	var out []string
+	if has03 {
+		out = append(out, ProtocolV03)
+	}
+	if has10 {
+		out = append(out, ProtocolV10)
+	}
+	return out
 }
 
 // auth reads A2A_AUTH. With jwt, API Gateway identifies callers, so bearer

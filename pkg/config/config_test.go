@@ -20,9 +20,33 @@ func TestDefaults(t *testing.T) {
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
-		Push: Push{Enabled: true, MaxAttempts: 10},
+		Push: Push{Enabled: true, MaxAttempts: 10}, ProtocolVersions: []string{"0.3", "1.0"},
 	}, c)
 	assert.True(t, c.Loopback())
+}
+
+func TestProtocolVersions(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  []string
+		err   string
+	}{
+		{"", []string{"0.3", "1.0"}, ""},
+		{"1.0", []string{"1.0"}, ""},
+		{"0.3", []string{"0.3"}, ""},
+		{" 1.0 , 0.3 ", []string{"0.3", "1.0"}, ""},
+		{"0.3,0.3", []string{"0.3"}, ""},
+		{"2.0", nil, `A2A_PROTOCOL_VERSIONS="2.0": must list 0.3, 1.0 or both (0.3,1.0)`},
+		{"1.0,", nil, `A2A_PROTOCOL_VERSIONS="1.0,": must list`},
+	} {
+		c, err := Load(env(map[string]string{"A2A_PROTOCOL_VERSIONS": tt.value}))
+		if tt.err != "" {
+			assert.ErrorContains(t, err, tt.err, tt.value)
+			continue
+		}
+		require.NoError(t, err, tt.value)
+		assert.Equal(t, tt.want, c.ProtocolVersions, tt.value)
+	}
 }
 
 func TestValues(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 )
 
 // cardCacheControl lets clients and CDNs reuse a card for five minutes and
@@ -107,6 +108,9 @@ type cards struct {
 	source    CardSource
 	publicURL string
 	gzipMin   int
+	// serves03: the public card keeps the 0.3 fields; without 0.3 it is
+	// the pure 1.0 card.
+	serves03 bool
 	// decorate completes the extended card (the wire contract).
 	decorate func(pub, ext *a2a.AgentCard)
 
@@ -116,13 +120,16 @@ type cards struct {
 
 type cardPair struct {
 	public, extended *document
+	// extended10 is the extended card in its pure 1.0 form
+	// (a2av1.Card), for 1.0 callers.
+	extended10 *document
 	// hasExtended is whether the public card declares the extended card
 	// (only when callers authenticate).
 	hasExtended bool
 }
 
-func newCards(source CardSource, publicURL string, gzipMin int, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
-	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, decorate: decorate, rendered: map[string]*cardPair{}}
+func newCards(source CardSource, publicURL string, gzipMin int, serves03 bool, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
+	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, serves03: serves03, decorate: decorate, rendered: map[string]*cardPair{}}
 	if publicURL != "" {
 		if _, err := c.render(publicURL); err != nil {
 			return nil, err
@@ -150,7 +157,11 @@ func (c *cards) render(base string) (*cardPair, error) {
 	if c.decorate != nil {
 		c.decorate(&pub, &ext)
 	}
-	pd, err := newDocument(pub, c.gzipMin)
+	var public any = pub
+	if !c.serves03 {
+		public = a2av1.Card(pub)
+	}
+	pd, err := newDocument(public, c.gzipMin)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +169,11 @@ func (c *cards) render(base string) (*cardPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = &cardPair{public: pd, extended: ed, hasExtended: pub.SupportsAuthenticatedExtendedCard || pub.Capabilities.ExtendedAgentCard}
+	ed10, err := newDocument(a2av1.Card(ext), c.gzipMin)
+	if err != nil {
+		return nil, err
+	}
+	p = &cardPair{public: pd, extended: ed, extended10: ed10, hasExtended: pub.SupportsAuthenticatedExtendedCard || pub.Capabilities.ExtendedAgentCard}
 	c.mu.Lock()
 	if len(c.rendered) < maxCardCache {
 		c.rendered[base] = p
@@ -189,22 +204,32 @@ func (h *handler) serveCard(w http.ResponseWriter, r *http.Request) {
 	p.public.serve(w, r)
 }
 
-func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ call) {
+func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, c call) {
 	p, err := h.extendedCardPair(r)
 	if err != nil {
 		writeRESTError(w, h.protocolError(r.Context(), err, "extended card"))
 		return
 	}
-	p.extended.serve(w, r)
+	p.extendedFor(c.wire).serve(w, r)
 }
 
-// extendedCard is the result of agent/getAuthenticatedExtendedCard.
-func (h *handler) extendedCard(r *http.Request) (json.RawMessage, error) {
+// extendedCard is the result of agent/getAuthenticatedExtendedCard and
+// GetExtendedAgentCard.
+func (h *handler) extendedCard(r *http.Request, c call) (json.RawMessage, error) {
 	p, err := h.extendedCardPair(r)
 	if err != nil {
 		return nil, err
 	}
-	return p.extended.body, nil
+	return p.extendedFor(c.wire).body, nil
+}
+
+// extendedFor is the extended card in the shape of a call's version: 1.0
+// callers get the pure 1.0 card.
+func (p *cardPair) extendedFor(wr *wire) *document {
+	if wr.version == a2a.V10 {
+		return p.extended10
+	}
+	return p.extended
 }
 
 // errNoExtendedCard answers the extended card methods of an agent whose

@@ -11,8 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/internal/a2aschema"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
@@ -237,4 +240,95 @@ func TestHistoryLengthCapsExactly(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newVersionServer serves the demo agent with bearer auth, push
+// notifications and only the given protocol versions.
+func newVersionServer(t *testing.T, versions ...a2a.Version) *httptest.Server {
+	t.Helper()
+	ag, err := demo.New(func(k string) string {
+		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
+	})
+	require.NoError(t, err)
+	store := memory.New(memory.Options{})
+	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
+	t.Cleanup(runner.Close)
+	h, err := httpapi.New(httpapi.Options{
+		Service: service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second, PushNotifications: true}, service.Options{}),
+		Auth:    auth.NewBearer(map[string]string{"alice": aliceToken}),
+		Cards: func(u string) (a2a.AgentCard, a2a.AgentCard) {
+			o := card.Options{PublicURL: u, Agent: ag.Info(), BearerAuth: true, PushNotifications: true, Versions: versions}
+			return card.Public(o), card.Extended(o)
+		},
+		PublicURL: "https://agent.example.com",
+		Versions:  versions,
+	})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestProtocolVersions: A2A_PROTOCOL_VERSIONS=1.0 serves a pure 1.0 card,
+// valid against the official JSON Schema, and refuses 0.3 requests; 0.3
+// the reverse; both (the default) the union card.
+func TestProtocolVersions(t *testing.T) {
+	send03 := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"v1","parts":[{"kind":"text","text":"hi"}]}}}`
+	send10 := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"v2","parts":[{"text":"hi"}]}}}`
+
+	t.Run("1.0 only", func(t *testing.T) {
+		srv := newVersionServer(t, a2a.V10)
+		r := do(t, "GET", srv.URL+"/.well-known/agent-card.json", "", "")
+		require.Equal(t, http.StatusOK, r.status)
+		require.NoError(t, a2aschema.Validate(a2aschema.AgentCard, r.body), "the public card is a valid 1.0 card: %s", r.body)
+		c := r.json(t)
+		for _, f := range []string{"url", "preferredTransport", "additionalInterfaces", "protocolVersion", "supportsAuthenticatedExtendedCard", "security"} {
+			assert.NotContains(t, c, f)
+		}
+		assert.Equal(t, true, c["capabilities"].(map[string]any)["extendedAgentCard"])
+		for _, i := range c["supportedInterfaces"].([]any) {
+			assert.Equal(t, "1.0", i.(map[string]any)["protocolVersion"])
+		}
+		ext := do(t, "GET", srv.URL+"/rest/extendedAgentCard", aliceToken, "", "A2A-Version", "1.0")
+		require.Equal(t, http.StatusOK, ext.status)
+		require.NoError(t, a2aschema.Validate(a2aschema.AgentCard, ext.body))
+
+		for _, hdr := range [][]string{nil, {"A2A-Version", "0.3"}} {
+			r = do(t, "POST", srv.URL+"/", aliceToken, send03, hdr...)
+			code, msg, info := errorInfo(t, r.json(t))
+			assert.Equal(t, -32009, code)
+			assert.Contains(t, msg, "it speaks 1.0 only")
+			assert.Equal(t, "VERSION_NOT_SUPPORTED", info["reason"])
+		}
+		r = do(t, "GET", srv.URL+"/rest/v1/tasks", aliceToken, "")
+		assert.Equal(t, http.StatusBadRequest, r.status)
+		assert.Contains(t, string(r.body), "VERSION_NOT_SUPPORTED")
+		assert.Contains(t, rpc1(t, srv.URL, "SendMessage", `{"message":{"role":"ROLE_USER","messageId":"v3","parts":[{"text":"hi"}]}}`), "result")
+	})
+
+	t.Run("0.3 only", func(t *testing.T) {
+		srv := newVersionServer(t, a2a.V03)
+		c := do(t, "GET", srv.URL+"/.well-known/agent-card.json", "", "").json(t)
+		assert.Equal(t, "https://agent.example.com", c["url"])
+		assert.Equal(t, true, c["supportsAuthenticatedExtendedCard"])
+		assert.NotContains(t, c, "supportedInterfaces")
+		assert.NotContains(t, c["capabilities"], "extendedAgentCard")
+
+		r := do(t, "POST", srv.URL+"/", aliceToken, send10, "A2A-Version", "1.0")
+		code, msg, _ := errorInfo(t, r.json(t))
+		assert.Equal(t, -32009, code)
+		assert.Contains(t, msg, "it speaks 0.3 only")
+		assert.Contains(t, rpc(t, srv, aliceToken, "message/send", `{"message":{"kind":"message","role":"user","messageId":"v4","parts":[{"kind":"text","text":"hi"}]}}`), "result")
+	})
+
+	t.Run("both", func(t *testing.T) {
+		srv := newVersionServer(t)
+		r := do(t, "GET", srv.URL+"/.well-known/agent-card.json", "", "")
+		c := r.json(t)
+		assert.Equal(t, "https://agent.example.com", c["url"], "the union card keeps the 0.3 fields")
+		assert.Len(t, c["supportedInterfaces"], 4)
+		assert.Error(t, a2aschema.Validate(a2aschema.AgentCard, r.body), "which strict 1.0 validation refuses")
+		assert.Contains(t, do(t, "POST", srv.URL+"/", aliceToken, send03).json(t), "result")
+		assert.Contains(t, do(t, "POST", srv.URL+"/", aliceToken, send10, "A2A-Version", "1.0").json(t), "result")
+	})
 }

@@ -77,6 +77,9 @@ func (h *handler) wireContract(pub *a2a.AgentCard) a2a.AgentExtension {
 	core := map[string][]string{}
 	var extensions []string
 	for _, wr := range []*wire{h.v03, h.v10} {
+		if (wr == h.v03 && !h.serves03) || (wr == h.v10 && !h.serves10) {
+			continue
+		}
 		v := string(wr.version)
 		core[v] = coreMethods[wr.version]
 		for _, m := range wr.supported {

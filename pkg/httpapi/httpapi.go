@@ -22,6 +22,7 @@ import (
 	"mime"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -97,6 +98,11 @@ type Options struct {
 	// Profile is the deployment profile GET /health answers with
 	// (authenticated, with the task routes); nil serves no /health.
 	Profile *Profile
+	// Versions are the A2A versions served; empty means both (0.3 and
+	// 1.0). A request of another version is refused with
+	// VersionNotSupported, and with 0.3 not served the public card is a
+	// pure 1.0 card (a2av1.Card).
+	Versions []a2a.Version
 	// JWKS, when set, serves the push notification verification keys at
 	// /.well-known/jwks.json with the cards (*keys.Set implements it).
 	JWKS   http.Handler
@@ -113,7 +119,12 @@ type handler struct {
 	gzipMin int
 	// v03 and v10 are the wires of the protocol versions (see negotiate).
 	v03, v10 *wire
-	mux      *http.ServeMux
+	// serves03 and serves10 say which versions are served (Options.Versions).
+	serves03, serves10 bool
+	// served names the served versions in errors ("0.3", "1.0" or
+	// "0.3,1.0").
+	served string
+	mux    *http.ServeMux
 }
 
 // New returns the handler.
@@ -137,8 +148,22 @@ func New(o Options) (http.Handler, error) {
 		o.GzipMinimumSize = DefaultGzipMinimumSize
 	}
 	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux()}
+	if len(o.Versions) == 0 {
+		o.Versions = a2a.Versions
+	}
 	h.v03, h.v10 = h.newWire03(), h.newWire10()
-	cs, err := newCards(o.Cards, o.PublicURL, h.gzipMin, func(pub, ext *a2a.AgentCard) {
+	h.serves03, h.serves10 = slices.Contains(o.Versions, a2a.V03), slices.Contains(o.Versions, a2a.V10)
+	var served []string
+	for _, v := range a2a.Versions {
+		if slices.Contains(o.Versions, v) {
+			served = append(served, string(v))
+		}
+	}
+	if len(served) == 0 {
+		return nil, fmt.Errorf("httpapi: Versions %v names no served version (0.3, 1.0)", o.Versions)
+	}
+	h.served = strings.Join(served, ",")
+	cs, err := newCards(o.Cards, o.PublicURL, h.gzipMin, h.serves03, func(pub, ext *a2a.AgentCard) {
 		ext.Capabilities.Extensions = append(ext.Capabilities.Extensions, h.wireContract(pub))
 	})
 	if err != nil {

@@ -83,8 +83,8 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 		a2a.MethodPushConfigDelete: call0(func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
 			return jsonNull, h.svc.DeletePushConfig(ctx, owner, p)
 		}),
-		a2a.MethodGetExtendedCard: func(r *http.Request, _ call, _ json.RawMessage) (any, error) {
-			return h.extendedCard(r)
+		a2a.MethodGetExtendedCard: func(r *http.Request, c call, _ json.RawMessage) (any, error) {
+			return h.extendedCard(r, c)
 		},
 	}
 	maps.Copy(m, h.extensionMethods())

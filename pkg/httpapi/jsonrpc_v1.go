@@ -65,8 +65,8 @@ func (h *handler) rpcMethods10() map[string]rpcMethod {
 			func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
 				return a2av1.Empty, h.svc.DeletePushConfig(ctx, owner, p)
 			}, appendRaw),
-		a2av1.MethodGetExtendedAgentCard: func(r *http.Request, _ call, _ json.RawMessage) (any, error) {
-			return h.extendedCard(r)
+		a2av1.MethodGetExtendedAgentCard: func(r *http.Request, c call, _ json.RawMessage) (any, error) {
+			return h.extendedCard(r, c)
 		},
 	}
 	maps.Copy(m, h.extensionMethods())

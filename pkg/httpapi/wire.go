@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/textproto"
+	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
@@ -65,16 +66,27 @@ func requestedVersion(r *http.Request) string {
 	return r.URL.Query().Get(a2a.HeaderVersion)
 }
 
-// negotiate decides the request's protocol version.
+// negotiate decides the request's protocol version: one this server
+// serves (Options.Versions), or a VersionNotSupported error.
 func (h *handler) negotiate(r *http.Request) (*wire, error) {
-	v, err := a2a.ParseVersion(requestedVersion(r))
+	requested := requestedVersion(r)
+	v, err := a2a.ParseVersion(requested)
 	if err != nil {
 		return nil, err
 	}
+	wr, ok := h.v03, h.serves03
 	if v == a2a.V10 {
-		return h.v10, nil
+		wr, ok = h.v10, h.serves10
 	}
-	return h.v03, nil
+	if !ok {
+		what := "A2A-Version " + strconv.Quote(requested)
+		if requested == "" {
+			what = "A request without A2A-Version"
+		}
+		e := a2a.Errorf(a2a.CodeVersionNotSupported, "%s asks for A2A %s, which this agent does not serve: it speaks %s only (send A2A-Version: %s)", what, v, h.served, h.served)
+		return nil, e.WithData(map[string]any{"requested_version": string(v), "supported_versions": h.served})
+	}
+	return wr, nil
 }
 
 func (h *handler) newWire03() *wire {

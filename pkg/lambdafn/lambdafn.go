@@ -51,11 +51,20 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 }
 
 // Cards returns the card source of an agent.
-func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
+func Cards(info agent.Info, bearer, push bool, versions []a2a.Version) httpapi.CardSource {
 	return func(publicURL string) (a2a.AgentCard, a2a.AgentCard) {
-		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push}
+		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push, Versions: versions}
 		return card.Public(o), card.Extended(o)
 	}
+}
+
+// ProtocolVersions are the A2A versions A2A_PROTOCOL_VERSIONS serves.
+func ProtocolVersions(cfg config.Config) []a2a.Version {
+	vs := make([]a2a.Version, len(cfg.ProtocolVersions))
+	for i, v := range cfg.ProtocolVersions {
+		vs[i] = a2a.Version(v)
+	}
+	return vs
 }
 
 // GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option, in
@@ -87,7 +96,8 @@ func NewCardFunction(ctx context.Context, getenv func(string) string, reg *agent
 	log := NewLogger(logOut, cfg.LogLevel)
 	o := httpapi.Options{
 		Routes:          httpapi.RoutesCard,
-		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled, ProtocolVersions(cfg)),
+		Versions:        ProtocolVersions(cfg),
 		PublicURL:       cfg.ConfiguredPublicURL,
 		GzipMinimumSize: GzipMinimumSize(cfg),
 		Logger:          log,
