@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/internal/a2aschema"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/conformance"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
@@ -331,4 +333,47 @@ func TestProtocolVersions(t *testing.T) {
 		assert.Contains(t, do(t, "POST", srv.URL+"/", aliceToken, send03).json(t), "result")
 		assert.Contains(t, do(t, "POST", srv.URL+"/", aliceToken, send10, "A2A-Version", "1.0").json(t), "result")
 	})
+}
+
+// TestMessageResult: an agent that answers directly (agent.Respond, the
+// conformance agent's tck-message-response) gives a blocking send a
+// Message result, in each version's shape; tasks/get still finds the task.
+func TestMessageResult(t *testing.T) {
+	ag, err := conformance.New(func(string) string { return "" })
+	require.NoError(t, err)
+	store := memory.New(memory.Options{})
+	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
+	t.Cleanup(runner.Close)
+	h, err := httpapi.New(httpapi.Options{
+		Service: service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{}),
+		Auth:    auth.NewBearer(map[string]string{"alice": aliceToken}),
+		Cards:   cards(ag.Info(), true),
+	})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"kind":"message","role":"user","messageId":"tck-message-response-1","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true}}`)
+	res := m["result"].(map[string]any)
+	assert.Equal(t, "message", res["kind"])
+	assert.Equal(t, "agent", res["role"])
+	assert.NotContains(t, res, "metadata", "host bookkeeping stays out of the answer")
+	assert.Equal(t, []any{map[string]any{"kind": "text", "text": "Hello from TCK"}}, res["parts"])
+	got := rpc(t, srv, aliceToken, "tasks/get", `{"id":"`+res["taskId"].(string)+`"}`)["result"].(map[string]any)
+	assert.Equal(t, "completed", got["status"].(map[string]any)["state"])
+
+	m = rpc1(t, srv.URL, "SendMessage", `{"message":{"role":"ROLE_USER","messageId":"tck-message-response-2","parts":[{"text":"hi"}]}}`)
+	b, err := json.Marshal(m["result"])
+	require.NoError(t, err)
+	require.NoError(t, a2aschema.Validate(a2aschema.SendMessageResponse, b), "%s", b)
+	assert.Equal(t, "ROLE_AGENT", m["result"].(map[string]any)["message"].(map[string]any)["role"])
+
+	r := do(t, "POST", srv.URL+"/rest/message:send", aliceToken, `{"message":{"role":"ROLE_USER","messageId":"tck-message-response-3","parts":[{"text":"hi"}]}}`, "A2A-Version", "1.0")
+	require.Equal(t, http.StatusOK, r.status)
+	require.NoError(t, a2aschema.Validate(a2aschema.SendMessageResponse, r.body), "%s", r.body)
+	assert.Contains(t, r.json(t), "message")
+
+	// A non-blocking send answers with the task, as always.
+	m = rpc(t, srv, aliceToken, "message/send", `{"message":{"kind":"message","role":"user","messageId":"tck-message-response-4","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":false}}`)
+	assert.Equal(t, "task", m["result"].(map[string]any)["kind"])
 }

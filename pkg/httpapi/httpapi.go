@@ -35,7 +35,8 @@ import (
 
 // Service is what the edge needs of the A2A operations.
 type Service interface {
-	SendMessage(ctx context.Context, owner string, p a2a.MessageSendParams) (*a2a.Task, error)
+	// Send answers message/send: the task, or the agent's direct Message.
+	Send(ctx context.Context, owner string, p a2a.MessageSendParams) (a2a.SendResult, error)
 	GetTask(ctx context.Context, owner string, p a2a.TaskQueryParams) (*a2a.Task, error)
 	CancelTask(ctx context.Context, owner string, p a2a.TaskIDParams) (*a2a.Task, error)
 	ListTasks(ctx context.Context, owner string, p a2a.ListTasksParams) (*a2a.ListTasksResult, error)

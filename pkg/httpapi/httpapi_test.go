@@ -403,8 +403,8 @@ type brokenService struct{}
 
 var errSecret = errors.New("dynamodb: connection to 10.0.0.7 refused (secret detail)")
 
-func (brokenService) SendMessage(context.Context, string, a2a.MessageSendParams) (*a2a.Task, error) {
-	return nil, fmt.Errorf("store: %w", errSecret)
+func (brokenService) Send(context.Context, string, a2a.MessageSendParams) (a2a.SendResult, error) {
+	return a2a.SendResult{}, fmt.Errorf("store: %w", errSecret)
 }
 func (brokenService) GetTask(context.Context, string, a2a.TaskQueryParams) (*a2a.Task, error) {
 	return nil, context.DeadlineExceeded

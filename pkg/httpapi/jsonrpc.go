@@ -64,7 +64,14 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 			if err := decodeParams(raw, &p); err != nil {
 				return nil, err
 			}
-			return h.send(r, c, p)
+			res, err := h.send(r, c, p)
+			if err != nil {
+				return nil, err
+			}
+			if res.Message != nil {
+				return res.Message, nil
+			}
+			return res.Task, nil
 		},
 		a2a.MethodTasksGet:         call0(h.svc.GetTask),
 		a2a.MethodTasksCancel:      call0(h.svc.CancelTask),
@@ -108,12 +115,21 @@ func (h *handler) extensionMethods() map[string]rpcMethod {
 // send runs message/send (SendMessage) of any version: the params record
 // the version (it chooses the body of an inline push config's
 // notifications) and, on /orchestrate, the session's context.
-func (h *handler) send(r *http.Request, c call, p a2a.MessageSendParams) (*a2a.Task, error) {
+func (h *handler) send(r *http.Request, c call, p a2a.MessageSendParams) (a2a.SendResult, error) {
 	p.Protocol = string(c.wire.version)
 	if err := c.bindSession(&p); err != nil {
-		return nil, err
+		return a2a.SendResult{}, err
 	}
-	return h.svc.SendMessage(r.Context(), c.id.Owner, p)
+	return h.svc.Send(r.Context(), c.id.Owner, p)
+}
+
+// sendResult is a send's result in the call's version: the task or the
+// agent's Message.
+func (c call) sendResult(res a2a.SendResult) appender {
+	if res.Message != nil {
+		return encoded[*a2a.Message]{res.Message, c.wire.appendSendMessage}
+	}
+	return encoded[*a2a.Task]{res.Task, c.wire.appendSendResult}
 }
 
 // bindSession puts a new task of an OAP session in the session's context:

@@ -28,12 +28,12 @@ func (h *handler) restSend(w http.ResponseWriter, r *http.Request, c call) {
 		h.restError(w, r, err, "rest send")
 		return
 	}
-	task, err := h.send(r, c, p)
+	res, err := h.send(r, c, p)
 	if err != nil {
 		h.restError(w, r, err, "rest send")
 		return
 	}
-	h.restResult(w, r, c, encoded[*a2a.Task]{task, c.wire.appendSendResult}, "rest send")
+	h.restResult(w, r, c, c.sendResult(res), "rest send")
 }
 
 func (h *handler) restGet(w http.ResponseWriter, r *http.Request, c call) {

@@ -32,11 +32,14 @@ type wire struct {
 	// REST: the send body and result, tasks, lists and push configs.
 	decodeSend       func(json.RawMessage) (a2a.MessageSendParams, error)
 	appendSendResult func([]byte, *a2a.Task) ([]byte, error)
-	appendTask       func([]byte, *a2a.Task) ([]byte, error)
-	appendList       func([]byte, *a2a.ListTasksResult) ([]byte, error)
-	decodePushConfig func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error)
-	appendPushConfig func([]byte, *a2a.TaskPushNotificationConfig) ([]byte, error)
-	appendPushList   func([]byte, []a2a.TaskPushNotificationConfig) ([]byte, error)
+	// appendSendMessage writes the result of a send the agent answered
+	// with a Message.
+	appendSendMessage func([]byte, *a2a.Message) ([]byte, error)
+	appendTask        func([]byte, *a2a.Task) ([]byte, error)
+	appendList        func([]byte, *a2a.ListTasksResult) ([]byte, error)
+	decodePushConfig  func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error)
+	appendPushConfig  func([]byte, *a2a.TaskPushNotificationConfig) ([]byte, error)
+	appendPushList    func([]byte, []a2a.TaskPushNotificationConfig) ([]byte, error)
 	// listParams converts the query of GET /tasks.
 	listParams func(a2av1.ListTasksQuery) (a2a.ListTasksParams, error)
 }
@@ -100,12 +103,13 @@ func (h *handler) newWire03() *wire {
 			err := decodeParams(raw, &p)
 			return p, err
 		},
-		appendSendResult: func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
-		appendTask:       func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
-		appendList:       func(b []byte, r *a2a.ListTasksResult) ([]byte, error) { return r.AppendJSON(b) },
-		decodePushConfig: decodeRESTPushConfig,
-		appendPushConfig: func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
-		appendPushList:   func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
+		appendSendResult:  func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
+		appendSendMessage: func(b []byte, m *a2a.Message) ([]byte, error) { return m.AppendJSON(b) },
+		appendTask:        func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
+		appendList:        func(b []byte, r *a2a.ListTasksResult) ([]byte, error) { return r.AppendJSON(b) },
+		decodePushConfig:  decodeRESTPushConfig,
+		appendPushConfig:  func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
+		appendPushList:    func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
 		listParams: func(q a2av1.ListTasksQuery) (a2a.ListTasksParams, error) {
 			return a2a.ListTasksParams{ContextID: q.ContextID, Status: a2a.TaskState(stateFromQuery(q.Status)), PageSize: q.PageSize,
 				PageToken: q.PageToken, HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}, nil
@@ -124,9 +128,10 @@ func (h *handler) newWire10() *wire {
 		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
 			return a2av1.DecodeSendMessageRequest(camelCase(raw))
 		},
-		appendSendResult: a2av1.AppendSendResult,
-		appendTask:       a2av1.AppendTask,
-		appendList:       a2av1.AppendListTasksResponse,
+		appendSendResult:  a2av1.AppendSendResult,
+		appendSendMessage: a2av1.AppendSendMessageResult,
+		appendTask:        a2av1.AppendTask,
+		appendList:        a2av1.AppendListTasksResponse,
 		decodePushConfig: func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error) {
 			return a2av1.DecodePushConfig(camelCase(raw), taskID)
 		},

@@ -288,6 +288,9 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 		}
 		return awaitResult(state, p.RequestID, p.Type, time.Time{}), nil
 	}
+	if out.Respond {
+		markResponse(msg)
+	}
 	u.Status = &a2a.TaskStatus{State: state, Message: msg, Timestamp: x.now()}
 	if err := w.write(ctx, u); err != nil {
 		return w.finish(ctx, err)
@@ -414,6 +417,9 @@ func (x *Executor) checkOutcome(out *agent.Outcome) string {
 	}
 	if out.After < 0 {
 		return "continue delay is negative"
+	}
+	if out.Respond && (out.Kind != agent.OutcomeCompleted || out.Message == nil) {
+		return "a direct response (agent.Respond) must complete the task with a message"
 	}
 	if len(out.Checkpoint) > x.maxCheckpoint {
 		return fmt.Sprintf("checkpoint of %d bytes exceeds the limit of %d bytes", len(out.Checkpoint), x.maxCheckpoint)

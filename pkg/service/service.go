@@ -543,3 +543,42 @@ func (s *Service) storeError(err error, taskID, field string) error {
 }
 
 func (s *Service) now() string { return a2a.FormatTime(s.clock.Now()) }
+
+// responseKey marks, in an agent's final status message, a direct response
+// (agent.Respond): Send answers a waiting client with that message. It is
+// host bookkeeping, removed from the Message Send returns.
+const responseKey = "a2a-lambda.response"
+
+// markResponse marks msg as the direct response of its task.
+func markResponse(msg *a2a.Message) {
+	md := make(a2a.Metadata, len(msg.Metadata)+1)
+	for k, v := range msg.Metadata {
+		md[k] = v
+	}
+	md[responseKey] = "message"
+	msg.Metadata = md
+}
+
+// Send implements message/send (SendMessage) with its full result: the
+// task SendMessage returns or, when the agent answered the waiting client
+// directly (agent.Respond), that Message.
+func (s *Service) Send(ctx context.Context, owner string, p a2a.MessageSendParams) (a2a.SendResult, error) {
+	t, err := s.SendMessage(ctx, owner, p)
+	if err != nil {
+		return a2a.SendResult{}, err
+	}
+	if m := t.Status.Message; m != nil && t.Status.State == a2a.TaskStateCompleted && m.Metadata[responseKey] == "message" {
+		reply := *m
+		reply.Metadata = make(a2a.Metadata, len(m.Metadata))
+		for k, v := range m.Metadata {
+			if k != responseKey {
+				reply.Metadata[k] = v
+			}
+		}
+		if len(reply.Metadata) == 0 {
+			reply.Metadata = nil
+		}
+		return a2a.SendResult{Message: &reply}, nil
+	}
+	return a2a.SendResult{Task: t}, nil
+}
