@@ -192,6 +192,9 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	} else {
 		set = set.Remove(expression.Name(attrCompletedArtifacts))
 	}
+	if u.Inbox && len(u.Messages) > 0 {
+		set = set.Add(expression.Name(attrInbox), expression.Value(len(u.Messages)))
+	}
 	switch {
 	case u.Pending != nil:
 		set = set.Set(expression.Name(attrPending), expression.Value(c.pending))
@@ -227,6 +230,15 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 			return err
 		}
 		items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
+	}
+	if u.Inbox {
+		for i := range u.Messages {
+			item, err := marshalItem(childItem{PK: taskPK(u.TaskID), SK: inboxSK(next, i), Data: c.messages[i], ExpiresAt: t.childExpiry})
+			if err != nil {
+				return err
+			}
+			items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
+		}
 	}
 	arts, err := s.artifactWrites(ctx, u, next, t)
 	if err != nil {

@@ -114,6 +114,9 @@ func Run(t *testing.T, newStore Factory) {
 		{"ClearContext", testClearContext},
 		{"ContextExpiry", testContextExpiry},
 		{"Feedback", testFeedback},
+		{"Inbox", testInbox},
+		{"InboxTakenOnce", testInboxTakenOnce},
+		{"InboxExpiry", testInboxExpiry},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := NewClock(start)
