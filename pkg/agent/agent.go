@@ -78,6 +78,11 @@ type StepInput struct {
 	// this task's context (the same caller's), oldest first, at most
 	// Info.ContextHistory of them.
 	ContextHistory []a2a.Message
+	// Inbox holds the user messages the client sent to the task while it
+	// was submitted or working (message/send with its taskId), oldest
+	// first, since the previous step. Each is handed to exactly one step;
+	// they are also in Task.History.
+	Inbox []a2a.Message
 }
 
 // Emitter records progress while a step runs. Every call is persisted before

@@ -377,3 +377,70 @@ func TestMessageResult(t *testing.T) {
 	m = rpc(t, srv, aliceToken, "message/send", `{"message":{"kind":"message","role":"user","messageId":"tck-message-response-4","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":false}}`)
 	assert.Equal(t, "task", m["result"].(map[string]any)["kind"])
 }
+
+// TestMessageToAWorkingTask: a user message to a task that is still
+// working is accepted (the task, 200), joins the history at once, and
+// reaches the agent's next step exactly once: the demo agent acknowledges
+// it in its progress. A finished task still refuses new messages.
+func TestMessageToAWorkingTask(t *testing.T) {
+	ag, err := demo.New(func(k string) string {
+		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "300"}[k]
+	})
+	require.NoError(t, err)
+	store := memory.New(memory.Options{})
+	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
+	t.Cleanup(runner.Close)
+	h, err := httpapi.New(httpapi.Options{
+		Service: service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{}),
+		Auth:    auth.NewBearer(map[string]string{"alice": aliceToken}),
+		Cards:   cards(ag.Info(), true),
+	})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"w1","parts":[{"kind":"text","text":"long 3"}]},"configuration":{"blocking":false}}`)
+	id := m["result"].(map[string]any)["id"].(string)
+	require.Eventually(t, func() bool {
+		got := rpc(t, srv, aliceToken, "tasks/get", `{"id":"`+id+`","historyLength":0}`)["result"].(map[string]any)
+		return got["status"].(map[string]any)["state"] == "working"
+	}, 5*time.Second, 5*time.Millisecond)
+
+	for i, text := range []string{"faster please", "and louder"} {
+		m = rpc(t, srv, aliceToken, "message/send", fmt.Sprintf(`{"message":{"role":"user","messageId":"w-more-%d","taskId":%q,"parts":[{"kind":"text","text":%q}]},"configuration":{"blocking":true,"historyLength":1}}`, i, id, text))
+		res, ok := m["result"].(map[string]any)
+		require.True(t, ok, "accepted: %v", m)
+		assert.Equal(t, id, res["id"])
+		assert.Equal(t, "working", res["status"].(map[string]any)["state"])
+		hist := res["history"].([]any)
+		require.Len(t, hist, 1, "historyLength reads see the message")
+		assert.Equal(t, fmt.Sprintf("w-more-%d", i), hist[0].(map[string]any)["messageId"])
+	}
+	// 1.0 too.
+	m = rpc1(t, srv.URL, "SendMessage", `{"message":{"role":"ROLE_USER","messageId":"w-more-2","taskId":"`+id+`","parts":[{"text":"third"}]},"configuration":{"returnImmediately":true}}`)
+	assert.Equal(t, "TASK_STATE_WORKING", m["result"].(map[string]any)["task"].(map[string]any)["status"].(map[string]any)["state"])
+
+	var task map[string]any
+	require.Eventually(t, func() bool {
+		task = rpc(t, srv, aliceToken, "tasks/get", `{"id":"`+id+`"}`)["result"].(map[string]any)
+		return task["status"].(map[string]any)["state"] == "completed"
+	}, 10*time.Second, 20*time.Millisecond)
+	var acks []string
+	for _, h := range task["history"].([]any) {
+		msg := h.(map[string]any)
+		text := msg["parts"].([]any)[0].(map[string]any)["text"].(string)
+		if msg["role"] == "agent" && strings.Contains(text, "received:") {
+			acks = append(acks, text)
+		}
+	}
+	joined := strings.Join(acks, "\n")
+	for _, text := range []string{`"faster please"`, `"and louder"`, `"third"`} {
+		assert.Equal(t, 1, strings.Count(joined, text), "%s reaches exactly one step: %v", text, acks)
+	}
+	assert.Less(t, strings.Index(joined, `"faster please"`), strings.Index(joined, `"and louder"`), "in order")
+
+	// A finished task keeps its clear error.
+	code, msg, _ := rpcError(t, rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"w-late","taskId":"`+id+`","parts":[{"kind":"text","text":"late"}]}}`))
+	assert.Equal(t, -32004, code)
+	assert.Contains(t, msg, "is completed and cannot take new messages")
+}

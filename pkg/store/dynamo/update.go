@@ -25,7 +25,7 @@ const (
 	maxTransactItems = 25
 	// maxUpdateAttempts bounds the writes of one update that lost a race
 	// it may retry (see UpdateTask).
-	maxUpdateAttempts = 5
+	maxUpdateAttempts = 8
 	// artifactOrderStride spaces the order keys of artifacts first stored
 	// by successive versions.
 	artifactOrderStride = 1000
@@ -108,7 +108,10 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 		if attempt == maxUpdateAttempts {
 			return 0, fmt.Errorf("dynamo: update of task %s: gave up after %d attempts: %w", u.TaskID, attempt, err)
 		}
-		if errors.Is(err, errContention) {
+		if errors.Is(err, errContention) || errors.Is(err, errVersionMoved) {
+			// Lost a race: back off, jittered, so that a writer without
+			// IfVersion (a message to a working task) gets in between the
+			// frequent writes of a running step.
 			if err := sleep(ctx, backoff(attempt)); err != nil {
 				return 0, err
 			}
