@@ -294,6 +294,15 @@ func TestProtocolVersions(t *testing.T) {
 		ext := do(t, "GET", srv.URL+"/rest/extendedAgentCard", aliceToken, "", "A2A-Version", "1.0")
 		require.Equal(t, http.StatusOK, ext.status)
 		require.NoError(t, a2aschema.Validate(a2aschema.AgentCard, ext.body))
+		var contract map[string]any
+		for _, e := range ext.json(t)["capabilities"].(map[string]any)["extensions"].([]any) {
+			if e.(map[string]any)["uri"] == card.ExtWireContract {
+				contract = e.(map[string]any)["params"].(map[string]any)
+			}
+		}
+		require.NotNil(t, contract, "the extended card carries the wire contract")
+		assert.Equal(t, []any{"1.0"}, contract["supported_protocol_versions"])
+		assert.NotContains(t, contract["all_jsonrpc_methods"], "0.3")
 
 		for _, hdr := range [][]string{nil, {"A2A-Version", "0.3"}} {
 			r = do(t, "POST", srv.URL+"/", aliceToken, send03, hdr...)
