@@ -1,7 +1,7 @@
 // Package functions_test drives every Lambda function the way Lambda does:
 // each functions/<name> is built into a real binary (for the host, with the
 // same tags as the deployed one) and run against a Runtime API emulator
-// (internal/lambdaemu), on moto where it needs AWS. Each must start, answer
+// (pkg/testkit/lambdaemu), on moto where it needs AWS. Each must start, answer
 // its sample event from events/, report a bad event through the Runtime
 // API's error endpoint and a failed cold start through its init error
 // endpoint. The test logs each binary's size and cold start time;

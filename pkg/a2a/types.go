@@ -178,6 +178,13 @@ type Task struct {
 	Metadata  Metadata   `json:"metadata,omitempty"`
 }
 
+// SendResult is the result of message/send (SendMessage): the task, or,
+// when the agent answered directly, a Message (exactly one is set).
+type SendResult struct {
+	Task    *Task
+	Message *Message
+}
+
 // MarshalJSON writes the task with "kind":"task".
 func (t Task) MarshalJSON() ([]byte, error) { return t.AppendJSON(make([]byte, 0, 1024)) }
 

@@ -217,6 +217,11 @@ func TestDecodeErrors(t *testing.T) {
 	l, err := DecodeListTasksRequest(json.RawMessage(`{"pageSize":0,"status":"TASK_STATE_UNSPECIFIED"}`))
 	require.NoError(t, err)
 	assert.Equal(t, a2a.ListTasksParams{}, l, "zero values are the proto defaults")
+	// The official JS SDK 1.x client sends its enum's unknown sentinel when
+	// no filter is set: no filter.
+	l, err = DecodeListTasksRequest(json.RawMessage(`{"status":"UNRECOGNIZED"}`))
+	require.NoError(t, err)
+	assert.Equal(t, a2a.ListTasksParams{}, l, "UNRECOGNIZED is no filter")
 	l, err = DecodeListTasksRequest(nil)
 	require.NoError(t, err)
 	assert.Equal(t, a2a.ListTasksParams{}, l, "ListTasks params may be omitted")

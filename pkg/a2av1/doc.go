@@ -44,6 +44,7 @@ const (
 	MethodGetExtendedAgentCard = "GetExtendedAgentCard"
 )
 
-// ContentType is the media type of A2A 1.0 HTTP+JSON bodies and of the
-// push notifications sent for configs created under 1.0.
+// ContentType is the media type of the push notifications sent for
+// configs created under 1.0. HTTP+JSON responses are application/json
+// (specification section 11).
 const ContentType = "application/a2a+json"

@@ -135,6 +135,16 @@ func AppendSendResult(b []byte, t *a2a.Task) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// AppendSendMessageResult appends the SendMessageResponse of a send the
+// agent answered directly: {"message": {...}}.
+func AppendSendMessageResult(b []byte, m *a2a.Message) ([]byte, error) {
+	b, err := AppendMessage(append(b, `{"message":`...), m)
+	if err != nil {
+		return b, err
+	}
+	return append(b, '}'), nil
+}
+
 // AppendListTasksResponse appends a ListTasksResponse: {tasks,
 // nextPageToken, pageSize, totalSize}.
 func AppendListTasksResponse(b []byte, r *a2a.ListTasksResult) ([]byte, error) {

@@ -39,10 +39,12 @@ func State(s a2a.TaskState) string {
 }
 
 // ParseState reads a 1.0 state name (a 0.3 name is accepted too). It
-// returns "" and true for TASK_STATE_UNSPECIFIED and the empty string (no
-// state: no filter), and false for a name that is no state.
+// returns "" and true for no state (no filter): the empty string,
+// TASK_STATE_UNSPECIFIED, and UNRECOGNIZED, the unknown-value sentinel the
+// official JS SDK 1.x client sends on ListTasks when no filter is set. It
+// returns false for a name that is no state.
 func ParseState(s string) (a2a.TaskState, bool) {
-	if s == "" || s == "TASK_STATE_UNSPECIFIED" {
+	if s == "" || s == "TASK_STATE_UNSPECIFIED" || s == "UNRECOGNIZED" {
 		return "", true
 	}
 	if rest, ok := strings.CutPrefix(s, statePrefix); ok {

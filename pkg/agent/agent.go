@@ -78,6 +78,11 @@ type StepInput struct {
 	// this task's context (the same caller's), oldest first, at most
 	// Info.ContextHistory of them.
 	ContextHistory []a2a.Message
+	// Inbox holds the user messages the client sent to the task while it
+	// was submitted or working (message/send with its taskId), oldest
+	// first, since the previous step. Each is handed to exactly one step;
+	// they are also in Task.History.
+	Inbox []a2a.Message
 }
 
 // Emitter records progress while a step runs. Every call is persisted before
@@ -154,6 +159,10 @@ type Outcome struct {
 	// one write: cheaper than emitting them first when they are final.
 	// Each replaces any stored artifact with the same ArtifactID.
 	Artifacts []a2a.Artifact
+	// Respond, with a completed outcome and a Message, answers the
+	// message/send that waits for this step with the Message itself rather
+	// than the task (see Respond).
+	Respond bool
 }
 
 // Interrupt types.
@@ -200,6 +209,16 @@ type Reply struct {
 // status.
 func Complete(msg *a2a.Message, artifacts ...a2a.Artifact) Outcome {
 	return Outcome{Kind: OutcomeCompleted, Message: msg, Artifacts: artifacts}
+}
+
+// Respond finishes the task successfully with msg, and answers a client
+// that waits for the step (a blocking message/send) with msg itself, an
+// A2A Message result, instead of the task: for agents that reply
+// directly rather than run a task. The task still exists (tasks/get shows
+// it completed, msg as its status message); a non-blocking send is
+// answered with the task, as always.
+func Respond(msg *a2a.Message) Outcome {
+	return Outcome{Kind: OutcomeCompleted, Message: msg, Respond: true}
 }
 
 // Fail finishes the task as failed; msg should say why.

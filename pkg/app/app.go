@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"runtime/debug"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
@@ -44,9 +45,9 @@ func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authentica
 	return auth.Anonymous{}, nil
 }
 
-// Cards returns the card source of an agent.
-func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
-	return lambdafn.Cards(info, bearer, push)
+// Cards returns the card source of an agent serving versions (empty: both).
+func Cards(info agent.Info, bearer, push bool, versions []a2a.Version) httpapi.CardSource {
+	return lambdafn.Cards(info, bearer, push, versions)
 }
 
 // ExecutionLocal is the execution mode of the local server's profile: task
@@ -162,7 +163,8 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	ho := httpapi.Options{
 		Service:         svc,
 		Auth:            o.Auth,
-		Cards:           Cards(ag.Info(), !anonymous, cfg.Push.Enabled),
+		Cards:           Cards(ag.Info(), !anonymous, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.PublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
 		GzipMinimumSize: GzipMinimumSize(cfg),

@@ -86,7 +86,7 @@ func TestCardFunctionConfiguration(t *testing.T) {
 
 	env = map[string]string{"A2A_AGENT": "nope"}
 	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
-	assert.ErrorContains(t, err, `A2A_AGENT="nope" is not a registered agent; choose one of: a2a-proxy, demo, echo, llm`)
+	assert.ErrorContains(t, err, `A2A_AGENT="nope" is not a registered agent; choose one of: a2a-proxy, conformance, demo, echo, llm`)
 
 	env = map[string]string{"A2A_PUBLIC_URL": "ftp://x"}
 	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)

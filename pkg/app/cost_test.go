@@ -27,7 +27,7 @@ import (
 // TestCostPerTask measures what the send function asks of DynamoDB for the
 // calls of a task's life, through the real handler: the requests (exact,
 // asserted) and the capacity units DynamoDB would charge (estimated from
-// the items' real sizes, see internal/dynamocost). Run it with -v to print
+// the items' real sizes, see pkg/testkit/dynamocost). Run it with -v to print
 // the table of README.md's "Cost per task".
 func TestCostPerTask(t *testing.T) {
 	ctx := context.Background()

@@ -254,9 +254,15 @@ func runScenario(t *testing.T, d driver) {
 	assert.Equal(t, "completed", answered.state)
 	assert.Contains(t, answered.statusText, "Ada")
 
-	// Cancel a live task; a finished one cannot be canceled.
+	// A message to a task still at work is accepted and joins it.
 	live, err := d.send(ctx, "long 100", nil, false)
 	require.NoError(t, err)
+	more, err := d.send(ctx, "and more", &live, false)
+	require.NoError(t, err, "a working task takes a message")
+	assert.Equal(t, live.id, more.id)
+	assert.Contains(t, []string{"submitted", "working"}, more.state)
+
+	// Cancel a live task; a finished one cannot be canceled.
 	canceled, err := d.cancel(ctx, live.id)
 	require.NoError(t, err)
 	assert.Equal(t, "canceled", canceled.state)

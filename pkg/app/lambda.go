@@ -233,7 +233,8 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 	return httpapi.New(httpapi.Options{
 		Service:         svc,
 		Auth:            authn,
-		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.ConfiguredPublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
 		GzipMinimumSize: GzipMinimumSize(cfg),

@@ -234,7 +234,7 @@ func TestEvents(t *testing.T) {
 		}},
 		{"tasks/rest-v1-tasks-get.json", tasks, func(t *testing.T, resp events.APIGatewayV2HTTPResponse) {
 			require.Equal(t, 200, resp.StatusCode, resp.Body)
-			assert.Equal(t, "application/a2a+json", resp.Headers["Content-Type"])
+			assert.Equal(t, "application/json", resp.Headers["Content-Type"])
 			var task struct {
 				ID     string `json:"id"`
 				Status struct {

@@ -2,7 +2,7 @@ package app_test
 
 // Step Functions end to end: moto runs the project's state machine in parser
 // mode, and its worker function is bridged to the real worker handler
-// (internal/sfntest), which runs agent steps on the DynamoDB store in moto.
+// (pkg/testkit/sfntest), which runs agent steps on the DynamoDB store in moto.
 // The HTTP functions run in stepfunctions or auto mode against the same
 // table and state machine, and a client drives them over HTTP.
 

@@ -1,7 +1,8 @@
 // Package card builds the agent cards this server publishes: the public card
 // at /.well-known/agent-card.json and the authenticated extended card.
 //
-// One card serves A2A 0.3 and 1.0 clients from the same URL: it keeps the
+// By default one card serves A2A 0.3 and 1.0 clients from the same URL
+// (Options.Versions narrows it to one version's endpoints): it keeps the
 // 0.3 fields (url, preferredTransport, additionalInterfaces,
 // supportsAuthenticatedExtendedCard, security) and adds the 1.0 ones
 // (supportedInterfaces, capabilities.extendedAgentCard), and its security
@@ -16,6 +17,8 @@
 package card
 
 import (
+	"slices"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 )
@@ -35,11 +38,21 @@ type Options struct {
 	PublicURL string
 	// Agent describes the agent.
 	Agent agent.Info
-	// BearerAuth declares the bearer scheme; false declares no security
-	// (a local server without tokens).
+	// BearerAuth declares the bearer scheme and the authenticated extended
+	// card; false declares neither (a local server without tokens, where
+	// every caller is the same anonymous identity and an "authenticated"
+	// card would be served to anyone).
 	BearerAuth bool
 	// PushNotifications declares push notification support.
 	PushNotifications bool
+	// Versions are the A2A versions served; empty means both. The card
+	// lists the endpoints and declares the extended card of those only.
+	Versions []a2a.Version
+}
+
+// serves reports whether the options' versions include v.
+func (o Options) serves(v a2a.Version) bool {
+	return len(o.Versions) == 0 || slices.Contains(o.Versions, v)
 }
 
 // Public returns the public agent card.
@@ -61,18 +74,23 @@ func Public(o Options) a2a.AgentCard {
 		DocumentationURL: info.DocumentationURL,
 		Capabilities: a2a.AgentCapabilities{
 			Streaming: false, PushNotifications: o.PushNotifications,
-			Extensions: declarations(), ExtendedAgentCard: true,
+			Extensions: declarations(), ExtendedAgentCard: o.BearerAuth && o.serves(a2a.V10),
 		},
 		DefaultInputModes:                 modes(info.InputModes),
 		DefaultOutputModes:                modes(info.OutputModes),
 		Skills:                            info.Skills,
-		SupportsAuthenticatedExtendedCard: true,
-		SupportedInterfaces: []a2a.SupportedInterface{
+		SupportsAuthenticatedExtendedCard: o.BearerAuth && o.serves(a2a.V03),
+	}
+	if o.serves(a2a.V10) {
+		c.SupportedInterfaces = []a2a.SupportedInterface{
 			{URL: o.PublicURL, ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: string(a2a.V10)},
 			{URL: rest, ProtocolBinding: a2a.TransportHTTPJSON, ProtocolVersion: string(a2a.V10)},
-			{URL: o.PublicURL, ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: string(a2a.V03)},
-			{URL: rest, ProtocolBinding: a2a.TransportHTTPJSON, ProtocolVersion: string(a2a.V03)},
-		},
+		}
+		if o.serves(a2a.V03) {
+			c.SupportedInterfaces = append(c.SupportedInterfaces,
+				a2a.SupportedInterface{URL: o.PublicURL, ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: string(a2a.V03)},
+				a2a.SupportedInterface{URL: rest, ProtocolBinding: a2a.TransportHTTPJSON, ProtocolVersion: string(a2a.V03)})
+		}
 	}
 	if c.Skills == nil {
 		c.Skills = []a2a.AgentSkill{}

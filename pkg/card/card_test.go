@@ -32,14 +32,15 @@ func TestCardReadByEveryClient(t *testing.T) {
 			require.NoError(t, json.Unmarshal(b, &old), name)
 			assert.Equal(t, "https://agent.example.com", old.URL)
 			assert.Equal(t, legacy.TransportProtocolJSONRPC, old.PreferredTransport)
-			assert.True(t, old.SupportsAuthenticatedExtendedCard)
+			// The extended card is declared only when callers authenticate.
+			assert.Equal(t, bearer, old.SupportsAuthenticatedExtendedCard)
 
 			compat, err := a2av0.NewAgentCardParser()(b)
 			require.NoError(t, err, name)
 			native, err := agentcard.DefaultCardParser(b)
 			require.NoError(t, err, name)
 			for _, parsed := range []*v2.AgentCard{compat, native} {
-				assert.True(t, parsed.Capabilities.ExtendedAgentCard)
+				assert.Equal(t, bearer, parsed.Capabilities.ExtendedAgentCard)
 				require.Len(t, parsed.SupportedInterfaces, 4)
 				want := []v2.AgentInterface{
 					{URL: "https://agent.example.com", ProtocolBinding: v2.TransportProtocolJSONRPC, ProtocolVersion: "1.0"},

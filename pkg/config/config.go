@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
 // Config is every setting of the server.
@@ -63,7 +65,13 @@ type Config struct {
 	Auth string
 	// Push holds the push notification settings.
 	Push Push
+	// ProtocolVersions are the A2A versions served (A2A_PROTOCOL_VERSIONS):
+	// a2a.V03, a2a.V10 or both, in that order.
+	ProtocolVersions []a2a.Version
 }
+
+// DefaultProtocolVersions serves both versions, with the union card.
+const DefaultProtocolVersions = string(a2a.V03) + "," + string(a2a.V10)
 
 // Authentication modes (A2A_AUTH).
 const (
@@ -173,7 +181,34 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
+	c.ProtocolVersions = r.protocolVersions()
 	return c, errors.Join(r.errs...)
+}
+
+// protocolVersions reads A2A_PROTOCOL_VERSIONS: a comma-separated list of
+// 0.3 and 1.0, returned in that order without repeats.
+func (r *reader) protocolVersions() []a2a.Version {
+	v := r.str("A2A_PROTOCOL_VERSIONS", DefaultProtocolVersions)
+	var has03, has10 bool
+	for _, item := range strings.Split(v, ",") {
+		switch a2a.Version(strings.TrimSpace(item)) {
+		case a2a.V03:
+			has03 = true
+		case a2a.V10:
+			has10 = true
+		default:
+			r.fail("A2A_PROTOCOL_VERSIONS", v, "must list 0.3, 1.0 or both (0.3,1.0)")
+			return []a2a.Version{a2a.V03, a2a.V10}
+		}
+	}
+	var out []a2a.Version
+	if has03 {
+		out = append(out, a2a.V03)
+	}
+	if has10 {
+		out = append(out, a2a.V10)
+	}
+	return out
 }
 
 // auth reads A2A_AUTH. With jwt, API Gateway identifies callers, so bearer

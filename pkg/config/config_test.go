@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -20,9 +22,33 @@ func TestDefaults(t *testing.T) {
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
-		Push: Push{Enabled: true, MaxAttempts: 10},
+		Push: Push{Enabled: true, MaxAttempts: 10}, ProtocolVersions: []a2a.Version{a2a.V03, a2a.V10},
 	}, c)
 	assert.True(t, c.Loopback())
+}
+
+func TestProtocolVersions(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  []a2a.Version
+		err   string
+	}{
+		{"", []a2a.Version{a2a.V03, a2a.V10}, ""},
+		{"1.0", []a2a.Version{a2a.V10}, ""},
+		{"0.3", []a2a.Version{a2a.V03}, ""},
+		{" 1.0 , 0.3 ", []a2a.Version{a2a.V03, a2a.V10}, ""},
+		{"0.3,0.3", []a2a.Version{a2a.V03}, ""},
+		{"2.0", nil, `A2A_PROTOCOL_VERSIONS="2.0": must list 0.3, 1.0 or both (0.3,1.0)`},
+		{"1.0,", nil, `A2A_PROTOCOL_VERSIONS="1.0,": must list`},
+	} {
+		c, err := Load(env(map[string]string{"A2A_PROTOCOL_VERSIONS": tt.value}))
+		if tt.err != "" {
+			assert.ErrorContains(t, err, tt.err, tt.value)
+			continue
+		}
+		require.NoError(t, err, tt.value)
+		assert.Equal(t, tt.want, c.ProtocolVersions, tt.value)
+	}
 }
 
 func TestValues(t *testing.T) {

@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 )
 
 // cardCacheControl lets clients and CDNs reuse a card for five minutes and
@@ -22,13 +24,20 @@ const maxCardCache = 16
 // CardSource builds the public and extended cards for a base URL.
 type CardSource func(publicURL string) (public, extended a2a.AgentCard)
 
-// document is a JSON document rendered once, with its validator and, when
+// document is a JSON document rendered once, with its validators and, when
 // it is large enough, its gzip encoding.
 type document struct {
 	body    []byte
 	gz      []byte
 	gzipMin int
 	etag    string
+	// modified is when the document was rendered, to the second (HTTP
+	// dates have no finer resolution).
+	modified time.Time
+	// validators are the ETag and Last-Modified header values, built once:
+	// a response's header map shares them (nothing modifies them in
+	// place; an Add would copy), which saves an allocation per request.
+	etagHeader, lastModifiedHeader []string
 }
 
 func newDocument(v any, gzipMin int) (*document, error) {
@@ -37,23 +46,41 @@ func newDocument(v any, gzipMin int) (*document, error) {
 		return nil, fmt.Errorf("httpapi: render %T: %w", v, err)
 	}
 	sum := sha256.Sum256(b)
-	d := &document{body: b, gzipMin: gzipMin, etag: `W/"` + hex.EncodeToString(sum[:12]) + `"`}
+	modified := time.Now().UTC().Truncate(time.Second)
+	etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
+	d := &document{body: b, gzipMin: gzipMin, etag: etag, modified: modified,
+		etagHeader: []string{etag}, lastModifiedHeader: []string{modified.Format(http.TimeFormat)}}
 	if gzipMin >= 0 && len(b) >= gzipMin {
 		d.gz = compress(b)
 	}
 	return d, nil
 }
 
-// serve writes the document, or 304 when the client's copy is current.
+// serve writes the document, or 304 when the client's copy is current: by
+// If-None-Match when the request has one (RFC 9110 13.2.2), else by
+// If-Modified-Since.
 func (d *document) serve(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
-	hdr["Etag"] = []string{d.etag}
+	hdr["Etag"] = d.etagHeader
+	hdr["Last-Modified"] = d.lastModifiedHeader
 	hdr["Cache-Control"] = []string{cardCacheControl}
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, d.etag) {
+	if d.notModified(r) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	d.serveFresh(w, r)
+}
+
+func (d *document) notModified(r *http.Request) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		return etagMatch(inm, d.etag)
+	}
+	ims := r.Header.Get("If-Modified-Since")
+	if ims == "" {
+		return false
+	}
+	t, err := http.ParseTime(ims)
+	return err == nil && !d.modified.After(t)
 }
 
 // serveFresh writes the document without cache validators.
@@ -81,6 +108,9 @@ type cards struct {
 	source    CardSource
 	publicURL string
 	gzipMin   int
+	// serves03: the public card keeps the 0.3 fields; without 0.3 it is
+	// the pure 1.0 card.
+	serves03 bool
 	// decorate completes the extended card (the wire contract).
 	decorate func(pub, ext *a2a.AgentCard)
 
@@ -88,10 +118,18 @@ type cards struct {
 	rendered map[string]*cardPair
 }
 
-type cardPair struct{ public, extended *document }
+type cardPair struct {
+	public, extended *document
+	// extended10 is the extended card in its pure 1.0 form
+	// (a2av1.Card), for 1.0 callers.
+	extended10 *document
+	// hasExtended is whether the public card declares the extended card
+	// (only when callers authenticate).
+	hasExtended bool
+}
 
-func newCards(source CardSource, publicURL string, gzipMin int, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
-	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, decorate: decorate, rendered: map[string]*cardPair{}}
+func newCards(source CardSource, publicURL string, gzipMin int, serves03 bool, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
+	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, serves03: serves03, decorate: decorate, rendered: map[string]*cardPair{}}
 	if publicURL != "" {
 		if _, err := c.render(publicURL); err != nil {
 			return nil, err
@@ -119,7 +157,11 @@ func (c *cards) render(base string) (*cardPair, error) {
 	if c.decorate != nil {
 		c.decorate(&pub, &ext)
 	}
-	pd, err := newDocument(pub, c.gzipMin)
+	var public any = pub
+	if !c.serves03 {
+		public = a2av1.Card(pub)
+	}
+	pd, err := newDocument(public, c.gzipMin)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +169,11 @@ func (c *cards) render(base string) (*cardPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = &cardPair{public: pd, extended: ed}
+	ed10, err := newDocument(a2av1.Card(ext), c.gzipMin)
+	if err != nil {
+		return nil, err
+	}
+	p = &cardPair{public: pd, extended: ed, extended10: ed10, hasExtended: pub.SupportsAuthenticatedExtendedCard || pub.Capabilities.ExtendedAgentCard}
 	c.mu.Lock()
 	if len(c.rendered) < maxCardCache {
 		c.rendered[base] = p
@@ -158,20 +204,53 @@ func (h *handler) serveCard(w http.ResponseWriter, r *http.Request) {
 	p.public.serve(w, r)
 }
 
-func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, _ call) {
-	p, err := h.cards.forRequest(r)
+func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, c call) {
+	p, err := h.extendedCardPair(r)
 	if err != nil {
 		writeRESTError(w, h.protocolError(r.Context(), err, "extended card"))
 		return
 	}
-	p.extended.serve(w, r)
+	p.extendedFor(c.wire).serve(w, r)
 }
 
-// extendedCard is the result of agent/getAuthenticatedExtendedCard.
-func (h *handler) extendedCard(r *http.Request) (json.RawMessage, error) {
+// extendedCard is the result of agent/getAuthenticatedExtendedCard and
+// GetExtendedAgentCard.
+func (h *handler) extendedCard(r *http.Request, c call) (json.RawMessage, error) {
+	p, err := h.extendedCardPair(r)
+	if err != nil {
+		return nil, err
+	}
+	return p.extendedFor(c.wire).body, nil
+}
+
+// extendedFor is the extended card in the shape of a call's version: 1.0
+// callers get the pure 1.0 card.
+func (p *cardPair) extendedFor(wr *wire) *document {
+	if wr.version == a2a.V10 {
+		return p.extended10
+	}
+	return p.extended
+}
+
+// errNoExtendedCard answers the extended card methods of an agent whose
+// public card declares none (authentication is off).
+var errNoExtendedCard = a2a.Errorf(a2a.CodeExtendedCardNotConfigured,
+	"no extended agent card is configured: this agent runs without authentication, so it serves only its public card at /.well-known/agent-card.json")
+
+// errExtendedCardCredentials answers a request for the extended card
+// without valid credentials.
+var errExtendedCardCredentials = a2a.Errorf(a2a.CodeExtendedCardNotConfigured,
+	"the authenticated extended card needs valid credentials: send Authorization: Bearer <token>")
+
+// extendedCardPair returns the cards of a request whose public card
+// declares the extended card, or -32007.
+func (h *handler) extendedCardPair(r *http.Request) (*cardPair, error) {
 	p, err := h.cards.forRequest(r)
 	if err != nil {
 		return nil, err
 	}
-	return p.extended.body, nil
+	if !p.hasExtended {
+		return nil, errNoExtendedCard
+	}
+	return p, nil
 }

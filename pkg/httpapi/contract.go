@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
@@ -77,6 +78,9 @@ func (h *handler) wireContract(pub *a2a.AgentCard) a2a.AgentExtension {
 	core := map[string][]string{}
 	var extensions []string
 	for _, wr := range []*wire{h.v03, h.v10} {
+		if (wr == h.v03 && !h.serves03) || (wr == h.v10 && !h.serves10) {
+			continue
+		}
 		v := string(wr.version)
 		core[v] = coreMethods[wr.version]
 		for _, m := range wr.supported {
@@ -96,15 +100,17 @@ func (h *handler) wireContract(pub *a2a.AgentCard) a2a.AgentExtension {
 	uris = append(uris, card.ExtWireContract)
 	endpoints := map[string][]string{}
 	for v, eps := range httpEndpoints {
-		endpoints[string(v)] = eps
+		if (v == a2a.V03 && h.serves03) || (v == a2a.V10 && h.serves10) {
+			endpoints[string(v)] = eps
+		}
 	}
 	return a2a.AgentExtension{
 		URI:         card.ExtWireContract,
 		Description: "The wire contract of this deployment: the methods and endpoints it serves, per protocol version.",
 		Params: map[string]any{
 			"default_protocol_version":    string(a2a.V03),
-			"supported_protocol_versions": []string{string(a2a.V03), string(a2a.V10)},
-			"version_selection":           "A2A-Version header or query parameter; none or 0.3.x selects 0.3, 1 or 1.0.x selects 1.0, anything else is -32009 (REST 400)",
+			"supported_protocol_versions": strings.Split(h.served, ","),
+			"version_selection":           "A2A-Version header or query parameter; none or 0.3.x selects 0.3, 1 or 1.0.x selects 1.0, anything else, or a version this deployment does not serve (A2A_PROTOCOL_VERSIONS), is -32009 (REST 400)",
 			"core": map[string]any{
 				"jsonrpc_methods": core,
 				"jsonrpc_url":     "/",

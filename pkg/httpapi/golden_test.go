@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/a2aschema"
 )
 
 // The golden tests record, for every method of both protocol versions
@@ -195,6 +196,42 @@ func goldenSequences() map[string][]goldenCase {
 	}
 }
 
+// schema10 names, for the 1.0 cases that answer an A2A object, its
+// definition in the official JSON Schema bundle: every such response is
+// validated against it (pkg/testkit/a2aschema), not only compared with its
+// golden file.
+var schema10 = map[string]string{
+	"send-message":                a2aschema.SendMessageResponse,
+	"send-message-input-required": a2aschema.SendMessageResponse,
+	"get-task":                    a2aschema.Task,
+	"cancel-task":                 a2aschema.Task,
+	"list-tasks":                  a2aschema.ListTasksResponse,
+	"create-push-config":          a2aschema.TaskPushNotificationConfig,
+	"get-push-config":             a2aschema.TaskPushNotificationConfig,
+	"list-push-configs":           a2aschema.ListPushConfigsResponse,
+	"get-extended-agent-card":     a2aschema.AgentCard,
+}
+
+// checkSchema10 validates the A2A object of a 1.0 response: the JSON-RPC
+// result, the OAP envelope's result, or the REST body.
+func checkSchema10(t *testing.T, seq, name string, c goldenCase, status int, decoded any) {
+	t.Helper()
+	def, ok := schema10[c.name]
+	if !ok || !strings.HasPrefix(seq, "v1.0/") {
+		return
+	}
+	require.Equal(t, http.StatusOK, status, "%s: a 1.0 %s", name, def)
+	obj := decoded
+	if !strings.HasSuffix(seq, "/rest") {
+		m, _ := decoded.(map[string]any)
+		require.Contains(t, m, "result", "%s: a 1.0 %s", name, def)
+		obj = m["result"]
+	}
+	b, err := json.Marshal(obj)
+	require.NoError(t, err)
+	require.NoError(t, a2aschema.Validate(def, b), "%s: %s", name, b)
+}
+
 // goldenServer serves the demo agent (instant work) with push configs on,
 // one caller, and a fixed public URL.
 func goldenServer(t *testing.T) *httptest.Server {
@@ -299,6 +336,7 @@ func TestGolden(t *testing.T) {
 					vars[k] = lookup(decoded, path)
 					require.NotEmpty(t, vars[k], "%s: capture %s at %s", name, k, path)
 				}
+				checkSchema10(t, seq, name, c, resp.StatusCode, decoded)
 				got := map[string]any{"status": resp.StatusCode, "contentType": resp.Header.Get("Content-Type"), "body": decoded}
 				gotFile := norm.apply(indent(t, got))
 

@@ -19,11 +19,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
@@ -32,7 +35,8 @@ import (
 
 // Service is what the edge needs of the A2A operations.
 type Service interface {
-	SendMessage(ctx context.Context, owner string, p a2a.MessageSendParams) (*a2a.Task, error)
+	// Send answers message/send: the task, or the agent's direct Message.
+	Send(ctx context.Context, owner string, p a2a.MessageSendParams) (a2a.SendResult, error)
 	GetTask(ctx context.Context, owner string, p a2a.TaskQueryParams) (*a2a.Task, error)
 	CancelTask(ctx context.Context, owner string, p a2a.TaskIDParams) (*a2a.Task, error)
 	ListTasks(ctx context.Context, owner string, p a2a.ListTasksParams) (*a2a.ListTasksResult, error)
@@ -95,6 +99,11 @@ type Options struct {
 	// Profile is the deployment profile GET /health answers with
 	// (authenticated, with the task routes); nil serves no /health.
 	Profile *Profile
+	// Versions are the A2A versions served; empty means both (0.3 and
+	// 1.0). A request of another version is refused with
+	// VersionNotSupported, and with 0.3 not served the public card is a
+	// pure 1.0 card (a2av1.Card).
+	Versions []a2a.Version
 	// JWKS, when set, serves the push notification verification keys at
 	// /.well-known/jwks.json with the cards (*keys.Set implements it).
 	JWKS   http.Handler
@@ -111,7 +120,12 @@ type handler struct {
 	gzipMin int
 	// v03 and v10 are the wires of the protocol versions (see negotiate).
 	v03, v10 *wire
-	mux      *http.ServeMux
+	// serves03 and serves10 say which versions are served (Options.Versions).
+	serves03, serves10 bool
+	// served names the served versions in errors ("0.3", "1.0" or
+	// "0.3,1.0").
+	served string
+	mux    *http.ServeMux
 }
 
 // New returns the handler.
@@ -135,8 +149,22 @@ func New(o Options) (http.Handler, error) {
 		o.GzipMinimumSize = DefaultGzipMinimumSize
 	}
 	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux()}
+	if len(o.Versions) == 0 {
+		o.Versions = a2a.Versions
+	}
 	h.v03, h.v10 = h.newWire03(), h.newWire10()
-	cs, err := newCards(o.Cards, o.PublicURL, h.gzipMin, func(pub, ext *a2a.AgentCard) {
+	h.serves03, h.serves10 = slices.Contains(o.Versions, a2a.V03), slices.Contains(o.Versions, a2a.V10)
+	var served []string
+	for _, v := range a2a.Versions {
+		if slices.Contains(o.Versions, v) {
+			served = append(served, string(v))
+		}
+	}
+	if len(served) == 0 {
+		return nil, fmt.Errorf("httpapi: Versions %v names no served version (0.3, 1.0)", o.Versions)
+	}
+	h.served = strings.Join(served, ",")
+	cs, err := newCards(o.Cards, o.PublicURL, h.gzipMin, h.serves03, func(pub, ext *a2a.AgentCard) {
 		ext.Capabilities.Extensions = append(ext.Capabilities.Extensions, h.wireContract(pub))
 	})
 	if err != nil {
@@ -255,11 +283,46 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 			h.versionError(w, r, b, err)
 			return
 		}
-		id, ok := h.authenticate(w, r)
-		if !ok {
+		id, err := h.auth.Authenticate(r)
+		if err != nil {
+			h.unauthenticated(w, r, b, wr)
+			return
+		}
+		if b != bindingOAP && wr.version == a2a.V10 && r.Method == http.MethodPost && !jsonContentType(r.Header.Get("Content-Type")) {
+			h.contentTypeError(w, r, b, wr)
 			return
 		}
 		next(w, r, call{id: id, wire: wr})
+	}
+}
+
+// jsonContentType reports whether a request's Content-Type is JSON
+// (application/json, or any application/...+json such as
+// application/a2a+json), or absent: requests without one are read as JSON.
+func jsonContentType(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// contentTypeError refuses an A2A 1.0 request whose body is declared as
+// something other than JSON, before reading it: -32005
+// ContentTypeNotSupported (JSON-RPC, id null since the body is not read),
+// or 415 (REST). Requests without A2A-Version keep the 0.3 server's
+// leniency; OAP checks its own media type.
+func (h *handler) contentTypeError(w http.ResponseWriter, r *http.Request, b binding, wr *wire) {
+	e := a2a.Errorf(a2a.CodeContentTypeNotSupported, "Content-Type %q is not supported: A2A 1.0 request bodies are JSON; send Content-Type: application/json", r.Header.Get("Content-Type"))
+	if b == bindingJSONRPC {
+		h.writeBody(w, r, "application/json", jsonrpc.EncodeError(jsonrpc.NullID, wr.rpcError(e)))
+	} else {
+		_, body := a2av1.StatusBody(e)
+		body.Error.Code = http.StatusUnsupportedMediaType
+		writeJSONStatus(w, http.StatusUnsupportedMediaType, body)
 	}
 }
 
@@ -271,6 +334,25 @@ func (h *handler) authenticated(next func(http.ResponseWriter, *http.Request, au
 			next(w, r, id)
 		}
 	}
+}
+
+// unauthenticated answers an A2A request without valid credentials: 401,
+// except a JSON-RPC call of the extended card method, which is answered
+// -32007 (HTTP 200, as every JSON-RPC error), as the conformance checks
+// expect; both carry WWW-Authenticate.
+func (h *handler) unauthenticated(w http.ResponseWriter, r *http.Request, b binding, wr *wire) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="a2a"`)
+	if b == bindingJSONRPC {
+		body, ok := h.readBody(w, r)
+		if !ok {
+			return
+		}
+		if req, respID, err := jsonrpc.Decode(body); err == nil && req.Method == wr.extendedCardMethod {
+			h.writeBody(w, r, "application/json", jsonrpc.EncodeError(respID, wr.rpcError(errExtendedCardCredentials)))
+			return
+		}
+	}
+	writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
 }
 
 // authenticate identifies the caller, or answers 401.

@@ -269,20 +269,41 @@ func TestUnknownMethod(t *testing.T) {
 	assert.Contains(t, data["supported_methods"], "tasks/list")
 }
 
-func TestNotificationsGetNoBody(t *testing.T) {
+// A2A defines no notifications: a request without an id is answered like
+// the official SDK servers answer it, with a JSON-RPC error (or result)
+// whose id is null, HTTP 200.
+func TestRequestsWithoutIDAreAnswered(t *testing.T) {
 	srv := newServer(t, "")
-	for _, body := range []string{
-		`{"jsonrpc":"2.0","method":"message/send","params":{"message":{"role":"user","messageId":"n1","parts":[{"kind":"text","text":"hi"}]}}}`,
-		`{"jsonrpc":"2.0","method":"no/such/method"}`,
-		`{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"missing"}}`,
-	} {
-		r := do(t, "POST", srv.URL+"/", aliceToken, body)
-		assert.Equal(t, http.StatusNoContent, r.status, body)
-		assert.Empty(t, r.body)
+	tests := []struct {
+		name string
+		body string
+		code int // 0: a result
+		msg  string
+	}{
+		{"unknown method", `{"jsonrpc":"2.0","method":"message/ssend","params":{}}`, -32601, "Unsupported method: message/ssend"},
+		{"invalid params", `{"jsonrpc":"2.0","method":"message/send","params":{"message":{"parts":"x"}}}`, -32602, "params.message.parts: expected an array"},
+		{"missing params", `{"jsonrpc":"2.0","method":"tasks/get"}`, -32602, "params: is required"},
+		{"invalid request", `{"method":"tasks/get","params":{"id":"x"}}`, -32600, `"jsonrpc" is required`},
+		{"unknown task", `{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"missing"}}`, -32001, "missing"},
+		{"valid send", `{"jsonrpc":"2.0","method":"message/send","params":{"message":{"role":"user","messageId":"n1","parts":[{"kind":"text","text":"hi"}]}}}`, 0, ""},
 	}
-	// The notification's send was executed.
-	m := rpc(t, srv, aliceToken, "tasks/list", `{}`)
-	assert.EqualValues(t, 1, m["result"].(map[string]any)["totalSize"])
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, "POST", srv.URL+"/", aliceToken, tt.body)
+			require.Equal(t, http.StatusOK, r.status, string(r.body))
+			assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+			m := r.json(t)
+			require.Contains(t, m, "id")
+			assert.Nil(t, m["id"])
+			if tt.code == 0 {
+				assert.Equal(t, "task", m["result"].(map[string]any)["kind"], string(r.body))
+				return
+			}
+			code, msg, _ := rpcError(t, m)
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, msg, tt.msg)
+		})
+	}
 }
 
 func TestExtendedCardMethod(t *testing.T) {
@@ -382,8 +403,8 @@ type brokenService struct{}
 
 var errSecret = errors.New("dynamodb: connection to 10.0.0.7 refused (secret detail)")
 
-func (brokenService) SendMessage(context.Context, string, a2a.MessageSendParams) (*a2a.Task, error) {
-	return nil, fmt.Errorf("store: %w", errSecret)
+func (brokenService) Send(context.Context, string, a2a.MessageSendParams) (a2a.SendResult, error) {
+	return a2a.SendResult{}, fmt.Errorf("store: %w", errSecret)
 }
 func (brokenService) GetTask(context.Context, string, a2a.TaskQueryParams) (*a2a.Task, error) {
 	return nil, context.DeadlineExceeded

@@ -64,7 +64,14 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 			if err := decodeParams(raw, &p); err != nil {
 				return nil, err
 			}
-			return h.send(r, c, p)
+			res, err := h.send(r, c, p)
+			if err != nil {
+				return nil, err
+			}
+			if res.Message != nil {
+				return res.Message, nil
+			}
+			return res.Task, nil
 		},
 		a2a.MethodTasksGet:         call0(h.svc.GetTask),
 		a2a.MethodTasksCancel:      call0(h.svc.CancelTask),
@@ -83,8 +90,8 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 		a2a.MethodPushConfigDelete: call0(func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
 			return jsonNull, h.svc.DeletePushConfig(ctx, owner, p)
 		}),
-		a2a.MethodGetExtendedCard: func(r *http.Request, _ call, _ json.RawMessage) (any, error) {
-			return h.extendedCard(r)
+		a2a.MethodGetExtendedCard: func(r *http.Request, c call, _ json.RawMessage) (any, error) {
+			return h.extendedCard(r, c)
 		},
 	}
 	maps.Copy(m, h.extensionMethods())
@@ -108,12 +115,21 @@ func (h *handler) extensionMethods() map[string]rpcMethod {
 // send runs message/send (SendMessage) of any version: the params record
 // the version (it chooses the body of an inline push config's
 // notifications) and, on /orchestrate, the session's context.
-func (h *handler) send(r *http.Request, c call, p a2a.MessageSendParams) (*a2a.Task, error) {
+func (h *handler) send(r *http.Request, c call, p a2a.MessageSendParams) (a2a.SendResult, error) {
 	p.Protocol = c.wire.version
 	if err := c.bindSession(&p); err != nil {
-		return nil, err
+		return a2a.SendResult{}, err
 	}
-	return h.svc.SendMessage(r.Context(), c.id.Owner, p)
+	return h.svc.Send(r.Context(), c.id.Owner, p)
+}
+
+// sendResult is a send's result in the call's version: the task or the
+// agent's Message.
+func (c call) sendResult(res a2a.SendResult) appender {
+	if res.Message != nil {
+		return encoded[*a2a.Message]{res.Message, c.wire.appendSendMessage}
+	}
+	return encoded[*a2a.Task]{res.Task, c.wire.appendSendResult}
 }
 
 // bindSession puts a new task of an OAP session in the session's context:
@@ -141,8 +157,10 @@ func sortedNames(m map[string]rpcMethod) []string {
 
 // serveJSONRPC serves POST /: one JSON-RPC 2.0 request per HTTP request.
 // Protocol errors are answered with HTTP 200 and a JSON-RPC error object
-// framed for the request's version; a notification (no id) is executed and
-// answered 204 without a body.
+// framed for the request's version. A request without an id is answered
+// too, with a null id: A2A defines no notifications, and its official SDK
+// servers answer such requests (an unknown method with -32601, bad params
+// with -32602).
 func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 	body, ok := h.readBody(w, r)
 	if !ok {
@@ -155,21 +173,10 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 	}
 	method, found := c.wire.methods[req.Method]
 	if !found {
-		if req.IsNotification() {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
 		h.writeRPCError(w, r, c.wire, respID, c.wire.methodNotFound(req.Method), req.Method)
 		return
 	}
 	result, err := method(r, c, req.Params)
-	if req.IsNotification() {
-		if err != nil {
-			h.protocolError(r.Context(), err, req.Method) // logs internal errors
-		}
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
 	if err != nil {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 		return

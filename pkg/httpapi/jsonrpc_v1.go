@@ -37,11 +37,11 @@ func (h *handler) rpcMethods10() map[string]rpcMethod {
 			if err != nil {
 				return nil, err
 			}
-			task, err := h.send(r, c, p)
+			res, err := h.send(r, c, p)
 			if err != nil {
 				return nil, err
 			}
-			return encoded[*a2a.Task]{task, a2av1.AppendSendResult}, nil
+			return c.sendResult(res), nil
 		},
 		a2av1.MethodGetTask:              call1(a2av1.DecodeGetTaskRequest, h.svc.GetTask, a2av1.AppendTask),
 		a2av1.MethodCancelTask:           call1(a2av1.DecodeCancelTaskRequest, h.svc.CancelTask, a2av1.AppendTask),
@@ -65,8 +65,8 @@ func (h *handler) rpcMethods10() map[string]rpcMethod {
 			func(ctx context.Context, owner string, p a2a.DeleteTaskPushNotificationConfigParams) (json.RawMessage, error) {
 				return a2av1.Empty, h.svc.DeletePushConfig(ctx, owner, p)
 			}, appendRaw),
-		a2av1.MethodGetExtendedAgentCard: func(r *http.Request, _ call, _ json.RawMessage) (any, error) {
-			return h.extendedCard(r)
+		a2av1.MethodGetExtendedAgentCard: func(r *http.Request, c call, _ json.RawMessage) (any, error) {
+			return h.extendedCard(r, c)
 		},
 	}
 	maps.Copy(m, h.extensionMethods())

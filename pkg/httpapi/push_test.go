@@ -107,6 +107,24 @@ func TestPushConfigsOverJSONRPC(t *testing.T) {
 	}
 }
 
+// TestPushConfigWithoutID is the conformance kit's sequence: set a config
+// without an id, then get it with the task id only, and with "default".
+func TestPushConfigWithoutID(t *testing.T) {
+	srv, _ := newPushServer(t)
+	taskID := newTaskID(t, srv)
+	m := rpc(t, srv, aliceToken, "tasks/pushNotificationConfig/set", `{"taskId":"`+taskID+`","pushNotificationConfig":{"url":"https://hooks.example.com/kit"}}`)
+	want := map[string]any{"taskId": taskID, "pushNotificationConfig": map[string]any{"id": taskID, "url": "https://hooks.example.com/kit"}}
+	assert.Equal(t, want, m["result"], "the config gets the task id as its id")
+	for _, params := range []string{
+		`{"id":"` + taskID + `"}`,
+		`{"id":"` + taskID + `","pushNotificationConfigId":"default"}`,
+		`{"id":"` + taskID + `","pushNotificationConfigId":"` + taskID + `"}`,
+	} {
+		m = rpc(t, srv, aliceToken, "tasks/pushNotificationConfig/get", params)
+		assert.Equal(t, want, m["result"], params)
+	}
+}
+
 func TestInlinePushConfigOverJSONRPC(t *testing.T) {
 	srv, store := newPushServer(t)
 	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"hi"}]},
@@ -116,7 +134,7 @@ func TestInlinePushConfigOverJSONRPC(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cs, 1)
 	assert.Equal(t, "https://hooks.example.com/inline", cs[0].Config.URL)
-	assert.NotEmpty(t, cs[0].Config.ID, "an inline config without an id gets one")
+	assert.Equal(t, taskID, cs[0].Config.ID, "an inline config without an id gets the task id")
 
 	code, msg, _ := rpcError(t, rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"m2","parts":[{"kind":"text","text":"hi"}]},
 		"configuration":{"pushNotificationConfig":{"url":"ftp://user:pw@hooks.example.com/"}}}`))

@@ -28,12 +28,12 @@ func (h *handler) restSend(w http.ResponseWriter, r *http.Request, c call) {
 		h.restError(w, r, err, "rest send")
 		return
 	}
-	task, err := h.send(r, c, p)
+	res, err := h.send(r, c, p)
 	if err != nil {
 		h.restError(w, r, err, "rest send")
 		return
 	}
-	h.restResult(w, r, c, encoded[*a2a.Task]{task, c.wire.appendSendResult}, "rest send")
+	h.restResult(w, r, c, c.sendResult(res), "rest send")
 }
 
 func (h *handler) restGet(w http.ResponseWriter, r *http.Request, c call) {
@@ -198,8 +198,13 @@ func (h *handler) restDeletePushConfig(w http.ResponseWriter, r *http.Request, c
 		h.restError(w, r, err, "rest delete push config")
 		return
 	}
-	h.writeBody(w, r, c.wire.contentType, a2av1.Empty)
+	h.writeBody(w, r, restContentType, a2av1.Empty)
 }
+
+// restContentType is the media type of HTTP+JSON responses of both
+// versions: A2A 1.0 (section 11) answers application/json too; only push
+// notification bodies of 1.0 configs are application/a2a+json.
+const restContentType = "application/json"
 
 // restResult writes a result in the call's version.
 func (h *handler) restResult(w http.ResponseWriter, r *http.Request, c call, v appender, op string) {
@@ -208,7 +213,7 @@ func (h *handler) restResult(w http.ResponseWriter, r *http.Request, c call, v a
 		h.restError(w, r, err, op)
 		return
 	}
-	h.writeBody(w, r, c.wire.contentType, b)
+	h.writeBody(w, r, restContentType, b)
 }
 
 func (h *handler) restError(w http.ResponseWriter, r *http.Request, err error, op string) {

@@ -154,7 +154,7 @@ func TestREST10(t *testing.T) {
 		t.Run(base, func(t *testing.T) {
 			r := do(t, "POST", srv.URL+base+"/message:send", aliceToken, `{"message":{"role":"ROLE_USER","message_id":"`+base+`","parts":[{"text":"ask Who?"}]}}`, v1...)
 			require.Equal(t, http.StatusOK, r.status, string(r.body))
-			assert.Equal(t, "application/a2a+json", r.header.Get("Content-Type"))
+			assert.Equal(t, "application/json", r.header.Get("Content-Type"), "HTTP+JSON responses are application/json (spec section 11)")
 			task := r.json(t)["task"].(map[string]any)
 			id := task["id"].(string)
 			assert.Equal(t, "TASK_STATE_INPUT_REQUIRED", task["status"].(map[string]any)["state"])

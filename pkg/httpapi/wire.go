@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/textproto"
+	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
@@ -23,21 +24,24 @@ type wire struct {
 	methods map[string]rpcMethod
 	// supported lists the method names, sorted (the -32601 error data).
 	supported []string
+	// extendedCardMethod is the JSON-RPC method of the extended card.
+	extendedCardMethod string
 	// rpcError frames a protocol error as a JSON-RPC error object.
 	rpcError func(*a2a.Error) jsonrpc.ErrorObject
 
 	// REST: the send body and result, tasks, lists and push configs.
 	decodeSend       func(json.RawMessage) (a2a.MessageSendParams, error)
 	appendSendResult func([]byte, *a2a.Task) ([]byte, error)
-	appendTask       func([]byte, *a2a.Task) ([]byte, error)
-	appendList       func([]byte, *a2a.ListTasksResult) ([]byte, error)
-	decodePushConfig func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error)
-	appendPushConfig func([]byte, *a2a.TaskPushNotificationConfig) ([]byte, error)
-	appendPushList   func([]byte, []a2a.TaskPushNotificationConfig) ([]byte, error)
+	// appendSendMessage writes the result of a send the agent answered
+	// with a Message.
+	appendSendMessage func([]byte, *a2a.Message) ([]byte, error)
+	appendTask        func([]byte, *a2a.Task) ([]byte, error)
+	appendList        func([]byte, *a2a.ListTasksResult) ([]byte, error)
+	decodePushConfig  func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error)
+	appendPushConfig  func([]byte, *a2a.TaskPushNotificationConfig) ([]byte, error)
+	appendPushList    func([]byte, []a2a.TaskPushNotificationConfig) ([]byte, error)
 	// listParams converts the query of GET /tasks.
 	listParams func(a2av1.ListTasksQuery) (a2a.ListTasksParams, error)
-	// contentType is the media type of REST bodies.
-	contentType string
 }
 
 // call is one authenticated A2A request, as its handler sees it.
@@ -65,39 +69,51 @@ func requestedVersion(r *http.Request) string {
 	return r.URL.Query().Get(a2a.HeaderVersion)
 }
 
-// negotiate decides the request's protocol version.
+// negotiate decides the request's protocol version: one this server
+// serves (Options.Versions), or a VersionNotSupported error.
 func (h *handler) negotiate(r *http.Request) (*wire, error) {
-	v, err := a2a.ParseVersion(requestedVersion(r))
+	requested := requestedVersion(r)
+	v, err := a2a.ParseVersion(requested)
 	if err != nil {
 		return nil, err
 	}
+	wr, ok := h.v03, h.serves03
 	if v == a2a.V10 {
-		return h.v10, nil
+		wr, ok = h.v10, h.serves10
 	}
-	return h.v03, nil
+	if !ok {
+		what := "A2A-Version " + strconv.Quote(requested)
+		if requested == "" {
+			what = "A request without A2A-Version"
+		}
+		e := a2a.Errorf(a2a.CodeVersionNotSupported, "%s asks for A2A %s, which this agent does not serve: it speaks %s only (send A2A-Version: %s)", what, v, h.served, h.served)
+		return nil, e.WithData(map[string]any{"requested_version": string(v), "supported_versions": h.served})
+	}
+	return wr, nil
 }
 
 func (h *handler) newWire03() *wire {
 	w := &wire{
-		version:  a2a.V03,
-		methods:  h.rpcMethods(),
-		rpcError: rpcError03,
+		version:            a2a.V03,
+		methods:            h.rpcMethods(),
+		extendedCardMethod: a2a.MethodGetExtendedCard,
+		rpcError:           rpcError03,
 		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
 			var p a2a.MessageSendParams
 			err := decodeParams(raw, &p)
 			return p, err
 		},
-		appendSendResult: func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
-		appendTask:       func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
-		appendList:       func(b []byte, r *a2a.ListTasksResult) ([]byte, error) { return r.AppendJSON(b) },
-		decodePushConfig: decodeRESTPushConfig,
-		appendPushConfig: func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
-		appendPushList:   func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
+		appendSendResult:  func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
+		appendSendMessage: func(b []byte, m *a2a.Message) ([]byte, error) { return m.AppendJSON(b) },
+		appendTask:        func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
+		appendList:        func(b []byte, r *a2a.ListTasksResult) ([]byte, error) { return r.AppendJSON(b) },
+		decodePushConfig:  decodeRESTPushConfig,
+		appendPushConfig:  func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
+		appendPushList:    func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
 		listParams: func(q a2av1.ListTasksQuery) (a2a.ListTasksParams, error) {
 			return a2a.ListTasksParams{ContextID: q.ContextID, Status: a2a.TaskState(stateFromQuery(q.Status)), PageSize: q.PageSize,
 				PageToken: q.PageToken, HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}, nil
 		},
-		contentType: "application/json",
 	}
 	w.supported = sortedNames(w.methods)
 	return w
@@ -105,22 +121,23 @@ func (h *handler) newWire03() *wire {
 
 func (h *handler) newWire10() *wire {
 	w := &wire{
-		version:  a2a.V10,
-		methods:  h.rpcMethods10(),
-		rpcError: a2av1.RPCError,
+		version:            a2a.V10,
+		methods:            h.rpcMethods10(),
+		extendedCardMethod: a2av1.MethodGetExtendedAgentCard,
+		rpcError:           a2av1.RPCError,
 		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
 			return a2av1.DecodeSendMessageRequest(camelCase(raw))
 		},
-		appendSendResult: a2av1.AppendSendResult,
-		appendTask:       a2av1.AppendTask,
-		appendList:       a2av1.AppendListTasksResponse,
+		appendSendResult:  a2av1.AppendSendResult,
+		appendSendMessage: a2av1.AppendSendMessageResult,
+		appendTask:        a2av1.AppendTask,
+		appendList:        a2av1.AppendListTasksResponse,
 		decodePushConfig: func(raw json.RawMessage, taskID string) (a2a.TaskPushNotificationConfig, error) {
 			return a2av1.DecodePushConfig(camelCase(raw), taskID)
 		},
 		appendPushConfig: appendPushConfig10,
 		appendPushList:   appendPushList10,
 		listParams:       a2av1.ListTasksQuery.Params,
-		contentType:      a2av1.ContentType,
 	}
 	w.supported = sortedNames(w.methods)
 	return w

@@ -20,16 +20,14 @@ const Version = "2.0"
 // Request is one decoded JSON-RPC request.
 type Request struct {
 	// ID is the raw id: a JSON string, number or null. It is nil when the
-	// request has no id member, which makes it a notification.
+	// request has no id member. A2A defines no notifications, so such a
+	// request is answered like any other, with a null id (as the official
+	// A2A SDK servers do).
 	ID     json.RawMessage
 	Method string
 	// Params is the raw params member, nil when absent.
 	Params json.RawMessage
 }
-
-// IsNotification reports whether the request has no id: the server answers
-// it with no body.
-func (r *Request) IsNotification() bool { return r.ID == nil }
 
 // NullID is the id of a response to a request whose id could not be read.
 var NullID = json.RawMessage("null")

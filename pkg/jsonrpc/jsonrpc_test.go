@@ -15,7 +15,7 @@ func TestDecodeValid(t *testing.T) {
 	tests := []struct {
 		name   string
 		body   string
-		id     string // "" = notification
+		id     string // "" = no id member
 		method string
 		params string // "" = absent
 	}{
@@ -23,7 +23,7 @@ func TestDecodeValid(t *testing.T) {
 		{"number id", `{"jsonrpc":"2.0","id":7,"method":"m"}`, `7`, "m", ""},
 		{"negative float id", `{"jsonrpc":"2.0","id":-1.5,"method":"m"}`, `-1.5`, "m", ""},
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"m"}`, `null`, "m", ""},
-		{"notification", `{"jsonrpc":"2.0","method":"m","params":{}}`, "", "m", `{}`},
+		{"no id", `{"jsonrpc":"2.0","method":"m","params":{}}`, "", "m", `{}`},
 		{"null params", `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, `1`, "m", ""},
 		{"array params", `{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}`, `1`, "m", `[1]`},
 		{"whitespace", " \n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\n", `1`, "m", ""},
@@ -39,11 +39,11 @@ func TestDecodeValid(t *testing.T) {
 			req, respID, err := Decode([]byte(tt.body))
 			require.NoError(t, err)
 			assert.Equal(t, tt.method, req.Method)
-			assert.Equal(t, tt.id == "", req.IsNotification())
 			if tt.id != "" {
 				assert.Equal(t, tt.id, string(req.ID))
 				assert.Equal(t, tt.id, string(respID))
 			} else {
+				assert.Nil(t, req.ID)
 				assert.Equal(t, "null", string(respID))
 			}
 			if tt.params == "" {

@@ -47,9 +47,9 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 }
 
 // Cards returns the card source of an agent.
-func Cards(info agent.Info, bearer, push bool) httpapi.CardSource {
+func Cards(info agent.Info, bearer, push bool, versions []a2a.Version) httpapi.CardSource {
 	return func(publicURL string) (a2a.AgentCard, a2a.AgentCard) {
-		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push}
+		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push, Versions: versions}
 		return card.Public(o), card.Extended(o)
 	}
 }
@@ -83,7 +83,8 @@ func NewCardFunction(ctx context.Context, getenv func(string) string, reg *agent
 	log := NewLogger(logOut, cfg.LogLevel)
 	o := httpapi.Options{
 		Routes:          httpapi.RoutesCard,
-		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled),
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.ConfiguredPublicURL,
 		GzipMinimumSize: GzipMinimumSize(cfg),
 		Logger:          log,

@@ -171,8 +171,16 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		rec.Task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
 	}
 
+	var inbox []a2a.Message
+	if rec.Inbox > 0 {
+		// Messages the client sent while the task worked: each goes to
+		// exactly one step, the next one.
+		if inbox, err = x.store.TakeInbox(ctx, rec.Task.ID); err != nil {
+			return StepResult{}, fmt.Errorf("take the inbox of task %s: %w", rec.Task.ID, err)
+		}
+	}
 	if req.Message == nil && (req.Trigger == TriggerMessage || req.Trigger == TriggerReply) {
-		req.Message = lastUserMessage(rec.Task.History)
+		req.Message = triggerMessage(rec.Task.History, req.Trigger, inbox)
 		if req.Trigger == TriggerReply && req.Reply == nil {
 			req.Reply = replyFromStatus(rec.Task.Status.Message)
 		}
@@ -187,6 +195,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		Checkpoint:     rec.Checkpoint,
 		Metadata:       a2a.WithSession(rec.RequestMetadata, rec.SessionID),
 		ContextHistory: x.contextHistory(ctx, rec),
+		Inbox:          inbox,
 	}
 	out, agentErr := x.runAgent(stepCtx, in, w)
 	if w.finished {
@@ -200,6 +209,33 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
 	}
 	return x.applyOutcome(ctx, w, out)
+}
+
+// triggerMessage recovers the user message that triggered a step from the
+// history, for runners that carry ids only: a new task's first message,
+// or the latest user message (the reply) that is not one of the inbox's,
+// which the step gets as StepInput.Inbox instead.
+func triggerMessage(history []a2a.Message, trigger Trigger, inbox []a2a.Message) *a2a.Message {
+	if trigger == TriggerMessage {
+		for i := range history {
+			if history[i].Role == a2a.RoleUser {
+				m := history[i]
+				return &m
+			}
+		}
+		return nil
+	}
+	queued := make(map[string]bool, len(inbox))
+	for _, m := range inbox {
+		queued[m.MessageID] = true
+	}
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == a2a.RoleUser && !queued[history[i].MessageID] {
+			m := history[i]
+			return &m
+		}
+	}
+	return nil
 }
 
 // contextTasksRead bounds the earlier tasks of a context read for an
@@ -280,6 +316,9 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 			return w.finish(ctx, err)
 		}
 		return awaitResult(state, p.RequestID, p.Type, time.Time{}), nil
+	}
+	if out.Respond {
+		markResponse(msg)
 	}
 	u.Status = &a2a.TaskStatus{State: state, Message: msg, Timestamp: x.now()}
 	if err := w.write(ctx, u); err != nil {
@@ -407,6 +446,9 @@ func (x *Executor) checkOutcome(out *agent.Outcome) string {
 	}
 	if out.After < 0 {
 		return "continue delay is negative"
+	}
+	if out.Respond && (out.Kind != agent.OutcomeCompleted || out.Message == nil) {
+		return "a direct response (agent.Respond) must complete the task with a message"
 	}
 	if len(out.Checkpoint) > x.maxCheckpoint {
 		return fmt.Sprintf("checkpoint of %d bytes exceeds the limit of %d bytes", len(out.Checkpoint), x.maxCheckpoint)

@@ -40,6 +40,9 @@ type TaskRecord struct {
 	// service shows it as metadata.shared.session.id; the stores keep it
 	// as a plain value, not in the task's metadata.
 	SessionID string
+	// Inbox is how many messages wait in the task's inbox (see
+	// InboxStore): when it is zero, TakeInbox has nothing to give.
+	Inbox int
 }
 
 // Feedback is a client's rating of a finished task (tasks/feedback).
@@ -150,6 +153,9 @@ type Update struct {
 	// Pending, when non-nil, records the interrupt a step asked for (the
 	// task's state does not change).
 	Pending *PendingInterrupt
+	// Inbox also puts Messages, in order, in the task's inbox, for the
+	// agent's next step (see InboxStore).
+	Inbox bool
 }
 
 // CompletedArtifacts returns the ids of the artifacts u completes (see
@@ -339,6 +345,30 @@ type Store interface {
 	InterruptStore
 	PushConfigStore
 	ContextStore
+	InboxStore
+}
+
+// MaxInboxTake bounds the messages one TakeInbox returns (what one
+// DynamoDB transaction can remove with the task's count); the rest wait
+// for the next take.
+const MaxInboxTake = 20
+
+// InboxStore keeps the user messages a client sends to a task while it
+// works (submitted or working): an update with Inbox set appends them to
+// the history and, in the same atomic step, to the task's inbox, and
+// counts them in TaskRecord.Inbox. Implementations must pass the inbox
+// part of storetest.Run.
+//
+// The inbox is durable (it lives and expires with the task) and ordered
+// (messages come out in the order their updates committed).
+type InboxStore interface {
+	// TakeInbox removes and returns the oldest messages of the task's inbox
+	// (at most MaxInboxTake), oldest first, and lowers TaskRecord.Inbox by
+	// as many, without changing the task's version. Each message is
+	// returned by exactly one call, however many run at once. A task with
+	// an empty inbox, and an unknown or expired task, give none (nil, no
+	// error).
+	TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, error)
 }
 
 // ContextRecord is one of a caller's conversation contexts: the contextId

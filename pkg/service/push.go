@@ -25,9 +25,11 @@ type PushConfigChecker func(a2a.PushNotificationConfig) error
 
 // SetPushConfig implements tasks/pushNotificationConfig/set: it stores the
 // config for one of the caller's tasks (replacing the task's config with the
-// same id; a config without an id gets a generated one) and returns it with
-// its secrets redacted. protocol is the A2A version of the request: the
-// config keeps it, and its notifications are sent in that version's shape.
+// same id; a config without an id gets the task id as its id, as the
+// reference SDKs give it, so setting one again replaces it) and returns it
+// with its secrets redacted. protocol is the A2A version of the request:
+// the config keeps it, and its notifications are sent in that version's
+// shape.
 func (s *Service) SetPushConfig(ctx context.Context, owner string, protocol a2a.Version, p a2a.TaskPushNotificationConfig) (*a2a.TaskPushNotificationConfig, error) {
 	if err := s.pushTask(ctx, owner, p.TaskID, "params.taskId"); err != nil {
 		return nil, err
@@ -42,22 +44,29 @@ func (s *Service) SetPushConfig(ctx context.Context, owner string, protocol a2a.
 	return redact(c), nil
 }
 
+// DefaultPushConfigID is the config id the official A2A conformance kit
+// asks for when it set a config without an id. Unless a config of that name
+// exists, it means the task's default config, as no id does.
+const DefaultPushConfigID = "default"
+
 // GetPushConfig implements tasks/pushNotificationConfig/get. Without a
-// config id it returns the task's only config (or the one whose id is the
-// task id, the id older clients register under).
+// config id, or with DefaultPushConfigID, it returns the task's default
+// config: the one set without an id (whose id is the task id), else the
+// task's only config.
 func (s *Service) GetPushConfig(ctx context.Context, owner string, p a2a.GetTaskPushNotificationConfigParams) (*a2a.TaskPushNotificationConfig, error) {
 	if err := s.pushTask(ctx, owner, p.ID, "params.id"); err != nil {
 		return nil, err
 	}
 	if p.PushNotificationConfigID != "" {
 		c, err := s.store.GetPushConfig(ctx, p.ID, p.PushNotificationConfigID)
-		if errors.Is(err, ErrNotFound) {
+		switch {
+		case err == nil:
+			return redact(*c), nil
+		case !errors.Is(err, ErrNotFound):
+			return nil, s.pushStoreError(err, p.ID, "params.pushNotificationConfigId")
+		case p.PushNotificationConfigID != DefaultPushConfigID:
 			return nil, configNotFound(p.ID, p.PushNotificationConfigID)
 		}
-		if err != nil {
-			return nil, s.pushStoreError(err, p.ID, "params.pushNotificationConfigId")
-		}
-		return redact(*c), nil
 	}
 	cs, err := s.store.ListPushConfigs(ctx, p.ID)
 	if err != nil {
@@ -70,11 +79,11 @@ func (s *Service) GetPushConfig(ctx context.Context, owner string, p a2a.GetTask
 	}
 	switch len(cs) {
 	case 0:
-		return nil, configNotFound(p.ID, "")
+		return nil, configNotFound(p.ID, p.PushNotificationConfigID)
 	case 1:
 		return redact(cs[0]), nil
 	}
-	return nil, a2a.InvalidParams("params.pushNotificationConfigId", "is required: task %s has %d push notification configs (list them with %s)", p.ID, len(cs), a2a.MethodPushConfigList)
+	return nil, a2a.InvalidParams("params.pushNotificationConfigId", "names no config and task %s has %d push notification configs, none set without an id; name one (list them with %s)", p.ID, len(cs), a2a.MethodPushConfigList)
 }
 
 // ListPushConfigs implements tasks/pushNotificationConfig/list: the task's
@@ -133,10 +142,12 @@ func (s *Service) pushEnabled() error {
 	return nil
 }
 
-// newPushConfig checks a registration and returns it ready to store.
+// newPushConfig checks a registration and returns it ready to store. A
+// config without an id gets the task id (a new task's, unknown yet, is
+// filled in by createTask).
 func (s *Service) newPushConfig(taskID string, protocol a2a.Version, cfg a2a.PushNotificationConfig, field string) (PushConfig, error) {
 	if cfg.ID == "" {
-		cfg.ID = s.newID()
+		cfg.ID = taskID
 	} else if reason := checkConfigID(cfg.ID); reason != "" {
 		return PushConfig{}, a2a.InvalidParams(field+".id", "%s", reason)
 	}

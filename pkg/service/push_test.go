@@ -64,19 +64,42 @@ func TestPushConfigs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, redacted(task.ID, "first"), *got, "without an id, get returns the only config")
 
+	_, err = f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("second")})
+	require.NoError(t, err)
+	_, err = f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID})
+	requireCode(t, err, a2a.CodeInvalidParams, "pushNotificationConfigId: names no config and task "+task.ID+" has 2 push notification configs")
+	require.NoError(t, f.svc.DeletePushConfig(ctx, "alice", a2a.DeleteTaskPushNotificationConfigParams{ID: task.ID, PushNotificationConfigID: "second"}))
+
+	// A config set without an id gets the task id, as the reference SDKs
+	// give it; get without an id, or with "default" (what the conformance
+	// kit sends), returns it.
 	noID := hook("")
 	noID.Token, noID.Authentication = "", nil
 	got, err = f.svc.SetPushConfig(ctx, "alice", a2a.V10, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: noID})
 	require.NoError(t, err)
 	generated := got.PushNotificationConfig.ID
-	assert.Len(t, generated, 36, "a config without an id gets a generated one")
+	assert.Equal(t, task.ID, generated, "a config without an id gets the task id")
 	assert.Empty(t, got.PushNotificationConfig.Token, "an absent secret is not shown as redacted")
 	stored, err = f.store.GetPushConfig(ctx, task.ID, generated)
 	require.NoError(t, err)
 	assert.Equal(t, a2a.V10, stored.ProtocolVersion)
+	for _, id := range []string{"", service.DefaultPushConfigID, task.ID} {
+		got, err = f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID, PushNotificationConfigID: id})
+		require.NoError(t, err, id)
+		assert.Equal(t, task.ID, got.PushNotificationConfig.ID, "get %q returns the config set without an id", id)
+		assert.Equal(t, noID.URL, got.PushNotificationConfig.URL)
+	}
+	// Setting one again without an id replaces it.
+	again := noID
+	again.URL = "https://hooks.example.com/again"
+	_, err = f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: again})
+	require.NoError(t, err)
+	got, err = f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID, PushNotificationConfigID: service.DefaultPushConfigID})
+	require.NoError(t, err)
+	assert.Equal(t, again.URL, got.PushNotificationConfig.URL)
+	_, err = f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID, PushNotificationConfigID: "other"})
+	requireCode(t, err, a2a.CodeTaskNotFound, `has no push notification config "other"`)
 
-	_, err = f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID})
-	requireCode(t, err, a2a.CodeInvalidParams, "pushNotificationConfigId: is required: task "+task.ID+" has 2 push notification configs")
 	got, err = f.svc.GetPushConfig(ctx, "alice", a2a.GetTaskPushNotificationConfigParams{ID: task.ID, PushNotificationConfigID: "first"})
 	require.NoError(t, err)
 	assert.Equal(t, redacted(task.ID, "first"), *got)

@@ -127,10 +127,11 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		err error
 	)
 	session := requestedSession(&p)
+	queued := false
 	if msg.TaskID == "" {
 		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline)
 	} else {
-		job, err = s.continueTask(ctx, owner, msg, p.Metadata, inline)
+		job, queued, err = s.continueTask(ctx, owner, msg, p.Metadata, inline)
 	}
 	var dup *DuplicateError
 	if errors.As(err, &dup) {
@@ -140,6 +141,11 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	}
 	if err != nil {
 		return nil, err
+	}
+	if queued {
+		// The task is at work: the message waits in its inbox for the
+		// next step, and the client gets the task as it is.
+		return s.read(ctx, owner, job.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
 	}
 	job.Blocking = blocking
 	if err := s.start(ctx, job); err != nil {
@@ -186,6 +192,9 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session}
 	if push != nil {
 		push.TaskID = taskID
+		if push.Config.ID == "" {
+			push.Config.ID = taskID
+		}
 		nt.PushConfigs = []PushConfig{*push}
 	}
 	if err := s.store.CreateTask(ctx, nt); err != nil {
@@ -194,40 +203,67 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 	return Job{TaskID: taskID, Message: &msg}, nil
 }
 
-// continueTask appends a user message to an interrupted task and resumes it.
-// When the task waits on an interrupt binding, the message is the reply to it
-// and resolves it (see resolve). The state check is left to the conditional
+// continueTask appends a user message to a task that is not finished. An
+// interrupted task is resumed: when it waits on an interrupt binding, the
+// message is the reply to it and resolves it (see resolve). A task at work
+// (submitted or working) keeps working: the message goes to its inbox for
+// the agent's next step, and queued is true (nothing to start). The state check is left to the conditional
 // update, which checks the idempotency record first: a retried message is
 // recognised as a duplicate even after the task moved on. An inline push
 // config is stored before the task resumes, so it hears of every change the
 // message causes.
-func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig) (Job, error) {
+func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig) (job Job, queued bool, err error) {
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
 		if err != nil {
-			return Job{}, err
+			return Job{}, false, err
 		}
 		if push != nil && attempt == 0 {
 			if err := s.store.PutPushConfig(ctx, *push); err != nil {
-				return Job{}, s.pushStoreError(err, rec.Task.ID, "params.configuration.pushNotificationConfig")
+				return Job{}, false, s.pushStoreError(err, rec.Task.ID, "params.configuration.pushNotificationConfig")
 			}
 		}
 		if msg.ContextID != "" && msg.ContextID != rec.Task.ContextID {
-			return Job{}, a2a.InvalidParams("params.message.contextId", "%q does not match the context %q of task %s", msg.ContextID, rec.Task.ContextID, rec.Task.ID)
+			return Job{}, false, a2a.InvalidParams("params.message.contextId", "%q does not match the context %q of task %s", msg.ContextID, rec.Task.ContextID, rec.Task.ID)
 		}
 		msg.ContextID = rec.Task.ContextID
+		if st := rec.Task.Status.State; !st.Terminal() && !st.Interrupted() {
+			// No version condition: appending does not depend on what
+			// the steps wrote meanwhile, only on the task still being at
+			// work (a step writes often, and would make it retry).
+			_, err = s.store.UpdateTask(ctx, Update{
+				TaskID:         rec.Task.ID,
+				IfStates:       []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking},
+				Messages:       []a2a.Message{msg},
+				Inbox:          true,
+				IdempotencyKey: msg.MessageID,
+				Owner:          owner,
+			})
+			var ce *ConflictError
+			if errors.As(err, &ce) {
+				if !ce.State.Terminal() && attempt < maxUpdateAttempts {
+					continue // the task now waits for input: read it again
+				}
+				return Job{}, false, notContinuable(rec.Task.ID, ce.State)
+			}
+			if err != nil {
+				return Job{}, false, s.storeError(err, rec.Task.ID, "params.message")
+			}
+			return Job{TaskID: rec.Task.ID, Message: &msg}, true, nil
+		}
 		var reply *agent.Reply
 		if rec.Task.Status.State.Interrupted() {
 			if reply, err = replyFromMessage(&rec.Task, &msg); err != nil {
-				return Job{}, err
+				return Job{}, false, err
 			}
 			if reply.RequestID != "" {
 				b, err := s.binding(ctx, owner, reply.RequestID, "", a2a.MethodMessageSend)
 				if err == nil {
-					return s.resolve(ctx, owner, b, msg, reply, msg.MessageID, md)
+					job, err := s.resolve(ctx, owner, b, msg, reply, msg.MessageID, md)
+					return job, false, err
 				}
 				if !errors.Is(err, &a2a.Error{Code: a2a.CodeInterruptRequestNotFound}) {
-					return Job{}, err
+					return Job{}, false, err
 				}
 				// No binding (it aged out): a plain continuation.
 			}
@@ -244,15 +280,15 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 		})
 		var ce *ConflictError
 		if errors.As(err, &ce) {
-			if ce.Reason == ConflictVersion && ce.State.Interrupted() && attempt < maxUpdateAttempts {
-				continue // another write landed first; the task still waits
+			if !ce.State.Terminal() && attempt < maxUpdateAttempts {
+				continue // another write landed first: read the task again
 			}
-			return Job{}, notContinuable(rec.Task.ID, ce.State)
+			return Job{}, false, notContinuable(rec.Task.ID, ce.State)
 		}
 		if err != nil {
-			return Job{}, s.storeError(err, rec.Task.ID, "params.message")
+			return Job{}, false, s.storeError(err, rec.Task.ID, "params.message")
 		}
-		return Job{TaskID: rec.Task.ID, Message: &msg, Reply: reply}, nil
+		return Job{TaskID: rec.Task.ID, Message: &msg, Reply: reply}, false, nil
 	}
 }
 
@@ -263,7 +299,7 @@ func notContinuable(taskID string, st a2a.TaskState) error {
 			"task %s is %s and cannot take new messages; send the message without taskId to start a new task (referenceTaskIds can point to this one)", taskID, st)
 	}
 	return a2a.Errorf(a2a.CodeUnsupportedOperation,
-		"task %s is %s and is not waiting for input; poll tasks/get until it is input-required or auth-required", taskID, st)
+		"task %s is %s and kept changing while the message was being added; send it again", taskID, st)
 }
 
 // replyFromMessage reads a plain user message as the answer to the task's
@@ -539,3 +575,42 @@ func (s *Service) storeError(err error, taskID, field string) error {
 }
 
 func (s *Service) now() string { return a2a.FormatTime(s.clock.Now()) }
+
+// responseKey marks, in an agent's final status message, a direct response
+// (agent.Respond): Send answers a waiting client with that message. It is
+// host bookkeeping, removed from the Message Send returns.
+const responseKey = "a2a-lambda.response"
+
+// markResponse marks msg as the direct response of its task.
+func markResponse(msg *a2a.Message) {
+	md := make(a2a.Metadata, len(msg.Metadata)+1)
+	for k, v := range msg.Metadata {
+		md[k] = v
+	}
+	md[responseKey] = "message"
+	msg.Metadata = md
+}
+
+// Send implements message/send (SendMessage) with its full result: the
+// task SendMessage returns or, when the agent answered the waiting client
+// directly (agent.Respond), that Message.
+func (s *Service) Send(ctx context.Context, owner string, p a2a.MessageSendParams) (a2a.SendResult, error) {
+	t, err := s.SendMessage(ctx, owner, p)
+	if err != nil {
+		return a2a.SendResult{}, err
+	}
+	if m := t.Status.Message; m != nil && t.Status.State == a2a.TaskStateCompleted && m.Metadata[responseKey] == "message" {
+		reply := *m
+		reply.Metadata = make(a2a.Metadata, len(m.Metadata))
+		for k, v := range m.Metadata {
+			if k != responseKey {
+				reply.Metadata[k] = v
+			}
+		}
+		if len(reply.Metadata) == 0 {
+			reply.Metadata = nil
+		}
+		return a2a.SendResult{Message: &reply}, nil
+	}
+	return a2a.SendResult{Task: t}, nil
+}

@@ -243,12 +243,56 @@ func TestMessagesToTasksThatCannotTakeThem(t *testing.T) {
 		return err
 	}
 	requireCode(t, follow("f1", done.ID, ""), a2a.CodeUnsupportedOperation, "is completed and cannot take new messages")
-	requireCode(t, follow("f2", busy.ID, ""), a2a.CodeUnsupportedOperation, "is working and is not waiting for input")
 	requireCode(t, follow("f3", "no-such-task", ""), a2a.CodeTaskNotFound, "no-such-task")
 	requireCode(t, follow("f4", done.ID, "another-context"), a2a.CodeInvalidParams, "params.message.contextId")
 
 	_, err = f.svc.SendMessage(ctx, "mallory", send(func() a2a.Message { m := userMsg("f5", "x"); m.TaskID = done.ID; return m }(), false))
 	requireCode(t, err, a2a.CodeTaskNotFound, done.ID)
+}
+
+// TestMessagesToAWorkingTask: a message to a task at work is accepted
+// (the task is returned, working, the message in its history) and handed
+// to the agent's next step through StepInput.Inbox, exactly once, in order.
+func TestMessagesToAWorkingTask(t *testing.T) {
+	release := make(chan struct{})
+	var inboxes [][]string
+	f := newFixture(t, func(ctx context.Context, in agent.StepInput, e agent.Emitter) (agent.Outcome, error) {
+		inboxes = append(inboxes, messageIDsOf(in.Inbox))
+		if len(in.Checkpoint) == 0 {
+			<-release
+			return agent.Continue(0, map[string]int{"step": 2})
+		}
+		return agent.Complete(agent.Text("done")), nil
+	})
+	ctx := context.Background()
+	busy, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "work"), false))
+	require.NoError(t, err)
+	waitState(t, f, "alice", busy.ID, a2a.TaskStateWorking)
+	for _, id := range []string{"q1", "q2"} {
+		m := userMsg(id, "more")
+		m.TaskID = busy.ID
+		got, err := f.svc.SendMessage(ctx, "alice", send(m, false))
+		require.NoError(t, err, "a working task takes the message")
+		assert.Equal(t, a2a.TaskStateWorking, got.Status.State)
+		assert.Equal(t, id, got.History[len(got.History)-1].MessageID)
+	}
+	close(release)
+	waitState(t, f, "alice", busy.ID, a2a.TaskStateCompleted)
+	assert.Equal(t, [][]string{{}, {"q1", "q2"}}, inboxes, "the next step gets them, once, in order")
+
+	// A retried send is recognised, not queued twice.
+	m := userMsg("q1", "more")
+	m.TaskID = busy.ID
+	_, err = f.svc.SendMessage(ctx, "alice", send(m, false))
+	require.NoError(t, err)
+}
+
+func messageIDsOf(ms []a2a.Message) []string {
+	ids := []string{}
+	for _, m := range ms {
+		ids = append(ids, m.MessageID)
+	}
+	return ids
 }
 
 func TestNewTaskInAGivenContext(t *testing.T) {

@@ -3,6 +3,7 @@ package builtin
 
 import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/conformance"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/llm"
@@ -13,6 +14,7 @@ import (
 // serve their own agent register it on the result.
 func Registry() *agent.Registry {
 	r := agent.NewRegistry()
+	r.Register(conformance.Name, conformance.New)
 	r.Register(demo.Name, demo.New)
 	r.Register(echo.Name, echo.New)
 	r.Register(llm.Name, llm.New)

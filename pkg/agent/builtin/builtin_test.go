@@ -14,7 +14,7 @@ import (
 
 func TestRegistry(t *testing.T) {
 	reg := builtin.Registry()
-	assert.Equal(t, []string{"a2a-proxy", "demo", "echo", "llm"}, reg.Names())
+	assert.Equal(t, []string{"a2a-proxy", "conformance", "demo", "echo", "llm"}, reg.Names())
 	// The agents that talk to other services need their settings.
 	settings := map[string]string{
 		"A2A_LLM_BASE_URL": "https://api.example.com/v1", "A2A_LLM_MODEL": "m",
@@ -28,7 +28,7 @@ func TestRegistry(t *testing.T) {
 		assert.NotEmpty(t, info.Skills, name)
 	}
 	_, err := reg.New("nope", func(string) string { return "" })
-	assert.ErrorContains(t, err, "choose one of: a2a-proxy, demo, echo, llm")
+	assert.ErrorContains(t, err, "choose one of: a2a-proxy, conformance, demo, echo, llm")
 	_, err = reg.New("llm", func(string) string { return "" })
 	assert.ErrorContains(t, err, `agent "llm": A2A_LLM_BASE_URL is required`)
 	_, err = reg.New("a2a-proxy", func(string) string { return "" })

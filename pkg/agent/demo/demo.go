@@ -8,7 +8,9 @@
 //	permission <action> input-required (a permission interrupt); once/always
 //	                    performs the action, reject completes without it
 //	long N              N steps A2A_DEMO_STEP_MS apart (default one second), each
-//	                    appending "step i of N" to the artifact "progress"
+//	                    appending "step i of N" to the artifact "progress"; a
+//	                    message sent to the task meanwhile is acknowledged in
+//	                    the next step's progress message
 //	fail                failed, with a status message
 //	reject              rejected, with a status message
 //	data                completed with a data-part artifact
@@ -115,7 +117,7 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter
 		return a.resume(in.Reply, cp), nil
 	}
 	if cp.Of > 0 {
-		return a.longStep(ctx, emit, cp.Next, cp.Of)
+		return a.longStep(ctx, emit, cp.Next, cp.Of, in.Inbox)
 	}
 	text := strings.TrimSpace(in.Message.Text())
 	cmd, arg, _ := strings.Cut(text, " ")
@@ -139,7 +141,7 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter
 		if err != nil || n < 1 || n > maxLongSteps {
 			return agent.Reject(agent.Text(fmt.Sprintf("long needs a number of steps between 1 and %d, for example: long 5", maxLongSteps))), nil
 		}
-		return a.longStep(ctx, emit, 1, n)
+		return a.longStep(ctx, emit, 1, n, in.Inbox)
 	case "fail":
 		return agent.Fail(agent.Text("Failed on purpose: you asked the demo agent to fail.")), nil
 	case "reject":
@@ -170,8 +172,8 @@ func (a *Agent) echo(ctx context.Context, emit agent.Emitter, text string) (agen
 		a2a.Artifact{ArtifactID: "echo", Name: "echo", Parts: []a2a.Part{a2a.TextPart("echo: " + text)}}), nil
 }
 
-func (a *Agent) longStep(ctx context.Context, emit agent.Emitter, i, n int) (agent.Outcome, error) {
-	if err := emit.Status(ctx, *agent.Text(fmt.Sprintf("Working: step %d of %d", i, n))); err != nil {
+func (a *Agent) longStep(ctx context.Context, emit agent.Emitter, i, n int, inbox []a2a.Message) (agent.Outcome, error) {
+	if err := emit.Status(ctx, *agent.Text(fmt.Sprintf("Working: step %d of %d", i, n) + acknowledge(inbox))); err != nil {
 		return agent.Outcome{}, err
 	}
 	err := emit.Artifact(ctx, a2a.Artifact{
@@ -186,6 +188,19 @@ func (a *Agent) longStep(ctx context.Context, emit agent.Emitter, i, n int) (age
 		return agent.Complete(agent.Text(fmt.Sprintf("Finished all %d steps.", n))), nil
 	}
 	return agent.Continue(a.step, checkpoint{Next: i + 1, Of: n})
+}
+
+// acknowledge is the progress note for the messages the client sent while
+// the task worked: ` (received: "a"; "b")`, or "" for none.
+func acknowledge(inbox []a2a.Message) string {
+	if len(inbox) == 0 {
+		return ""
+	}
+	texts := make([]string, len(inbox))
+	for i, m := range inbox {
+		texts[i] = strconv.Quote(m.Text())
+	}
+	return " (received: " + strings.Join(texts, "; ") + ")"
 }
 
 func (a *Agent) resume(r *agent.Reply, cp checkpoint) agent.Outcome {

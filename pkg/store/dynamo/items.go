@@ -55,6 +55,8 @@ type taskItem struct {
 	// CompletedArtifacts are the ids of the artifacts the last update
 	// completed; absent when it completed none (see stream.go).
 	CompletedArtifacts []string `dynamodbav:"completedArtifacts,omitempty"`
+	// Inbox counts the task's inbox items (see inbox.go).
+	Inbox int `dynamodbav:"inbox,omitempty"`
 }
 
 // Attribute names of the task item used in expressions.
@@ -72,6 +74,7 @@ const (
 	attrData             = "data"
 	attrOrder            = "ord"
 	attrTaskID           = "taskId"
+	attrInbox            = "inbox"
 )
 
 // childItem is a history message or an artifact: its JSON, and for
@@ -121,6 +124,7 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		UpdatedAt:  time.Unix(0, it.UpdatedAt).UTC(),
 		Checkpoint: it.Checkpoint,
 		SessionID:  it.SessionID,
+		Inbox:      it.Inbox,
 	}
 	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)

@@ -53,6 +53,8 @@ const (
 	skHistoryEnd     = "H$"
 	skArtifactPrefix = "A#"
 	skIdempotency    = "I"
+	// skInboxPrefix starts the sort keys of inbox items (see inbox.go).
+	skInboxPrefix = "N#"
 
 	indexByOwner   = "byOwner"
 	indexByContext = "byContext"

@@ -26,7 +26,7 @@ const (
 	maxTransactItems = 25
 	// maxUpdateAttempts bounds the writes of one update that lost a race
 	// it may retry (see UpdateTask).
-	maxUpdateAttempts = 5
+	maxUpdateAttempts = 8
 	// artifactOrderStride spaces the order keys of artifacts first stored
 	// by successive versions.
 	artifactOrderStride = 1000
@@ -109,7 +109,10 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 		if attempt == maxUpdateAttempts {
 			return 0, fmt.Errorf("dynamo: update of task %s: gave up after %d attempts: %w", u.TaskID, attempt, err)
 		}
-		if errors.Is(err, errContention) {
+		if errors.Is(err, errContention) || errors.Is(err, errVersionMoved) {
+			// Lost a race: back off, jittered, so that a writer without
+			// IfVersion (a message to a working task) gets in between the
+			// frequent writes of a running step.
 			if err := pause(ctx, attempt); err != nil {
 				return 0, err
 			}
@@ -193,6 +196,9 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	} else {
 		set = set.Remove(expression.Name(attrCompletedArtifacts))
 	}
+	if u.Inbox && len(u.Messages) > 0 {
+		set = set.Add(expression.Name(attrInbox), expression.Value(len(u.Messages)))
+	}
 	switch {
 	case u.Pending != nil:
 		set = set.Set(expression.Name(attrPending), expression.Value(c.pending))
@@ -228,6 +234,15 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 			return err
 		}
 		items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
+	}
+	if u.Inbox {
+		for i := range u.Messages {
+			item, err := marshalItem(childItem{PK: taskPK(u.TaskID), SK: inboxSK(next, i), Data: c.messages[i], ExpiresAt: t.childExpiry})
+			if err != nil {
+				return err
+			}
+			items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
+		}
 	}
 	arts, err := s.artifactWrites(ctx, u, next, t)
 	if err != nil {

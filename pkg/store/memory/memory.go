@@ -75,6 +75,8 @@ type entry struct {
 	// made only when a request waits (Settled), so updates of unwatched tasks
 	// allocate nothing.
 	settled chan struct{}
+	// inbox holds the messages of updates with Inbox set, not taken yet.
+	inbox []a2a.Message
 }
 
 type idemRecord struct {
@@ -243,6 +245,21 @@ func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
 	return v, err
 }
 
+// TakeInbox implements service.InboxStore.
+func (s *Store) TakeInbox(_ context.Context, taskID string) ([]a2a.Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.live(taskID, s.clock.Now())
+	if e == nil || len(e.inbox) == 0 {
+		return nil, nil
+	}
+	n := min(len(e.inbox), service.MaxInboxTake)
+	taken := slices.Clone(e.inbox[:n])
+	e.inbox = slices.Delete(e.inbox, 0, n)
+	e.rec.Inbox -= n
+	return taken, nil
+}
+
 // notify reports a change to OnChange.
 func (s *Store) notify(c *service.TaskChange) {
 	if c != nil && s.onChange != nil && c.Notable() {
@@ -333,6 +350,10 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 	}
 	if u.Pending != nil {
 		next.Pending = u.Pending
+	}
+	if u.Inbox {
+		next.Inbox += len(u.Messages)
+		e.inbox = append(e.inbox, u.Messages...)
 	}
 	v := s.commit(e, next, now)
 	e.artBytes = sizes

@@ -88,6 +88,9 @@ func Run(t *testing.T, newStore Factory) {
 		{"ClearContext", testClearContext},
 		{"ContextExpiry", testContextExpiry},
 		{"Feedback", testFeedback},
+		{"Inbox", testInbox},
+		{"InboxTakenOnce", testInboxTakenOnce},
+		{"InboxExpiry", testInboxExpiry},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := clocktest.Start(t)

@@ -1,0 +1,61 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rpcCall posts one JSON-RPC request to a local server without auth.
+func rpcCall(t *testing.T, url, method, params string) map[string]any {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
+	resp, err := http.Post(url+"/", "application/json", bytes.NewBufferString(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var m map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	return m
+}
+
+// TestMessageToAWorkingTaskOnEveryStore: on the memory store and on
+// DynamoDB, a message sent to a working task is accepted, read back with
+// historyLength, and acknowledged by the demo agent's next step, once.
+func TestMessageToAWorkingTaskOnEveryStore(t *testing.T) {
+	for _, kind := range []storeKind{memoryStore, dynamoStore} {
+		t.Run(string(kind), func(t *testing.T) {
+			url := startLocal(t, false, kind, &pathLog{})
+			m := rpcCall(t, url, "message/send", `{"message":{"role":"user","messageId":"ib-1","parts":[{"kind":"text","text":"long 40"}]},"configuration":{"blocking":false}}`)
+			id := m["result"].(map[string]any)["id"].(string)
+
+			m = rpcCall(t, url, "message/send", `{"message":{"role":"user","messageId":"ib-2","taskId":"`+id+`","parts":[{"kind":"text","text":"hurry"}]},"configuration":{"historyLength":1}}`)
+			res, ok := m["result"].(map[string]any)
+			require.True(t, ok, "accepted: %v", m)
+			require.Len(t, res["history"], 1)
+			assert.Equal(t, "ib-2", res["history"].([]any)[0].(map[string]any)["messageId"])
+
+			var history []any
+			require.Eventually(t, func() bool {
+				task := rpcCall(t, url, "tasks/get", `{"id":"`+id+`"}`)["result"].(map[string]any)
+				history, _ = task["history"].([]any)
+				return task["status"].(map[string]any)["state"] == "completed"
+			}, 20*time.Second, 20*time.Millisecond)
+			acks := 0
+			for _, h := range history {
+				msg := h.(map[string]any)
+				text, _ := msg["parts"].([]any)[0].(map[string]any)["text"].(string)
+				if msg["role"] == "agent" && strings.Contains(text, `(received: "hurry")`) {
+					acks++
+				}
+			}
+			assert.Equal(t, 1, acks, "the next step acknowledges the message, once")
+		})
+	}
+}

@@ -1,0 +1,120 @@
+package storetest
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// inboxMessage is a user message sent to a working task.
+func inboxMessage(taskID, id string) a2a.Message {
+	m := userMessage(id, "more from "+id)
+	m.TaskID, m.ContextID = taskID, "ctx-"+taskID
+	return m
+}
+
+// testInbox: messages of updates with Inbox set join the history and the
+// inbox in one step; a take returns them oldest first, once, without
+// changing the version; the count follows.
+func testInbox(t *testing.T, s *suite) {
+	s.create("t1")
+	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	assert.Empty(t, mustTake(t, s, "t1"), "a new task's inbox is empty")
+	assert.Zero(t, s.get("t1", service.GetOptions{}).Inbox)
+
+	v = s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", "in-1")}, Inbox: true,
+		IdempotencyKey: "in-1", Owner: "alice"})
+	v = s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", "in-2"), inboxMessage("t1", "in-3")}, Inbox: true})
+	s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", "not-in-inbox")}})
+	rec := s.get("t1", service.AllHistory)
+	assert.Equal(t, 3, rec.Inbox)
+	assert.Equal(t, []string{"m-t1", "in-1", "in-2", "in-3", "not-in-inbox"}, messageIDs(rec.Task.History), "inbox messages are history too")
+	one := s.get("t1", service.GetOptions{HistoryLength: 1})
+	assert.Equal(t, []string{"not-in-inbox"}, messageIDs(one.Task.History))
+
+	taken := mustTake(t, s, "t1")
+	assert.Equal(t, []string{"in-1", "in-2", "in-3"}, messageIDs(taken), "oldest first")
+	jsonEqual(t, inboxMessage("t1", "in-2"), taken[1])
+	after := s.get("t1", service.GetOptions{})
+	assert.Zero(t, after.Inbox)
+	assert.Equal(t, rec.Version, after.Version, "a take does not change the version")
+	assert.Empty(t, mustTake(t, s, "t1"), "each message is taken once")
+
+	v = s.update(service.Update{TaskID: "t1", IfVersion: after.Version, Messages: []a2a.Message{inboxMessage("t1", "in-4")}, Inbox: true})
+	assert.Equal(t, []string{"in-4"}, messageIDs(mustTake(t, s, "t1")), "later messages come later")
+
+	// The inbox takes at most MaxInboxTake at once; the rest wait.
+	for i := range service.MaxInboxTake + 2 {
+		v = s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", id("bulk", i))}, Inbox: true})
+	}
+	first := mustTake(t, s, "t1")
+	require.Len(t, first, service.MaxInboxTake)
+	assert.Equal(t, id("bulk", 0), first[0].MessageID)
+	assert.Equal(t, 2, s.get("t1", service.GetOptions{}).Inbox)
+	assert.Equal(t, []string{id("bulk", service.MaxInboxTake), id("bulk", service.MaxInboxTake+1)}, messageIDs(mustTake(t, s, "t1")))
+
+	assert.Empty(t, mustTake(t, s, "no-such-task"), "an unknown task has no inbox")
+}
+
+// testInboxTakenOnce: concurrent takes share the messages: each exactly
+// once, each take's in order.
+func testInboxTakenOnce(t *testing.T, s *suite) {
+	s.create("t1")
+	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	const n = 12
+	for i := range n {
+		v = s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", id("c", i))}, Inbox: true})
+	}
+	var (
+		mu  sync.Mutex
+		all []string
+		wg  sync.WaitGroup
+	)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := s.store.TakeInbox(s.ctx, "t1")
+			assert.NoError(t, err)
+			ids := messageIDs(got)
+			assert.IsIncreasing(t, ids, "one take's messages are in order")
+			mu.Lock()
+			all = append(all, ids...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	all = append(all, messageIDs(mustTake(t, s, "t1"))...)
+	want := make([]string, n)
+	for i := range n {
+		want[i] = id("c", i)
+	}
+	assert.ElementsMatch(t, want, all, "every message taken exactly once")
+	assert.Zero(t, s.get("t1", service.GetOptions{}).Inbox)
+}
+
+// testInboxExpiry: the inbox lives and expires with its task.
+func testInboxExpiry(t *testing.T, s *suite) {
+	s.create("t1")
+	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", "in-1")}, Inbox: true})
+	s.clock.Advance(TaskTTL / 2)
+	s.update(service.Update{TaskID: "t1", Messages: []a2a.Message{inboxMessage("t1", "in-2")}, Inbox: true})
+	s.clock.Advance(TaskTTL - TaskTTL/4)
+	assert.Equal(t, []string{"in-1", "in-2"}, messageIDs(mustTake(t, s, "t1")), "kept while the task lives")
+	s.update(service.Update{TaskID: "t1", Messages: []a2a.Message{inboxMessage("t1", "in-3")}, Inbox: true})
+	s.clock.Advance(TaskTTL + 1)
+	assert.Empty(t, mustTake(t, s, "t1"), "an expired task has no inbox")
+}
+
+func mustTake(t *testing.T, s *suite, taskID string) []a2a.Message {
+	t.Helper()
+	got, err := s.store.TakeInbox(s.ctx, taskID)
+	require.NoError(t, err)
+	return got
+}
