@@ -84,13 +84,15 @@ $(SAM_TARGETS):
 
 ## validate: check template.yaml offline: cfn-lint on it; the SAM transform
 ##           (infra/sam_transform.py: build targets, local paths, samtranslator)
-##           and cfn-lint on its output; the state machine (cmd/asl-check)
+##           and cfn-lint on its output; the state machine (cmd/asl-check);
+##           the Rules' functions (cmd/rules-check)
 VALIDATE_DIR := .aws-sam/validate
 validate:
 	$(CFN_LINT) $(TEMPLATE)
 	$(PYTHON) infra/sam_transform.py $(TEMPLATE) -o $(VALIDATE_DIR)/template.json
 	$(CFN_LINT) $(VALIDATE_DIR)/template.json
 	$(GO) run ./cmd/asl-check $(TEMPLATE)
+	$(GO) run ./cmd/rules-check $(TEMPLATE)
 
 ## deploy: sam build, then sam deploy with samconfig.toml's default environment
 ##         (needs the SAM CLI and AWS credentials; first time: sam deploy --guided)
