@@ -17,7 +17,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,25 +124,6 @@ func TestTableMatchesTheStore(t *testing.T) {
 	assert.Regexp(t, `(?m)^  TaskTable:\n    Type: AWS::DynamoDB::Table\n(    #.*\n)*    DeletionPolicy: Retain\n    UpdateReplacePolicy: Retain\n`, string(b), "tasks outlive the stack")
 }
 
-// routeForms are request paths for a route key's path: a {proxy+} route
-// gets every form the REST binding has under it.
-func routeForms(method, path string) []string {
-	if !strings.HasSuffix(path, "/{proxy+}") {
-		return []string{path}
-	}
-	base := strings.TrimSuffix(path, "{proxy+}")
-	forms := map[string][]string{
-		"GET":    {"t-1", "t-1:subscribe", "t-1/pushNotificationConfigs", "t-1/pushNotificationConfigs/c-1"},
-		"POST":   {"t-1:cancel", "t-1:subscribe", "t-1/pushNotificationConfigs"},
-		"DELETE": {"t-1/pushNotificationConfigs/c-1"},
-	}[method]
-	var out []string
-	for _, f := range forms {
-		out = append(out, base+f)
-	}
-	return out
-}
-
 // backlogStore is the memory store with the Lambda functions' backlog
 // (nothing here runs deferred work).
 type backlogStore struct{ *memory.Store }
@@ -168,57 +148,6 @@ func functionHandlers(t *testing.T) map[string]http.Handler {
 		handlers[name] = h
 	}
 	return handlers
-}
-
-// Every route of the HTTP API goes to the function that serves it, with
-// the authorization it needs (the cards are public; everything else uses
-// the JWT authorizer when it is on), and every path the route admits
-// reaches a handler of that function (not its "no route" 404 or a 405).
-func TestRoutes(t *testing.T) {
-	routes, err := load(t).Routes()
-	require.NoError(t, err)
-	got := map[string]string{}
-	for _, r := range routes {
-		got[r.Key] = r.Function
-		if r.Function == "CardFunction" {
-			assert.Equal(t, "NONE", r.Authorization, "%s: the public card needs no credential", r.Key)
-		} else {
-			assert.Equal(t, "Fn::If", r.Authorization, "%s: JWT when the authorizer is on", r.Key)
-		}
-	}
-	want := map[string]string{
-		"GET /.well-known/agent-card.json": "CardFunction",
-		"GET /.well-known/agent.json":      "CardFunction",
-		"GET /.well-known/jwks.json":       "CardFunction",
-		"POST /":                           "SendFunction",
-		"POST /orchestrate":                "SendFunction",
-		"GET /rest/extendedAgentCard":      "TasksFunction",
-		"GET /health":                      "TasksFunction",
-	}
-	for _, base := range []string{"/rest/v1", "/rest"} {
-		want["POST "+base+"/message:send"] = "SendFunction"
-		want["POST "+base+"/message:stream"] = "SendFunction"
-		want["GET "+base+"/tasks"] = "TasksFunction"
-		want["GET "+base+"/tasks/{proxy+}"] = "TasksFunction"
-		want["POST "+base+"/tasks/{proxy+}"] = "TasksFunction"
-		want["DELETE "+base+"/tasks/{proxy+}"] = "TasksFunction"
-		want["GET "+base+"/card"] = "TasksFunction"
-	}
-	assert.Equal(t, want, got)
-
-	handlers := functionHandlers(t)
-	for _, r := range routes {
-		method, path, _ := strings.Cut(r.Key, " ")
-		for _, p := range routeForms(method, path) {
-			req := httptest.NewRequest(method, p, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t-1"}}`))
-			req.Header.Set("Authorization", "Bearer tok")
-			req.Header.Set("Content-Type", "application/json")
-			rec := httptest.NewRecorder()
-			handlers[r.Function].ServeHTTP(rec, req)
-			unserved := rec.Code == http.StatusMethodNotAllowed || strings.Contains(rec.Body.String(), "no route for")
-			assert.False(t, unserved, "%s %s (route %s): %s does not serve it: %d %s", method, p, r.Key, r.Function, rec.Code, rec.Body)
-		}
-	}
 }
 
 // Every HTTP sample event names a route of the template, of the function
@@ -248,7 +177,8 @@ func TestSampleEventsMatchRoutes(t *testing.T) {
 		assert.Equal(t, ev.RouteKey, ev.RequestContext.RouteKey, rel)
 		method, pattern, _ := strings.Cut(ev.RouteKey, " ")
 		assert.Equal(t, method, ev.RequestContext.HTTP.Method, rel)
-		assert.Regexp(t, "^"+strings.ReplaceAll(regexp.QuoteMeta(pattern), regexp.QuoteMeta("{proxy+}"), ".+")+"$", ev.RawPath, "%s: the path fits the route", rel)
+		assert.Regexp(t, routePattern(pattern), ev.RawPath, "%s: the path fits the route", rel)
+		assert.Equal(t, pathParameters(pattern, ev.RawPath), ev.PathParameters, "%s: the path parameters API Gateway passes", rel)
 		return nil
 	})
 	require.NoError(t, err)
