@@ -233,6 +233,11 @@ func environment(t *testing.T, tpl *samtemplate.Template) map[string]map[string]
 	return out
 }
 
+// secretReference is the pattern of every secret parameter: an SSM
+// parameter or a Secrets Manager secret, by name (the functions' policies
+// are made from the names).
+const secretReference = `^(ssm:/[A-Za-z0-9/_.-]+|secretsmanager:[A-Za-z0-9/_+=.@-]+)?$`
+
 // The template sets only variables the code reads (a typo would be
 // ignored silently), and every secret only as a reference: from a parameter
 // that admits nothing else.
@@ -275,8 +280,8 @@ func TestEnvironment(t *testing.T) {
 			}
 			param, ok := samtemplate.RefTarget(value)
 			require.True(t, ok, "%s: %s must come from a parameter", fn, name)
-			assert.True(t, strings.HasPrefix(doc.Parameters[param].AllowedPattern, "^((ssm:/|secretsmanager:)"),
-				"%s: %s comes from parameter %s, which must admit only references", fn, name, param)
+			assert.Equal(t, secretReference, doc.Parameters[param].AllowedPattern,
+				"%s: %s comes from parameter %s, which must admit only references by name", fn, name, param)
 		}
 	}
 }
@@ -388,7 +393,7 @@ func TestSamConfig(t *testing.T) {
 		require.True(t, ok, kv)
 		assert.Contains(t, doc.Parameters, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
 		if name == "BearerToken" {
-			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference under SecretsPath (the stack name by default)")
+			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference by name, which the functions' policies grant")
 		}
 	}
 }
@@ -424,4 +429,96 @@ func TestDeliveryQueue(t *testing.T) {
 	decode(t, q.Prop("VisibilityTimeout"), &visibility)
 	decode(t, tpl.Resources["DeliverFunction"].Prop("Timeout"), &timeout)
 	assert.GreaterOrEqual(t, visibility, 6*timeout, "AWS's advice: six times the consumer's timeout")
+}
+
+// iamMatch reports whether an IAM resource pattern (* and ? wildcards)
+// matches arn.
+func iamMatch(pattern, arn string) bool {
+	re := "^" + strings.NewReplacer(`\*`, ".*", `\?`, ".").Replace(regexp.QuoteMeta(pattern)) + "$"
+	return regexp.MustCompile(re).MatchString(arn)
+}
+
+// grants evaluates a function's policy statements for the parameters and
+// reports whether it may do action on arn.
+func grants(t *testing.T, ev *samtemplate.Evaluator, fn *samtemplate.Resource, action, arn string) bool {
+	t.Helper()
+	v, err := ev.Eval(fn.Prop("Policies"))
+	require.NoError(t, err, fn.Name)
+	for _, p := range v.([]any) {
+		doc, _ := p.(map[string]any)
+		stmts, _ := doc["Statement"].([]any)
+		for _, s := range stmts {
+			st := s.(map[string]any)
+			if st["Effect"] != "Allow" {
+				continue
+			}
+			var actions, resources []any
+			for key, into := range map[string]*[]any{"Action": &actions, "Resource": &resources} {
+				switch x := st[key].(type) {
+				case []any:
+					*into = x
+				case string:
+					*into = []any{x}
+				}
+			}
+			if !slices.Contains(actions, any(action)) {
+				continue
+			}
+			for _, r := range resources {
+				if iamMatch(r.(string), arn) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Each function may read exactly the secrets its own environment names
+// (through the parameters that hold their references), whether they are
+// SSM parameters or Secrets Manager secrets: the public card function
+// reads the push signing keys and nothing else, the worker never reads
+// the callers' tokens, the tasks function never the LLM key.
+func TestEachFunctionReadsOnlyItsSecrets(t *testing.T) {
+	tpl := load(t)
+	env := environment(t, tpl)
+	secretParams := []string{"BearerToken", "BearerTokens", "LlmApiKey", "ProxyToken", "PushSigningKeys"}
+	for round, kinds := range [][2]string{{"ssm", "secretsmanager"}, {"secretsmanager", "ssm"}} {
+		params := map[string]string{}
+		arns := map[string]struct{ action, arn, other string }{}
+		for i, p := range secretParams {
+			name := "a2a-lambda/" + strings.ToLower(p)
+			other := "arn:aws:ssm:us-east-1:123456789012:parameter/a2a-lambda/" + strings.ToLower(p)
+			if kinds[i%2] == "ssm" {
+				params[p] = "ssm:/" + name
+				arns[p] = struct{ action, arn, other string }{"ssm:GetParameter", "arn:aws:ssm:us-east-1:123456789012:parameter/" + name,
+					"arn:aws:secretsmanager:us-east-1:123456789012:secret:" + name + "-AbCdEf"}
+			} else {
+				params[p] = "secretsmanager:" + name
+				arns[p] = struct{ action, arn, other string }{"secretsmanager:GetSecretValue", "arn:aws:secretsmanager:us-east-1:123456789012:secret:" + name + "-AbCdEf", other}
+			}
+		}
+		ev := samtemplate.NewEvaluator(tpl.Root, params)
+		for _, fn := range tpl.OfType("AWS::Serverless::Function") {
+			want := map[string]bool{}
+			for _, name := range config.SecretVariables() {
+				if p, ok := samtemplate.RefTarget(env[fn.Name][name]); ok {
+					want[p] = true
+				}
+			}
+			for _, p := range secretParams {
+				a := arns[p]
+				assert.Equal(t, want[p], grants(t, ev, fn, a.action, a.arn), "round %d: %s reading %s (%s)", round, fn.Name, p, params[p])
+				other := "secretsmanager:GetSecretValue"
+				if a.action == other {
+					other = "ssm:GetParameter"
+				}
+				assert.False(t, grants(t, ev, fn, other, a.other), "round %d: %s reads a secret of the other kind named like %s", round, fn.Name, p)
+			}
+			assert.False(t, grants(t, ev, fn, "ssm:GetParameter", "arn:aws:ssm:us-east-1:123456789012:parameter/a2a-lambda/other"), fn.Name)
+			assert.False(t, grants(t, ev, fn, "secretsmanager:GetSecretValue", "arn:aws:secretsmanager:us-east-1:123456789012:secret:a2a-lambda/other-AbCdEf"), fn.Name)
+		}
+		card := tpl.Resources["CardFunction"]
+		assert.True(t, grants(t, ev, card, arns["PushSigningKeys"].action, arns["PushSigningKeys"].arn), "the card function serves the JWKS")
+	}
 }

@@ -23,6 +23,8 @@ type Template struct {
 	Globals *yaml.Node
 	// Rules is the Rules section, or nil.
 	Rules *yaml.Node
+	// Root is the whole document (Parameters, Conditions, ...).
+	Root *yaml.Node
 }
 
 // Resource is one resource.
@@ -62,7 +64,7 @@ func Parse(b []byte) (*Template, error) {
 	if res == nil || res.Kind != yaml.MappingNode {
 		return nil, errors.New("not a template: no Resources")
 	}
-	t := &Template{Resources: map[string]*Resource{}, Globals: Get(root, "Globals"), Rules: Get(root, "Rules")}
+	t := &Template{Resources: map[string]*Resource{}, Globals: Get(root, "Globals"), Rules: Get(root, "Rules"), Root: root}
 	for i := 0; i+1 < len(res.Content); i += 2 {
 		name, body := res.Content[i].Value, res.Content[i+1]
 		typ, _ := Scalar(Get(body, "Type"))
