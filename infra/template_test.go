@@ -522,3 +522,38 @@ func TestEachFunctionReadsOnlyItsSecrets(t *testing.T) {
 		assert.True(t, grants(t, ev, card, arns["PushSigningKeys"].action, arns["PushSigningKeys"].arn), "the card function serves the JWKS")
 	}
 }
+
+// Concurrency: the send and worker functions take a reserved concurrency
+// when it is set (none by default, which a new account's limit may not
+// allow), and the deliver function's queue mapping never scales past its
+// maximum, so blocking sends or a burst of webhooks cannot take every
+// execution from the worker and MarkFailed.
+func TestConcurrencyLimits(t *testing.T) {
+	tpl := load(t)
+	for _, tc := range []struct {
+		params     map[string]string
+		send, work any
+	}{
+		{map[string]string{}, nil, nil},
+		{map[string]string{"SendReservedConcurrency": "400", "WorkerReservedConcurrency": "200"}, "400", "200"},
+	} {
+		ev := samtemplate.NewEvaluator(tpl.Root, tc.params)
+		for fn, want := range map[string]any{"SendFunction": tc.send, "WorkerFunction": tc.work} {
+			n := tpl.Resources[fn].Prop("ReservedConcurrentExecutions")
+			require.NotNil(t, n, fn)
+			v, err := ev.Eval(n)
+			require.NoError(t, err)
+			if want == nil {
+				assert.Equal(t, samtemplate.NoValue, v, "%s: no reservation unless asked", fn)
+			} else {
+				assert.Equal(t, want, v, fn)
+			}
+		}
+		v, err := ev.Eval(tpl.Resources["DeliverQueueMapping"].Prop("ScalingConfig", "MaximumConcurrency"))
+		require.NoError(t, err)
+		assert.Equal(t, "10", v)
+	}
+	for _, fn := range []string{"CardFunction", "TasksFunction", "PushFunction", "DeliverFunction"} {
+		assert.Nil(t, tpl.Resources[fn].Prop("ReservedConcurrentExecutions"), fn)
+	}
+}
