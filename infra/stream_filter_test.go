@@ -143,4 +143,3 @@ func TestStreamFilter(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-

@@ -557,3 +557,44 @@ func TestConcurrencyLimits(t *testing.T) {
 		assert.Nil(t, tpl.Resources[fn].Prop("ReservedConcurrentExecutions"), fn)
 	}
 }
+
+// MarkFailed and Expire never give up while the task is not failed: a
+// worker that is throttled or down gets retried with capped backoff, then
+// again every few minutes, so no task stays working (or waiting) until its
+// TTL because one call to fail it failed.
+func TestFailingTheTaskIsRetriedUntilItWorks(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "infra", "statemachine.asl.json"))
+	require.NoError(t, err)
+	var def struct {
+		States map[string]struct {
+			Type    string `json:"Type"`
+			Next    string `json:"Next"`
+			Seconds int    `json:"Seconds"`
+			Retry   []struct {
+				ErrorEquals     []string `json:"ErrorEquals"`
+				MaxAttempts     int      `json:"MaxAttempts"`
+				MaxDelaySeconds int      `json:"MaxDelaySeconds"`
+			} `json:"Retry"`
+			Catch []struct {
+				ErrorEquals []string `json:"ErrorEquals"`
+				Next        string   `json:"Next"`
+				ResultPath  string   `json:"ResultPath"`
+			} `json:"Catch"`
+		} `json:"States"`
+	}
+	require.NoError(t, json.Unmarshal(b, &def))
+	for _, name := range []string{"MarkFailed", "Expire"} {
+		st := def.States[name]
+		require.Len(t, st.Retry, 1, name)
+		assert.Equal(t, []string{"States.ALL"}, st.Retry[0].ErrorEquals, name)
+		assert.GreaterOrEqual(t, st.Retry[0].MaxAttempts, 10, name)
+		assert.Positive(t, st.Retry[0].MaxDelaySeconds, "%s: the backoff is capped", name)
+		require.Len(t, st.Catch, 1, name)
+		assert.Equal(t, []string{"States.ALL"}, st.Catch[0].ErrorEquals, name)
+		assert.NotEqual(t, "$.error", st.Catch[0].ResultPath, "%s: the retry keeps the error the task fails with", name)
+		wait := def.States[st.Catch[0].Next]
+		assert.Equal(t, "Wait", wait.Type, name)
+		assert.Equal(t, name, wait.Next, "%s: after the wait, the same state again", name)
+		assert.Positive(t, wait.Seconds, name)
+	}
+}
