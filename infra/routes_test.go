@@ -250,7 +250,7 @@ func TestEveryPathIsServed(t *testing.T) {
 			ev.RequestContext.HTTP.Method = method
 			ev.RequestContext.HTTP.Path = path
 			ev.RequestContext.DomainName = "api.example.com"
-			resp, err := lambdafn.LambdaHTTP(handlers[fn])(context.Background(), ev)
+			resp, err := lambdafn.LambdaHTTP(handlers[fn], nil)(context.Background(), ev)
 			require.NoError(t, err)
 			assert.True(t, served(resp.StatusCode, resp.Body), "Lambda %s (route %s): %d %s", fn, r.Key, resp.StatusCode, resp.Body)
 			assert.Less(t, resp.StatusCode, 500, resp.Body)
