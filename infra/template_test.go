@@ -113,7 +113,6 @@ func TestTableMatchesTheStore(t *testing.T) {
 		"TimeToLiveSpecification.AttributeName":                       dynamo.TTLAttribute,
 		"TimeToLiveSpecification.Enabled":                             "true",
 		"PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled": "true",
-		"SSESpecification.SSEEnabled":                                 "true",
 	} {
 		v, ok := samtemplate.Scalar(tbl.Prop(strings.Split(path, ".")...))
 		assert.True(t, ok, path)
@@ -597,4 +596,89 @@ func TestFailingTheTaskIsRetriedUntilItWorks(t *testing.T) {
 		assert.Equal(t, name, wait.Next, "%s: after the wait, the same state again", name)
 		assert.Positive(t, wait.Seconds, name)
 	}
+}
+
+// The table: deletion protection on by default, encrypted with the AWS
+// owned key by default or with a customer managed key (whose stream the
+// push function may then decrypt).
+func TestTableProtection(t *testing.T) {
+	tpl := load(t)
+	tbl := tpl.Resources["TaskTable"]
+	const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+	for _, tc := range []struct {
+		params     map[string]string
+		protection string
+		sse        map[string]any
+	}{
+		{map[string]string{}, "true", map[string]any{"SSEEnabled": "false"}},
+		{map[string]string{"TableDeletionProtection": "false", "TableKmsKeyArn": key}, "false",
+			map[string]any{"SSEEnabled": "true", "SSEType": "KMS", "KMSMasterKeyId": key}},
+	} {
+		ev := samtemplate.NewEvaluator(tpl.Root, tc.params)
+		v, err := ev.Eval(tbl.Prop("DeletionProtectionEnabled"))
+		require.NoError(t, err)
+		assert.Equal(t, tc.protection, v)
+		v, err = ev.Eval(tbl.Prop("SSESpecification"))
+		require.NoError(t, err)
+		assert.Equal(t, tc.sse, v)
+		_, withKey := tc.params["TableKmsKeyArn"]
+		assert.Equal(t, withKey, grants(t, ev, tpl.Resources["PushFunction"], "kms:Decrypt", key), "the push function decrypts the stream")
+	}
+}
+
+// Every ARN the stack builds follows the partition it is deployed in
+// (aws-cn, aws-us-gov, ...): no "arn:aws:" is written out, and evaluated in
+// another partition every policy resource and state machine integration
+// is that partition's.
+func TestARNsFollowThePartition(t *testing.T) {
+	for _, name := range []string{"template.yaml", "infra/statemachine.asl.json"} {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "arn:aws:", name)
+	}
+	tpl := load(t)
+	ev := samtemplate.NewEvaluator(tpl.Root, map[string]string{"AWS::Partition": "aws-cn", "BearerToken": "ssm:/a2a/token",
+		"PushSigningKeys": "secretsmanager:a2a/push", "LlmApiKey": "ssm:/a2a/llm", "ProxyToken": "ssm:/a2a/proxy", "BearerTokens": "ssm:/a2a/tokens"})
+	n := 0
+	var walk func(v any, key string)
+	walk = func(v any, key string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				walk(c, k)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c, key)
+			}
+		case string:
+			if key == "Resource" || key == "SourceArn" {
+				if strings.HasPrefix(x, "arn:") {
+					n++
+					assert.True(t, strings.HasPrefix(x, "arn:aws-cn:"), "%s: %s", key, x)
+				}
+			}
+		}
+	}
+	for _, r := range tpl.OfType("AWS::Serverless::Function") {
+		v, err := ev.Eval(r.Prop("Policies"))
+		require.NoError(t, err)
+		walk(v, "")
+	}
+	for _, typ := range []string{"AWS::Serverless::StateMachine", "AWS::Lambda::Permission"} {
+		for _, r := range tpl.OfType(typ) {
+			v, err := ev.Eval(r.Properties)
+			require.NoError(t, err)
+			walk(v, "")
+		}
+	}
+	sub, err := ev.Eval(tpl.Resources["TaskStateMachine"].Prop("DefinitionSubstitutions", "Partition"))
+	require.NoError(t, err)
+	assert.Equal(t, "aws-cn", sub)
+	b, err := os.ReadFile(filepath.Join(root, "infra", "statemachine.asl.json"))
+	require.NoError(t, err)
+	for _, m := range regexp.MustCompile(`"Resource": "([^"]+)"`).FindAllStringSubmatch(string(b), -1) {
+		assert.True(t, strings.HasPrefix(m[1], "arn:${Partition}:states:::"), m[1])
+	}
+	assert.Greater(t, n, 20, "the policies' ARNs were evaluated")
 }
