@@ -682,3 +682,24 @@ func TestARNsFollowThePartition(t *testing.T) {
 	}
 	assert.Greater(t, n, 20, "the policies' ARNs were evaluated")
 }
+
+// The stream's failure path loses nothing an outage shorter than the
+// stream's retention (24 hours) would: records are retried until they
+// expire (the push function fails a record only when SQS refuses its
+// jobs, never for a record that cannot decode), and only then does the
+// batch's metadata go to StreamFailureQueue.
+func TestStreamFailuresAreRetriedWhileTheStreamHoldsThem(t *testing.T) {
+	tpl := load(t)
+	m := tpl.Resources["PushStreamMapping"]
+	for prop, want := range map[string]string{"MaximumRecordAgeInSeconds": "-1", "MaximumRetryAttempts": "-1", "BisectBatchOnFunctionError": "true"} {
+		v, ok := samtemplate.Scalar(m.Prop(prop))
+		assert.True(t, ok, prop)
+		assert.Equal(t, want, v, prop)
+	}
+	dest, ok := samtemplate.RefTarget(m.Prop("DestinationConfig", "OnFailure", "Destination"))
+	require.True(t, ok)
+	assert.Equal(t, "StreamFailureQueue", dest, "what expires is named there")
+	var types []string
+	decode(t, m.Prop("FunctionResponseTypes"), &types)
+	assert.Equal(t, []string{"ReportBatchItemFailures"}, types, "a retry starts at the failed record")
+}
