@@ -380,6 +380,8 @@ func TestSamConfig(t *testing.T) {
 	deploy := def["deploy"].Parameters
 	assert.Equal(t, "CAPABILITY_IAM", deploy["capabilities"])
 	assert.Equal(t, "events/env.json", def["local_start_api"].Parameters["env_vars"])
+	assert.Equal(t, "events/env.json", def["local_invoke"].Parameters["env_vars"])
+	assert.Equal(t, true, def["local_start_api"].Parameters["disable_authorizer"], "no JWT authorizer under sam local: the functions check the local token")
 
 	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	require.NoError(t, err)
