@@ -84,13 +84,22 @@ $(SAM_TARGETS):
 
 ## validate: check template.yaml offline: cfn-lint on it; the SAM transform
 ##           (infra/sam_transform.py: build targets, local paths, samtranslator)
-##           and cfn-lint on its output; the state machine (cmd/asl-check)
+##           and cfn-lint on its output; the state machine (cmd/asl-check);
+##           the Rules' functions (cmd/rules-check); and, when SAM CLI's route
+##           loader is at SAM_LOCAL, that `sam local start-api` loads every
+##           route (infra/sam_local_routes.py)
 VALIDATE_DIR := .aws-sam/validate
+SAM_LOCAL    ?= ../shared/tools/sam-local
 validate:
 	$(CFN_LINT) $(TEMPLATE)
 	$(PYTHON) infra/sam_transform.py $(TEMPLATE) -o $(VALIDATE_DIR)/template.json
 	$(CFN_LINT) $(VALIDATE_DIR)/template.json
 	$(GO) run ./cmd/asl-check $(TEMPLATE)
+	$(GO) run ./cmd/rules-check $(TEMPLATE)
+	@if [ -f "$(SAM_LOCAL)/routes.py" ]; then \
+		echo "$(PYTHON) infra/sam_local_routes.py $(TEMPLATE) --routes $(SAM_LOCAL)/routes.py"; \
+		$(PYTHON) infra/sam_local_routes.py $(TEMPLATE) --routes "$(SAM_LOCAL)/routes.py"; \
+	else echo "validate: no SAM CLI route loader at $(SAM_LOCAL)/routes.py, so sam local's route loading was not checked (SAM_LOCAL=dir)"; fi
 
 ## deploy: sam build, then sam deploy with samconfig.toml's default environment
 ##         (needs the SAM CLI and AWS credentials; first time: sam deploy --guided)

@@ -17,7 +17,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,7 +113,6 @@ func TestTableMatchesTheStore(t *testing.T) {
 		"TimeToLiveSpecification.AttributeName":                       dynamo.TTLAttribute,
 		"TimeToLiveSpecification.Enabled":                             "true",
 		"PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled": "true",
-		"SSESpecification.SSEEnabled":                                 "true",
 	} {
 		v, ok := samtemplate.Scalar(tbl.Prop(strings.Split(path, ".")...))
 		assert.True(t, ok, path)
@@ -123,25 +121,6 @@ func TestTableMatchesTheStore(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	require.NoError(t, err)
 	assert.Regexp(t, `(?m)^  TaskTable:\n    Type: AWS::DynamoDB::Table\n(    #.*\n)*    DeletionPolicy: Retain\n    UpdateReplacePolicy: Retain\n`, string(b), "tasks outlive the stack")
-}
-
-// routeForms are request paths for a route key's path: a {proxy+} route
-// gets every form the REST binding has under it.
-func routeForms(method, path string) []string {
-	if !strings.HasSuffix(path, "/{proxy+}") {
-		return []string{path}
-	}
-	base := strings.TrimSuffix(path, "{proxy+}")
-	forms := map[string][]string{
-		"GET":    {"t-1", "t-1:subscribe", "t-1/pushNotificationConfigs", "t-1/pushNotificationConfigs/c-1"},
-		"POST":   {"t-1:cancel", "t-1:subscribe", "t-1/pushNotificationConfigs"},
-		"DELETE": {"t-1/pushNotificationConfigs/c-1"},
-	}[method]
-	var out []string
-	for _, f := range forms {
-		out = append(out, base+f)
-	}
-	return out
 }
 
 // backlogStore is the memory store with the Lambda functions' backlog
@@ -168,57 +147,6 @@ func functionHandlers(t *testing.T) map[string]http.Handler {
 		handlers[name] = h
 	}
 	return handlers
-}
-
-// Every route of the HTTP API goes to the function that serves it, with
-// the authorization it needs (the cards are public; everything else uses
-// the JWT authorizer when it is on), and every path the route admits
-// reaches a handler of that function (not its "no route" 404 or a 405).
-func TestRoutes(t *testing.T) {
-	routes, err := load(t).Routes()
-	require.NoError(t, err)
-	got := map[string]string{}
-	for _, r := range routes {
-		got[r.Key] = r.Function
-		if r.Function == "CardFunction" {
-			assert.Equal(t, "NONE", r.Authorization, "%s: the public card needs no credential", r.Key)
-		} else {
-			assert.Equal(t, "Fn::If", r.Authorization, "%s: JWT when the authorizer is on", r.Key)
-		}
-	}
-	want := map[string]string{
-		"GET /.well-known/agent-card.json": "CardFunction",
-		"GET /.well-known/agent.json":      "CardFunction",
-		"GET /.well-known/jwks.json":       "CardFunction",
-		"POST /":                           "SendFunction",
-		"POST /orchestrate":                "SendFunction",
-		"GET /rest/extendedAgentCard":      "TasksFunction",
-		"GET /health":                      "TasksFunction",
-	}
-	for _, base := range []string{"/rest/v1", "/rest"} {
-		want["POST "+base+"/message:send"] = "SendFunction"
-		want["POST "+base+"/message:stream"] = "SendFunction"
-		want["GET "+base+"/tasks"] = "TasksFunction"
-		want["GET "+base+"/tasks/{proxy+}"] = "TasksFunction"
-		want["POST "+base+"/tasks/{proxy+}"] = "TasksFunction"
-		want["DELETE "+base+"/tasks/{proxy+}"] = "TasksFunction"
-		want["GET "+base+"/card"] = "TasksFunction"
-	}
-	assert.Equal(t, want, got)
-
-	handlers := functionHandlers(t)
-	for _, r := range routes {
-		method, path, _ := strings.Cut(r.Key, " ")
-		for _, p := range routeForms(method, path) {
-			req := httptest.NewRequest(method, p, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t-1"}}`))
-			req.Header.Set("Authorization", "Bearer tok")
-			req.Header.Set("Content-Type", "application/json")
-			rec := httptest.NewRecorder()
-			handlers[r.Function].ServeHTTP(rec, req)
-			unserved := rec.Code == http.StatusMethodNotAllowed || strings.Contains(rec.Body.String(), "no route for")
-			assert.False(t, unserved, "%s %s (route %s): %s does not serve it: %d %s", method, p, r.Key, r.Function, rec.Code, rec.Body)
-		}
-	}
 }
 
 // Every HTTP sample event names a route of the template, of the function
@@ -248,7 +176,8 @@ func TestSampleEventsMatchRoutes(t *testing.T) {
 		assert.Equal(t, ev.RouteKey, ev.RequestContext.RouteKey, rel)
 		method, pattern, _ := strings.Cut(ev.RouteKey, " ")
 		assert.Equal(t, method, ev.RequestContext.HTTP.Method, rel)
-		assert.Regexp(t, "^"+strings.ReplaceAll(regexp.QuoteMeta(pattern), regexp.QuoteMeta("{proxy+}"), ".+")+"$", ev.RawPath, "%s: the path fits the route", rel)
+		assert.Regexp(t, routePattern(pattern), ev.RawPath, "%s: the path fits the route", rel)
+		assert.Equal(t, pathParameters(pattern, ev.RawPath), ev.PathParameters, "%s: the path parameters API Gateway passes", rel)
 		return nil
 	})
 	require.NoError(t, err)
@@ -303,6 +232,11 @@ func environment(t *testing.T, tpl *samtemplate.Template) map[string]map[string]
 	return out
 }
 
+// secretReference is the pattern of every secret parameter: an SSM
+// parameter or a Secrets Manager secret, by name (the functions' policies
+// are made from the names).
+const secretReference = `^(ssm:/[A-Za-z0-9/_.-]+|secretsmanager:[A-Za-z0-9/_+=.@-]+)?$`
+
 // The template sets only variables the code reads (a typo would be
 // ignored silently), and every secret only as a reference: from a parameter
 // that admits nothing else.
@@ -345,8 +279,8 @@ func TestEnvironment(t *testing.T) {
 			}
 			param, ok := samtemplate.RefTarget(value)
 			require.True(t, ok, "%s: %s must come from a parameter", fn, name)
-			assert.True(t, strings.HasPrefix(doc.Parameters[param].AllowedPattern, "^((ssm:/|secretsmanager:)"),
-				"%s: %s comes from parameter %s, which must admit only references", fn, name, param)
+			assert.Equal(t, secretReference, doc.Parameters[param].AllowedPattern,
+				"%s: %s comes from parameter %s, which must admit only references by name", fn, name, param)
 		}
 	}
 }
@@ -446,6 +380,8 @@ func TestSamConfig(t *testing.T) {
 	deploy := def["deploy"].Parameters
 	assert.Equal(t, "CAPABILITY_IAM", deploy["capabilities"])
 	assert.Equal(t, "events/env.json", def["local_start_api"].Parameters["env_vars"])
+	assert.Equal(t, "events/env.json", def["local_invoke"].Parameters["env_vars"])
+	assert.Equal(t, true, def["local_start_api"].Parameters["disable_authorizer"], "no JWT authorizer under sam local: the functions check the local token")
 
 	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	require.NoError(t, err)
@@ -458,7 +394,7 @@ func TestSamConfig(t *testing.T) {
 		require.True(t, ok, kv)
 		assert.Contains(t, doc.Parameters, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
 		if name == "BearerToken" {
-			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference under SecretsPath (the stack name by default)")
+			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference by name, which the functions' policies grant")
 		}
 	}
 }
@@ -494,4 +430,278 @@ func TestDeliveryQueue(t *testing.T) {
 	decode(t, q.Prop("VisibilityTimeout"), &visibility)
 	decode(t, tpl.Resources["DeliverFunction"].Prop("Timeout"), &timeout)
 	assert.GreaterOrEqual(t, visibility, 6*timeout, "AWS's advice: six times the consumer's timeout")
+}
+
+// iamMatch reports whether an IAM resource pattern (* and ? wildcards)
+// matches arn.
+func iamMatch(pattern, arn string) bool {
+	re := "^" + strings.NewReplacer(`\*`, ".*", `\?`, ".").Replace(regexp.QuoteMeta(pattern)) + "$"
+	return regexp.MustCompile(re).MatchString(arn)
+}
+
+// grants evaluates a function's policy statements for the parameters and
+// reports whether it may do action on arn.
+func grants(t *testing.T, ev *samtemplate.Evaluator, fn *samtemplate.Resource, action, arn string) bool {
+	t.Helper()
+	v, err := ev.Eval(fn.Prop("Policies"))
+	require.NoError(t, err, fn.Name)
+	for _, p := range v.([]any) {
+		doc, _ := p.(map[string]any)
+		stmts, _ := doc["Statement"].([]any)
+		for _, s := range stmts {
+			st := s.(map[string]any)
+			if st["Effect"] != "Allow" {
+				continue
+			}
+			var actions, resources []any
+			for key, into := range map[string]*[]any{"Action": &actions, "Resource": &resources} {
+				switch x := st[key].(type) {
+				case []any:
+					*into = x
+				case string:
+					*into = []any{x}
+				}
+			}
+			if !slices.Contains(actions, any(action)) {
+				continue
+			}
+			for _, r := range resources {
+				if iamMatch(r.(string), arn) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Each function may read exactly the secrets its own environment names
+// (through the parameters that hold their references), whether they are
+// SSM parameters or Secrets Manager secrets: the public card function
+// reads the push signing keys and nothing else, the worker never reads
+// the callers' tokens, the tasks function never the LLM key.
+func TestEachFunctionReadsOnlyItsSecrets(t *testing.T) {
+	tpl := load(t)
+	env := environment(t, tpl)
+	secretParams := []string{"BearerToken", "BearerTokens", "LlmApiKey", "ProxyToken", "PushSigningKeys"}
+	for round, kinds := range [][2]string{{"ssm", "secretsmanager"}, {"secretsmanager", "ssm"}} {
+		params := map[string]string{}
+		arns := map[string]struct{ action, arn, other string }{}
+		for i, p := range secretParams {
+			name := "a2a-lambda/" + strings.ToLower(p)
+			other := "arn:aws:ssm:us-east-1:123456789012:parameter/a2a-lambda/" + strings.ToLower(p)
+			if kinds[i%2] == "ssm" {
+				params[p] = "ssm:/" + name
+				arns[p] = struct{ action, arn, other string }{"ssm:GetParameter", "arn:aws:ssm:us-east-1:123456789012:parameter/" + name,
+					"arn:aws:secretsmanager:us-east-1:123456789012:secret:" + name + "-AbCdEf"}
+			} else {
+				params[p] = "secretsmanager:" + name
+				arns[p] = struct{ action, arn, other string }{"secretsmanager:GetSecretValue", "arn:aws:secretsmanager:us-east-1:123456789012:secret:" + name + "-AbCdEf", other}
+			}
+		}
+		ev := samtemplate.NewEvaluator(tpl.Root, params)
+		for _, fn := range tpl.OfType("AWS::Serverless::Function") {
+			want := map[string]bool{}
+			for _, name := range config.SecretVariables() {
+				if p, ok := samtemplate.RefTarget(env[fn.Name][name]); ok {
+					want[p] = true
+				}
+			}
+			for _, p := range secretParams {
+				a := arns[p]
+				assert.Equal(t, want[p], grants(t, ev, fn, a.action, a.arn), "round %d: %s reading %s (%s)", round, fn.Name, p, params[p])
+				other := "secretsmanager:GetSecretValue"
+				if a.action == other {
+					other = "ssm:GetParameter"
+				}
+				assert.False(t, grants(t, ev, fn, other, a.other), "round %d: %s reads a secret of the other kind named like %s", round, fn.Name, p)
+			}
+			assert.False(t, grants(t, ev, fn, "ssm:GetParameter", "arn:aws:ssm:us-east-1:123456789012:parameter/a2a-lambda/other"), fn.Name)
+			assert.False(t, grants(t, ev, fn, "secretsmanager:GetSecretValue", "arn:aws:secretsmanager:us-east-1:123456789012:secret:a2a-lambda/other-AbCdEf"), fn.Name)
+		}
+		card := tpl.Resources["CardFunction"]
+		assert.True(t, grants(t, ev, card, arns["PushSigningKeys"].action, arns["PushSigningKeys"].arn), "the card function serves the JWKS")
+	}
+}
+
+// Concurrency: the send and worker functions take a reserved concurrency
+// when it is set (none by default, which a new account's limit may not
+// allow), and the deliver function's queue mapping never scales past its
+// maximum, so blocking sends or a burst of webhooks cannot take every
+// execution from the worker and MarkFailed.
+func TestConcurrencyLimits(t *testing.T) {
+	tpl := load(t)
+	for _, tc := range []struct {
+		params     map[string]string
+		send, work any
+	}{
+		{map[string]string{}, nil, nil},
+		{map[string]string{"SendReservedConcurrency": "400", "WorkerReservedConcurrency": "200"}, "400", "200"},
+	} {
+		ev := samtemplate.NewEvaluator(tpl.Root, tc.params)
+		for fn, want := range map[string]any{"SendFunction": tc.send, "WorkerFunction": tc.work} {
+			n := tpl.Resources[fn].Prop("ReservedConcurrentExecutions")
+			require.NotNil(t, n, fn)
+			v, err := ev.Eval(n)
+			require.NoError(t, err)
+			if want == nil {
+				assert.Equal(t, samtemplate.NoValue, v, "%s: no reservation unless asked", fn)
+			} else {
+				assert.Equal(t, want, v, fn)
+			}
+		}
+		v, err := ev.Eval(tpl.Resources["DeliverQueueMapping"].Prop("ScalingConfig", "MaximumConcurrency"))
+		require.NoError(t, err)
+		assert.Equal(t, "10", v)
+	}
+	for _, fn := range []string{"CardFunction", "TasksFunction", "PushFunction", "DeliverFunction"} {
+		assert.Nil(t, tpl.Resources[fn].Prop("ReservedConcurrentExecutions"), fn)
+	}
+}
+
+// MarkFailed and Expire never give up while the task is not failed: a
+// worker that is throttled or down gets retried with capped backoff, then
+// again every few minutes, so no task stays working (or waiting) until its
+// TTL because one call to fail it failed.
+func TestFailingTheTaskIsRetriedUntilItWorks(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "infra", "statemachine.asl.json"))
+	require.NoError(t, err)
+	var def struct {
+		States map[string]struct {
+			Type    string `json:"Type"`
+			Next    string `json:"Next"`
+			Seconds int    `json:"Seconds"`
+			Retry   []struct {
+				ErrorEquals     []string `json:"ErrorEquals"`
+				MaxAttempts     int      `json:"MaxAttempts"`
+				MaxDelaySeconds int      `json:"MaxDelaySeconds"`
+			} `json:"Retry"`
+			Catch []struct {
+				ErrorEquals []string `json:"ErrorEquals"`
+				Next        string   `json:"Next"`
+				ResultPath  string   `json:"ResultPath"`
+			} `json:"Catch"`
+		} `json:"States"`
+	}
+	require.NoError(t, json.Unmarshal(b, &def))
+	for _, name := range []string{"MarkFailed", "Expire"} {
+		st := def.States[name]
+		require.Len(t, st.Retry, 1, name)
+		assert.Equal(t, []string{"States.ALL"}, st.Retry[0].ErrorEquals, name)
+		assert.GreaterOrEqual(t, st.Retry[0].MaxAttempts, 10, name)
+		assert.Positive(t, st.Retry[0].MaxDelaySeconds, "%s: the backoff is capped", name)
+		require.Len(t, st.Catch, 1, name)
+		assert.Equal(t, []string{"States.ALL"}, st.Catch[0].ErrorEquals, name)
+		assert.NotEqual(t, "$.error", st.Catch[0].ResultPath, "%s: the retry keeps the error the task fails with", name)
+		wait := def.States[st.Catch[0].Next]
+		assert.Equal(t, "Wait", wait.Type, name)
+		assert.Equal(t, name, wait.Next, "%s: after the wait, the same state again", name)
+		assert.Positive(t, wait.Seconds, name)
+	}
+}
+
+// The table: deletion protection on by default, encrypted with the AWS
+// owned key by default or with a customer managed key (whose stream the
+// push function may then decrypt).
+func TestTableProtection(t *testing.T) {
+	tpl := load(t)
+	tbl := tpl.Resources["TaskTable"]
+	const key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+	for _, tc := range []struct {
+		params     map[string]string
+		protection string
+		sse        map[string]any
+	}{
+		{map[string]string{}, "true", map[string]any{"SSEEnabled": "false"}},
+		{map[string]string{"TableDeletionProtection": "false", "TableKmsKeyArn": key}, "false",
+			map[string]any{"SSEEnabled": "true", "SSEType": "KMS", "KMSMasterKeyId": key}},
+	} {
+		ev := samtemplate.NewEvaluator(tpl.Root, tc.params)
+		v, err := ev.Eval(tbl.Prop("DeletionProtectionEnabled"))
+		require.NoError(t, err)
+		assert.Equal(t, tc.protection, v)
+		v, err = ev.Eval(tbl.Prop("SSESpecification"))
+		require.NoError(t, err)
+		assert.Equal(t, tc.sse, v)
+		_, withKey := tc.params["TableKmsKeyArn"]
+		assert.Equal(t, withKey, grants(t, ev, tpl.Resources["PushFunction"], "kms:Decrypt", key), "the push function decrypts the stream")
+	}
+}
+
+// Every ARN the stack builds follows the partition it is deployed in
+// (aws-cn, aws-us-gov, ...): no "arn:aws:" is written out, and evaluated in
+// another partition every policy resource and state machine integration
+// is that partition's.
+func TestARNsFollowThePartition(t *testing.T) {
+	for _, name := range []string{"template.yaml", "infra/statemachine.asl.json"} {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "arn:aws:", name)
+	}
+	tpl := load(t)
+	ev := samtemplate.NewEvaluator(tpl.Root, map[string]string{"AWS::Partition": "aws-cn", "BearerToken": "ssm:/a2a/token",
+		"PushSigningKeys": "secretsmanager:a2a/push", "LlmApiKey": "ssm:/a2a/llm", "ProxyToken": "ssm:/a2a/proxy", "BearerTokens": "ssm:/a2a/tokens"})
+	n := 0
+	var walk func(v any, key string)
+	walk = func(v any, key string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				walk(c, k)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c, key)
+			}
+		case string:
+			if key == "Resource" || key == "SourceArn" {
+				if strings.HasPrefix(x, "arn:") {
+					n++
+					assert.True(t, strings.HasPrefix(x, "arn:aws-cn:"), "%s: %s", key, x)
+				}
+			}
+		}
+	}
+	for _, r := range tpl.OfType("AWS::Serverless::Function") {
+		v, err := ev.Eval(r.Prop("Policies"))
+		require.NoError(t, err)
+		walk(v, "")
+	}
+	for _, typ := range []string{"AWS::Serverless::StateMachine", "AWS::Lambda::Permission"} {
+		for _, r := range tpl.OfType(typ) {
+			v, err := ev.Eval(r.Properties)
+			require.NoError(t, err)
+			walk(v, "")
+		}
+	}
+	sub, err := ev.Eval(tpl.Resources["TaskStateMachine"].Prop("DefinitionSubstitutions", "Partition"))
+	require.NoError(t, err)
+	assert.Equal(t, "aws-cn", sub)
+	b, err := os.ReadFile(filepath.Join(root, "infra", "statemachine.asl.json"))
+	require.NoError(t, err)
+	for _, m := range regexp.MustCompile(`"Resource": "([^"]+)"`).FindAllStringSubmatch(string(b), -1) {
+		assert.True(t, strings.HasPrefix(m[1], "arn:${Partition}:states:::"), m[1])
+	}
+	assert.Greater(t, n, 20, "the policies' ARNs were evaluated")
+}
+
+// The stream's failure path loses nothing an outage shorter than the
+// stream's retention (24 hours) would: records are retried until they
+// expire (the push function fails a record only when SQS refuses its
+// jobs, never for a record that cannot decode), and only then does the
+// batch's metadata go to StreamFailureQueue.
+func TestStreamFailuresAreRetriedWhileTheStreamHoldsThem(t *testing.T) {
+	tpl := load(t)
+	m := tpl.Resources["PushStreamMapping"]
+	for prop, want := range map[string]string{"MaximumRecordAgeInSeconds": "-1", "MaximumRetryAttempts": "-1", "BisectBatchOnFunctionError": "true"} {
+		v, ok := samtemplate.Scalar(m.Prop(prop))
+		assert.True(t, ok, prop)
+		assert.Equal(t, want, v, prop)
+	}
+	dest, ok := samtemplate.RefTarget(m.Prop("DestinationConfig", "OnFailure", "Destination"))
+	require.True(t, ok)
+	assert.Equal(t, "StreamFailureQueue", dest, "what expires is named there")
+	var types []string
+	decode(t, m.Prop("FunctionResponseTypes"), &types)
+	assert.Equal(t, []string{"ReportBatchItemFailures"}, types, "a retry starts at the failed record")
 }

@@ -99,11 +99,14 @@ func checkDefinition(def []byte, substitutions []string) []string {
 }
 
 // standIn is a value of the right shape for a substitution: an ARN for
-// names ending in Arn, a number otherwise (valid both inside a JSON string
-// and as a bare number).
+// names ending in Arn, a partition for Partition, a number otherwise (valid
+// both inside a JSON string and as a bare number).
 func standIn(name string) string {
-	if strings.HasSuffix(name, "Arn") {
+	switch {
+	case strings.HasSuffix(name, "Arn"):
 		return "arn:aws:lambda:us-east-1:123456789012:function:" + name
+	case name == "Partition":
+		return "aws"
 	}
 	return "1"
 }

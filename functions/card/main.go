@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -19,5 +20,5 @@ func main() {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "card", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdafn.LambdaHTTP(h))
+	lambda.Start(lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "card")))
 }

@@ -31,6 +31,11 @@ one loopback port with two changes that the project relies on:
   one and raises the size error only when an action overflows, leaving the
   earlier actions applied; DynamoDB writes nothing.
 
+* A state machine can start executions (arn:aws:states:::states:
+  startExecution): moto's integration calls this server back (MOTO_PORT is
+  set to its port), with the API's parameter names, which moto 5.2.1 does
+  not pass (see fix_stepfunctions_start_execution).
+
 The process exits by itself when its parent dies (so a killed test binary or
 shell never leaves a server behind), and on SIGTERM/SIGINT.
 
@@ -153,6 +158,29 @@ def exit_with_parent(parent_pid):
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+def fix_stepfunctions_start_execution():
+    """A state machine's startExecution task (arn:aws:states:::states:
+    startExecution) fails in moto 5.2.1 with KeyError 'StateMachineArn': the
+    parser passes the state's parameter names (StateMachineArn, Name, Input)
+    to a boto3 client made with parameter validation off, whose serializer
+    knows the API's names (stateMachineArn, name, input). Renames them."""
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task.service import (
+        state_task_service_sfn as sfn_service,
+    )
+
+    cls = sfn_service.StateTaskServiceSfn
+    normalise = cls._normalise_parameters
+
+    def normalise_names(self, parameters, boto_service_name=None, service_action_name=None):
+        normalise(self, parameters, boto_service_name=boto_service_name, service_action_name=service_action_name)
+        if service_action_name is None and self._get_boto_service_action() == "start_execution":
+            for name in ("StateMachineArn", "Name", "Input"):
+                if name in parameters:
+                    parameters[name[0].lower() + name[1:]] = parameters.pop(name)
+
+    cls._normalise_parameters = normalise_names
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -173,6 +201,10 @@ def main(argv=None):
     atomic_update_expressions()
     bridge_lambda_invocations()
     enable_stepfunctions_parser_mode()
+    fix_stepfunctions_start_execution()
+    # State machines that start executions (arn:aws:states:::states:
+    # startExecution) call moto back at localhost:MOTO_PORT (default 5000).
+    os.environ["MOTO_PORT"] = str(args.port)
     server.main(["-H", args.host, "-p", str(args.port)])
     return 0
 

@@ -23,7 +23,7 @@ func TestCardFunctionServesItsSampleEvent(t *testing.T) {
 	env := map[string]string{"A2A_PUSH_SIGNING_KEYS": pushKeyPEM(t, "card-test")}
 	h, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
-	fn := app.LambdaHTTP(h)
+	fn := app.LambdaHTTP(h, nil)
 	ev := loadEvent(t, "card-get.json")
 
 	resp, err := fn(context.Background(), ev)
@@ -73,7 +73,7 @@ func TestCardFunctionConfiguration(t *testing.T) {
 	env := map[string]string{"A2A_PUBLIC_URL": "https://agent.example.com", "A2A_PUSH_NOTIFICATIONS": "false"}
 	h, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err, "without push notifications, no signing key is needed")
-	resp, err := app.LambdaHTTP(h)(context.Background(), loadEvent(t, "card-get.json"))
+	resp, err := app.LambdaHTTP(h, nil)(context.Background(), loadEvent(t, "card-get.json"))
 	require.NoError(t, err)
 	assert.Contains(t, resp.Body, `"url":"https://agent.example.com"`)
 	assert.Contains(t, resp.Body, `"pushNotifications":false`)

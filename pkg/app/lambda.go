@@ -29,9 +29,9 @@ import (
 // (payload format 2.0).
 type HTTPFunc = lambdafn.HTTPFunc
 
-// LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler (see
-// lambdafn.LambdaHTTP).
-func LambdaHTTP(h http.Handler) HTTPFunc { return lambdafn.LambdaHTTP(h) }
+// LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler, logging
+// adapter failures on log (see lambdafn.LambdaHTTP).
+func LambdaHTTP(h http.Handler, log *slog.Logger) HTTPFunc { return lambdafn.LambdaHTTP(h, log) }
 
 // NewCardFunction builds the card function's handler (see
 // lambdafn.NewCardFunction, which functions/card calls so as not to link
@@ -241,5 +241,9 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 		Profile:         Profile(cfg, ag.Info(), cfg.TaskStore.Backend, cfg.Execution.Mode),
 		Routes:          o.Routes,
 		Logger:          o.Log,
+		// A result above Lambda's response limit gets a typed error that
+		// says how to ask for less, rather than a failed invocation.
+		MaxResponseBytes: lambdafn.MaxResponseBytes,
+		ResponseSize:     lambdafn.ResponseSize,
 	})
 }

@@ -25,8 +25,8 @@ func definition(t *testing.T) []byte {
 // reachable, and every outcome the worker can return has a branch.
 func TestProjectDefinition(t *testing.T) {
 	raw := definition(t)
-	assert.Equal(t, []string{"WorkerFunctionArn"}, asl.Tokens(raw))
-	def, err := asl.Substitute(raw, map[string]string{"WorkerFunctionArn": "arn:aws:lambda:us-east-1:123456789012:function:worker"})
+	assert.ElementsMatch(t, []string{"Partition", "WorkerFunctionArn"}, asl.Tokens(raw))
+	def, err := asl.Substitute(raw, map[string]string{"WorkerFunctionArn": "arn:aws:lambda:us-east-1:123456789012:function:worker", "Partition": "aws"})
 	require.NoError(t, err)
 	d, problems := asl.Check(def)
 	require.Empty(t, problems)
@@ -45,13 +45,13 @@ func TestProjectDefinition(t *testing.T) {
 
 // TestMistakesAreCaught introduces deliberate mistakes into the definition.
 func TestMistakesAreCaught(t *testing.T) {
-	good, err := asl.Substitute(definition(t), map[string]string{"WorkerFunctionArn": "arn:x"})
+	good, err := asl.Substitute(definition(t), map[string]string{"WorkerFunctionArn": "arn:x", "Partition": "aws"})
 	require.NoError(t, err)
 	for _, tt := range []struct {
 		name, old, new, want string
 	}{
 		{"dangling Next", `"Next": "Route"`, `"Next": "Rout"`, `state "Step": Next names "Rout", which is not a state`},
-		{"dangling choice", `"StringEquals": "done", "Next": "Done"`, `"StringEquals": "done", "Next": "Finished"`, `Choices[2].Next names "Finished"`},
+		{"dangling choice", `"StringEquals": "done", "Next": "Done"`, `"StringEquals": "done", "Next": "Finished"`, `Choices[4].Next names "Finished"`},
 		{"dangling Default", `"Default": "UnknownOutcome"`, `"Default": "Nowhere"`, `Default names "Nowhere"`},
 		{"dangling Catch", `"ResultPath": "$.error", "Next": "Expire"`, `"ResultPath": "$.error", "Next": "Expired"`, `Catch[0].Next names "Expired"`},
 		{"bad StartAt", `"StartAt": "Begin"`, `"StartAt": "Start"`, `StartAt names "Start"`},

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
 )
 
@@ -45,6 +46,31 @@ func (h *handler) tooLarge(w http.ResponseWriter, size int64) {
 		msg = fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", size, h.maxBody)
 	}
 	writeHTTPError(w, http.StatusRequestEntityTooLarge, "RESOURCE_EXHAUSTED", msg)
+}
+
+// writeResult writes a result like writeBody, unless the body, as the
+// transport would carry it (Options.ResponseSize), exceeds
+// Options.MaxResponseBytes: then it writes nothing and returns a typed
+// error, which the caller answers in its binding's shape.
+func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, contentType string, body []byte) error {
+	out := gzipBody(w, r, h.gzipMin, body, nil)
+	if h.maxResponse > 0 {
+		if n := h.responseSize(out); n > h.maxResponse {
+			delete(w.Header(), "Content-Encoding")
+			return responseTooLarge(n, h.maxResponse)
+		}
+	}
+	w.Header()["Content-Type"] = []string{contentType}
+	w.Write(out)
+	return nil
+}
+
+// responseTooLarge is the error of a result too large to send: what the
+// client can do about it.
+func responseTooLarge(size, limit int) *a2a.Error {
+	return &a2a.Error{Code: a2a.CodeInvalidParams, Message: fmt.Sprintf(
+		"the response would take %d bytes, above this server's limit of %d (AWS Lambda returns at most 6 MB): ask for less, e.g. "+
+			"tasks/get with a smaller historyLength, tasks/list with a smaller pageSize or historyLength", size, limit)}
 }
 
 // writeBody writes a 200 response, gzip-compressed when it is large and

@@ -106,8 +106,17 @@ type Options struct {
 	Versions []a2a.Version
 	// JWKS, when set, serves the push notification verification keys at
 	// /.well-known/jwks.json with the cards (*keys.Set implements it).
-	JWKS   http.Handler
-	Logger *slog.Logger
+	JWKS http.Handler
+	// MaxResponseBytes bounds a result as the transport carries it
+	// (ResponseSize): a larger one is answered with a typed error in the
+	// binding's shape (JSON-RPC error, REST 400, OAP error envelope) that
+	// says how to ask for less. 0 means no limit (the local server); the
+	// Lambda functions set AWS Lambda's 6 MB.
+	MaxResponseBytes int
+	// ResponseSize is how many bytes a response body (as written, maybe
+	// gzip-compressed) takes in the transport; nil means its length.
+	ResponseSize func(body []byte) int
+	Logger       *slog.Logger
 }
 
 type handler struct {
@@ -118,6 +127,9 @@ type handler struct {
 	cards   *cards
 	// gzipMin is the smallest body compressed (negative: none).
 	gzipMin int
+	// maxResponse and responseSize: see Options.MaxResponseBytes.
+	maxResponse  int
+	responseSize func([]byte) int
 	// v03 and v10 are the wires of the protocol versions (see negotiate).
 	v03, v10 *wire
 	// serves03 and serves10 say which versions are served (Options.Versions).
@@ -148,7 +160,11 @@ func New(o Options) (http.Handler, error) {
 	if o.GzipMinimumSize == 0 {
 		o.GzipMinimumSize = DefaultGzipMinimumSize
 	}
-	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux()}
+	if o.ResponseSize == nil {
+		o.ResponseSize = func(b []byte) int { return len(b) }
+	}
+	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux(),
+		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize}
 	if len(o.Versions) == 0 {
 		o.Versions = a2a.Versions
 	}

@@ -186,7 +186,9 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 		return
 	}
-	h.writeBody(w, r, "application/json", append(b, '}'))
+	if err := h.writeResult(w, r, "application/json", append(b, '}')); err != nil {
+		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
+	}
 }
 
 // methodNotFound is the -32601 error for an unknown method, whose data

@@ -60,7 +60,9 @@ func (h *handler) serveOAP(w http.ResponseWriter, r *http.Request, c call) {
 		h.oapError(w, r, c.wire, http.StatusOK, req, corr, err)
 		return
 	}
-	h.writeBody(w, r, oap.ContentType, oap.AppendEnd(b, oap.Meta(req.Meta, corr)))
+	if err := h.writeResult(w, r, oap.ContentType, oap.AppendEnd(b, oap.Meta(req.Meta, corr))); err != nil {
+		h.oapError(w, r, c.wire, http.StatusOK, req, corr, err)
+	}
 }
 
 // oapError answers with an error envelope, framed for the version.

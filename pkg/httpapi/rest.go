@@ -213,7 +213,9 @@ func (h *handler) restResult(w http.ResponseWriter, r *http.Request, c call, v a
 		h.restError(w, r, err, op)
 		return
 	}
-	h.writeBody(w, r, restContentType, b)
+	if err := h.writeResult(w, r, restContentType, b); err != nil {
+		h.restError(w, r, err, op)
+	}
 }
 
 func (h *handler) restError(w http.ResponseWriter, r *http.Request, err error, op string) {

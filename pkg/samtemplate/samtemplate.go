@@ -21,12 +21,18 @@ type Template struct {
 	Order     []string
 	// Globals is the Globals section, or nil.
 	Globals *yaml.Node
+	// Rules is the Rules section, or nil.
+	Rules *yaml.Node
+	// Root is the whole document (Parameters, Conditions, ...).
+	Root *yaml.Node
 }
 
 // Resource is one resource.
 type Resource struct {
-	Name       string
-	Type       string
+	Name string
+	Type string
+	// Condition is the resource's Condition, or "".
+	Condition  string
 	Properties *yaml.Node
 	Metadata   *yaml.Node
 }
@@ -58,11 +64,12 @@ func Parse(b []byte) (*Template, error) {
 	if res == nil || res.Kind != yaml.MappingNode {
 		return nil, errors.New("not a template: no Resources")
 	}
-	t := &Template{Resources: map[string]*Resource{}, Globals: Get(root, "Globals")}
+	t := &Template{Resources: map[string]*Resource{}, Globals: Get(root, "Globals"), Rules: Get(root, "Rules"), Root: root}
 	for i := 0; i+1 < len(res.Content); i += 2 {
 		name, body := res.Content[i].Value, res.Content[i+1]
 		typ, _ := Scalar(Get(body, "Type"))
-		t.Resources[name] = &Resource{Name: name, Type: typ, Properties: Get(body, "Properties"), Metadata: Get(body, "Metadata")}
+		cond, _ := Scalar(Get(body, "Condition"))
+		t.Resources[name] = &Resource{Name: name, Type: typ, Condition: cond, Properties: Get(body, "Properties"), Metadata: Get(body, "Metadata")}
 		t.Order = append(t.Order, name)
 	}
 	return t, nil
@@ -176,6 +183,11 @@ type Route struct {
 	// Authorization is the authorization type when it is a plain value
 	// (NONE, JWT), or the intrinsic that chooses it ("Fn::If").
 	Authorization string
+	// Authorizer is the logical id of the authorizer AuthorizerId names
+	// (!Ref), or "".
+	Authorizer string
+	// Condition is the route resource's Condition, or "".
+	Condition string
 }
 
 var subIntegration = regexp.MustCompile(`^integrations/\$\{([A-Za-z0-9]+)\}$`)
@@ -187,7 +199,10 @@ func (t *Template) Routes() ([]Route, error) {
 	var errs []error
 	for _, r := range t.OfType("AWS::ApiGatewayV2::Route") {
 		key, _ := Scalar(r.Prop("RouteKey"))
-		rt := Route{Name: r.Name, Key: key}
+		rt := Route{Name: r.Name, Key: key, Condition: r.Condition}
+		if fn, arg, ok := Intrinsic(r.Prop("AuthorizerId")); ok && fn == "Ref" {
+			rt.Authorizer = arg.Value
+		}
 		if auth, ok := Scalar(r.Prop("AuthorizationType")); ok {
 			rt.Authorization = auth
 		} else if fn, _, ok := Intrinsic(r.Prop("AuthorizationType")); ok {

@@ -29,6 +29,8 @@ type API interface {
 	StopExecution(ctx context.Context, in *sfn.StopExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StopExecutionOutput, error)
 	SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error)
 	SendTaskFailure(ctx context.Context, in *sfn.SendTaskFailureInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskFailureOutput, error)
+	DescribeExecution(ctx context.Context, in *sfn.DescribeExecutionInput, optFns ...func(*sfn.Options)) (*sfn.DescribeExecutionOutput, error)
+	ListExecutions(ctx context.Context, in *sfn.ListExecutionsInput, optFns ...func(*sfn.Options)) (*sfn.ListExecutionsOutput, error)
 }
 
 // ErrorTaskCanceled is the error the runner fails a waiting execution with
@@ -42,16 +44,27 @@ type Options struct {
 	// InterruptTTL bounds how long an execution waits for a reply
 	// (A2A_INTERRUPT_REQUEST_TTL_SECONDS); it goes in each execution's input.
 	InterruptTTL time.Duration
-	Logger       *slog.Logger
+	// MaxSteps is how many steps an execution runs at most before the
+	// state machine continues the task in a new execution (so that no
+	// execution reaches Step Functions' 25,000 history events); 0 means
+	// DefaultMaxSteps.
+	MaxSteps int
+	Logger   *slog.Logger
 }
+
+// DefaultMaxSteps keeps an execution far below Step Functions' 25,000
+// history events: a continue or await loop records about 11, a retried
+// invocation a few more.
+const DefaultMaxSteps = 500
 
 // Runner is a service.Runner on Step Functions.
 type Runner struct {
-	api     API
-	arn     string
-	ttl     time.Duration
-	log     *slog.Logger
-	execARN string // the state machine ARN's prefix for execution ARNs
+	api      API
+	arn      string
+	ttl      time.Duration
+	maxSteps int
+	log      *slog.Logger
+	execARN  string // the state machine ARN's prefix for execution ARNs
 }
 
 var _ service.Runner = (*Runner)(nil)
@@ -64,10 +77,13 @@ func New(api API, o Options) (*Runner, error) {
 	if !strings.Contains(o.StateMachineARN, ":stateMachine:") {
 		return nil, fmt.Errorf("stepfunctions: %q is not a state machine ARN", o.StateMachineARN)
 	}
-	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, log: o.Logger,
+	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, maxSteps: o.MaxSteps, log: o.Logger,
 		execARN: strings.Replace(o.StateMachineARN, ":stateMachine:", ":execution:", 1)}
 	if r.ttl <= 0 {
 		r.ttl = service.DefaultInterruptTTL
+	}
+	if r.maxSteps <= 0 {
+		r.maxSteps = DefaultMaxSteps
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -85,6 +101,11 @@ type Input struct {
 	RequestID           string `json:"requestId"`
 	AfterSeconds        int    `json:"afterSeconds"`
 	InterruptTTLSeconds int    `json:"interruptTtlSeconds"`
+	// Steps counts the steps of this execution (1 for its first);
+	// MaxSteps is its budget (see Options.MaxSteps). Without them the
+	// state machine starts at 1 of 500.
+	Steps    int `json:"steps,omitempty"`
+	MaxSteps int `json:"maxSteps,omitempty"`
 }
 
 // Start implements service.Runner. A new task starts an execution named by
@@ -121,6 +142,7 @@ func (r *Runner) Defer(ctx context.Context, job service.Job) error { return r.St
 
 func (r *Runner) startExecution(ctx context.Context, name string, in Input) error {
 	in.InterruptTTLSeconds = int(math.Ceil(r.ttl.Seconds()))
+	in.Steps, in.MaxSteps = 1, r.maxSteps
 	b, err := json.Marshal(in)
 	if err != nil {
 		return fmt.Errorf("stepfunctions: encode input: %w", err)
@@ -169,8 +191,11 @@ func notWaiting(err error) bool {
 
 // Cancel implements service.Runner: an execution waiting on the task's
 // interrupt is failed through its token (the state machine ends it), and the
-// task's execution is stopped. Both are best effort; a step still running
-// stops at its next write, which the store refuses for a canceled task.
+// execution that runs the task is stopped, whichever it is: the one named by
+// the task id, or when that one has ended, the running executions named
+// <taskId>-... (a reply's execution, or one the state machine continued
+// the task in). Both are best effort; a step still running stops at its
+// next write, which the store refuses for a canceled task.
 func (r *Runner) Cancel(ctx context.Context, req service.CancelRequest) error {
 	var errs []error
 	if req.TaskToken != "" {
@@ -181,14 +206,52 @@ func (r *Runner) Cancel(ctx context.Context, req service.CancelRequest) error {
 			errs = append(errs, fmt.Errorf("stepfunctions: fail the waiting execution of task %s: %w", req.TaskID, err))
 		}
 	}
+	first := r.execARN + ":" + executionName(req.TaskID)
+	d, err := r.api.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(first)})
+	var missing *types.ExecutionDoesNotExist
+	switch {
+	case err == nil && d.Status == types.ExecutionStatusRunning:
+		errs = append(errs, r.stop(ctx, req.TaskID, first))
+	case err == nil || errors.As(err, &missing):
+		errs = append(errs, r.stopContinued(ctx, req.TaskID))
+	default:
+		errs = append(errs, fmt.Errorf("stepfunctions: describe the execution of task %s: %w", req.TaskID, err))
+	}
+	return errors.Join(errs...)
+}
+
+// stopContinued stops the running executions of the task other than the
+// first: those named <taskId>-<suffix>.
+func (r *Runner) stopContinued(ctx context.Context, taskID string) error {
+	prefix := executionName(taskID) + "-"
+	var errs []error
+	p := sfn.NewListExecutionsPaginator(r.api, &sfn.ListExecutionsInput{
+		StateMachineArn: aws.String(r.arn), StatusFilter: types.ExecutionStatusRunning, MaxResults: 1000,
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("stepfunctions: find the execution of task %s: %w", taskID, err)
+		}
+		for _, e := range page.Executions {
+			if strings.HasPrefix(aws.ToString(e.Name), prefix) {
+				errs = append(errs, r.stop(ctx, taskID, aws.ToString(e.ExecutionArn)))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// stop stops one execution of a task; one that no longer runs is fine.
+func (r *Runner) stop(ctx context.Context, taskID, arn string) error {
 	_, err := r.api.StopExecution(ctx, &sfn.StopExecutionInput{
-		ExecutionArn: aws.String(r.execARN + ":" + executionName(req.TaskID)), Error: aws.String(ErrorTaskCanceled), Cause: aws.String("the client canceled the task"),
+		ExecutionArn: aws.String(arn), Error: aws.String(ErrorTaskCanceled), Cause: aws.String("the client canceled the task"),
 	})
 	var missing *types.ExecutionDoesNotExist
 	if err != nil && !errors.As(err, &missing) {
-		errs = append(errs, fmt.Errorf("stepfunctions: stop the execution of task %s: %w", req.TaskID, err))
+		return fmt.Errorf("stepfunctions: stop the execution of task %s: %w", taskID, err)
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // executionName makes a name Step Functions accepts (at most 80 characters

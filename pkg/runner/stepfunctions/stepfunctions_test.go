@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,14 +48,17 @@ var (
 )
 
 func input(taskID string, ttl int) stepfunctions.Input {
-	return stepfunctions.Input{TaskID: taskID, StartAt: "step", Trigger: "message", InterruptTTLSeconds: ttl}
+	return stepfunctions.Input{TaskID: taskID, StartAt: "step", Trigger: "message", InterruptTTLSeconds: ttl, Steps: 1, MaxSteps: stepfunctions.DefaultMaxSteps}
 }
 
 // actions lists the worker invocations of an execution as "action trigger".
 func actions(calls []sfntest.Invocation) []string {
 	var out []string
 	for _, c := range calls {
-		a := c.Payload["action"].(string)
+		a, ok := c.Payload["action"].(string)
+		if !ok {
+			continue // not a worker invocation (ContinueInNewExecution)
+		}
 		if t, ok := c.Payload["trigger"].(string); ok {
 			a += " " + t
 		}
@@ -208,6 +213,112 @@ func executionARN(m *sfntest.Machine, name string) string {
 	}
 	b, _ := json.Marshal(out)
 	panic("no execution " + name + " in " + string(b))
+}
+
+// executionsOf returns the executions named <prefix>-..., newest first.
+func executionsOf(t *testing.T, m *sfntest.Machine, prefix string) []sfntypes.ExecutionListItem {
+	out, err := m.Client.ListExecutions(context.Background(), &sfn.ListExecutionsInput{StateMachineArn: aws.String(m.ARN)})
+	require.NoError(t, err)
+	var found []sfntypes.ExecutionListItem
+	for _, e := range out.Executions {
+		if strings.HasPrefix(aws.ToString(e.Name), prefix+"-") {
+			found = append(found, e)
+		}
+	}
+	return found
+}
+
+// waiting waits until an execution waits 60 s before its next step (moto
+// does not stop an execution between two states reliably: only in a wait).
+func waiting(t *testing.T, m *sfntest.Machine, arn string) {
+	require.Eventually(t, func() bool {
+		states, _ := m.History(arn)
+		return slices.Contains(states, "PrepareContinue") && states[len(states)-1] == "WaitBeforeStep"
+	}, 10*time.Second, 50*time.Millisecond, "the execution waits 60 s before its next step")
+	time.Sleep(200 * time.Millisecond)
+}
+
+// An execution runs at most MaxSteps steps: then the task goes
+// on, at the same point of the protocol, in a new execution named
+// <taskId>-<uuid>, so that no task ever reaches Step Functions' history
+// limit; and Cancel stops that execution (or a reply's), not only the one
+// named by the task id.
+func TestContinueInNewExecution(t *testing.T) {
+	ctx := context.Background()
+	m := sfntest.New(t, nil)
+	r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute, MaxSteps: 2})
+	require.NoError(t, err)
+
+	t.Run("a continue past the budget", func(t *testing.T) {
+		sfntest.Canned(t, cont, cont, done)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-1"}))
+		first := executionARN(m, "long-1")
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(first, 10*time.Second))
+		states, calls := m.History(first)
+		assert.Equal(t, []string{"Begin", "Step", "Route", "PrepareContinue", "WaitBeforeStep",
+			"Step", "Route", "ContinueInNewExecution", "ContinuedInNewExecution"}, states)
+		assert.Equal(t, []string{"step message", "step continue"}, actions(calls))
+
+		var next []sfntypes.ExecutionListItem
+		require.Eventually(t, func() bool { next = executionsOf(t, m, "long-1"); return len(next) == 1 }, 10*time.Second, 50*time.Millisecond)
+		arn := aws.ToString(next[0].ExecutionArn)
+		assert.Regexp(t, `^long-1-[0-9a-f-]{36}$`, aws.ToString(next[0].Name))
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
+		d, err := m.Client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+		require.NoError(t, err)
+		var in map[string]any
+		require.NoError(t, json.Unmarshal([]byte(aws.ToString(d.Input)), &in))
+		assert.Equal(t, map[string]any{"taskId": "long-1", "startAt": "continue", "trigger": "continue", "requestId": "", "afterSeconds": 0.0,
+			"interruptTtlSeconds": 60.0, "steps": 1.0, "maxSteps": 2.0}, in, "the next execution starts at the next step, with a new budget")
+		states, calls = m.History(arn)
+		assert.Equal(t, []string{"Begin", "WaitBeforeStep", "Step", "Route", "Done"}, states)
+		assert.Equal(t, []string{"step continue"}, actions(calls))
+	})
+	t.Run("an await past the budget", func(t *testing.T) {
+		sfntest.Canned(t, cont, await, ignored, done)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-2"}))
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(executionARN(m, "long-2"), 10*time.Second))
+		var next []sfntypes.ExecutionListItem
+		require.Eventually(t, func() bool { next = executionsOf(t, m, "long-2"); return len(next) == 1 }, 10*time.Second, 50*time.Millisecond)
+		arn := aws.ToString(next[0].ExecutionArn)
+		token := m.TaskToken(arn, 10*time.Second)
+		_, calls := m.History(arn)
+		assert.Equal(t, map[string]any{"action": "await", "taskId": "long-2", "requestId": "req-1", "taskToken": token}, calls[0].Payload,
+			"the new execution waits for the same interrupt")
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-2", Reply: &agent.Reply{RequestID: "req-1"}, TaskToken: token}))
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
+		_, calls = m.History(arn)
+		assert.Equal(t, []string{"await", "step reply"}, actions(calls))
+	})
+	t.Run("an input without the budget counts from 1 of 500", func(t *testing.T) {
+		sfntest.Canned(t, done)
+		arn := m.Start("legacy-1", map[string]any{"taskId": "legacy-1", "startAt": "step", "trigger": "message", "requestId": "", "afterSeconds": 0, "interruptTtlSeconds": 60})
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
+		states, _ := m.History(arn)
+		assert.Equal(t, []string{"Begin", "StartCounting", "Begin", "Step", "Route", "Done"}, states)
+	})
+	t.Run("cancel stops the execution the task continued in", func(t *testing.T) {
+		sfntest.Canned(t, cont, cont, result{Next: "continue", AfterSeconds: 60, State: "working"})
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-3"}))
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(executionARN(m, "long-3"), 10*time.Second))
+		var next []sfntypes.ExecutionListItem
+		require.Eventually(t, func() bool { next = executionsOf(t, m, "long-3"); return len(next) == 1 }, 10*time.Second, 50*time.Millisecond)
+		arn := aws.ToString(next[0].ExecutionArn)
+		waiting(t, m, arn)
+
+		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "long-3"}))
+		status := m.Wait(arn, 10*time.Second)
+		assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status, "stopped (ABORTED on AWS, FAILED in moto)")
+	})
+	t.Run("cancel stops a reply's execution", func(t *testing.T) {
+		sfntest.Canned(t, result{Next: "continue", AfterSeconds: 60, State: "working"})
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-4", Reply: &agent.Reply{RequestID: "req-7"}}))
+		arn := executionARN(m, "long-4-req-7")
+		waiting(t, m, arn)
+		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "long-4"}))
+		status := m.Wait(arn, 10*time.Second)
+		assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status)
+	})
 }
 
 // On Step Functions the state machine times the waits and the interrupts

@@ -101,7 +101,7 @@ func New(t testing.TB, handler http.Handler) *Machine {
 		Environment:  &lambdatypes.Environment{Variables: env},
 	})
 	require.NoError(t, err)
-	def := strings.ReplaceAll(string(Definition(t)), "${WorkerFunctionArn}", aws.ToString(fn.FunctionArn))
+	def := strings.NewReplacer("${WorkerFunctionArn}", aws.ToString(fn.FunctionArn), "${Partition}", "aws").Replace(string(Definition(t)))
 	c := Client(t)
 	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
 		Name: aws.String(name), Definition: aws.String(def), RoleArn: aws.String(role),

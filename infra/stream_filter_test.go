@@ -1,0 +1,145 @@
+package infra_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+)
+
+// filterMatches applies a Lambda event filter pattern of the kind the
+// template uses (nested keys, and lists of accepted values at the leaves)
+// to a record as JSON, as Lambda's event filtering does.
+func filterMatches(pattern map[string]any, record map[string]any) bool {
+	for key, want := range pattern {
+		got, ok := record[key]
+		if !ok {
+			return false
+		}
+		switch w := want.(type) {
+		case map[string]any:
+			sub, ok := got.(map[string]any)
+			if !ok || !filterMatches(w, sub) {
+				return false
+			}
+		case []any:
+			found := false
+			for _, v := range w {
+				if fmt.Sprint(v) == fmt.Sprint(got) {
+					found = true
+				}
+			}
+			if !found {
+				return false
+			}
+		default:
+			panic(fmt.Sprintf("filter pattern %s: %T is neither an object nor a list of values", key, want))
+		}
+	}
+	return true
+}
+
+// streamFilters returns the patterns of the push function's stream mapping.
+func streamFilters(t *testing.T) []map[string]any {
+	tpl := load(t)
+	var filters []struct {
+		Pattern string `yaml:"Pattern"`
+	}
+	decode(t, tpl.Resources["PushStreamMapping"].Prop("FilterCriteria", "Filters"), &filters)
+	require.NotEmpty(t, filters)
+	var out []map[string]any
+	for _, f := range filters {
+		var p map[string]any
+		require.NoError(t, json.Unmarshal([]byte(f.Pattern), &p))
+		for k := range p {
+			assert.Equal(t, "dynamodb", k, "DynamoDB event source mappings filter only on the dynamodb key")
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// The push function's stream filter lets through every record that can
+// notify (ChangeFromStream reports a change) and only updates of task
+// items: a task's life on a real table's stream (inserts of the task,
+// its messages and push configs, updates, deletions as TTL makes them).
+func TestStreamFilter(t *testing.T) {
+	filters := streamFilters(t)
+	ctx := context.Background()
+	table := awstest.UniqueName(t, "filter")
+	db := awstest.DynamoDB(t)
+	require.NoError(t, dynamo.CreateTable(ctx, db, table))
+	store, err := dynamo.New(db, dynamo.Options{Table: table})
+	require.NoError(t, err)
+
+	now := func() string { return a2a.FormatTime(time.Now()) }
+	msg := func(id, text string) *a2a.Message {
+		return &a2a.Message{Role: a2a.RoleAgent, MessageID: id, TaskID: "t-f", ContextID: "c-f", Parts: []a2a.Part{a2a.TextPart(text)}}
+	}
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", Task: a2a.Task{
+		ID: "t-f", ContextID: "c-f", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
+		History: []a2a.Message{*msg("m-1", "hi")},
+	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h1", URL: "https://hooks.example.com/1"}, ProtocolVersion: a2a.V03}}}))
+	require.NoError(t, store.PutPushConfig(ctx, service.PushConfig{TaskID: "t-f", Config: a2a.PushNotificationConfig{ID: "h2", URL: "https://hooks.example.com/2"}, ProtocolVersion: a2a.V03}))
+	for _, u := range []service.Update{
+		{TaskID: "t-f", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: msg("s-1", "step 1"), Timestamp: now()}},
+		{TaskID: "t-f", Checkpoint: []byte(`{"step":1}`)},
+		{TaskID: "t-f", Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("42")}}}, ArtifactLastChunk: true},
+		{TaskID: "t-f", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: msg("s-2", "done"), Timestamp: now()}},
+	} {
+		_, err := store.UpdateTask(ctx, u)
+		require.NoError(t, err)
+	}
+	require.NoError(t, store.DeletePushConfig(ctx, "t-f", "h2"))
+	// TTL deletes every item of the task: the stream has a REMOVE for each.
+	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: ptr("PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "T#t-f"}}})
+	require.NoError(t, err)
+	for _, item := range out.Items {
+		_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &table, Key: map[string]types.AttributeValue{"PK": item["PK"], "SK": item["SK"]}})
+		require.NoError(t, err)
+	}
+
+	recs, err := awstest.NewStreamReader(t, table).Read(ctx)
+	require.NoError(t, err)
+	seen := map[string]int{}
+	changes := 0
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal(b, &rec))
+		pass := false
+		for _, f := range filters {
+			pass = pass || filterMatches(f, rec)
+		}
+		sk := r.Change.Keys["SK"].String()
+		taskUpdate := r.EventName == string(events.DynamoDBOperationTypeModify) && sk == "H"
+		seen[fmt.Sprintf("%s %v", r.EventName, pass)]++
+		assert.Equal(t, taskUpdate, pass, "%s of %s: only updates of task items reach the push function", r.EventName, sk)
+		c, err := dynamo.ChangeFromStream(r)
+		require.NoError(t, err)
+		if c != nil {
+			changes++
+			assert.True(t, pass, "a record that notifies (%s of %s) is filtered out", r.EventName, sk)
+		}
+	}
+	assert.Positive(t, changes, "the task's changes notify")
+	assert.Positive(t, seen["INSERT false"], "inserts are dropped")
+	assert.Positive(t, seen["REMOVE false"], "deletions are dropped")
+	assert.Positive(t, seen["MODIFY true"], seen)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,91 @@
+package lambdafn_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+)
+
+// ResponseSize is what the body really takes in the function's response:
+// encoding/json's string (as aws-lambda-go marshals the response) for
+// UTF-8, base64 otherwise (aws-lambda-go-api-proxy's choice).
+func TestResponseSize(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(`{"kind":"text","text":"hello"}`, 100)))
+	zw.Close()
+	for name, body := range map[string][]byte{
+		"empty":       {},
+		"json":        []byte(`{"jsonrpc":"2.0","id":1,"result":{"id":"t-1","status":{"state":"completed"}}}`),
+		"escapes":     []byte("quote \" backslash \\ newline \n tab \t cr \r bell \x07 html <a href=\"x\">&amp;</a>"),
+		"unicode":     []byte("héllo wörld ✓ 🎉 line\u2028para\u2029end"),
+		"gzip":        gz.Bytes(),
+		"invalid utf": {0xff, 0xfe, 'a'},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := events.APIGatewayV2HTTPResponse{Body: string(body)}
+			if !utf8Valid(body) {
+				resp = events.APIGatewayV2HTTPResponse{Body: base64.StdEncoding.EncodeToString(body), IsBase64Encoded: true}
+			}
+			withBody, err := json.Marshal(resp)
+			require.NoError(t, err)
+			resp.Body = ""
+			without, err := json.Marshal(resp)
+			require.NoError(t, err)
+			assert.Equal(t, len(withBody)-len(without)+2, lambdafn.ResponseSize(body), "the body's bytes in the marshaled response")
+		})
+	}
+}
+
+func utf8Valid(b []byte) bool { return strings.ToValidUTF8(string(b), "\uFFFD") == string(b) }
+
+// An adapter failure (here a handler that never answers) and a response
+// over Lambda's limit become a JSON 500 answer and a JSON log line, not a
+// failed invocation (which API Gateway turns into a bare 500).
+func TestLambdaHTTPFailures(t *testing.T) {
+	ev := events.APIGatewayV2HTTPRequest{Version: "2.0", RouteKey: "GET /health", RawPath: "/health"}
+	ev.RequestContext.HTTP.Method = "GET"
+	for name, tc := range map[string]struct {
+		handler http.HandlerFunc
+		log     string
+	}{
+		"no answer": {func(http.ResponseWriter, *http.Request) {}, "the HTTP adapter failed"},
+		"too large": {func(w http.ResponseWriter, _ *http.Request) {
+			w.Write([]byte(`"` + strings.Repeat("a", lambdafn.MaxResponseBytes) + `"`))
+		}, "the response is too large for Lambda"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var logs bytes.Buffer
+			resp, err := lambdafn.LambdaHTTP(tc.handler, lambdafn.NewLogger(&logs, 0))(context.Background(), ev)
+			require.NoError(t, err, "never a failed invocation")
+			assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+			assert.Equal(t, "application/json", resp.Headers["Content-Type"])
+			var body struct {
+				Error struct {
+					Code    int    `json:"code"`
+					Status  string `json:"status"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(resp.Body), &body), resp.Body)
+			assert.Equal(t, 500, body.Error.Code)
+			assert.NotEmpty(t, body.Error.Message)
+			var line map[string]any
+			require.NoError(t, json.Unmarshal(logs.Bytes(), &line), "one JSON log line: %s", logs.String())
+			assert.Equal(t, tc.log, line["msg"])
+			assert.Equal(t, "ERROR", line["level"])
+			assert.Equal(t, "/health", line["path"])
+		})
+	}
+}
