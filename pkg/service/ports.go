@@ -40,6 +40,10 @@ type TaskRecord struct {
 	// service shows it as metadata.shared.session.id; the stores keep it
 	// as a plain value, not in the task's metadata.
 	SessionID string
+	// Lease is the task's lease, or nil (see Lease); Takeovers counts the
+	// times a sweep took the task over.
+	Lease     *Lease
+	Takeovers int
 }
 
 // Feedback is a client's rating of a finished task (tasks/feedback).
@@ -98,6 +102,9 @@ type NewTask struct {
 	// SessionID is the agent session to bind to the task's context when
 	// the context has none yet (see ContextStore).
 	SessionID string
+	// Lease, when set, is the task's first lease: the time a runner has
+	// to start it.
+	Lease *Lease
 }
 
 // GetOptions say how much of a task to read.
@@ -150,6 +157,10 @@ type Update struct {
 	// Pending, when non-nil, records the interrupt a step asked for (the
 	// task's state does not change).
 	Pending *PendingInterrupt
+	// Lease, when non-nil, replaces the task's lease; ClearLease removes
+	// it. A terminal status removes it whatever these say.
+	Lease      *Lease
+	ClearLease bool
 }
 
 // CompletedArtifacts returns the ids of the artifacts u completes (see
@@ -339,6 +350,7 @@ type Store interface {
 	InterruptStore
 	PushConfigStore
 	ContextStore
+	LeaseStore
 }
 
 // ContextRecord is one of a caller's conversation contexts: the contextId
@@ -513,6 +525,11 @@ type Job struct {
 	// inline runner passing a task to Step Functions), says where to pick
 	// up; nil means run the next step now.
 	Resume *Resume
+	// Takeover, when positive, is the number of the takeover this job is
+	// (see LeaseStore.TakeOver): it runs again the step that Trigger
+	// started, which the task's runner left unfinished.
+	Takeover int
+	Trigger  Trigger
 }
 
 // Resume is where handed-over work picks up.

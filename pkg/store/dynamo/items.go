@@ -55,6 +55,7 @@ type taskItem struct {
 	// CompletedArtifacts are the ids of the artifacts the last update
 	// completed; absent when it completed none (see stream.go).
 	CompletedArtifacts []string `dynamodbav:"completedArtifacts,omitempty"`
+	leaseAttrs
 }
 
 // Attribute names of the task item used in expressions.
@@ -121,6 +122,8 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		UpdatedAt:  time.Unix(0, it.UpdatedAt).UTC(),
 		Checkpoint: it.Checkpoint,
 		SessionID:  it.SessionID,
+		Lease:      it.lease(),
+		Takeovers:  it.Takeovers,
 	}
 	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)

@@ -199,6 +199,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	case opts.clearPending:
 		set = set.Remove(expression.Name(attrPending))
 	}
+	set = leaseUpdate(set, u)
 	cond := expression.AttributeExists(expression.Name(attrPK)).
 		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).
 		And(expression.Name(attrVersion).Equal(expression.Value(expected))).

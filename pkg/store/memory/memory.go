@@ -135,7 +135,7 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	task.Artifacts = nil
 	e := &entry{
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
-			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID},
+			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: copyLease(t.Lease)},
 		expiresAt: now.Add(s.taskTTL),
 	}
 	for _, c := range t.PushConfigs {
@@ -334,6 +334,9 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 	if u.Pending != nil {
 		next.Pending = u.Pending
 	}
+	if u.Lease != nil || u.ClearLease {
+		next.Lease = copyLease(u.Lease)
+	}
 	v := s.commit(e, next, now)
 	e.artBytes = sizes
 	if u.IdempotencyKey != "" {
@@ -348,6 +351,9 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) int64 {
 	next.Version++
 	next.UpdatedAt = now
+	if st := next.Task.Status.State; st.Terminal() || st.Interrupted() {
+		next.Lease = nil // nobody runs it: nothing to take over
+	}
 	e.rec = next
 	e.expiresAt = now.Add(s.taskTTL)
 	if e.settled != nil && next.Task.Status.State.Settled() {

@@ -88,6 +88,10 @@ func Run(t *testing.T, newStore Factory) {
 		{"ClearContext", testClearContext},
 		{"ContextExpiry", testContextExpiry},
 		{"Feedback", testFeedback},
+		{"LeaseLifecycle", testLeaseLifecycle},
+		{"LeaseEndsWithTheRun", testLeaseEndsWithTheRun},
+		{"LapsedLeases", testLapsedLeases},
+		{"TakeOver", testTakeOver},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := clocktest.Start(t)
