@@ -58,11 +58,11 @@ func TableInput(name string) *dynamodb.CreateTableInput {
 	}
 	projection := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrState, attrExpiresAt}}
 	return &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{s(attrPK), s(attrSK), s(attrListOwner), s(attrListContext), s(attrListSK), s(attrLeaseShard),
 			{AttributeName: aws.String(attrLeaseUntil), AttributeType: types.ScalarAttributeTypeN}},
-		KeySchema:            keys(attrPK, attrSK),
+		KeySchema: keys(attrPK, attrSK),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 			{IndexName: aws.String(indexByOwner), KeySchema: keys(attrListOwner, attrListSK), Projection: projection},
 			{IndexName: aws.String(indexByContext), KeySchema: keys(attrListContext, attrListSK), Projection: projection},
