@@ -63,6 +63,12 @@ type Config struct {
 	Auth string
 	// Push holds the push notification settings.
 	Push Push
+	// LeaseDuration is how long a runner holds a task without renewing its
+	// lease (A2A_TASK_LEASE_SECONDS); MaxTakeovers is how many times a task
+	// whose runner died is started again before it is failed
+	// (A2A_TASK_MAX_TAKEOVERS).
+	LeaseDuration time.Duration
+	MaxTakeovers  int
 }
 
 // Authentication modes (A2A_AUTH).
@@ -146,6 +152,8 @@ const (
 	DefaultInterruptTTL        = 10800 * time.Second
 	DefaultInterruptTombstone  = 600 * time.Second
 	DefaultTaskTTL             = 7 * 24 * time.Hour
+	DefaultLeaseDuration       = 60 * time.Second
+	DefaultMaxTakeovers        = 2
 	maxTaskTTLSeconds          = 366 * 24 * 3600
 )
 
@@ -165,6 +173,8 @@ func Load(getenv func(string) string) (Config, error) {
 		// Step Functions' task timeout is at most a year; a day of tombstone is plenty.
 		InterruptTTL:          time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TTL_SECONDS", int(DefaultInterruptTTL/time.Second), 1, 365*24*3600)) * time.Second,
 		InterruptTombstoneTTL: time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS", int(DefaultInterruptTombstone/time.Second), 0, 24*3600)) * time.Second,
+		LeaseDuration:         time.Duration(r.intRange("A2A_TASK_LEASE_SECONDS", int(DefaultLeaseDuration/time.Second), 1, 3600)) * time.Second,
+		MaxTakeovers:          r.intRange("A2A_TASK_MAX_TAKEOVERS", DefaultMaxTakeovers, 1, 100),
 	}
 	c.ConfiguredPublicURL = r.publicURL("A2A_PUBLIC_URL", "")
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))

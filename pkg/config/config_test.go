@@ -20,7 +20,7 @@ func TestDefaults(t *testing.T) {
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
-		Push: Push{Enabled: true, MaxAttempts: 10},
+		Push: Push{Enabled: true, MaxAttempts: 10}, LeaseDuration: time.Minute, MaxTakeovers: 2,
 	}, c)
 	assert.True(t, c.Loopback())
 }
@@ -31,6 +31,7 @@ func TestValues(t *testing.T) {
 		"A2A_BEARER_TOKEN": "t0", "A2A_BEARER_TOKENS": "alice:t1, bob : t2",
 		"A2A_MAX_REQUEST_BODY_BYTES": "2048", "A2A_BLOCKING_DEFAULT": "true", "A2A_BLOCKING_TIMEOUT_SECONDS": "5",
 		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug", "A2A_HTTP_GZIP_MINIMUM_SIZE": "0",
+		"A2A_TASK_LEASE_SECONDS": "5", "A2A_TASK_MAX_TAKEOVERS": "7",
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, "https://agent.example.com", c.PublicURL, "trailing slash dropped")
@@ -40,6 +41,8 @@ func TestValues(t *testing.T) {
 	assert.True(t, c.BlockingDefault)
 	assert.Equal(t, 5*time.Second, c.BlockingTimeout)
 	assert.Equal(t, slog.LevelDebug, c.LogLevel)
+	assert.Equal(t, 5*time.Second, c.LeaseDuration)
+	assert.Equal(t, 7, c.MaxTakeovers)
 	assert.False(t, c.Loopback())
 }
 
@@ -99,6 +102,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_BEARER_TOKENS": "alice:same,bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_BEARER_TOKEN": "same", "A2A_BEARER_TOKENS": "bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_AUTH": "oauth"}, `A2A_AUTH="oauth": must be bearer or jwt`},
+		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
+		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
 		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},
 	}
 	for _, tt := range tests {

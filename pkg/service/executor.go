@@ -105,6 +105,8 @@ type Executor struct {
 	maxCheckpoint int
 	interruptTTL  time.Duration
 	tombstoneTTL  time.Duration
+	lease         time.Duration
+	maxTakeovers  int
 }
 
 // ExecutorOptions configure an Executor; zero values mean defaults.
@@ -115,12 +117,17 @@ type ExecutorOptions struct {
 	MaxCheckpointBytes    int
 	InterruptTTL          time.Duration
 	InterruptTombstoneTTL time.Duration
+	// LeaseDuration is how long a step holds its task without renewing
+	// (see Lease); MaxTakeovers how many times a task whose lease lapsed
+	// is taken over before it is failed.
+	LeaseDuration time.Duration
+	MaxTakeovers  int
 }
 
 // NewExecutor returns an executor of ag's steps on store.
 func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 	x := &Executor{store: store, agent: ag, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
-		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL}
+		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL, lease: opts.LeaseDuration, maxTakeovers: opts.MaxTakeovers}
 	if x.newID == nil {
 		x.newID = NewID
 	}
@@ -135,6 +142,12 @@ func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 	}
 	if x.tombstoneTTL <= 0 {
 		x.tombstoneTTL = DefaultInterruptTombstoneTTL
+	}
+	if x.lease <= 0 {
+		x.lease = DefaultLeaseDuration
+	}
+	if x.maxTakeovers <= 0 {
+		x.maxTakeovers = DefaultMaxTakeovers
 	}
 	return x
 }
@@ -163,12 +176,18 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		// A stray continue for a task that waits for its client.
 		return StepResult{Next: NextAwait, State: state}, nil
 	}
-	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version}
+	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version, leaseOwner: x.newID(), trigger: stepTrigger(req)}
+	// The step takes the task's lease, with its first write when the task
+	// starts working.
+	acquire := Update{Lease: w.lease(0)}
 	if state != a2a.TaskStateWorking {
-		if err := w.write(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}}); err != nil {
-			return w.finish(ctx, err)
-		}
-		rec.Task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
+		acquire.Status = &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
+	}
+	if err := w.write(ctx, acquire); err != nil {
+		return w.finish(ctx, err)
+	}
+	if acquire.Status != nil {
+		rec.Task.Status = *acquire.Status
 	}
 
 	if req.Message == nil && (req.Trigger == TriggerMessage || req.Trigger == TriggerReply) {
@@ -188,9 +207,15 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		Metadata:       SessionMetadata(rec.RequestMetadata, rec.SessionID),
 		ContextHistory: x.contextHistory(ctx, rec),
 	}
+	release := x.holdLease(stepCtx, w, cancel)
 	out, agentErr := x.runAgent(stepCtx, in, w)
+	lost := release()
 	if w.finished {
 		return StepResult{Next: NextDone, State: w.finalState}, nil
+	}
+	if lost {
+		x.log.InfoContext(ctx, "the task was taken over while its step ran; step result dropped", "taskId", rec.Task.ID)
+		return StepResult{Next: NextDone, State: a2a.TaskStateWorking}, nil
 	}
 	if agentErr != nil {
 		if errors.Is(agentErr, agent.ErrTaskFinished) {
@@ -281,12 +306,18 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 		})
 		p.Message = msg
 		u.Pending = p
+		u.Lease = w.lease(0) // until the interrupt is shown
 		if err := w.write(ctx, u); err != nil {
 			return w.finish(ctx, err)
 		}
 		return awaitResult(state, p.RequestID, p.Type, time.Time{}), nil
 	}
 	u.Status = &a2a.TaskStatus{State: state, Message: msg, Timestamp: x.now()}
+	if !state.Terminal() {
+		// The next step must start within the delay and a lease.
+		u.Lease = w.lease(out.After)
+		u.Lease.Trigger = TriggerContinue
+	}
 	if err := w.write(ctx, u); err != nil {
 		return w.finish(ctx, err)
 	}
@@ -438,6 +469,10 @@ type taskWriter struct {
 	contextID  string
 	version    int64
 	cancelStep context.CancelFunc
+	// leaseOwner names the step in the task's lease; trigger is what
+	// started it.
+	leaseOwner string
+	trigger    Trigger
 	// finished is set once the task turned out to be terminal.
 	finished   bool
 	finalState a2a.TaskState
