@@ -82,7 +82,8 @@ func (x *Executor) holdLease(ctx context.Context, w *taskWriter, cancel context.
 type SweepResult struct {
 	// TakenOver are tasks whose step was started again; Failed are tasks
 	// failed after too many takeovers.
-	TakenOver, Failed int
+	TakenOver int `json:"takenOver"`
+	Failed    int `json:"failed"`
 }
 
 // Starter starts a job; every Runner is one.

@@ -352,11 +352,16 @@ func TestCreateTable(t *testing.T) {
 	assert.Equal(t, types.BillingModePayPerRequest, tbl.BillingModeSummary.BillingMode)
 	assert.Equal(t, types.StreamViewTypeNewAndOldImages, tbl.StreamSpecification.StreamViewType)
 	indexes := map[string]string{}
+	projects := map[string][]string{
+		"byOwner":   {"state", "expiresAt"},
+		"byContext": {"state", "expiresAt"},
+		"byLease":   {"state", "expiresAt", "leaseOwner", "leaseTrigger", "takeovers"},
+	}
 	for _, g := range tbl.GlobalSecondaryIndexes {
 		indexes[*g.IndexName] = *g.KeySchema[0].AttributeName + "/" + *g.KeySchema[1].AttributeName
-		assert.ElementsMatch(t, []string{"state", "expiresAt"}, g.Projection.NonKeyAttributes)
+		assert.ElementsMatch(t, projects[*g.IndexName], g.Projection.NonKeyAttributes, *g.IndexName)
 	}
-	assert.Equal(t, map[string]string{"byOwner": "listOwner/listSK", "byContext": "listContext/listSK"}, indexes)
+	assert.Equal(t, map[string]string{"byOwner": "listOwner/listSK", "byContext": "listContext/listSK", "byLease": "leaseShard/leaseUntil"}, indexes)
 	ttlDesc, err := f.client.DescribeTimeToLive(f.ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(f.table)})
 	require.NoError(t, err)
 	assert.Equal(t, types.TimeToLiveStatusEnabled, ttlDesc.TimeToLiveDescription.TimeToLiveStatus)
