@@ -177,6 +177,9 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		ho.JWKS = pipeline.keys
 	}
 	h, err := httpapi.New(ho)
+	if anonymous && cfg.Loopback() {
+		h = guardLoopback(h, cfg.PublicURL)
+	}
 	l := &Local{Handler: h, Agent: ag, Store: store, runner: runner, push: pipeline, stopWatch: stopWatch, stopSweep: stopSweep}
 	if err != nil {
 		l.Close()
