@@ -161,7 +161,7 @@ func (f *fixture) stuckTask(t *testing.T, id, text string) {
 	require.NoError(t, f.store.CreateTask(context.Background(), service.NewTask{Owner: config.DefaultTokenName, Task: a2a.Task{
 		ID: id, ContextID: "ctx-functions", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
-	}, Lease: &service.Lease{Owner: "crashed-step", Until: time.Now().Add(-time.Minute), Trigger: service.TriggerMessage}}))
+	}, Lease: service.Lease{Owner: "crashed-step", Until: time.Now().Add(-time.Minute), Trigger: service.TriggerMessage}}))
 }
 
 // httpResponse decodes an HTTP API function's result.

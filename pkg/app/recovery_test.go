@@ -35,11 +35,11 @@ func TestLocalServerTakesOverStuckTasks(t *testing.T) {
 		m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hello " + id)}}
 		require.NoError(t, srv.Store.CreateTask(ctx, service.NewTask{Owner: auth.AnonymousOwner, Task: a2a.Task{ID: id, ContextID: "c",
 			History: []a2a.Message{m}, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(clk.Now())}},
-			Lease: &service.Lease{Owner: "dead-runner", Until: clk.Now().Add(cfg.LeaseDuration), Trigger: service.TriggerMessage}}))
+			Lease: service.Lease{Owner: "dead-runner", Until: clk.Now().Add(cfg.LeaseDuration), Trigger: service.TriggerMessage}}))
 		_, err := srv.Store.UpdateTask(ctx, service.Update{TaskID: id, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(clk.Now())}})
 		require.NoError(t, err)
 		for range takeovers {
-			l := service.LapsedLease{TaskID: id, Lease: *get(t, srv, id).Lease}
+			l := service.LapsedLease{TaskID: id, Lease: get(t, srv, id).Lease}
 			_, err := srv.Store.TakeOver(ctx, l, "dead-runner", clk.Now().Add(cfg.LeaseDuration))
 			require.NoError(t, err)
 		}

@@ -124,6 +124,9 @@ type TaskStore struct {
 	// TTL is how long a task lives after its last update
 	// (A2A_TASK_TTL_SECONDS).
 	TTL time.Duration
+	// MaxTasks bounds the tasks the memory backend keeps
+	// (A2A_MEMORY_MAX_TASKS).
+	MaxTasks int
 }
 
 // AWS holds the standard AWS settings the server reads itself.
@@ -154,6 +157,7 @@ const (
 	DefaultTaskTTL             = 7 * 24 * time.Hour
 	DefaultLeaseDuration       = 60 * time.Second
 	DefaultMaxTakeovers        = 2
+	DefaultMemoryMaxTasks      = 10000
 	maxTaskTTLSeconds          = 366 * 24 * 3600
 )
 
@@ -211,6 +215,7 @@ func (r *reader) taskStore() (TaskStore, AWS) {
 		Table:       strings.TrimSpace(r.getenv("A2A_TASK_STORE_TABLE")),
 		CreateTable: r.boolean("A2A_TASK_STORE_CREATE_TABLE", false),
 		TTL:         time.Duration(r.intRange("A2A_TASK_TTL_SECONDS", int(DefaultTaskTTL/time.Second), 60, maxTaskTTLSeconds)) * time.Second,
+		MaxTasks:    r.intRange("A2A_MEMORY_MAX_TASKS", DefaultMemoryMaxTasks, 1, 10_000_000),
 	}
 	aws := AWS{
 		Region:      r.str("AWS_REGION", strings.TrimSpace(r.getenv("AWS_DEFAULT_REGION"))),

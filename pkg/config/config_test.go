@@ -18,7 +18,7 @@ func TestDefaults(t *testing.T) {
 		Host: "127.0.0.1", Port: 8000, PublicURL: "http://127.0.0.1:8000", Tokens: map[string]string{},
 		MaxRequestBodyBytes: 1 << 20, GzipMinimumSize: 8192, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
-		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
+		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour, MaxTasks: 10000},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
 		Push: Push{Enabled: true, MaxAttempts: 10}, LeaseDuration: time.Minute, MaxTakeovers: 2,
 	}, c)
@@ -102,6 +102,7 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_BEARER_TOKENS": "alice:same,bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_BEARER_TOKEN": "same", "A2A_BEARER_TOKENS": "bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_AUTH": "oauth"}, `A2A_AUTH="oauth": must be bearer or jwt`},
+		{map[string]string{"A2A_MEMORY_MAX_TASKS": "0"}, `A2A_MEMORY_MAX_TASKS="0": must be an integer from 1`},
 		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
 		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
 		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},

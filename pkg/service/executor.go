@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -107,6 +108,9 @@ type Executor struct {
 	tombstoneTTL  time.Duration
 	lease         time.Duration
 	maxTakeovers  int
+	// owner names this executor's steps in their leases.
+	owner string
+	keeper leaseKeeper
 }
 
 // ExecutorOptions configure an Executor; zero values mean defaults.
@@ -149,6 +153,7 @@ func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 	if x.maxTakeovers <= 0 {
 		x.maxTakeovers = DefaultMaxTakeovers
 	}
+	x.owner = "step-" + NewID()
 	return x
 }
 
@@ -176,7 +181,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		// A stray continue for a task that waits for its client.
 		return StepResult{Next: NextAwait, State: state}, nil
 	}
-	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version, leaseOwner: x.newID(), trigger: stepTrigger(req)}
+	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version, leaseOwner: x.owner, trigger: stepTrigger(req)}
 	// The step takes the task's lease, with its first write when the task
 	// starts working.
 	acquire := Update{Lease: w.lease(0)}
@@ -207,9 +212,9 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		Metadata:       SessionMetadata(rec.RequestMetadata, rec.SessionID),
 		ContextHistory: x.contextHistory(ctx, rec),
 	}
-	release := x.holdLease(stepCtx, w, cancel)
+	x.keeper.hold(x, w)
 	out, agentErr := x.runAgent(stepCtx, in, w)
-	lost := release()
+	lost := x.keeper.release(w)
 	if w.finished {
 		return StepResult{Next: NextDone, State: w.finalState}, nil
 	}
@@ -473,6 +478,8 @@ type taskWriter struct {
 	// started it.
 	leaseOwner string
 	trigger    Trigger
+	// leaseLost is set when the step's lease was taken from it.
+	leaseLost atomic.Bool
 	// finished is set once the task turned out to be terminal.
 	finished   bool
 	finalState a2a.TaskState

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -26,55 +25,115 @@ func stepTrigger(req StepRequest) Trigger {
 
 // lease is the step's lease, lasting the executor's lease duration past
 // wait from now.
-func (w *taskWriter) lease(wait time.Duration) *Lease {
-	return &Lease{Owner: w.leaseOwner, Until: w.x.clock.Now().Add(wait + w.x.lease), Trigger: w.trigger}
+func (w *taskWriter) lease(wait time.Duration) Lease {
+	return Lease{Owner: w.leaseOwner, Until: w.x.clock.Now().Add(wait + w.x.lease), Trigger: w.trigger}
 }
 
-// holdLease renews the step's lease every third of its duration until the
-// returned release is called, which reports whether the lease was lost. A
-// lost lease (a sweep took the task over, presuming this step dead) or a
-// task that finished cancels the step through cancel; a renewal the store
-// fails is tried again at the next tick.
-func (x *Executor) holdLease(ctx context.Context, w *taskWriter, cancel context.CancelFunc) (release func() bool) {
-	var (
-		lost atomic.Bool
-		wg   sync.WaitGroup
-	)
-	done := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			t := x.clock.NewTimer(x.lease / 3)
-			select {
-			case <-done:
-				t.Stop()
-				return
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C():
-			}
-			err := x.store.RenewLease(ctx, w.taskID, w.leaseOwner, x.clock.Now().Add(x.lease))
-			var ce *ConflictError
-			switch {
-			case err == nil:
-				continue
-			case errors.As(err, &ce) && ce.Reason == ConflictTerminal, errors.Is(err, ErrNotFound):
-				cancel() // its next write ends the step quietly
-				return
-			case errors.As(err, &ce):
-				lost.Store(true)
-				cancel()
-				return
-			}
-			x.log.WarnContext(ctx, "could not renew the task's lease", "taskId", w.taskID, "error", err)
+// leaseKeeper renews the leases of an executor's running steps, all of them
+// every third of a lease, from one goroutine. The goroutine starts with the
+// first step and then waits, without a timer, while no step runs.
+type leaseKeeper struct {
+	mu      sync.Mutex
+	steps   map[*taskWriter]struct{}
+	started bool
+	// wake tells the goroutine that the first step of a busy period began,
+	// or that the last one ended.
+	wake chan struct{}
+}
+
+// hold renews w's lease until release.
+func (k *leaseKeeper) hold(x *Executor, w *taskWriter) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.started {
+		k.started = true
+		k.steps, k.wake = map[*taskWriter]struct{}{}, make(chan struct{}, 1)
+		go k.renew(x)
+	}
+	k.steps[w] = struct{}{}
+	if len(k.steps) == 1 {
+		k.poke()
+	}
+}
+
+func (k *leaseKeeper) poke() {
+	select {
+	case k.wake <- struct{}{}:
+	default:
+	}
+}
+
+// release stops renewing w's lease and reports whether it was lost (a
+// sweep took the task over, presuming the step dead).
+func (k *leaseKeeper) release(w *taskWriter) bool {
+	k.mu.Lock()
+	delete(k.steps, w)
+	if len(k.steps) == 0 {
+		k.poke()
+	}
+	k.mu.Unlock()
+	return w.leaseLost.Load()
+}
+
+func (k *leaseKeeper) idle() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.steps) == 0
+}
+
+// renew renews every held lease each third of a lease while steps run. A
+// lost lease, or a task that finished or is gone, cancels its step; a
+// renewal the store fails is tried again at the next tick.
+func (k *leaseKeeper) renew(x *Executor) {
+	var steps []*taskWriter
+	for {
+		for k.idle() {
+			<-k.wake
 		}
-	}()
-	return func() bool {
-		close(done)
-		wg.Wait()
-		return lost.Load()
+		t := x.clock.NewTimer(x.lease / 3)
+		fired := false
+		for !fired && !k.idle() {
+			select {
+			case <-t.C():
+				fired = true
+			case <-k.wake:
+			}
+		}
+		if !fired {
+			t.Stop()
+			continue
+		}
+		k.mu.Lock()
+		steps = steps[:0]
+		for w := range k.steps {
+			steps = append(steps, w)
+		}
+		k.mu.Unlock()
+		for _, w := range steps {
+			k.mu.Lock()
+			_, held := k.steps[w]
+			k.mu.Unlock()
+			if held { // a step that just ended wrote its own lease
+				x.renewLease(w)
+			}
+		}
+	}
+}
+
+func (x *Executor) renewLease(w *taskWriter) {
+	ctx, cancel := context.WithTimeout(context.Background(), x.lease/3)
+	defer cancel()
+	err := x.store.RenewLease(ctx, w.taskID, w.leaseOwner, x.clock.Now().Add(x.lease))
+	var ce *ConflictError
+	switch {
+	case err == nil:
+	case errors.As(err, &ce) && ce.Reason == ConflictTerminal, errors.Is(err, ErrNotFound):
+		w.cancelStep() // its next write ends the step quietly
+	case errors.As(err, &ce):
+		w.leaseLost.Store(true)
+		w.cancelStep()
+	default:
+		x.log.WarnContext(ctx, "could not renew the task's lease", "taskId", w.taskID, "error", err)
 	}
 }
 
@@ -115,7 +174,7 @@ func (x *Executor) Sweep(ctx context.Context, r Starter) (SweepResult, error) {
 			}
 			continue
 		}
-		n, err := x.store.TakeOver(ctx, l, "sweep-"+x.newID(), x.clock.Now().Add(x.lease))
+		n, err := x.store.TakeOver(ctx, l, "sweep-"+NewID(), x.clock.Now().Add(x.lease))
 		var ce *ConflictError
 		switch {
 		case errors.As(err, &ce), errors.Is(err, ErrNotFound):
@@ -141,7 +200,7 @@ func (x *Executor) failStuck(ctx context.Context, l LapsedLease) (bool, error) {
 	reason := fmt.Sprintf("The task failed: its runner stopped responding (a crashed process or a timed-out function) %d times; it was started again %d times and gave up.",
 		l.Takeovers+1, l.Takeovers)
 	res, err := x.failIf(ctx, l.TaskID, reason, func(rec *TaskRecord) bool {
-		return rec.Lease != nil && rec.Lease.Owner == l.Lease.Owner && rec.Lease.Until.Equal(l.Lease.Until)
+		return rec.Lease.Held() && rec.Lease.Owner == l.Lease.Owner && rec.Lease.Until.Equal(l.Lease.Until)
 	})
 	if err != nil {
 		return false, fmt.Errorf("fail stuck task %s: %w", l.TaskID, err)

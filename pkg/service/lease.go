@@ -40,6 +40,9 @@ type Lease struct {
 	Trigger Trigger
 }
 
+// Held reports whether l is a lease: the zero Lease is none.
+func (l Lease) Held() bool { return !l.Until.IsZero() }
+
 // LapsedLease is a task whose lease lapsed (see LeaseStore).
 type LapsedLease struct {
 	TaskID string
@@ -80,3 +83,9 @@ const ConflictLease ConflictReason = "lease"
 // truncates Lease.Until to it, so that a LapsedLease read back names the
 // lease exactly.
 const LeaseTime = time.Millisecond
+
+// Stored returns l at the stores' precision.
+func (l Lease) Stored() Lease {
+	l.Until = l.Until.Truncate(LeaseTime)
+	return l
+}

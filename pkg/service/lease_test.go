@@ -93,7 +93,7 @@ func TestSweepTakesOverATaskWhoseRunnerDied(t *testing.T) {
 	assert.Equal(t, a2a.TaskStateCompleted, st)
 	assert.Equal(t, "echo: hello", rec.Task.Artifacts[0].Parts[0].Text, "the step ran on the task's first message")
 	assert.Equal(t, 1, rec.Takeovers)
-	assert.Nil(t, rec.Lease, "a finished task holds no lease")
+	assert.False(t, rec.Lease.Held(), "a finished task holds no lease")
 
 	res, err = f.exec.Sweep(ctx, stepNow{f.exec})
 	require.NoError(t, err)
@@ -160,7 +160,7 @@ func TestStepHoldsItsLease(t *testing.T) {
 		f.clock.Advance(testLease / 3)
 		require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "the step renewed and waits again")
 		_, rec := f.state(t, task.ID)
-		require.NotNil(t, rec.Lease)
+		require.True(t, rec.Lease.Held())
 		assert.True(t, f.clock.Now().Add(testLease).Equal(rec.Lease.Until), "renewed for a whole lease")
 		lapsed, err := f.store.LapsedLeases(ctx, f.clock.Now(), 10)
 		require.NoError(t, err)
@@ -169,7 +169,7 @@ func TestStepHoldsItsLease(t *testing.T) {
 
 	// Another runner takes the task (a sweep that thought this one dead).
 	_, rec := f.state(t, task.ID)
-	_, err = f.store.UpdateTask(ctx, service.Update{TaskID: task.ID, Lease: &service.Lease{Owner: "someone-else", Until: f.clock.Now().Add(testLease)}})
+	_, err = f.store.UpdateTask(ctx, service.Update{TaskID: task.ID, Lease: service.Lease{Owner: "someone-else", Until: f.clock.Now().Add(testLease)}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "timers: %d", f.clock.Timers())
 	f.clock.Advance(testLease / 3)
@@ -185,4 +185,17 @@ func TestStepHoldsItsLease(t *testing.T) {
 	assert.Equal(t, a2a.TaskStateWorking, st, "the step's result was dropped: the new holder finishes the task")
 	assert.Equal(t, rec.Version+1, after.Version, "nothing but the other runner's write")
 	close(proceed)
+}
+
+// A store that keeps no more tasks refuses a send with a typed error that
+// says why and what to do.
+func TestSendToAFullStore(t *testing.T) {
+	clk := clocktest.New(clocktest.Start(t))
+	store := memory.New(memory.Options{Clock: clk, MaxTasks: 1})
+	svc := service.New(store, &deadRunner{}, agent.Info{Name: "test"}, service.Config{}, service.Options{Clock: clk})
+	_, err := svc.SendMessage(context.Background(), "alice", send(userMsg("m1", "one"), false))
+	require.NoError(t, err)
+	_, err = svc.SendMessage(context.Background(), "alice", send(userMsg("m2", "two"), false))
+	requireCode(t, err, a2a.CodeUnsupportedOperation, "at most 1 tasks and all of them are still running")
+	requireCode(t, err, a2a.CodeUnsupportedOperation, "A2A_MEMORY_MAX_TASKS")
 }

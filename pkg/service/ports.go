@@ -40,9 +40,9 @@ type TaskRecord struct {
 	// service shows it as metadata.shared.session.id; the stores keep it
 	// as a plain value, not in the task's metadata.
 	SessionID string
-	// Lease is the task's lease, or nil (see Lease); Takeovers counts the
-	// times a sweep took the task over.
-	Lease     *Lease
+	// Lease is the task's lease, zero when it holds none (see Lease);
+	// Takeovers counts the times a sweep took the task over.
+	Lease     Lease
 	Takeovers int
 }
 
@@ -102,9 +102,9 @@ type NewTask struct {
 	// SessionID is the agent session to bind to the task's context when
 	// the context has none yet (see ContextStore).
 	SessionID string
-	// Lease, when set, is the task's first lease: the time a runner has
-	// to start it.
-	Lease *Lease
+	// Lease, when held (see Lease.Held), is the task's first lease: the
+	// time a runner has to start it.
+	Lease Lease
 }
 
 // GetOptions say how much of a task to read.
@@ -157,9 +157,10 @@ type Update struct {
 	// Pending, when non-nil, records the interrupt a step asked for (the
 	// task's state does not change).
 	Pending *PendingInterrupt
-	// Lease, when non-nil, replaces the task's lease; ClearLease removes
-	// it. A terminal status removes it whatever these say.
-	Lease      *Lease
+	// Lease, when held (see Lease.Held), replaces the task's lease;
+	// ClearLease removes it. A terminal or interrupted status removes it
+	// whatever these say.
+	Lease      Lease
 	ClearLease bool
 }
 
@@ -487,6 +488,15 @@ type DuplicateError struct {
 
 func (e *DuplicateError) Error() string {
 	return fmt.Sprintf("message already accepted for task %s", e.TaskID)
+}
+
+// StoreFullError is returned by a store with a bound on the tasks it keeps
+// (the local server's memory store) when a new task would exceed it and
+// every task kept is still live.
+type StoreFullError struct{ Limit int }
+
+func (e *StoreFullError) Error() string {
+	return fmt.Sprintf("the server keeps at most %d tasks and all of them are still running or waiting for input", e.Limit)
 }
 
 // MaxContentBytes is the largest JSON encoding of one message, one artifact

@@ -524,6 +524,10 @@ func (s *Service) storeError(err error, taskID, field string) error {
 	case errors.Is(err, ErrTooLarge):
 		return a2a.InvalidParams(field, "is too large to store")
 	}
+	var full *StoreFullError
+	if errors.As(err, &full) {
+		return a2a.Errorf(a2a.CodeUnsupportedOperation, "%s: finish or cancel some, or retry later (the local server's bound is A2A_MEMORY_MAX_TASKS)", full.Error())
+	}
 	var ae *a2a.Error
 	if errors.As(err, &ae) {
 		return err
@@ -535,6 +539,6 @@ func (s *Service) now() string { return a2a.FormatTime(s.clock.Now()) }
 
 // startLease is the lease a task gets when it needs a runner: the runner's
 // first step takes it over; a task whose runner never starts is swept.
-func (s *Service) startLease(trigger Trigger) *Lease {
-	return &Lease{Until: s.clock.Now().Add(s.cfg.LeaseDuration), Trigger: trigger}
+func (s *Service) startLease(trigger Trigger) Lease {
+	return Lease{Until: s.clock.Now().Add(s.cfg.LeaseDuration), Trigger: trigger}
 }

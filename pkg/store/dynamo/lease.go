@@ -46,18 +46,18 @@ type leaseAttrs struct {
 	Takeovers    int    `dynamodbav:"takeovers,omitempty"`
 }
 
-func newLeaseAttrs(l *service.Lease) leaseAttrs {
-	if l == nil {
+func newLeaseAttrs(l service.Lease) leaseAttrs {
+	if !l.Held() {
 		return leaseAttrs{}
 	}
 	return leaseAttrs{LeaseShard: leaseShard, LeaseUntil: l.Until.UnixMilli(), LeaseOwner: l.Owner, LeaseTrigger: string(l.Trigger)}
 }
 
-func (a *leaseAttrs) lease() *service.Lease {
+func (a *leaseAttrs) lease() service.Lease {
 	if a.LeaseShard == "" {
-		return nil
+		return service.Lease{}
 	}
-	return &service.Lease{Owner: a.LeaseOwner, Until: time.UnixMilli(a.LeaseUntil).UTC(), Trigger: service.Trigger(a.LeaseTrigger)}
+	return service.Lease{Owner: a.LeaseOwner, Until: time.UnixMilli(a.LeaseUntil).UTC(), Trigger: service.Trigger(a.LeaseTrigger)}
 }
 
 // leaseUpdate adds u's lease change to an update of the task item: a
@@ -66,12 +66,12 @@ func (a *leaseAttrs) lease() *service.Lease {
 func leaseUpdate(set expression.UpdateBuilder, u *service.Update) expression.UpdateBuilder {
 	ends := u.Status != nil && (u.Status.State.Terminal() || u.Status.State.Interrupted())
 	switch {
-	case ends || (u.ClearLease && u.Lease == nil):
+	case ends || (u.ClearLease && !u.Lease.Held()):
 		for _, a := range []string{attrLeaseShard, attrLeaseUntil, attrLeaseOwner, attrLeaseTrigger} {
 			set = set.Remove(expression.Name(a))
 		}
-	case u.Lease != nil:
-		set = setLease(set, *u.Lease)
+	case u.Lease.Held():
+		set = setLease(set, u.Lease)
 	}
 	return set
 }
@@ -199,10 +199,10 @@ func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]s
 			return nil, err
 		}
 		l := it.lease()
-		if !it.live(t) || l == nil || !(it.State == string(a2a.TaskStateSubmitted) || it.State == string(a2a.TaskStateWorking)) {
+		if !it.live(t) || !l.Held() || !(it.State == string(a2a.TaskStateSubmitted) || it.State == string(a2a.TaskStateWorking)) {
 			continue // an index entry on its way out
 		}
-		lapsed = append(lapsed, service.LapsedLease{TaskID: taskIDFromPK(it.PK), Lease: *l, Takeovers: it.Takeovers})
+		lapsed = append(lapsed, service.LapsedLease{TaskID: taskIDFromPK(it.PK), Lease: l, Takeovers: it.Takeovers})
 		if len(lapsed) == limit {
 			break
 		}

@@ -12,17 +12,6 @@ import (
 
 var _ service.LeaseStore = (*Store)(nil)
 
-// copyLease returns a copy of l with its time at the stores' precision, or
-// nil.
-func copyLease(l *service.Lease) *service.Lease {
-	if l == nil {
-		return nil
-	}
-	c := *l
-	c.Until = c.Until.Truncate(service.LeaseTime)
-	return &c
-}
-
 // RenewLease implements service.LeaseStore.
 func (s *Store) RenewLease(_ context.Context, taskID, owner string, until time.Time) error {
 	now := s.clock.Now()
@@ -36,12 +25,10 @@ func (s *Store) RenewLease(_ context.Context, taskID, owner string, until time.T
 	if st := cur.Task.Status.State; st.Terminal() {
 		return &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: cur.Version}
 	}
-	if cur.Lease == nil || cur.Lease.Owner != owner {
+	if !cur.Lease.Held() || cur.Lease.Owner != owner {
 		return &service.ConflictError{Reason: service.ConflictLease, State: cur.Task.Status.State, Version: cur.Version}
 	}
-	l := *cur.Lease
-	l.Until = until
-	cur.Lease = copyLease(&l)
+	cur.Lease.Until = until.Truncate(service.LeaseTime)
 	return nil
 }
 
@@ -55,8 +42,8 @@ func (s *Store) LapsedLeases(_ context.Context, now time.Time, limit int) ([]ser
 		if !clockNow.Before(e.expiresAt) || !leasable(e.rec.Task.Status.State) {
 			continue
 		}
-		if l := e.rec.Lease; l != nil && l.Until.Before(now) {
-			out = append(out, service.LapsedLease{TaskID: id, Lease: *l, Takeovers: e.rec.Takeovers})
+		if l := e.rec.Lease; l.Held() && l.Until.Before(now) {
+			out = append(out, service.LapsedLease{TaskID: id, Lease: l, Takeovers: e.rec.Takeovers})
 		}
 	}
 	slices.SortFunc(out, func(a, b service.LapsedLease) int {
@@ -78,10 +65,10 @@ func (s *Store) TakeOver(_ context.Context, l service.LapsedLease, owner string,
 		return 0, service.ErrNotFound
 	}
 	cur := &e.rec
-	if cur.Lease == nil || !leasable(cur.Task.Status.State) || cur.Lease.Owner != l.Lease.Owner || !cur.Lease.Until.Equal(l.Lease.Until) {
+	if !cur.Lease.Held() || !leasable(cur.Task.Status.State) || cur.Lease.Owner != l.Lease.Owner || !cur.Lease.Until.Equal(l.Lease.Until) {
 		return 0, &service.ConflictError{Reason: service.ConflictLease, State: cur.Task.Status.State, Version: cur.Version}
 	}
-	cur.Lease = copyLease(&service.Lease{Owner: owner, Until: until, Trigger: cur.Lease.Trigger})
+	cur.Lease = service.Lease{Owner: owner, Until: until, Trigger: cur.Lease.Trigger}.Stored()
 	cur.Takeovers++
 	return cur.Takeovers, nil
 }

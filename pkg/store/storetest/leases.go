@@ -12,14 +12,14 @@ import (
 )
 
 // leaseOf returns the lease of a task read back.
-func (s *suite) leaseOf(taskID string) *service.Lease {
+func (s *suite) leaseOf(taskID string) service.Lease {
 	s.t.Helper()
 	return s.get(taskID, service.GetOptions{}).Lease
 }
 
-func requireLease(t *testing.T, want service.Lease, got *service.Lease) {
+func requireLease(t *testing.T, want service.Lease, got service.Lease) {
 	t.Helper()
-	require.NotNil(t, got, "want lease %+v, got none", want)
+	require.True(t, got.Held(), "want lease %+v, got none", want)
 	assert.Equal(t, want.Owner, got.Owner)
 	assert.Equal(t, want.Trigger, got.Trigger)
 	assert.True(t, want.Until.Truncate(service.LeaseTime).Equal(got.Until), "lease until %v, want %v", got.Until, want.Until)
@@ -30,13 +30,13 @@ func requireLease(t *testing.T, want service.Lease, got *service.Lease) {
 func testLeaseLifecycle(t *testing.T, s *suite) {
 	first := service.Lease{Until: s.clock.Now().Add(time.Minute + 123456789), Trigger: service.TriggerMessage}
 	nt := s.newTask("alice", "t1", "ctx-t1", "m-t1")
-	nt.Lease = &first
+	nt.Lease = first
 	require.NoError(t, s.store.CreateTask(s.ctx, nt))
 	requireLease(t, first, s.leaseOf("t1"))
 	assert.Equal(t, 0, s.get("t1", service.GetOptions{}).Takeovers)
 
 	step := service.Lease{Owner: "step-a", Until: s.clock.Now().Add(2 * time.Minute), Trigger: service.TriggerMessage}
-	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil), Lease: &step})
+	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil), Lease: step})
 	requireLease(t, step, s.leaseOf("t1"))
 
 	step.Until = s.clock.Now().Add(3 * time.Minute)
@@ -53,7 +53,7 @@ func testLeaseLifecycle(t *testing.T, s *suite) {
 	requireLease(t, step, s.leaseOf("t1"))
 
 	s.update(service.Update{TaskID: "t1", ClearLease: true})
-	assert.Nil(t, s.leaseOf("t1"))
+	assert.Zero(t, s.leaseOf("t1"))
 	err = s.store.RenewLease(s.ctx, "t1", "step-a", s.clock.Now().Add(time.Hour))
 	requireConflict(t, err, service.ConflictLease, a2a.TaskStateWorking, v+1)
 
@@ -65,17 +65,17 @@ func testLeaseLifecycle(t *testing.T, s *suite) {
 func testLeaseEndsWithTheRun(t *testing.T, s *suite) {
 	lease := service.Lease{Owner: "step-a", Until: s.clock.Now().Add(time.Minute), Trigger: service.TriggerMessage}
 	s.create("done")
-	v := s.update(service.Update{TaskID: "done", Status: s.status(a2a.TaskStateCompleted, nil), Lease: &lease})
-	assert.Nil(t, s.leaseOf("done"), "a terminal task holds no lease, whatever the update says")
+	v := s.update(service.Update{TaskID: "done", Status: s.status(a2a.TaskStateCompleted, nil), Lease: lease})
+	assert.Zero(t, s.leaseOf("done"), "a terminal task holds no lease, whatever the update says")
 	err := s.store.RenewLease(s.ctx, "done", "step-a", s.clock.Now().Add(time.Hour))
 	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, v)
 
 	nt, p := s.ask("alice", "asks")
-	s.update(service.Update{TaskID: "asks", Lease: &lease})
+	s.update(service.Update{TaskID: "asks", Lease: lease})
 	requireLease(t, lease, s.leaseOf("asks"))
 	_, err = s.store.ActivateInterrupt(s.ctx, s.binding(nt, p, "token"), s.now())
 	require.NoError(t, err)
-	assert.Nil(t, s.leaseOf("asks"), "a task waiting for its client holds no lease")
+	assert.Zero(t, s.leaseOf("asks"), "a task waiting for its client holds no lease")
 }
 
 // LapsedLeases lists the submitted and working tasks whose lease ended
@@ -85,12 +85,12 @@ func testLapsedLeases(t *testing.T, s *suite) {
 	leases := map[string]time.Duration{"late-3": 30 * time.Second, "late-1": 10 * time.Second, "late-2": 20 * time.Second, "later": 5 * time.Minute}
 	for id, d := range leases {
 		nt := s.newTask("alice", id, "ctx-"+id, "m-"+id)
-		nt.Lease = &service.Lease{Until: now.Add(d), Trigger: service.TriggerMessage}
+		nt.Lease = service.Lease{Until: now.Add(d), Trigger: service.TriggerMessage}
 		require.NoError(t, s.store.CreateTask(s.ctx, nt))
 	}
 	s.create("no-lease")
 	nt := s.newTask("alice", "finished", "ctx-f", "m-f")
-	nt.Lease = &service.Lease{Until: now.Add(time.Second)}
+	nt.Lease = service.Lease{Until: now.Add(time.Second)}
 	require.NoError(t, s.store.CreateTask(s.ctx, nt))
 	s.update(service.Update{TaskID: "finished", Status: s.status(a2a.TaskStateCanceled, nil)})
 
@@ -124,7 +124,7 @@ func testLapsedLeases(t *testing.T, s *suite) {
 func testTakeOver(t *testing.T, s *suite) {
 	s.create("t1")
 	lease := service.Lease{Owner: "step-a", Until: s.clock.Now().Add(time.Minute), Trigger: service.TriggerReply}
-	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil), Lease: &lease})
+	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil), Lease: lease})
 	s.clock.Advance(2 * time.Minute)
 	lapsed, err := s.store.LapsedLeases(s.ctx, s.clock.Now(), 10)
 	require.NoError(t, err)
@@ -155,7 +155,7 @@ func testTakeOver(t *testing.T, s *suite) {
 	assert.Equal(t, 2, n)
 
 	// A finished task cannot be taken over.
-	lapsed[0].Lease = *s.leaseOf("t1")
+	lapsed[0].Lease = s.leaseOf("t1")
 	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateFailed, nil)})
 	_, err = s.store.TakeOver(s.ctx, lapsed[0], "sweep-3", s.clock.Now().Add(time.Minute))
 	var ce *service.ConflictError
