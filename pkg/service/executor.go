@@ -109,7 +109,7 @@ type Executor struct {
 	lease         time.Duration
 	maxTakeovers  int
 	// owner names this executor's steps in their leases.
-	owner string
+	owner  string
 	keeper leaseKeeper
 }
 
