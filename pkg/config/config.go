@@ -380,6 +380,7 @@ func (r *reader) tokens() map[string]string {
 	tokens := map[string]string{}
 	if t := strings.TrimSpace(r.getenv("A2A_BEARER_TOKEN")); t != "" {
 		tokens[DefaultTokenName] = t
+		r.checkToken("A2A_BEARER_TOKEN", DefaultTokenName, t)
 	}
 	list := strings.TrimSpace(r.getenv("A2A_BEARER_TOKENS"))
 	if list == "" {
@@ -399,8 +400,24 @@ func (r *reader) tokens() map[string]string {
 		}
 		seen[tok] = true
 		tokens[name] = tok
+		r.checkToken("A2A_BEARER_TOKENS", name, tok)
 	}
 	return tokens
+}
+
+// checkToken refuses a token that no client can send: an Authorization
+// header carries a bearer token as an RFC 6750 b64token (letters, digits,
+// "-._~+/", then optional "=").
+func (r *reader) checkToken(variable, name, tok string) {
+	body := strings.TrimRight(tok, "=")
+	ok := body != ""
+	for i := 0; ok && i < len(body); i++ {
+		c := body[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~+/", c) >= 0
+	}
+	if !ok {
+		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q has characters a bearer token cannot carry: use letters, digits and -._~+/ (e.g. openssl rand -hex 32)", variable, name))
+	}
 }
 
 // redact keeps a token out of error messages.

@@ -102,6 +102,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_BEARER_TOKENS": "alice:same,bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_BEARER_TOKEN": "same", "A2A_BEARER_TOKENS": "bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_AUTH": "oauth"}, `A2A_AUTH="oauth": must be bearer or jwt`},
+		{map[string]string{"A2A_BEARER_TOKEN": "pass word"}, `A2A_BEARER_TOKEN: the token of caller "default" has characters a bearer token cannot carry`},
+		{map[string]string{"A2A_BEARER_TOKENS": "bob:s3cret!"}, `A2A_BEARER_TOKENS: the token of caller "bob" has characters`},
 		{map[string]string{"A2A_MEMORY_MAX_TASKS": "0"}, `A2A_MEMORY_MAX_TASKS="0": must be an integer from 1`},
 		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
 		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
