@@ -31,6 +31,14 @@ one loopback port with two changes that the project relies on:
   one and raises the size error only when an action overflows, leaving the
   earlier actions applied; DynamoDB writes nothing.
 
+* Its memory is bounded (A2A_LOCAL_AWS_MAX_MEMORY_MB, default 4096, of
+  address space; 0 lifts the bound). moto keeps everything in memory and
+  deletes nothing: items past their TTL stay, and so does every stream
+  record (two images of the item per change), so a load test against it
+  grows it by the size of all it was sent. At the bound a request fails
+  with an error (MemoryError, an HTTP 500) instead of the machine running
+  out of memory.
+
 The process exits by itself when its parent dies (so a killed test binary or
 shell never leaves a server behind), and on SIGTERM/SIGINT.
 
@@ -153,6 +161,22 @@ def exit_with_parent(parent_pid):
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+def bound_memory():
+    """Caps the process's address space (see the module's doc)."""
+    mb = int(os.environ.get("A2A_LOCAL_AWS_MAX_MEMORY_MB", "4096") or "0")
+    if mb <= 0:
+        return
+    import resource
+    limit = mb << 20
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    # Threads reserve address space for their stacks: keep them small, so
+    # that the bound counts data, not idle stacks.
+    threading.stack_size(1 << 20)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -160,6 +184,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     exit_with_parent(os.getppid())
+    bound_memory()
     try:
         import moto
         from moto import server
