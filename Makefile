@@ -73,7 +73,8 @@ build-TasksFunction:   FUNCTION := tasks
 build-WorkerFunction:  FUNCTION := worker
 build-PushFunction:    FUNCTION := push
 build-DeliverFunction: FUNCTION := deliver
-SAM_TARGETS := build-CardFunction build-SendFunction build-TasksFunction build-WorkerFunction build-PushFunction build-DeliverFunction
+build-SweepFunction:   FUNCTION := sweep
+SAM_TARGETS := build-CardFunction build-SendFunction build-TasksFunction build-WorkerFunction build-PushFunction build-DeliverFunction build-SweepFunction
 .PHONY: $(SAM_TARGETS)
 $(SAM_TARGETS):
 	@test -n "$(ARTIFACTS_DIR)" || { echo "$@: ARTIFACTS_DIR is not set; sam build sets it (or: make $@ ARTIFACTS_DIR=dir)" >&2; exit 1; }

@@ -58,6 +58,7 @@ const (
 	token      = "events-sample-token"
 	getTask    = "0b8e5d4a-6f1c-4e2b-9a37-5c1d2e3f4a50"
 	workerTask = "5f0c6a1e-8b2d-4e3f-9a4b-1c2d3e4f5a01"
+	sweptTask  = "5f0c6a1e-8b2d-4e3f-9a4b-1c2d3e4f5a09"
 )
 
 var (
@@ -153,6 +154,17 @@ func (f *fixture) task(t *testing.T, id, text string) {
 	}}))
 }
 
+// stuckTask stores a task left working by a runner that died: its lease
+// lapsed a minute ago.
+func (f *fixture) stuckTask(t *testing.T, id, text string) {
+	t.Helper()
+	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "ctx-functions", Parts: []a2a.Part{a2a.TextPart(text)}}
+	require.NoError(t, f.store.CreateTask(context.Background(), service.NewTask{Owner: config.DefaultTokenName, Task: a2a.Task{
+		ID: id, ContextID: "ctx-functions", History: []a2a.Message{m},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
+	}, Lease: service.Lease{Owner: "crashed-step", Until: time.Now().Add(-time.Minute), Trigger: service.TriggerMessage}}))
+}
+
 // httpResponse decodes an HTTP API function's result.
 func httpResponse(t *testing.T, out []byte) (events.APIGatewayV2HTTPResponse, string) {
 	t.Helper()
@@ -208,6 +220,14 @@ var cases = map[string]fnCase{
 		arrange: func(t *testing.T, f *fixture) { f.task(t, workerTask, "hello") },
 		check: func(t *testing.T, _ *fixture, out []byte) {
 			assert.JSONEq(t, `{"next":"done","afterSeconds":0,"requestId":"","state":"completed"}`, string(out))
+		}},
+	"sweep": {event: "sweep-schedule.json", bad: `"not a scheduled event"`,
+		arrange: func(t *testing.T, f *fixture) { f.stuckTask(t, sweptTask, "hello") },
+		check: func(t *testing.T, f *fixture, out []byte) {
+			assert.JSONEq(t, `{"takenOver":1,"failed":0}`, string(out))
+			rec, err := f.store.GetTask(context.Background(), sweptTask, service.AllHistory)
+			require.NoError(t, err)
+			assert.Equal(t, a2a.TaskStateCompleted, rec.Task.Status.State, "the sweep ran the task's step in inline mode")
 		}},
 	"push": {event: "push/stream-batch.json", bad: `"not a stream batch"`,
 		env: func(f *fixture) map[string]string { return map[string]string{"A2A_PUSH_DELIVERY_QUEUE_URL": f.queue} },

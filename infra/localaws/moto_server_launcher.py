@@ -30,11 +30,17 @@ one loopback port with two changes that the project relies on:
   changing it. moto applies the update's actions to the stored item one by
   one and raises the size error only when an action overflows, leaving the
   earlier actions applied; DynamoDB writes nothing.
-
 * A state machine can start executions (arn:aws:states:::states:
   startExecution): moto's integration calls this server back (MOTO_PORT is
   set to its port), with the API's parameter names, which moto 5.2.1 does
   not pass (see fix_stepfunctions_start_execution).
+* Its memory is bounded (A2A_LOCAL_AWS_MAX_MEMORY_MB, default 8192, of
+  address space; 0 lifts the bound). moto keeps everything in memory and
+  deletes nothing: items past their TTL stay, and so does every stream
+  record (two images of the item per change), so a load test against it
+  grows it by the size of all it was sent. At the bound a request fails
+  with an error (MemoryError, an HTTP 500) instead of the machine running
+  out of memory.
 
 The process exits by itself when its parent dies (so a killed test binary or
 shell never leaves a server behind), and on SIGTERM/SIGINT.
@@ -181,6 +187,22 @@ def fix_stepfunctions_start_execution():
     cls._normalise_parameters = normalise_names
 
 
+def bound_memory():
+    """Caps the process's address space (see the module's doc)."""
+    mb = int(os.environ.get("A2A_LOCAL_AWS_MAX_MEMORY_MB", "8192") or "0")
+    if mb <= 0:
+        return
+    import resource
+    limit = mb << 20
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    # Threads reserve address space for their stacks: keep them small, so
+    # that the bound counts data, not idle stacks.
+    threading.stack_size(1 << 20)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -188,6 +210,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     exit_with_parent(os.getppid())
+    bound_memory()
     try:
         import moto
         from moto import server

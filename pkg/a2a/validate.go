@@ -7,6 +7,19 @@ import (
 	"strings"
 )
 
+// MaxIDLength is the longest id (messageId, taskId, contextId, a
+// referenced task id) a request may carry, in bytes: ids are keys in the
+// store and in logs, and a UUID takes 36.
+const MaxIDLength = 256
+
+// checkID refuses an id longer than MaxIDLength.
+func checkID(path, id string) error {
+	if len(id) > MaxIDLength {
+		return InvalidParams(path, "is %d bytes long; ids are at most %d", len(id), MaxIDLength)
+	}
+	return nil
+}
+
 // Validate checks the message's required fields and parts. path is the JSON
 // path of the message in its request (e.g. "params.message") and prefixes
 // every error message.
@@ -20,6 +33,16 @@ func (m *Message) Validate(path string) error {
 	}
 	if strings.TrimSpace(m.MessageID) == "" {
 		return InvalidParams(path+".messageId", "is required")
+	}
+	for _, id := range []struct{ field, v string }{{".messageId", m.MessageID}, {".taskId", m.TaskID}, {".contextId", m.ContextID}} {
+		if err := checkID(path+id.field, id.v); err != nil {
+			return err
+		}
+	}
+	for i, id := range m.ReferenceTaskIDs {
+		if err := checkID(path+".referenceTaskIds["+strconv.Itoa(i)+"]", id); err != nil {
+			return err
+		}
 	}
 	return ValidateParts(path+".parts", m.Parts)
 }
@@ -98,6 +121,11 @@ func (p *MessageSendParams) Validate() error {
 	if p.Message.Role != RoleUser {
 		return InvalidParams("params.message.role", "must be \"user\" for message/send, got %q", p.Message.Role)
 	}
+	for i := range p.Message.Parts {
+		if pt := &p.Message.Parts[i]; pt.Kind == PartKindText && pt.Text == "" {
+			return InvalidParams("params.message.parts["+strconv.Itoa(i)+"].text", "is required for a text part and must not be empty")
+		}
+	}
 	if c := p.Configuration; c != nil {
 		if c.HistoryLength != nil && *c.HistoryLength < 0 {
 			return InvalidParams("params.configuration.historyLength", "must not be negative, got %d", *c.HistoryLength)
@@ -111,6 +139,9 @@ func (p *TaskQueryParams) Validate() error {
 	if strings.TrimSpace(p.ID) == "" {
 		return InvalidParams("params.id", "is required")
 	}
+	if err := checkID("params.id", p.ID); err != nil {
+		return err
+	}
 	if p.HistoryLength != nil && *p.HistoryLength < 0 {
 		return InvalidParams("params.historyLength", "must not be negative, got %d", *p.HistoryLength)
 	}
@@ -122,6 +153,9 @@ func (p *TaskIDParams) Validate() error {
 	if strings.TrimSpace(p.ID) == "" {
 		return InvalidParams("params.id", "is required")
 	}
+	if err := checkID("params.id", p.ID); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -132,6 +166,9 @@ func (p *ListTasksParams) Validate() error {
 	}
 	if p.HistoryLength != nil && *p.HistoryLength < 0 {
 		return InvalidParams("params.historyLength", "must not be negative, got %d", *p.HistoryLength)
+	}
+	if err := checkID("params.contextId", p.ContextID); err != nil {
+		return err
 	}
 	if p.Status != "" && !p.Status.Valid() {
 		return InvalidParams("params.status", "%q is not a task state", p.Status)

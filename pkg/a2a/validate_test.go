@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,6 +36,13 @@ func TestMessageSendParamsValidate(t *testing.T) {
 		{"data missing", `{"message":{"role":"user","messageId":"m","parts":[{"kind":"data"}]}}`, "params.message.parts[0].data: is required"},
 		{"data array", `{"message":{"role":"user","messageId":"m","parts":[{"kind":"data","data":[1]}]}}`, "params.message.parts[0].data: must be a JSON object"},
 		{"negative historyLength", `{"message":{"role":"user","messageId":"m","parts":[{"kind":"text","text":"x"}]},"configuration":{"historyLength":-1}}`, "params.configuration.historyLength: must not be negative"},
+		{"text part without text", `{"message":{"role":"user","messageId":"m","parts":[{"kind":"text"}]}}`, "params.message.parts[0].text: is required for a text part"},
+		{"empty text", `{"message":{"role":"user","messageId":"m","parts":[{"kind":"data","data":{}},{"kind":"text","text":""}]}}`, "params.message.parts[1].text: is required"},
+		{"id of 256 bytes", `{"message":{"role":"user","messageId":"` + strings.Repeat("m", 256) + `","parts":[{"kind":"text","text":"x"}]}}`, ""},
+		{"messageId too long", `{"message":{"role":"user","messageId":"` + strings.Repeat("m", 257) + `","parts":[{"kind":"text","text":"x"}]}}`, "params.message.messageId: is 257 bytes long; ids are at most 256"},
+		{"taskId too long", `{"message":{"role":"user","messageId":"m","taskId":"` + strings.Repeat("t", 300<<10) + `","parts":[{"kind":"text","text":"x"}]}}`, "params.message.taskId: is 307200 bytes long"},
+		{"contextId too long", `{"message":{"role":"user","messageId":"m","contextId":"` + strings.Repeat("c", 257) + `","parts":[{"kind":"text","text":"x"}]}}`, "params.message.contextId: is 257 bytes"},
+		{"referenced id too long", `{"message":{"role":"user","messageId":"m","referenceTaskIds":["a","` + strings.Repeat("r", 257) + `"],"parts":[{"kind":"text","text":"x"}]}}`, "params.message.referenceTaskIds[1]: is 257 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +72,9 @@ func TestOtherParamsValidate(t *testing.T) {
 		{"get no id", &TaskQueryParams{}, "params.id: is required"},
 		{"get negative history", &TaskQueryParams{ID: "t", HistoryLength: &neg}, "params.historyLength: must not be negative"},
 		{"cancel no id", &TaskIDParams{ID: " "}, "params.id: is required"},
+		{"get long id", &TaskQueryParams{ID: strings.Repeat("t", 257)}, "params.id: is 257 bytes long; ids are at most 256"},
+		{"cancel long id", &TaskIDParams{ID: strings.Repeat("t", 300<<10)}, "params.id: is 307200 bytes long"},
+		{"list long context", &ListTasksParams{ContextID: strings.Repeat("c", 257)}, "params.contextId: is 257 bytes long"},
 		{"list ok", &ListTasksParams{PageSize: &ok, Status: TaskStateWorking}, ""},
 		{"list page too big", &ListTasksParams{PageSize: &big}, "params.pageSize: must be between 1 and 100, got 101"},
 		{"list page zero", &ListTasksParams{PageSize: &zero}, "params.pageSize: must be between 1 and 100, got 0"},

@@ -74,12 +74,13 @@ func GzipMinimumSize(cfg config.Config) int { return lambdafn.GzipMinimumSize(cf
 
 // ServiceConfig is the service part of the configuration.
 func ServiceConfig(cfg config.Config) service.Config {
-	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout, PushNotifications: cfg.Push.Enabled}
+	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout, PushNotifications: cfg.Push.Enabled, LeaseDuration: cfg.LeaseDuration}
 }
 
 // ExecutorOptions is the executor part of the configuration.
 func ExecutorOptions(cfg config.Config, clk clock.Clock, log *slog.Logger) service.ExecutorOptions {
-	return service.ExecutorOptions{Clock: clk, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL}
+	return service.ExecutorOptions{Clock: clk, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL,
+		LeaseDuration: cfg.LeaseDuration, MaxTakeovers: cfg.MaxTakeovers}
 }
 
 // Local is the all-in-one local server: a task store (in memory unless
@@ -93,6 +94,8 @@ type Local struct {
 	push    *localPush
 	// stopWatch stops following the store's changes.
 	stopWatch func()
+	// stopSweep stops taking over tasks whose runner died.
+	stopSweep func()
 }
 
 // LocalOptions are the collaborators of a local server that tests replace.
@@ -134,7 +137,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		stopWatch = func() {}
 	)
 	if store == nil {
-		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL,
+		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, MaxTasks: cfg.TaskStore.MaxTasks,
 			OnChange: func(c service.TaskChange) { onChange(c) }})
 	}
 	if cfg.Push.Enabled {
@@ -154,6 +157,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	}
 	exec := service.NewExecutor(store, ag, ExecutorOptions(cfg, o.Clock, o.Log))
 	runner := local.New(exec, local.Options{Clock: o.Clock, Logger: o.Log})
+	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), cfg.LeaseDuration/2, o.Log)
 	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
 	_, anonymous := o.Auth.(auth.Anonymous)
 	backend := cfg.TaskStore.Backend
@@ -175,7 +179,10 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		ho.JWKS = pipeline.keys
 	}
 	h, err := httpapi.New(ho)
-	l := &Local{Handler: h, Agent: ag, Store: store, runner: runner, push: pipeline, stopWatch: stopWatch}
+	if anonymous && cfg.Loopback() {
+		h = guardLoopback(h, cfg.PublicURL)
+	}
+	l := &Local{Handler: h, Agent: ag, Store: store, runner: runner, push: pipeline, stopWatch: stopWatch, stopSweep: stopSweep}
 	if err != nil {
 		l.Close()
 		return nil, err
@@ -186,6 +193,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 // Close stops the tasks still running and waits for them, then delivers
 // the push notifications under way (a few seconds at most).
 func (l *Local) Close() {
+	l.stopSweep()
 	l.runner.Close()
 	l.stopWatch()
 	if l.push != nil {

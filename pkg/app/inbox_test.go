@@ -35,11 +35,17 @@ func TestMessageToAWorkingTaskOnEveryStore(t *testing.T) {
 			m := rpcCall(t, url, "message/send", `{"message":{"role":"user","messageId":"ib-1","parts":[{"kind":"text","text":"long 40"}]},"configuration":{"blocking":false}}`)
 			id := m["result"].(map[string]any)["id"].(string)
 
-			m = rpcCall(t, url, "message/send", `{"message":{"role":"user","messageId":"ib-2","taskId":"`+id+`","parts":[{"kind":"text","text":"hurry"}]},"configuration":{"historyLength":1}}`)
+			// The step writes every 10 ms: by the time the answer is read it
+			// may have written after the message, so look at the last few.
+			m = rpcCall(t, url, "message/send", `{"message":{"role":"user","messageId":"ib-2","taskId":"`+id+`","parts":[{"kind":"text","text":"hurry"}]},"configuration":{"historyLength":5}}`)
 			res, ok := m["result"].(map[string]any)
 			require.True(t, ok, "accepted: %v", m)
-			require.Len(t, res["history"], 1)
-			assert.Equal(t, "ib-2", res["history"].([]any)[0].(map[string]any)["messageId"])
+			require.LessOrEqual(t, len(res["history"].([]any)), 5)
+			var recent []any
+			for _, h := range res["history"].([]any) {
+				recent = append(recent, h.(map[string]any)["messageId"])
+			}
+			assert.Contains(t, recent, "ib-2", "the answer's recent history shows the message")
 
 			var history []any
 			require.Eventually(t, func() bool {

@@ -56,11 +56,11 @@ func NewBearer(tokens map[string]string) *Bearer {
 // Authenticate implements the httpapi authenticator. Every configured token
 // is compared, in constant time, whatever matches first.
 func (b *Bearer) Authenticate(r *http.Request) (Identity, error) {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+	tok, ok := BearerToken(r.Header)
+	if !ok {
 		return Identity{}, ErrUnauthenticated
 	}
-	d := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	d := sha256.Sum256([]byte(tok))
 	match := -1
 	for i := range b.digests {
 		if subtle.ConstantTimeCompare(d[:], b.digests[i][:]) == 1 {
@@ -112,4 +112,40 @@ func (j *JWT) Authenticate(r *http.Request) (Identity, error) {
 		return Identity{}, ErrUnauthenticated
 	}
 	return Identity{Owner: JWTOwnerPrefix + sub}, nil
+}
+
+// BearerToken returns the token of the request's one Authorization header
+// as RFC 6750 (section 2.1) defines it: the scheme "Bearer" in any case,
+// one or more spaces, and a b64token (letters, digits, "-._~+/", then
+// optional "="). A request with two Authorization headers, or a token of
+// other characters, has none: which of two credentials counts is exactly
+// what a proxy in front and the server could disagree on.
+func BearerToken(h http.Header) (string, bool) {
+	values := h.Values("Authorization")
+	if len(values) != 1 {
+		return "", false
+	}
+	scheme, rest, ok := strings.Cut(values[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok := strings.TrimLeft(rest, " ")
+	if !b64token(tok) {
+		return "", false
+	}
+	return tok, true
+}
+
+func b64token(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~+/", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }

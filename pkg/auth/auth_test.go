@@ -16,10 +16,15 @@ func TestBearer(t *testing.T) {
 		ok     bool
 	}{
 		{"Bearer a-token", "alice", true},
-		{"bearer b-token", "bob", true},
-		{"BEARER  b-token ", "bob", true},
+		{"bearer b-token", "bob", true},  // RFC 7235: the scheme is case-insensitive
+		{"BEARER  b-token", "bob", true}, // RFC 6750: "Bearer" 1*SP b64token
 		{"Bearer c-token", "", false},
 		{"Bearer ", "", false},
+		{"Bearer a-token x", "", false},
+		{"Bearer a-token\t", "", false},
+		{"Bearer\ta-token", "", false},
+		{"Bearer a-tok\u00e9n", "", false},
+		{"Bearer=a-token", "", false},
 		{"Basic a-token", "", false},
 		{"a-token", "", false},
 		{"", "", false},
@@ -38,6 +43,17 @@ func TestBearer(t *testing.T) {
 		assert.Equal(t, tt.owner, id.Owner)
 	}
 	assert.Panics(t, func() { NewBearer(nil) })
+
+	// Two Authorization headers are refused, even when both are valid: a
+	// proxy in front may have read the other one.
+	for _, headers := range [][]string{{"Bearer a-token", "Bearer b-token"}, {"Bearer a-token", "Bearer a-token"}, {"Basic eA==", "Bearer a-token"}} {
+		r := httptest.NewRequest("GET", "/", nil)
+		for _, h := range headers {
+			r.Header.Add("Authorization", h)
+		}
+		_, err := b.Authenticate(r)
+		assert.ErrorIs(t, err, ErrUnauthenticated, headers)
+	}
 }
 
 func TestAnonymous(t *testing.T) {

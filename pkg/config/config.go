@@ -68,6 +68,12 @@ type Config struct {
 	// ProtocolVersions are the A2A versions served (A2A_PROTOCOL_VERSIONS):
 	// a2a.V03, a2a.V10 or both, in that order.
 	ProtocolVersions []a2a.Version
+	// LeaseDuration is how long a runner holds a task without renewing its
+	// lease (A2A_TASK_LEASE_SECONDS); MaxTakeovers is how many times a task
+	// whose runner died is started again before it is failed
+	// (A2A_TASK_MAX_TAKEOVERS).
+	LeaseDuration time.Duration
+	MaxTakeovers  int
 }
 
 // DefaultProtocolVersions serves both versions, with the union card.
@@ -126,6 +132,9 @@ type TaskStore struct {
 	// TTL is how long a task lives after its last update
 	// (A2A_TASK_TTL_SECONDS).
 	TTL time.Duration
+	// MaxTasks bounds the tasks the memory backend keeps
+	// (A2A_MEMORY_MAX_TASKS).
+	MaxTasks int
 }
 
 // AWS holds the standard AWS settings the server reads itself.
@@ -154,6 +163,9 @@ const (
 	DefaultInterruptTTL        = 10800 * time.Second
 	DefaultInterruptTombstone  = 600 * time.Second
 	DefaultTaskTTL             = 7 * 24 * time.Hour
+	DefaultLeaseDuration       = 60 * time.Second
+	DefaultMaxTakeovers        = 2
+	DefaultMemoryMaxTasks      = 10000
 	maxTaskTTLSeconds          = 366 * 24 * 3600
 )
 
@@ -173,6 +185,8 @@ func Load(getenv func(string) string) (Config, error) {
 		// Step Functions' task timeout is at most a year; a day of tombstone is plenty.
 		InterruptTTL:          time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TTL_SECONDS", int(DefaultInterruptTTL/time.Second), 1, 365*24*3600)) * time.Second,
 		InterruptTombstoneTTL: time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS", int(DefaultInterruptTombstone/time.Second), 0, 24*3600)) * time.Second,
+		LeaseDuration:         time.Duration(r.intRange("A2A_TASK_LEASE_SECONDS", int(DefaultLeaseDuration/time.Second), 1, 3600)) * time.Second,
+		MaxTakeovers:          r.intRange("A2A_TASK_MAX_TAKEOVERS", DefaultMaxTakeovers, 1, 100),
 	}
 	c.ConfiguredPublicURL = r.publicURL("A2A_PUBLIC_URL", "")
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
@@ -236,6 +250,7 @@ func (r *reader) taskStore() (TaskStore, AWS) {
 		Table:       strings.TrimSpace(r.getenv("A2A_TASK_STORE_TABLE")),
 		CreateTable: r.boolean("A2A_TASK_STORE_CREATE_TABLE", false),
 		TTL:         time.Duration(r.intRange("A2A_TASK_TTL_SECONDS", int(DefaultTaskTTL/time.Second), 60, maxTaskTTLSeconds)) * time.Second,
+		MaxTasks:    r.intRange("A2A_MEMORY_MAX_TASKS", DefaultMemoryMaxTasks, 1, 10_000_000),
 	}
 	aws := AWS{
 		Region:      r.str("AWS_REGION", strings.TrimSpace(r.getenv("AWS_DEFAULT_REGION"))),
@@ -400,6 +415,7 @@ func (r *reader) tokens() map[string]string {
 	tokens := map[string]string{}
 	if t := strings.TrimSpace(r.getenv("A2A_BEARER_TOKEN")); t != "" {
 		tokens[DefaultTokenName] = t
+		r.checkToken("A2A_BEARER_TOKEN", DefaultTokenName, t)
 	}
 	list := strings.TrimSpace(r.getenv("A2A_BEARER_TOKENS"))
 	if list == "" {
@@ -419,8 +435,24 @@ func (r *reader) tokens() map[string]string {
 		}
 		seen[tok] = true
 		tokens[name] = tok
+		r.checkToken("A2A_BEARER_TOKENS", name, tok)
 	}
 	return tokens
+}
+
+// checkToken refuses a token that no client can send: an Authorization
+// header carries a bearer token as an RFC 6750 b64token (letters, digits,
+// "-._~+/", then optional "=").
+func (r *reader) checkToken(variable, name, tok string) {
+	body := strings.TrimRight(tok, "=")
+	ok := body != ""
+	for i := 0; ok && i < len(body); i++ {
+		c := body[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~+/", c) >= 0
+	}
+	if !ok {
+		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q has characters a bearer token cannot carry: use letters, digits and -._~+/ (e.g. openssl rand -hex 32)", variable, name))
+	}
 }
 
 // redact keeps a token out of error messages.

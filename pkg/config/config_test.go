@@ -20,9 +20,10 @@ func TestDefaults(t *testing.T) {
 		Host: "127.0.0.1", Port: 8000, PublicURL: "http://127.0.0.1:8000", Tokens: map[string]string{},
 		MaxRequestBodyBytes: 1 << 20, GzipMinimumSize: 8192, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
-		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour},
+		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour, MaxTasks: 10000},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
 		Push: Push{Enabled: true, MaxAttempts: 10}, ProtocolVersions: []a2a.Version{a2a.V03, a2a.V10},
+		LeaseDuration: time.Minute, MaxTakeovers: 2,
 	}, c)
 	assert.True(t, c.Loopback())
 }
@@ -57,6 +58,7 @@ func TestValues(t *testing.T) {
 		"A2A_BEARER_TOKEN": "t0", "A2A_BEARER_TOKENS": "alice:t1, bob : t2",
 		"A2A_MAX_REQUEST_BODY_BYTES": "2048", "A2A_BLOCKING_DEFAULT": "true", "A2A_BLOCKING_TIMEOUT_SECONDS": "5",
 		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug", "A2A_HTTP_GZIP_MINIMUM_SIZE": "0",
+		"A2A_TASK_LEASE_SECONDS": "5", "A2A_TASK_MAX_TAKEOVERS": "7",
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, "https://agent.example.com", c.PublicURL, "trailing slash dropped")
@@ -66,6 +68,8 @@ func TestValues(t *testing.T) {
 	assert.True(t, c.BlockingDefault)
 	assert.Equal(t, 5*time.Second, c.BlockingTimeout)
 	assert.Equal(t, slog.LevelDebug, c.LogLevel)
+	assert.Equal(t, 5*time.Second, c.LeaseDuration)
+	assert.Equal(t, 7, c.MaxTakeovers)
 	assert.False(t, c.Loopback())
 }
 
@@ -125,6 +129,11 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_BEARER_TOKENS": "alice:same,bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_BEARER_TOKEN": "same", "A2A_BEARER_TOKENS": "bob:same"}, `caller "bob" or its token is given twice`},
 		{map[string]string{"A2A_AUTH": "oauth"}, `A2A_AUTH="oauth": must be bearer or jwt`},
+		{map[string]string{"A2A_BEARER_TOKEN": "pass word"}, `A2A_BEARER_TOKEN: the token of caller "default" has characters a bearer token cannot carry`},
+		{map[string]string{"A2A_BEARER_TOKENS": "bob:s3cret!"}, `A2A_BEARER_TOKENS: the token of caller "bob" has characters`},
+		{map[string]string{"A2A_MEMORY_MAX_TASKS": "0"}, `A2A_MEMORY_MAX_TASKS="0": must be an integer from 1`},
+		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
+		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
 		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},
 	}
 	for _, tt := range tests {

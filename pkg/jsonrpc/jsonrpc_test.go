@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,7 +31,6 @@ func TestDecodeValid(t *testing.T) {
 		{"whitespace", " \n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\n", `1`, "m", ""},
 		{"whitespace everywhere", "{ \"jsonrpc\" :\t\"2.0\" ,\r\n \"id\" : 1 , \"method\" : \"m\" , \"params\" : { \"a\" : [ 1 , 2 ] } }", `1`, "m", `{"a":[1,2]}`},
 		{"escaped key and value", `{"jsonrpc":"2\u002e0","\u0069d":"x","method":"tasks\/get"}`, `"x"`, "tasks/get", ""},
-		{"duplicate key, last wins", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, `1`, "b", ""},
 		{"keys are case-sensitive", `{"jsonrpc":"2.0","id":1,"method":"m","Method":"x","PARAMS":{}}`, `1`, "m", ""},
 		{"tricky strings in params", `{"jsonrpc":"2.0","id":1,"params":{"t":"}{][\"\\"},"method":"m"}`, `1`, "m", `{"t":"}{][\"\\"}`},
 		{"unknown members ignored", `{"jsonrpc":"2.0","id":1,"method":"m","extra":{"x":[{}]}}`, `1`, "m", ""},
@@ -85,6 +86,12 @@ func TestDecodeErrors(t *testing.T) {
 		{"bool id", `{"jsonrpc":"2.0","id":true,"method":"m"}`, a2a.CodeInvalidRequest, "null", `"id" must be a string`},
 		{"string params", `{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}`, a2a.CodeInvalidRequest, "1", `"params" must be an object or an array`},
 		{"number params", `{"jsonrpc":"2.0","id":1,"method":"m","params":3}`, a2a.CodeInvalidRequest, "1", `"params" must be an object or an array`},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"tasks/list","method":"message/send","params":{}}`, a2a.CodeInvalidRequest, "null", `member "method" appears twice`},
+		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`, a2a.CodeInvalidRequest, "null", `member "id" appears twice`},
+		{"duplicate in params", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"id":"a","historyLength":1,"id":"b"}}`, a2a.CodeInvalidRequest, "null", `member "id" appears twice`},
+		{"duplicate deep in an array", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"message":{"parts":[{"kind":"text"},{"kind":"text","text":"a","text":"b"}]}}}`, a2a.CodeInvalidRequest, "null", `member "text" appears twice`},
+		{"duplicate spelled with an escape", `{"jsonrpc":"2.0","id":1,"method":"tasks/list","\u006dethod":"message/send"}`, a2a.CodeInvalidRequest, "null", `member "method" appears twice`},
+		{"duplicate in a large object", `{"jsonrpc":"2.0","id":1,"method":"m","params":{` + manyMembers(40) + `,"k7":0}}`, a2a.CodeInvalidRequest, "null", `member "k7" appears twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,4 +156,23 @@ func TestEncode(t *testing.T) {
 	// Data that cannot be marshalled is dropped, code and message kept.
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"m\u0000"}}`,
 		string(EncodeError(json.RawMessage(`3`), ErrorObject{Code: -32603, Message: "m\x00", Data: func() {}})))
+}
+
+func manyMembers(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":{"a":1,"b":[{"a":2}]}`, i)
+	}
+	return b.String()
+}
+
+// The same name in different objects is no duplicate.
+func TestDecodeSameNameInOtherObjects(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":"r","method":"m","params":{"id":"x","message":{"id":"y","parts":[{"id":1},{"id":2}]},"big":{` + manyMembers(40) + `}}}`
+	req, _, err := Decode([]byte(body))
+	require.NoError(t, err)
+	assert.Equal(t, "m", req.Method)
 }

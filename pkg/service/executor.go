@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -105,6 +106,11 @@ type Executor struct {
 	maxCheckpoint int
 	interruptTTL  time.Duration
 	tombstoneTTL  time.Duration
+	lease         time.Duration
+	maxTakeovers  int
+	// owner names this executor's steps in their leases.
+	owner  string
+	keeper leaseKeeper
 }
 
 // ExecutorOptions configure an Executor; zero values mean defaults.
@@ -115,12 +121,17 @@ type ExecutorOptions struct {
 	MaxCheckpointBytes    int
 	InterruptTTL          time.Duration
 	InterruptTombstoneTTL time.Duration
+	// LeaseDuration is how long a step holds its task without renewing
+	// (see Lease); MaxTakeovers how many times a task whose lease lapsed
+	// is taken over before it is failed.
+	LeaseDuration time.Duration
+	MaxTakeovers  int
 }
 
 // NewExecutor returns an executor of ag's steps on store.
 func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 	x := &Executor{store: store, agent: ag, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
-		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL}
+		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL, lease: opts.LeaseDuration, maxTakeovers: opts.MaxTakeovers}
 	if x.newID == nil {
 		x.newID = NewID
 	}
@@ -136,6 +147,13 @@ func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 	if x.tombstoneTTL <= 0 {
 		x.tombstoneTTL = DefaultInterruptTombstoneTTL
 	}
+	if x.lease <= 0 {
+		x.lease = DefaultLeaseDuration
+	}
+	if x.maxTakeovers <= 0 {
+		x.maxTakeovers = DefaultMaxTakeovers
+	}
+	x.owner = "step-" + NewID()
 	return x
 }
 
@@ -163,12 +181,18 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		// A stray continue for a task that waits for its client.
 		return StepResult{Next: NextAwait, State: state}, nil
 	}
-	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version}
+	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version, leaseOwner: x.owner, trigger: stepTrigger(req)}
+	// The step takes the task's lease, with its first write when the task
+	// starts working.
+	acquire := Update{Lease: w.lease(0)}
 	if state != a2a.TaskStateWorking {
-		if err := w.write(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}}); err != nil {
-			return w.finish(ctx, err)
-		}
-		rec.Task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
+		acquire.Status = &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
+	}
+	if err := w.write(ctx, acquire); err != nil {
+		return w.finish(ctx, err)
+	}
+	if acquire.Status != nil {
+		rec.Task.Status = *acquire.Status
 	}
 
 	var inbox []a2a.Message
@@ -197,13 +221,27 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		ContextHistory: x.contextHistory(ctx, rec),
 		Inbox:          inbox,
 	}
+	x.keeper.hold(x, w)
 	out, agentErr := x.runAgent(stepCtx, in, w)
+	lost := x.keeper.release(w)
 	if w.finished {
 		return StepResult{Next: NextDone, State: w.finalState}, nil
+	}
+	if lost {
+		x.log.InfoContext(ctx, "the task was taken over while its step ran; step result dropped", "taskId", rec.Task.ID)
+		return StepResult{Next: NextDone, State: a2a.TaskStateWorking}, nil
 	}
 	if agentErr != nil {
 		if errors.Is(agentErr, agent.ErrTaskFinished) {
 			return w.finish(ctx, &ConflictError{Reason: ConflictTerminal})
+		}
+		if ctx.Err() != nil && errors.Is(agentErr, context.Canceled) {
+			// The runner stopped the step (the task was canceled, or the
+			// process stops): not the agent's failure. Nothing is written;
+			// a task still at work keeps its lease, which a sweep takes over
+			// once it lapses.
+			x.log.DebugContext(ctx, "agent step stopped", "taskId", rec.Task.ID, "reason", context.Cause(ctx))
+			return StepResult{}, fmt.Errorf("step of task %s stopped: %w", rec.Task.ID, context.Cause(ctx))
 		}
 		x.log.WarnContext(ctx, "agent step failed", "taskId", rec.Task.ID, "error", agentErr)
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
@@ -312,6 +350,7 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 		a2a.SetInterrupt(msg, a2a.SharedInterruptInfo{RequestID: p.RequestID, Type: p.Type, Phase: a2a.InterruptPhaseAsked, Details: p.Details})
 		p.Message = msg
 		u.Pending = p
+		u.Lease = w.lease(0) // until the interrupt is shown
 		if err := w.write(ctx, u); err != nil {
 			return w.finish(ctx, err)
 		}
@@ -321,6 +360,11 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 		markResponse(msg)
 	}
 	u.Status = &a2a.TaskStatus{State: state, Message: msg, Timestamp: x.now()}
+	if !state.Terminal() {
+		// The next step must start within the delay and a lease.
+		u.Lease = w.lease(out.After)
+		u.Lease.Trigger = TriggerContinue
+	}
 	if err := w.write(ctx, u); err != nil {
 		return w.finish(ctx, err)
 	}
@@ -475,6 +519,12 @@ type taskWriter struct {
 	contextID  string
 	version    int64
 	cancelStep context.CancelFunc
+	// leaseOwner names the step in the task's lease; trigger is what
+	// started it.
+	leaseOwner string
+	trigger    Trigger
+	// leaseLost is set when the step's lease was taken from it.
+	leaseLost atomic.Bool
 	// finished is set once the task turned out to be terminal.
 	finished   bool
 	finalState a2a.TaskState

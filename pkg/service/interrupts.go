@@ -142,6 +142,7 @@ func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding
 			Owner:           owner,
 			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: resolved, Timestamp: s.now()},
 			RequestMetadata: md,
+			Lease:           s.startLease(TriggerReply),
 		})
 		var (
 			ce *ConflictError

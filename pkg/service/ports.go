@@ -43,6 +43,10 @@ type TaskRecord struct {
 	// Inbox is how many messages wait in the task's inbox (see
 	// InboxStore): when it is zero, TakeInbox has nothing to give.
 	Inbox int
+	// Lease is the task's lease, zero when it holds none (see Lease);
+	// Takeovers counts the times a sweep took the task over.
+	Lease     Lease
+	Takeovers int
 }
 
 // Feedback is a client's rating of a finished task (tasks/feedback).
@@ -101,6 +105,9 @@ type NewTask struct {
 	// SessionID is the agent session to bind to the task's context when
 	// the context has none yet (see ContextStore).
 	SessionID string
+	// Lease, when held (see Lease.Held), is the task's first lease: the
+	// time a runner has to start it.
+	Lease Lease
 }
 
 // GetOptions say how much of a task to read.
@@ -154,8 +161,15 @@ type Update struct {
 	// task's state does not change).
 	Pending *PendingInterrupt
 	// Inbox also puts Messages, in order, in the task's inbox, for the
-	// agent's next step (see InboxStore).
+	// agent's next step (see InboxStore). Such an update carries only
+	// Messages (with IfStates, IfVersion, IdempotencyKey and Owner) and
+	// does not change the task's version.
 	Inbox bool
+	// Lease, when held (see Lease.Held), replaces the task's lease;
+	// ClearLease removes it. A terminal or interrupted status removes it
+	// whatever these say.
+	Lease      Lease
+	ClearLease bool
 }
 
 // CompletedArtifacts returns the ids of the artifacts u completes (see
@@ -346,6 +360,7 @@ type Store interface {
 	PushConfigStore
 	ContextStore
 	InboxStore
+	LeaseStore
 }
 
 // MaxInboxTake bounds the messages one TakeInbox returns (what one
@@ -360,7 +375,9 @@ const MaxInboxTake = 20
 // part of storetest.Run.
 //
 // The inbox is durable (it lives and expires with the task) and ordered
-// (messages come out in the order their updates committed).
+// (messages come out in the order their updates committed). Appending to it
+// leaves the task's version alone, so it neither waits for nor disturbs a
+// step that writes all the time.
 type InboxStore interface {
 	// TakeInbox removes and returns the oldest messages of the task's inbox
 	// (at most MaxInboxTake), oldest first, and lowers TaskRecord.Inbox by
@@ -507,6 +524,15 @@ func (e *DuplicateError) Error() string {
 	return fmt.Sprintf("message already accepted for task %s", e.TaskID)
 }
 
+// StoreFullError is returned by a store with a bound on the tasks it keeps
+// (the local server's memory store) when a new task would exceed it and
+// every task kept is still live.
+type StoreFullError struct{ Limit int }
+
+func (e *StoreFullError) Error() string {
+	return fmt.Sprintf("the server keeps at most %d tasks and all of them are still running or waiting for input", e.Limit)
+}
+
 // MaxContentBytes is the largest JSON encoding of one message, one artifact
 // (with all its appended chunks) or one request metadata object that a store
 // accepts. It keeps every DynamoDB item under the 400 KB item limit with room
@@ -543,6 +569,11 @@ type Job struct {
 	// inline runner passing a task to Step Functions), says where to pick
 	// up; nil means run the next step now.
 	Resume *Resume
+	// Takeover, when positive, is the number of the takeover this job is
+	// (see LeaseStore.TakeOver): it runs again the step that Trigger
+	// started, which the task's runner left unfinished.
+	Takeover int
+	Trigger  Trigger
 }
 
 // Resume is where handed-over work picks up.

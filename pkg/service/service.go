@@ -40,6 +40,10 @@ type Config struct {
 	BlockingTimeout time.Duration
 	// PushNotifications enables push notification configs.
 	PushNotifications bool
+	// LeaseDuration is the time a runner has to start a new task or a
+	// reply before a sweep takes the task over (A2A_TASK_LEASE_SECONDS;
+	// see Lease).
+	LeaseDuration time.Duration
 }
 
 // Options carry the service's collaborators that have defaults.
@@ -73,6 +77,9 @@ func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) 
 	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig}
 	if s.cfg.BlockingTimeout <= 0 {
 		s.cfg.BlockingTimeout = DefaultBlockingTimeout
+	}
+	if s.cfg.LeaseDuration <= 0 {
+		s.cfg.LeaseDuration = DefaultLeaseDuration
 	}
 	if s.newID == nil {
 		s.newID = NewID
@@ -189,7 +196,7 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 	// The session is stored as a value and shown as metadata on the way
 	// out (withRuntimeMetadata, a2a.WithSession): a task keeps no metadata
 	// maps of its own for it.
-	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session}
+	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, Lease: s.startLease(TriggerMessage)}
 	if push != nil {
 		push.TaskID = taskID
 		if push.Config.ID == "" {
@@ -277,6 +284,7 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 			Owner:           owner,
 			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: s.now()},
 			RequestMetadata: md,
+			Lease:           s.startLease(TriggerReply),
 		})
 		var ce *ConflictError
 		if errors.As(err, &ce) {
@@ -567,6 +575,10 @@ func (s *Service) storeError(err error, taskID, field string) error {
 	case errors.Is(err, ErrTooLarge):
 		return a2a.InvalidParams(field, "is too large to store")
 	}
+	var full *StoreFullError
+	if errors.As(err, &full) {
+		return a2a.Errorf(a2a.CodeUnsupportedOperation, "%s: finish or cancel some, or retry later (the local server's bound is A2A_MEMORY_MAX_TASKS)", full.Error())
+	}
 	var ae *a2a.Error
 	if errors.As(err, &ae) {
 		return err
@@ -613,4 +625,10 @@ func (s *Service) Send(ctx context.Context, owner string, p a2a.MessageSendParam
 		return a2a.SendResult{Message: &reply}, nil
 	}
 	return a2a.SendResult{Task: t}, nil
+}
+
+// startLease is the lease a task gets when it needs a runner: the runner's
+// first step takes it over; a task whose runner never starts is swept.
+func (s *Service) startLease(trigger Trigger) Lease {
+	return Lease{Until: s.clock.Now().Add(s.cfg.LeaseDuration), Trigger: trigger}
 }

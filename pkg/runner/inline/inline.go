@@ -114,7 +114,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		defer cancel()
 	}
 	end := r.clock.Now().Add(r.budget)
-	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply}
+	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}
 	for {
 		left := end.Sub(r.clock.Now())
 		if left <= 0 || runCtx.Err() != nil {
@@ -155,7 +155,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 }
 
 func jobOf(req service.StepRequest, blocking bool) service.Job {
-	return service.Job{TaskID: req.TaskID, Message: req.Message, Reply: req.Reply, Blocking: blocking}
+	return service.Job{TaskID: req.TaskID, Message: req.Message, Reply: req.Reply, Blocking: blocking, Trigger: req.Trigger}
 }
 
 // deferJob records job, with time of its own when the request's is up.

@@ -77,7 +77,7 @@ func (r *Runner) Start(_ context.Context, job service.Job) error {
 	go func() {
 		defer r.wg.Done()
 		defer r.forget(job.TaskID, exec)
-		r.run(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply})
+		r.run(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger})
 	}()
 	return nil
 }
@@ -85,6 +85,11 @@ func (r *Runner) Start(_ context.Context, job service.Job) error {
 func (r *Runner) run(ctx context.Context, req service.StepRequest) {
 	for {
 		res, err := r.step(ctx, req)
+		if err != nil && ctx.Err() != nil {
+			// Canceled (the task was, or the server stops): not a failure.
+			r.log.InfoContext(ctx, "task step stopped", "taskId", req.TaskID, "reason", context.Cause(ctx))
+			return
+		}
 		if err != nil {
 			r.log.ErrorContext(ctx, "task step failed", "taskId", req.TaskID, "error", err)
 			return

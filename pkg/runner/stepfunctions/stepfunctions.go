@@ -6,6 +6,7 @@
 package stepfunctions
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,6 +128,11 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		}
 		in.Trigger, in.RequestID = string(service.TriggerReply), job.Reply.RequestID
 		name = job.TaskID + "-" + job.Reply.RequestID
+	case job.Takeover > 0:
+		// A step its runner left unfinished: a new execution runs it again
+		// (execution names are never reused, hence the number).
+		in.Trigger = string(cmp.Or(job.Trigger, service.TriggerMessage))
+		name = fmt.Sprintf("%s-takeover-%d", job.TaskID, job.Takeover)
 	case job.Resume != nil && job.Resume.AwaitRequestID != "":
 		in.StartAt, in.Trigger, in.RequestID = "await", string(service.TriggerReply), job.Resume.AwaitRequestID
 	case job.Resume != nil:

@@ -26,6 +26,9 @@ type StreamsAPI interface {
 // none.
 const followPoll = 250 * time.Millisecond
 
+// followListShards is how often Follow looks for new shards.
+const followListShards = 10 * time.Second
+
 // Follow reads the table's stream (its ARN: DescribeTable's
 // LatestStreamArn) from now on and calls fn with every task change, in the
 // stream's order within a shard, until ctx ends. It is the local server's
@@ -38,9 +41,23 @@ func Follow(ctx context.Context, api StreamsAPI, streamARN string, fn func(servi
 	}
 	iterators := map[string]*string{} // shard id -> next iterator; nil once closed
 	started := false
+	// New shards appear every few hours: list them now and then, not
+	// before every read (which made a busy server ask for the table's
+	// stream description hundreds of times a second). The ticker paces
+	// I/O, as a timeout does, so it runs in real time.
+	relist := time.NewTicker(followListShards)
+	defer relist.Stop()
 	for ctx.Err() == nil {
-		if err := followShards(ctx, api, streamARN, iterators, !started); err != nil {
-			log.WarnContext(ctx, "could not list the table stream's shards", "error", err)
+		list := !started
+		select {
+		case <-relist.C:
+			list = true
+		default:
+		}
+		if list {
+			if err := followShards(ctx, api, streamARN, iterators, !started); err != nil {
+				log.WarnContext(ctx, "could not list the table stream's shards", "error", err)
+			}
 		}
 		started = true
 		idle := true

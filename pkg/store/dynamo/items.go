@@ -55,8 +55,11 @@ type taskItem struct {
 	// CompletedArtifacts are the ids of the artifacts the last update
 	// completed; absent when it completed none (see stream.go).
 	CompletedArtifacts []string `dynamodbav:"completedArtifacts,omitempty"`
-	// Inbox counts the task's inbox items (see inbox.go).
-	Inbox int `dynamodbav:"inbox,omitempty"`
+	// Inbox counts the task's inbox items and InboxSeq the messages ever
+	// appended to it (see inbox.go).
+	Inbox    int   `dynamodbav:"inbox,omitempty"`
+	InboxSeq int64 `dynamodbav:"inboxSeq,omitempty"`
+	leaseAttrs
 }
 
 // Attribute names of the task item used in expressions.
@@ -75,6 +78,7 @@ const (
 	attrOrder            = "ord"
 	attrTaskID           = "taskId"
 	attrInbox            = "inbox"
+	attrInboxSeq         = "inboxSeq"
 )
 
 // childItem is a history message or an artifact: its JSON, and for
@@ -125,6 +129,8 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		Checkpoint: it.Checkpoint,
 		SessionID:  it.SessionID,
 		Inbox:      it.Inbox,
+		Lease:      it.lease(),
+		Takeovers:  it.Takeovers,
 	}
 	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)

@@ -352,11 +352,16 @@ func TestCreateTable(t *testing.T) {
 	assert.Equal(t, types.BillingModePayPerRequest, tbl.BillingModeSummary.BillingMode)
 	assert.Equal(t, types.StreamViewTypeNewAndOldImages, tbl.StreamSpecification.StreamViewType)
 	indexes := map[string]string{}
+	projects := map[string][]string{
+		"byOwner":   {"state", "expiresAt"},
+		"byContext": {"state", "expiresAt"},
+		"byLease":   {"state", "expiresAt", "leaseOwner", "leaseTrigger", "takeovers"},
+	}
 	for _, g := range tbl.GlobalSecondaryIndexes {
 		indexes[*g.IndexName] = *g.KeySchema[0].AttributeName + "/" + *g.KeySchema[1].AttributeName
-		assert.ElementsMatch(t, []string{"state", "expiresAt"}, g.Projection.NonKeyAttributes)
+		assert.ElementsMatch(t, projects[*g.IndexName], g.Projection.NonKeyAttributes, *g.IndexName)
 	}
-	assert.Equal(t, map[string]string{"byOwner": "listOwner/listSK", "byContext": "listContext/listSK"}, indexes)
+	assert.Equal(t, map[string]string{"byOwner": "listOwner/listSK", "byContext": "listContext/listSK", "byLease": "leaseShard/leaseUntil"}, indexes)
 	ttlDesc, err := f.client.DescribeTimeToLive(f.ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(f.table)})
 	require.NoError(t, err)
 	assert.Equal(t, types.TimeToLiveStatusEnabled, ttlDesc.TimeToLiveDescription.TimeToLiveStatus)
@@ -403,4 +408,65 @@ func TestDefer(t *testing.T) {
 	f.create("t2")
 	f.clock.Advance(ttl)
 	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "t2"}), service.ErrNotFound, "expired")
+}
+
+// A message sent to a task whose step writes without pause (an agent
+// streaming chunks) joins its inbox at once, and the step's writes go on:
+// an inbox append is not conditioned on the task's version and does not
+// change it.
+func TestInboxBeatsABusyStep(t *testing.T) {
+	f := newFixture(t)
+	f.create("busy")
+	v := f.update(service.Update{TaskID: "busy", Status: f.status(a2a.TaskStateWorking, nil)})
+
+	stop := make(chan struct{})
+	stepDone := make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				stepDone <- nil
+				return
+			default:
+			}
+			next, err := f.store.UpdateTask(f.ctx, service.Update{TaskID: "busy", IfVersion: v, Artifacts: []a2a.Artifact{{
+				ArtifactID: "stream", Parts: []a2a.Part{a2a.TextPart(fmt.Sprint(i))},
+			}}})
+			if err != nil {
+				stepDone <- fmt.Errorf("step write %d: %w", i, err)
+				return
+			}
+			v = next
+		}
+	}()
+
+	const sent = 10
+	for i := range sent {
+		m := a2a.Message{Role: a2a.RoleUser, MessageID: fmt.Sprintf("more-%d", i), TaskID: "busy", ContextID: "c", Parts: []a2a.Part{a2a.TextPart(fmt.Sprint(i))}}
+		_, err := f.store.UpdateTask(f.ctx, service.Update{TaskID: "busy", Messages: []a2a.Message{m}, Inbox: true,
+			IfStates: []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, IdempotencyKey: m.MessageID, Owner: "alice"})
+		require.NoError(t, err, "message %d", i)
+	}
+	close(stop)
+	require.NoError(t, <-stepDone, "the step never conflicts with a message")
+	rec, err := f.store.GetTask(f.ctx, "busy", service.AllHistory)
+	require.NoError(t, err)
+	assert.Greater(t, rec.Version, int64(sent), "the step wrote while the messages came")
+	var history []string
+	for _, m := range rec.Task.History[1:] {
+		history = append(history, m.MessageID)
+	}
+
+	inbox, err := f.store.TakeInbox(f.ctx, "busy")
+	require.NoError(t, err)
+	got := make([]string, len(inbox))
+	for i, m := range inbox {
+		got[i] = m.MessageID
+	}
+	want := make([]string, sent)
+	for i := range want {
+		want[i] = fmt.Sprintf("more-%d", i)
+	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, want, history, "in the history too, in order")
 }

@@ -21,7 +21,7 @@ type TableAPI interface {
 }
 
 // CreateTable creates the store's table as the deployment template does:
-// on-demand capacity, the byOwner and byContext indexes, TTL on expiresAt,
+// on-demand capacity, the byOwner, byContext and byLease indexes, TTL on expiresAt,
 // and a stream of new and old images (push notifications read it). An
 // existing table of that name is kept as it is, except that TTL is turned
 // on when it is off. CreateTable waits until the table is active.
@@ -36,6 +36,11 @@ func CreateTable(ctx context.Context, api TableAPI, name string) error {
 
 // TTLAttribute is the table's TTL attribute (epoch seconds), on every item.
 const TTLAttribute = attrExpiresAt
+
+// leaseProjection is what the byLease index keeps of a task: what a sweep
+// needs to decide, without reading the task (see lease.go).
+var leaseProjection = &types.Projection{ProjectionType: types.ProjectionTypeInclude,
+	NonKeyAttributes: []string{attrState, attrExpiresAt, attrLeaseOwner, attrLeaseTrigger, attrTakeovers}}
 
 // TableInput is the definition of the store's table: keys, the byOwner and
 // byContext indexes, on-demand capacity and the stream. The deployment
@@ -53,13 +58,15 @@ func TableInput(name string) *dynamodb.CreateTableInput {
 	}
 	projection := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrState, attrExpiresAt}}
 	return &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{s(attrPK), s(attrSK), s(attrListOwner), s(attrListContext), s(attrListSK)},
-		KeySchema:            keys(attrPK, attrSK),
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{s(attrPK), s(attrSK), s(attrListOwner), s(attrListContext), s(attrListSK), s(attrLeaseShard),
+			{AttributeName: aws.String(attrLeaseUntil), AttributeType: types.ScalarAttributeTypeN}},
+		KeySchema: keys(attrPK, attrSK),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 			{IndexName: aws.String(indexByOwner), KeySchema: keys(attrListOwner, attrListSK), Projection: projection},
 			{IndexName: aws.String(indexByContext), KeySchema: keys(attrListContext, attrListSK), Projection: projection},
+			{IndexName: aws.String(indexByLease), KeySchema: keys(attrLeaseShard, attrLeaseUntil), Projection: leaseProjection},
 		},
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
 	}

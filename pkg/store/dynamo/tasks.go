@@ -60,6 +60,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		ListSK:      listSK(task.Status.Timestamp, task.ID),
 		PushConfigs: configIDs,
 		SessionID:   nt.SessionID,
+		leaseAttrs:  newLeaseAttrs(nt.Lease),
 	})
 	if err != nil {
 		return err

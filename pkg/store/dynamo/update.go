@@ -26,7 +26,7 @@ const (
 	maxTransactItems = 25
 	// maxUpdateAttempts bounds the writes of one update that lost a race
 	// it may retry (see UpdateTask).
-	maxUpdateAttempts = 8
+	maxUpdateAttempts = 12
 	// artifactOrderStride spaces the order keys of artifacts first stored
 	// by successive versions.
 	artifactOrderStride = 1000
@@ -79,11 +79,22 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 	if err != nil {
 		return 0, err
 	}
+	if u.Inbox {
+		return s.appendInbox(ctx, &u, c)
+	}
 	extend := false
+	// moved is what the last refused attempt saw of the task: the next one
+	// writes against it without reading the task again.
+	var moved *movedError
 	for attempt := 1; ; attempt++ {
 		t := s.times()
 		expected := u.IfVersion
-		if expected == 0 {
+		switch {
+		case expected != 0:
+		case moved != nil:
+			expected = moved.version
+			extend = extend || moved.childrenExpireAt < t.taskExpiry
+		default:
 			it, err := s.readTask(ctx, u.TaskID)
 			if err != nil {
 				return 0, err
@@ -91,6 +102,7 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 			expected = it.Version
 			extend = extend || it.ChildrenExpireAt < t.taskExpiry
 		}
+		moved = nil
 		if extend {
 			if err := s.extendChildren(ctx, u.TaskID, t); err != nil {
 				return 0, err
@@ -102,17 +114,18 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 			return expected + 1, nil
 		case errors.Is(err, errChildrenExpire):
 			extend = true
-		case errors.Is(err, errVersionMoved), errors.Is(err, errContention):
+		case errors.As(err, &moved), errors.Is(err, errContention):
 		default:
 			return 0, err
 		}
 		if attempt == maxUpdateAttempts {
 			return 0, fmt.Errorf("dynamo: update of task %s: gave up after %d attempts: %w", u.TaskID, attempt, err)
 		}
-		if errors.Is(err, errContention) || errors.Is(err, errVersionMoved) {
-			// Lost a race: back off, jittered, so that a writer without
-			// IfVersion (a message to a working task) gets in between the
-			// frequent writes of a running step.
+		if errors.Is(err, errContention) || attempt > 2 {
+			// Lost a race again: back off, jittered, so that a writer
+			// without IfVersion (a message to a working task) gets in
+			// between the frequent writes of a running step. The first
+			// retries go at once, against the version the refusal showed.
 			if err := pause(ctx, attempt); err != nil {
 				return 0, err
 			}
@@ -196,15 +209,13 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	} else {
 		set = set.Remove(expression.Name(attrCompletedArtifacts))
 	}
-	if u.Inbox && len(u.Messages) > 0 {
-		set = set.Add(expression.Name(attrInbox), expression.Value(len(u.Messages)))
-	}
 	switch {
 	case u.Pending != nil:
 		set = set.Set(expression.Name(attrPending), expression.Value(c.pending))
 	case opts.clearPending:
 		set = set.Remove(expression.Name(attrPending))
 	}
+	set = leaseUpdate(set, u)
 	cond := expression.AttributeExists(expression.Name(attrPK)).
 		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).
 		And(expression.Name(attrVersion).Equal(expression.Value(expected))).
@@ -234,15 +245,6 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 			return err
 		}
 		items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
-	}
-	if u.Inbox {
-		for i := range u.Messages {
-			item, err := marshalItem(childItem{PK: taskPK(u.TaskID), SK: inboxSK(next, i), Data: c.messages[i], ExpiresAt: t.childExpiry})
-			if err != nil {
-				return err
-			}
-			items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
-		}
 	}
 	arts, err := s.artifactWrites(ctx, u, next, t)
 	if err != nil {

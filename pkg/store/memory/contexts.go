@@ -115,7 +115,7 @@ func (s *Store) ClearContext(_ context.Context, owner, contextID string) error {
 		ids = append(ids, id)
 	}
 	for _, id := range ids {
-		delete(s.tasks, id)
+		s.drop(id, s.tasks[id])
 	}
 	delete(s.contexts, contextKey(owner, contextID))
 	return nil

@@ -22,6 +22,8 @@ import (
 const (
 	DefaultTaskTTL        = 7 * 24 * time.Hour
 	DefaultIdempotencyTTL = 24 * time.Hour
+	// DefaultMaxTasks bounds the tasks kept: about 2 KB each, some 20 MB.
+	DefaultMaxTasks = 10000
 	// sweepInterval is how often expired entries are dropped from memory;
 	// reads never depend on it (they check expiry themselves).
 	sweepInterval = time.Minute
@@ -34,6 +36,11 @@ type Options struct {
 	TaskTTL time.Duration
 	// IdempotencyTTL is how long a (owner, messageId) record lives.
 	IdempotencyTTL time.Duration
+	// MaxTasks bounds the tasks kept (A2A_MEMORY_MAX_TASKS; 0 means
+	// DefaultMaxTasks): at the bound a new task evicts the task that
+	// finished first, and is refused with a *service.StoreFullError when
+	// every task kept is still live.
+	MaxTasks int
 	// OnChange, when set, is called after every committed change that
 	// webhooks are told about (service.TaskChange.Notable) of a task that
 	// has push configs, outside the store's lock, in the writer's
@@ -47,6 +54,7 @@ type Store struct {
 	onChange func(service.TaskChange)
 	taskTTL  time.Duration
 	idemTTL  time.Duration
+	maxTasks int
 
 	// closed is what Settled returns when there is nothing to wait for.
 	closed chan struct{}
@@ -57,6 +65,9 @@ type Store struct {
 	interrupts map[string]*service.InterruptBinding
 	contexts   map[string]*contextEntry
 	lastSweep  time.Time
+	// finished are the ids of terminal tasks in the order they finished:
+	// the eviction order (ids of tasks gone since are skipped).
+	finished []string
 }
 
 // contextEntry is an owner's context (service.ContextStore).
@@ -69,6 +80,10 @@ type entry struct {
 	rec       service.TaskRecord // full history and artifacts
 	expiresAt time.Time
 	artBytes  map[string]int // estimated JSON size of each artifact
+	// idemKey and moreIdemKeys are the task's idempotency records (its
+	// first message's, and its later ones'): they go with it.
+	idemKey      string
+	moreIdemKeys []string
 	// configs are the task's push notification configs, by id.
 	configs map[string]service.PushConfig
 	// settled is closed when the task becomes terminal or interrupted; it is
@@ -91,7 +106,7 @@ var (
 
 // New returns an empty store.
 func New(opts Options) *Store {
-	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL,
+	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
 		contexts: map[string]*contextEntry{},
 		closed:   make(chan struct{})}
@@ -101,6 +116,9 @@ func New(opts Options) *Store {
 	}
 	if s.idemTTL <= 0 {
 		s.idemTTL = DefaultIdempotencyTTL
+	}
+	if s.maxTasks <= 0 {
+		s.maxTasks = DefaultMaxTasks
 	}
 	return s
 }
@@ -132,13 +150,17 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	if e, ok := s.tasks[t.Task.ID]; ok && now.Before(e.expiresAt) {
 		return fmt.Errorf("memory: task id %s already exists", t.Task.ID)
 	}
+	if err := s.makeRoom(now); err != nil {
+		return err
+	}
 	task := t.Task
 	task.History = slices.Clone(task.History)
 	task.Artifacts = nil
 	e := &entry{
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
-			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID},
+			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored()},
 		expiresAt: now.Add(s.taskTTL),
+		idemKey:   key,
 	}
 	for _, c := range t.PushConfigs {
 		if e.configs == nil {
@@ -161,7 +183,7 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 func (s *Store) sweep(now time.Time) {
 	for id, e := range s.tasks {
 		if !now.Before(e.expiresAt) {
-			delete(s.tasks, id)
+			s.drop(id, e)
 		}
 	}
 	for k, r := range s.idem {
@@ -179,6 +201,7 @@ func (s *Store) sweep(now time.Time) {
 			delete(s.contexts, k)
 		}
 	}
+	s.finished = slices.DeleteFunc(s.finished, func(id string) bool { _, ok := s.tasks[id]; return !ok })
 }
 
 // live returns the unexpired entry of a task. Callers hold s.mu.
@@ -325,6 +348,17 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 	case len(u.IfStates) > 0 && !slices.Contains(u.IfStates, state):
 		return 0, nil, &service.ConflictError{Reason: service.ConflictState, State: state, Version: cur.Version}
 	}
+	if u.Inbox {
+		// The message joins the history and the inbox and keeps the task
+		// alive; the task's version stays, so a step's writes never
+		// conflict with it.
+		cur.Task.History = append(cur.Task.History, u.Messages...)
+		e.expiresAt = now.Add(s.taskTTL)
+		cur.Inbox += len(u.Messages)
+		e.inbox = append(e.inbox, u.Messages...)
+		s.recordIdempotency(e, u, now)
+		return cur.Version, nil, nil
+	}
 	arts, sizes, err := applyArtifacts(cur.Task.Artifacts, e.artBytes, u.Artifacts, u.AppendArtifact)
 	if err != nil {
 		return 0, nil, err
@@ -351,16 +385,26 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 	if u.Pending != nil {
 		next.Pending = u.Pending
 	}
-	if u.Inbox {
-		next.Inbox += len(u.Messages)
-		e.inbox = append(e.inbox, u.Messages...)
+	switch {
+	case u.Lease.Held():
+		next.Lease = u.Lease.Stored()
+	case u.ClearLease:
+		next.Lease = service.Lease{}
 	}
 	v := s.commit(e, next, now)
 	e.artBytes = sizes
-	if u.IdempotencyKey != "" {
-		s.idem[idemKey(u.Owner, u.IdempotencyKey)] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
-	}
+	s.recordIdempotency(e, u, now)
 	return v, s.change(e, service.StatusNotable(state, u.Status), u.CompletedArtifacts()), nil
+}
+
+// recordIdempotency keeps u's idempotency key, if any, with e. Callers hold
+// s.mu.
+func (s *Store) recordIdempotency(e *entry, u *service.Update, now time.Time) {
+	if u.IdempotencyKey != "" {
+		k := idemKey(u.Owner, u.IdempotencyKey)
+		s.idem[k] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
+		e.moreIdemKeys = append(e.moreIdemKeys, k)
+	}
 }
 
 // commit stores next as the entry's record with a new version, which it
@@ -369,6 +413,12 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) int64 {
 	next.Version++
 	next.UpdatedAt = now
+	if st := next.Task.Status.State; st.Terminal() || st.Interrupted() {
+		next.Lease = service.Lease{} // nobody runs it: nothing to take over
+	}
+	if next.Task.Status.State.Terminal() && !e.rec.Task.Status.State.Terminal() {
+		s.finished = append(s.finished, next.Task.ID)
+	}
 	e.rec = next
 	e.expiresAt = now.Add(s.taskTTL)
 	if e.settled != nil && next.Task.Status.State.Settled() {

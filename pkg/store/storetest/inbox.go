@@ -19,16 +19,23 @@ func inboxMessage(taskID, id string) a2a.Message {
 }
 
 // testInbox: messages of updates with Inbox set join the history and the
-// inbox in one step; a take returns them oldest first, once, without
-// changing the version; the count follows.
+// inbox in one step, without changing the version; a take returns them
+// oldest first, once, without changing the version; the count follows.
 func testInbox(t *testing.T, s *suite) {
 	s.create("t1")
 	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
 	assert.Empty(t, mustTake(t, s, "t1"), "a new task's inbox is empty")
 	assert.Zero(t, s.get("t1", service.GetOptions{}).Inbox)
 
+	before := v
 	v = s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", "in-1")}, Inbox: true,
 		IdempotencyKey: "in-1", Owner: "alice"})
+	assert.Equal(t, before, v, "an inbox message leaves the version alone")
+	_, err := s.store.UpdateTask(s.ctx, service.Update{TaskID: "t1", Messages: []a2a.Message{inboxMessage("t1", "in-1")}, Inbox: true,
+		IdempotencyKey: "in-1", Owner: "alice"})
+	var dup *service.DuplicateError
+	require.ErrorAs(t, err, &dup, "a retried message is recognised")
+	assert.Equal(t, "t1", dup.TaskID)
 	v = s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", "in-2"), inboxMessage("t1", "in-3")}, Inbox: true})
 	s.update(service.Update{TaskID: "t1", IfVersion: v, Messages: []a2a.Message{inboxMessage("t1", "not-in-inbox")}})
 	rec := s.get("t1", service.AllHistory)

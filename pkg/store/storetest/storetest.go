@@ -91,6 +91,10 @@ func Run(t *testing.T, newStore Factory) {
 		{"Inbox", testInbox},
 		{"InboxTakenOnce", testInboxTakenOnce},
 		{"InboxExpiry", testInboxExpiry},
+		{"LeaseLifecycle", testLeaseLifecycle},
+		{"LeaseEndsWithTheRun", testLeaseEndsWithTheRun},
+		{"LapsedLeases", testLapsedLeases},
+		{"TakeOver", testTakeOver},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := clocktest.Start(t)

@@ -1,0 +1,73 @@
+package app_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+)
+
+// Without a token, on loopback, the local server answers only requests
+// addressed to a loopback name (or A2A_PUBLIC_URL's host) and refuses
+// those a browser sends from another site's page: no web page the
+// developer visits can drive it, by a cross-site POST or DNS rebinding.
+func TestLocalServerRefusesWebPages(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{}}`
+	newServer := func(t *testing.T, env map[string]string, authn app.LocalOptions) http.Handler {
+		cfg, err := config.Load(func(k string) string { return env[k] })
+		require.NoError(t, err)
+		srv, err := app.NewLocal(cfg, echo.Agent{}, authn)
+		require.NoError(t, err)
+		t.Cleanup(srv.Close)
+		return srv.Handler
+	}
+	anonymous := newServer(t, map[string]string{"A2A_PUBLIC_URL": "http://agent.test:8000"}, app.LocalOptions{Auth: auth.Anonymous{}})
+	for _, tc := range []struct {
+		name, host, origin, contentType string
+		want                            int
+		says                            string
+	}{
+		{"curl to 127.0.0.1", "127.0.0.1:8000", "", "application/json", 200, `"result"`},
+		{"curl to localhost", "localhost:8000", "", "application/json", 200, `"result"`},
+		{"curl to [::1]", "[::1]:8000", "", "application/json", 200, `"result"`},
+		{"A2A_PUBLIC_URL's host", "agent.test:8000", "", "application/json", 200, `"result"`},
+		{"a local page", "127.0.0.1:8000", "http://localhost:3000", "application/json", 200, `"result"`},
+		{"DNS rebinding", "evil.example", "", "text/plain", 403, `Host header \"evil.example\" is not a loopback name`},
+		{"DNS rebinding, same origin", "evil.example:8000", "http://evil.example:8000", "text/plain", 403, "not a loopback name"},
+		{"cross-site simple POST", "127.0.0.1:8000", "https://evil.example", "text/plain", 403, `Origin \"https://evil.example\"`},
+		{"sandboxed page", "127.0.0.1:8000", "null", "text/plain", 403, `Origin \"null\"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/", strings.NewReader(list))
+			req.Host = tc.host
+			req.Header.Set("Content-Type", tc.contentType)
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			rec := httptest.NewRecorder()
+			anonymous.ServeHTTP(rec, req)
+			body, _ := io.ReadAll(rec.Body)
+			assert.Equal(t, tc.want, rec.Code, "%s", body)
+			assert.Contains(t, string(body), tc.says)
+		})
+	}
+
+	// With a token, callers prove who they are: any Host is served.
+	bearer := newServer(t, map[string]string{"A2A_HOST": "0.0.0.0", "A2A_BEARER_TOKEN": "tok"}, app.LocalOptions{Auth: auth.NewBearer(map[string]string{"default": "tok"})})
+	req := httptest.NewRequest("POST", "/", strings.NewReader(list))
+	req.Host = "agent.example.com"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer tok")
+	rec := httptest.NewRecorder()
+	bearer.ServeHTTP(rec, req)
+	assert.Equal(t, 200, rec.Code, rec.Body.String())
+}

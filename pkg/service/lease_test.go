@@ -1,0 +1,246 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+)
+
+const testLease = time.Minute
+
+// deadRunner accepts jobs and never runs them: the runner of a process
+// that crashed right after it was handed the work.
+type deadRunner struct {
+	mu   sync.Mutex
+	jobs []service.Job
+}
+
+func (r *deadRunner) Start(_ context.Context, job service.Job) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.jobs = append(r.jobs, job)
+	return nil
+}
+func (r *deadRunner) Cancel(context.Context, service.CancelRequest) error { return nil }
+
+// stepNow runs a job's step at once, as a live runner would.
+type stepNow struct{ exec *service.Executor }
+
+func (r stepNow) Start(ctx context.Context, job service.Job) error {
+	_, err := r.exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger})
+	return err
+}
+
+type leaseFixture struct {
+	clock *clocktest.Clock
+	store *memory.Store
+	exec  *service.Executor
+	svc   *service.Service
+	dead  *deadRunner
+}
+
+func newLeaseFixture(t *testing.T, step func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error)) *leaseFixture {
+	clk := clocktest.New(clocktest.Start(t))
+	store := memory.New(memory.Options{Clock: clk})
+	ag := &scripted{info: agent.Info{Name: "test"}, step: step}
+	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk, LeaseDuration: testLease, MaxTakeovers: 2})
+	dead := &deadRunner{}
+	svc := service.New(store, dead, ag.Info(), service.Config{LeaseDuration: testLease}, service.Options{Clock: clk})
+	return &leaseFixture{clock: clk, store: store, exec: exec, svc: svc, dead: dead}
+}
+
+func (f *leaseFixture) state(t *testing.T, id string) (a2a.TaskState, *service.TaskRecord) {
+	rec, err := f.store.GetTask(context.Background(), id, service.AllHistory)
+	require.NoError(t, err)
+	return rec.Task.Status.State, rec
+}
+
+// A task whose runner died before it ran a step is taken over once its
+// lease lapses, and completes; a retried send of the same message returns
+// that task and starts nothing.
+func TestSweepTakesOverATaskWhoseRunnerDied(t *testing.T) {
+	ctx := context.Background()
+	f := newLeaseFixture(t, completeWithEcho)
+	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), false))
+	require.NoError(t, err)
+	require.Len(t, f.dead.jobs, 1)
+
+	res, err := f.exec.Sweep(ctx, stepNow{f.exec})
+	require.NoError(t, err)
+	assert.Zero(t, res, "the lease has not lapsed: its runner may still start it")
+
+	// A retry of the stuck send answers with the same task and starts nothing.
+	again, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), false))
+	require.NoError(t, err)
+	assert.Equal(t, task.ID, again.ID)
+	assert.Len(t, f.dead.jobs, 1, "a retried send starts nothing")
+
+	f.clock.Advance(testLease + time.Millisecond)
+	res, err = f.exec.Sweep(ctx, stepNow{f.exec})
+	require.NoError(t, err)
+	assert.Equal(t, service.SweepResult{TakenOver: 1}, res)
+	st, rec := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateCompleted, st)
+	assert.Equal(t, "echo: hello", rec.Task.Artifacts[0].Parts[0].Text, "the step ran on the task's first message")
+	assert.Equal(t, 1, rec.Takeovers)
+	assert.False(t, rec.Lease.Held(), "a finished task holds no lease")
+
+	res, err = f.exec.Sweep(ctx, stepNow{f.exec})
+	require.NoError(t, err)
+	assert.Zero(t, res)
+}
+
+// A task whose runner dies every time is failed after MaxTakeovers, with a
+// status message that says why.
+func TestSweepFailsATaskTakenOverTooOften(t *testing.T) {
+	ctx := context.Background()
+	f := newLeaseFixture(t, completeWithEcho)
+	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), false))
+	require.NoError(t, err)
+	var results []service.SweepResult
+	for range 3 {
+		f.clock.Advance(testLease + time.Millisecond)
+		res, err := f.exec.Sweep(ctx, f.dead)
+		require.NoError(t, err)
+		results = append(results, res)
+	}
+	assert.Equal(t, []service.SweepResult{{TakenOver: 1}, {TakenOver: 1}, {Failed: 1}}, results)
+	st, rec := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateFailed, st)
+	assert.Contains(t, rec.Task.Status.Message.Text(), "runner stopped responding")
+	assert.Equal(t, []int{0, 1, 2}, takeovers(f.dead.jobs))
+}
+
+func takeovers(jobs []service.Job) []int {
+	n := []int{}
+	for _, j := range jobs {
+		n = append(n, j.Takeover)
+	}
+	return n
+}
+
+// A step renews its lease while it works, so a long step is never taken
+// over; a step whose lease was taken from it stops, and its result is
+// dropped.
+func TestStepHoldsItsLease(t *testing.T) {
+	ctx := context.Background()
+	proceed := make(chan struct{})
+	stopped := make(chan error, 1)
+	f := newLeaseFixture(t, func(ctx context.Context, in agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
+		select {
+		case <-proceed:
+			return agent.Complete(agent.Text("done")), nil
+		case <-ctx.Done():
+			stopped <- ctx.Err()
+			return agent.Outcome{}, ctx.Err()
+		}
+	})
+	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "long work"), false))
+	require.NoError(t, err)
+
+	result := make(chan service.StepResult, 1)
+	go func() {
+		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage})
+		assert.NoError(t, err)
+		result <- res
+	}()
+	// Five leases long: every third of a lease the step renews it.
+	for range 15 {
+		require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "the step waits to renew")
+		f.clock.Advance(testLease / 3)
+		require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "the step renewed and waits again")
+		_, rec := f.state(t, task.ID)
+		require.True(t, rec.Lease.Held())
+		assert.True(t, f.clock.Now().Add(testLease).Equal(rec.Lease.Until), "renewed for a whole lease")
+		lapsed, err := f.store.LapsedLeases(ctx, f.clock.Now(), 10)
+		require.NoError(t, err)
+		require.Empty(t, lapsed, "a step that renews is never taken over")
+	}
+
+	// Another runner takes the task (a sweep that thought this one dead).
+	_, rec := f.state(t, task.ID)
+	_, err = f.store.UpdateTask(ctx, service.Update{TaskID: task.ID, Lease: service.Lease{Owner: "someone-else", Until: f.clock.Now().Add(testLease)}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "timers: %d", f.clock.Timers())
+	f.clock.Advance(testLease / 3)
+	select {
+	case err := <-stopped:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the step went on without its lease")
+	}
+	res := <-result
+	assert.Equal(t, service.NextDone, res.Next)
+	st, after := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateWorking, st, "the step's result was dropped: the new holder finishes the task")
+	assert.Equal(t, rec.Version+1, after.Version, "nothing but the other runner's write")
+	close(proceed)
+}
+
+// A store that keeps no more tasks refuses a send with a typed error that
+// says why and what to do.
+func TestSendToAFullStore(t *testing.T) {
+	clk := clocktest.New(clocktest.Start(t))
+	store := memory.New(memory.Options{Clock: clk, MaxTasks: 1})
+	svc := service.New(store, &deadRunner{}, agent.Info{Name: "test"}, service.Config{}, service.Options{Clock: clk})
+	_, err := svc.SendMessage(context.Background(), "alice", send(userMsg("m1", "one"), false))
+	require.NoError(t, err)
+	_, err = svc.SendMessage(context.Background(), "alice", send(userMsg("m2", "two"), false))
+	requireCode(t, err, a2a.CodeUnsupportedOperation, "at most 1 tasks and all of them are still running")
+	requireCode(t, err, a2a.CodeUnsupportedOperation, "A2A_MEMORY_MAX_TASKS")
+}
+
+// A step its runner stops (a cancel, a server that shuts down) is not the
+// agent's failure: nothing is written, nothing is logged above info, and
+// the task keeps its lease for a sweep to take over.
+func TestStoppedStepIsNoFailure(t *testing.T) {
+	started := make(chan struct{})
+	step := func(ctx context.Context, _ agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
+		close(started)
+		<-ctx.Done()
+		return agent.Outcome{}, ctx.Err()
+	}
+	f := newLeaseFixture(t, step)
+	var logs bytes.Buffer
+	exec := service.NewExecutor(f.store, &scripted{info: agent.Info{Name: "test"}, step: step}, service.ExecutorOptions{
+		Clock: f.clock, LeaseDuration: testLease,
+		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	task, err := f.svc.SendMessage(context.Background(), "alice", send(userMsg("m1", "hello"), false))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := exec.Step(ctx, service.StepRequest{TaskID: task.ID, Message: &task.History[0], Trigger: service.TriggerMessage})
+		done <- err
+	}()
+	<-started
+	cancel()
+	err = <-done
+	require.ErrorIs(t, err, context.Canceled)
+
+	state, rec := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateWorking, state, "the task is not failed")
+	assert.True(t, rec.Lease.Held(), "its lease stays for a sweep")
+	assert.Contains(t, logs.String(), "agent step stopped")
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var entry struct{ Level string }
+		require.NoError(t, json.Unmarshal([]byte(line), &entry))
+		assert.Contains(t, []string{"DEBUG", "INFO"}, entry.Level, line)
+	}
+}

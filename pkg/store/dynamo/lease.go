@@ -1,0 +1,211 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// A task's lease (service.Lease) lives on its task item, and so does the
+// key of the sparse byLease index, present only while the task holds a
+// lease:
+//
+//	index    partition key       sort key
+//	byLease  leaseShard = L      leaseUntil (epoch milliseconds)
+//
+// A sweep finds lapsed leases with one Query (leaseUntil < now), however
+// many tasks the table keeps; when nothing is stuck it reads nothing but
+// the query's minimum of 0.5 read units. A terminal or interrupted task
+// holds no lease, so the index only ever holds the tasks that run or wait
+// for a runner.
+const (
+	indexByLease     = "byLease"
+	attrLeaseShard   = "leaseShard"
+	attrLeaseUntil   = "leaseUntil"
+	attrLeaseOwner   = "leaseOwner"
+	attrLeaseTrigger = "leaseTrigger"
+	attrTakeovers    = "takeovers"
+	leaseShard       = "L"
+)
+
+// leaseAttrs are the lease's attributes of the task item.
+type leaseAttrs struct {
+	LeaseShard   string `dynamodbav:"leaseShard,omitempty"`
+	LeaseUntil   int64  `dynamodbav:"leaseUntil,omitempty"`
+	LeaseOwner   string `dynamodbav:"leaseOwner,omitempty"`
+	LeaseTrigger string `dynamodbav:"leaseTrigger,omitempty"`
+	Takeovers    int    `dynamodbav:"takeovers,omitempty"`
+}
+
+func newLeaseAttrs(l service.Lease) leaseAttrs {
+	if !l.Held() {
+		return leaseAttrs{}
+	}
+	return leaseAttrs{LeaseShard: leaseShard, LeaseUntil: l.Until.UnixMilli(), LeaseOwner: l.Owner, LeaseTrigger: string(l.Trigger)}
+}
+
+func (a *leaseAttrs) lease() service.Lease {
+	if a.LeaseShard == "" {
+		return service.Lease{}
+	}
+	return service.Lease{Owner: a.LeaseOwner, Until: time.UnixMilli(a.LeaseUntil).UTC(), Trigger: service.Trigger(a.LeaseTrigger)}
+}
+
+// leaseUpdate adds u's lease change to an update of the task item: a
+// terminal or interrupted status, or ClearLease, removes the lease; Lease
+// sets it.
+func leaseUpdate(set expression.UpdateBuilder, u *service.Update) expression.UpdateBuilder {
+	ends := u.Status != nil && (u.Status.State.Terminal() || u.Status.State.Interrupted())
+	switch {
+	case ends || (u.ClearLease && !u.Lease.Held()):
+		for _, a := range []string{attrLeaseShard, attrLeaseUntil, attrLeaseOwner, attrLeaseTrigger} {
+			set = set.Remove(expression.Name(a))
+		}
+	case u.Lease.Held():
+		set = setLease(set, u.Lease)
+	}
+	return set
+}
+
+func setLease(set expression.UpdateBuilder, l service.Lease) expression.UpdateBuilder {
+	set = set.Set(expression.Name(attrLeaseShard), expression.Value(leaseShard)).
+		Set(expression.Name(attrLeaseUntil), expression.Value(l.Until.UnixMilli()))
+	if l.Owner != "" {
+		set = set.Set(expression.Name(attrLeaseOwner), expression.Value(l.Owner))
+	} else {
+		set = set.Remove(expression.Name(attrLeaseOwner))
+	}
+	if l.Trigger != "" {
+		set = set.Set(expression.Name(attrLeaseTrigger), expression.Value(string(l.Trigger)))
+	} else {
+		set = set.Remove(expression.Name(attrLeaseTrigger))
+	}
+	return set
+}
+
+var leasable = []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}
+
+// RenewLease implements service.LeaseStore: one conditional UpdateItem.
+func (s *Store) RenewLease(ctx context.Context, taskID, owner string, until time.Time) error {
+	if !validTaskID(taskID) {
+		return service.ErrNotFound
+	}
+	t := s.times()
+	set := expression.Set(expression.Name(attrLeaseUntil), expression.Value(until.UnixMilli()))
+	cond := s.liveTaskCond(t).
+		And(expression.Not(inStates(terminalStates))).
+		And(expression.Name(attrLeaseOwner).Equal(expression.Value(owner))).
+		And(expression.AttributeExists(expression.Name(attrLeaseShard)))
+	return s.leaseWrite(ctx, taskID, set, cond, t, nil)
+}
+
+// TakeOver implements service.LeaseStore: one conditional UpdateItem.
+func (s *Store) TakeOver(ctx context.Context, l service.LapsedLease, owner string, until time.Time) (int, error) {
+	if !validTaskID(l.TaskID) {
+		return 0, service.ErrNotFound
+	}
+	t := s.times()
+	set := setLease(expression.Add(expression.Name(attrTakeovers), expression.Value(1)),
+		service.Lease{Owner: owner, Until: until, Trigger: l.Lease.Trigger})
+	cond := s.liveTaskCond(t).
+		And(inStates(leasable)).
+		And(expression.Name(attrLeaseUntil).Equal(expression.Value(l.Lease.Until.UnixMilli())))
+	if l.Lease.Owner == "" {
+		cond = cond.And(expression.AttributeNotExists(expression.Name(attrLeaseOwner)))
+	} else {
+		cond = cond.And(expression.Name(attrLeaseOwner).Equal(expression.Value(l.Lease.Owner)))
+	}
+	var after taskItem
+	err := s.leaseWrite(ctx, l.TaskID, set, cond, t, &after)
+	return after.Takeovers, err
+}
+
+func (s *Store) liveTaskCond(t clockTimes) expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(attrPK)).
+		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix)))
+}
+
+// leaseWrite applies a lease change to the task item, explaining a refusal
+// from the old image: not found, terminal, or the lease moved. With after,
+// it decodes the new image into it.
+func (s *Store) leaseWrite(ctx context.Context, taskID string, set expression.UpdateBuilder, cond expression.ConditionBuilder, t clockTimes, after *taskItem) error {
+	e, err := expression.NewBuilder().WithUpdate(set).WithCondition(cond).Build()
+	if err != nil {
+		return fmt.Errorf("dynamo: build lease update: %w", err)
+	}
+	in := &dynamodb.UpdateItemInput{
+		Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	if after != nil {
+		in.ReturnValues = types.ReturnValueAllNew
+	}
+	out, err := s.updateItem(ctx, in)
+	old, refused := conditionFailedItem(err)
+	if !refused {
+		if err != nil {
+			return otherFailure(err, "the lease of task "+taskID)
+		}
+		if after != nil {
+			if err := attributevalue.UnmarshalMap(out.Attributes, after); err != nil {
+				return fmt.Errorf("dynamo: decode task item: %w", err)
+			}
+		}
+		return nil
+	}
+	it, err := liveTask(old, t)
+	if err != nil {
+		return err
+	}
+	if st := a2a.TaskState(it.State); st.Terminal() {
+		return &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: it.Version}
+	}
+	return &service.ConflictError{Reason: service.ConflictLease, State: a2a.TaskState(it.State), Version: it.Version}
+}
+
+// LapsedLeases implements service.LeaseStore: one Query of the byLease
+// index (eventually consistent: a lease renewed a moment ago may still show
+// as lapsed, and TakeOver then refuses it).
+func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]service.LapsedLease, error) {
+	t := s.times()
+	kc := expression.Key(attrLeaseShard).Equal(expression.Value(leaseShard)).
+		And(expression.Key(attrLeaseUntil).LessThan(expression.Value(now.UnixMilli())))
+	e, err := expression.NewBuilder().WithKeyCondition(kc).Build()
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: build lease query: %w", err)
+	}
+	out, err := s.query(ctx, &dynamodb.QueryInput{
+		IndexName: aws.String(indexByLease), KeyConditionExpression: e.KeyCondition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		Limit: aws.Int32(int32(limit) * 2),
+	})
+	if err != nil {
+		return nil, otherFailure(err, "the lapsed leases")
+	}
+	var lapsed []service.LapsedLease
+	for _, item := range out.Items {
+		it, err := decodeTaskItem(item)
+		if err != nil {
+			return nil, err
+		}
+		l := it.lease()
+		if !it.live(t) || !l.Held() || !(it.State == string(a2a.TaskStateSubmitted) || it.State == string(a2a.TaskStateWorking)) {
+			continue // an index entry on its way out
+		}
+		lapsed = append(lapsed, service.LapsedLease{TaskID: taskIDFromPK(it.PK), Lease: l, Takeovers: it.Takeovers})
+		if len(lapsed) == limit {
+			break
+		}
+	}
+	return lapsed, nil
+}

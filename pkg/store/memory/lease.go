@@ -1,0 +1,80 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+var _ service.LeaseStore = (*Store)(nil)
+
+// RenewLease implements service.LeaseStore.
+func (s *Store) RenewLease(_ context.Context, taskID, owner string, until time.Time) error {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.live(taskID, now)
+	if e == nil {
+		return service.ErrNotFound
+	}
+	cur := &e.rec
+	if st := cur.Task.Status.State; st.Terminal() {
+		return &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: cur.Version}
+	}
+	if !cur.Lease.Held() || cur.Lease.Owner != owner {
+		return &service.ConflictError{Reason: service.ConflictLease, State: cur.Task.Status.State, Version: cur.Version}
+	}
+	cur.Lease.Until = until.Truncate(service.LeaseTime)
+	return nil
+}
+
+// LapsedLeases implements service.LeaseStore.
+func (s *Store) LapsedLeases(_ context.Context, now time.Time, limit int) ([]service.LapsedLease, error) {
+	clockNow := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []service.LapsedLease
+	for id, e := range s.tasks {
+		if !clockNow.Before(e.expiresAt) || !leasable(e.rec.Task.Status.State) {
+			continue
+		}
+		if l := e.rec.Lease; l.Held() && l.Until.Before(now) {
+			out = append(out, service.LapsedLease{TaskID: id, Lease: l, Takeovers: e.rec.Takeovers})
+		}
+	}
+	slices.SortFunc(out, func(a, b service.LapsedLease) int {
+		return cmp.Or(a.Lease.Until.Compare(b.Lease.Until), cmp.Compare(a.TaskID, b.TaskID))
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// TakeOver implements service.LeaseStore.
+func (s *Store) TakeOver(_ context.Context, l service.LapsedLease, owner string, until time.Time) (int, error) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.live(l.TaskID, now)
+	if e == nil {
+		return 0, service.ErrNotFound
+	}
+	cur := &e.rec
+	if !cur.Lease.Held() || !leasable(cur.Task.Status.State) || cur.Lease.Owner != l.Lease.Owner || !cur.Lease.Until.Equal(l.Lease.Until) {
+		return 0, &service.ConflictError{Reason: service.ConflictLease, State: cur.Task.Status.State, Version: cur.Version}
+	}
+	cur.Lease = service.Lease{Owner: owner, Until: until, Trigger: cur.Lease.Trigger}.Stored()
+	cur.Takeovers++
+	return cur.Takeovers, nil
+}
+
+// leasable reports whether a task in state st can hold a lease: it is
+// waiting for a runner or being run.
+func leasable(st a2a.TaskState) bool {
+	return st == a2a.TaskStateSubmitted || st == a2a.TaskStateWorking
+}
