@@ -192,6 +192,16 @@ func Load(getenv func(string) string) (Config, error) {
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	c.Tokens = r.tokens()
 	c.TaskStore, c.AWS = r.taskStore()
+	switch {
+	case c.InterruptTTL <= c.TaskStore.TTL || c.TaskStore.TTL == 0:
+	case strings.TrimSpace(getenv("A2A_INTERRUPT_REQUEST_TTL_SECONDS")) == "":
+		c.InterruptTTL = c.TaskStore.TTL // the default, within a short task TTL
+	default:
+		// CloudFormation Rules cannot compare two numbers: this is where
+		// a stack whose interrupts outlive its tasks is refused.
+		r.fail("A2A_INTERRUPT_REQUEST_TTL_SECONDS", strconv.Itoa(int(c.InterruptTTL/time.Second)),
+			fmt.Sprintf("must be at most A2A_TASK_TTL_SECONDS (%d): the task would expire while its interrupt waits", int(c.TaskStore.TTL/time.Second)))
+	}
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()

@@ -118,6 +118,7 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_LOG_LEVEL": "loud"}, `A2A_LOG_LEVEL="loud": must be debug, info, warn or error`},
 		{map[string]string{"A2A_INTERRUPT_REQUEST_TTL_SECONDS": "0"}, `A2A_INTERRUPT_REQUEST_TTL_SECONDS="0": must be an integer from 1`},
 		{map[string]string{"A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS": "-1"}, `A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS="-1"`},
+		{map[string]string{"A2A_INTERRUPT_REQUEST_TTL_SECONDS": "7200", "A2A_TASK_TTL_SECONDS": "3600"}, `A2A_INTERRUPT_REQUEST_TTL_SECONDS="7200": must be at most A2A_TASK_TTL_SECONDS (3600)`},
 		{map[string]string{"A2A_EXECUTION": "lambda"}, `A2A_EXECUTION="lambda": must be auto, inline or stepfunctions`},
 		{map[string]string{"A2A_EXECUTION": "stepfunctions"}, `A2A_EXECUTION=stepfunctions needs A2A_STATE_MACHINE_ARN`},
 		{map[string]string{"A2A_STATE_MACHINE_ARN": "my-machine"}, `A2A_STATE_MACHINE_ARN="my-machine": must be a state machine ARN`},

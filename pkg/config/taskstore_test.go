@@ -36,6 +36,7 @@ func TestTaskStoreSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, config.TaskStore{Backend: config.BackendDynamoDB, Table: "a2a-tasks.prod_1", CreateTable: true, TTL: time.Hour, MaxTasks: 10000}, c.TaskStore)
 	assert.Equal(t, config.AWS{Region: "eu-west-1", EndpointURL: "http://127.0.0.1:5000"}, c.AWS)
+	assert.Equal(t, time.Hour, c.InterruptTTL, "the default interrupt TTL stays within a shorter task TTL")
 	assert.Equal(t, "https://agents.example.com/a2a", c.ConfiguredPublicURL)
 	assert.Equal(t, c.ConfiguredPublicURL, c.PublicURL)
 
