@@ -256,6 +256,8 @@ func TestHangingWebhookDoesNotDelayOthers(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		require.NoError(t, q.Enqueue(context.Background(), notification(hang.URL+"/hook", "slow", int64(i))))
 	}
+	require.Eventually(t, func() bool { return inFlight.Load() == 2 }, 5*time.Second, time.Millisecond,
+		"the hanging webhook holds its MaxPerWebhook attempts")
 	start := time.Now()
 	for i := 1; i <= 5; i++ {
 		require.NoError(t, q.Enqueue(context.Background(), notification(fast.URL+"/hook", fmt.Sprintf("fast-%d", i), 1)))
