@@ -5,20 +5,14 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
+	"io"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
 func main() {
-	h, err := lambdafn.NewCardFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
-	if err != nil {
-		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "card", err)
-		os.Exit(1)
-	}
-	lambda.Start(lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "card")))
+	boot.Main("card", func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		return boot.CardFunction(ctx, getenv, builtin.Registry(), logOut)
+	})
 }

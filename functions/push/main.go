@@ -7,19 +7,18 @@ package main
 
 import (
 	"context"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
+	"io"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
 func main() {
-	h, err := app.NewPushFunction(context.Background(), os.Getenv, os.Stderr)
-	if err != nil {
-		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "push", err)
-		os.Exit(1)
-	}
-	lambda.Start(h.Handle)
+	boot.Main("push", func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		h, err := app.NewPushFunction(ctx, getenv, logOut)
+		if err != nil {
+			return nil, err
+		}
+		return h.Handle, nil
+	})
 }

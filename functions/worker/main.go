@@ -2,25 +2,24 @@
 // (infra/statemachine.asl.json) calls for every action of a task's step
 // protocol: run a step, show an interrupt and bind its task token, expire
 // an unanswered interrupt, fail a task whose step failed. It only wires;
-// pkg/app assembles the handler once per cold start.
+// pkg/app assembles the handler once per cold start and pkg/boot starts it.
 package main
 
 import (
 	"context"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
+	"io"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
 func main() {
-	h, err := app.NewWorkerFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
-	if err != nil {
-		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "worker", err)
-		os.Exit(1)
-	}
-	lambda.Start(h.Handle)
+	boot.Main("worker", func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		h, err := app.NewWorkerFunction(ctx, getenv, builtin.Registry(), logOut)
+		if err != nil {
+			return nil, err
+		}
+		return h.Handle, nil
+	})
 }

@@ -55,7 +55,7 @@ func TestRunLocalServesTheBannerExample(t *testing.T) {
 	var out, logs syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), &out, &logs)
+		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), &out, &logs, nil)
 	}()
 
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
@@ -105,7 +105,7 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 		{map[string]string{"A2A_AUTH": "jwt"}, "A2A_AUTH=jwt needs API Gateway's JWT authorizer"},
 	}
 	for _, tt := range tests {
-		err := app.RunLocal(context.Background(), func(k string) string { return tt.env[k] }, builtin.Registry(), io.Discard, io.Discard)
+		err := app.RunLocal(context.Background(), func(k string) string { return tt.env[k] }, builtin.Registry(), io.Discard, io.Discard, nil)
 		assert.ErrorContains(t, err, tt.want)
 	}
 }

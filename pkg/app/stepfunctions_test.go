@@ -26,6 +26,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
@@ -80,7 +81,7 @@ func newStack(t *testing.T, ag agent.Agent, mode string, ttl, budget time.Durati
 	cfg.Tokens = map[string]string{"alice": sfnToken}
 	cfg.InterruptTTL = ttl
 	cfg.BlockingTimeout = budget
-	log := app.NewLogger(&testWriter{t}, cfg.LogLevel)
+	log := boot.NewLogger(&testWriter{t}, cfg.LogLevel)
 	w := app.NewWorker(cfg, ag, store, nil, log)
 	m := sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) { return w.Handle(ctx, ev) }))
 	cfg.Execution = config.Execution{Mode: mode, StateMachineARN: m.ARN}
