@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
+
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
@@ -147,7 +149,7 @@ func TestOfficialV1Server(t *testing.T) {
 			log := &headerLog{}
 			base := startV1(t, tc.restFirst, log)
 			c := client.New(base, client.Options{Binding: tc.binding})
-			ctx := ctxT(t)
+			ctx := clienttest.Context(t)
 
 			card, err := c.Card(ctx)
 			require.NoError(t, err)
@@ -160,9 +162,9 @@ func TestOfficialV1Server(t *testing.T) {
 			log.take()
 
 			// Blocking send: the wrapped {"task":...} result, 1.0 enums.
-			done := send(t, c, "hello", "", true)
+			done := clienttest.Send(t, c, "hello", "", true)
 			assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
-			assert.Equal(t, "echo: hello", artifactText(done, "echo"))
+			assert.Equal(t, "echo: hello", clienttest.ArtifactText(done, "echo"))
 			assert.Equal(t, a2a.RoleAgent, done.Status.Message.Role)
 			require.NotEmpty(t, done.History)
 			assert.Equal(t, a2a.RoleUser, done.History[0].Role)
@@ -174,7 +176,7 @@ func TestOfficialV1Server(t *testing.T) {
 			assert.Equal(t, a2a.TaskStateCompleted, got.Status.State)
 
 			// Parts other than text convert to the 0.3 model.
-			files := send(t, c, "file", "", true)
+			files := clienttest.Send(t, c, "file", "", true)
 			require.Len(t, files.Artifacts, 2)
 			fp := files.Artifacts[0].Parts[0]
 			require.Equal(t, a2a.PartKindFile, fp.Kind)
@@ -186,16 +188,16 @@ func TestOfficialV1Server(t *testing.T) {
 			assert.JSONEq(t, `{"n":1}`, string(dp.Data))
 
 			// Input required, then the reply on the same task.
-			asked := send(t, c, "ask", "", true)
+			asked := clienttest.Send(t, c, "ask", "", true)
 			require.Equal(t, a2a.TaskStateInputRequired, asked.Status.State)
 			assert.Equal(t, "What is your name?", client.Interrupt(asked).Text)
-			answered := send(t, c, "Ada", asked.ID, true)
+			answered := clienttest.Send(t, c, "Ada", asked.ID, true)
 			assert.Equal(t, asked.ID, answered.ID)
 			assert.Equal(t, a2a.TaskStateCompleted, answered.Status.State)
 			assert.Equal(t, "You answered: Ada", answered.Status.Message.Text())
 
 			// returnImmediately, then cancel; Wait sees the canceled state.
-			slow := send(t, c, "slow", "", false)
+			slow := clienttest.Send(t, c, "slow", "", false)
 			assert.False(t, slow.Status.State.Terminal())
 			canceled, err := c.CancelTask(ctx, a2a.TaskIDParams{ID: slow.ID})
 			require.NoError(t, err)
@@ -246,8 +248,8 @@ func TestOfficialV1PushConfigs(t *testing.T) {
 		t.Run(binding, func(t *testing.T) {
 			base := startV1(t, false, &headerLog{}, a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)))
 			c := client.New(base, client.Options{Binding: binding})
-			ctx := ctxT(t)
-			task := send(t, c, "hello", "", true)
+			ctx := clienttest.Context(t)
+			task := clienttest.Send(t, c, "hello", "", true)
 
 			cfg := a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: a2a.PushNotificationConfig{
 				ID: "hook-1", URL: "https://example.com/hook", Token: "notify-token",

@@ -1,4 +1,4 @@
-package app_test
+package app
 
 // Interoperability: the official a2a-go clients, unmodified, drive the local
 // server over real HTTP, on the memory store and on the DynamoDB store
@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -31,14 +30,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 const interopToken = "interop-token"
@@ -78,46 +70,19 @@ const (
 	dynamoStore storeKind = "dynamodb"
 )
 
-// openStore returns a new store of kind: nil for memory (the default), or
-// the DynamoDB store on a new table of the test's moto.
-func openStore(t *testing.T, kind storeKind) service.Store {
-	if kind == memoryStore {
-		return nil
-	}
-	ctx := context.Background()
-	c := awstest.DynamoDB(t)
-	table := awstest.UniqueName(t, "interop")
-	require.NoError(t, dynamo.CreateTable(ctx, c, table))
-	s, err := dynamo.New(c, dynamo.Options{Table: table})
-	require.NoError(t, err)
-	return s
-}
-
 // startLocal serves the demo agent (no simulated work, 10 ms between long
-// steps) on a real loopback listener, on a store of kind.
+// steps) on a real loopback listener, on a new store of kind, recording its
+// requests in log.
 func startLocal(t *testing.T, withAuth bool, kind storeKind, log *pathLog) string {
 	t.Helper()
-	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10"}
-	cfg, err := config.Load(func(k string) string { return env[k] })
-	require.NoError(t, err)
-	cfg.PublicURL = "" // the card takes the listener's URL from the request
-	ag, err := builtin.Registry().New("demo", func(k string) string { return env[k] })
-	require.NoError(t, err)
-	var authn httpapi.Authenticator = auth.Anonymous{}
+	o := clienttest.Options{Wrap: log.wrap}
 	if withAuth {
-		authn = auth.NewBearer(map[string]string{"interop": interopToken})
+		o.Token = interopToken
 	}
-	o := app.LocalOptions{Auth: authn, Store: openStore(t, kind)}
-	if o.Store != nil {
-		// Push configs are stored; no notification is sent (no changes).
-		o.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
+	if kind == dynamoStore {
+		o.Store = clienttest.DynamoStore(t)
 	}
-	srv, err := app.NewLocal(cfg, ag, o)
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(log.wrap(srv.Handler))
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return clienttest.Start(t, o).URL
 }
 
 // bearer adds a bearer token to every request, as a client configured with
