@@ -115,6 +115,32 @@ type pushView struct{ id, taskID, url string }
 // 0.3 compatibility JSON-RPC transport refuses ListTasks itself).
 var errNoList = errors.New("the client does not list tasks over this transport")
 
+// mapped turns a client's (answer, error) into the scenario's view of the
+// answer.
+func mapped[T, V any](view func(T) V) func(T, error) (V, error) {
+	return func(x T, err error) (V, error) {
+		if err != nil {
+			var zero V
+			return zero, err
+		}
+		return view(x), nil
+	}
+}
+
+// mappedAll is mapped for a list of answers.
+func mappedAll[T, V any](view func(T) V) func([]T, error) ([]V, error) {
+	return func(xs []T, err error) ([]V, error) {
+		if err != nil {
+			return nil, err
+		}
+		out := make([]V, len(xs))
+		for i, x := range xs {
+			out[i] = view(x)
+		}
+		return out, nil
+	}
+}
+
 // driver speaks to the server through one official client.
 type driver interface {
 	cardName() string
@@ -316,19 +342,11 @@ func (d *legacyDriver) send(ctx context.Context, text string, cont *view, blocki
 }
 
 func (d *legacyDriver) get(ctx context.Context, id string) (view, error) {
-	task, err := d.client.GetTask(ctx, &legacy.TaskQueryParams{ID: legacy.TaskID(id)})
-	if err != nil {
-		return view{}, err
-	}
-	return legacyView(task), nil
+	return mapped(legacyView)(d.client.GetTask(ctx, &legacy.TaskQueryParams{ID: legacy.TaskID(id)}))
 }
 
 func (d *legacyDriver) cancel(ctx context.Context, id string) (view, error) {
-	task, err := d.client.CancelTask(ctx, &legacy.TaskIDParams{ID: legacy.TaskID(id)})
-	if err != nil {
-		return view{}, err
-	}
-	return legacyView(task), nil
+	return mapped(legacyView)(d.client.CancelTask(ctx, &legacy.TaskIDParams{ID: legacy.TaskID(id)}))
 }
 
 func (d *legacyDriver) list(ctx context.Context, contextID string) ([]string, error) {
@@ -348,31 +366,15 @@ func legacyPushView(c *legacy.TaskPushConfig) pushView {
 }
 
 func (d *legacyDriver) setPush(ctx context.Context, taskID, configID, url string) (pushView, error) {
-	c, err := d.client.SetTaskPushConfig(ctx, &legacy.TaskPushConfig{TaskID: legacy.TaskID(taskID), Config: legacy.PushConfig{ID: configID, URL: url, Token: "tok"}})
-	if err != nil {
-		return pushView{}, err
-	}
-	return legacyPushView(c), nil
+	return mapped(legacyPushView)(d.client.SetTaskPushConfig(ctx, &legacy.TaskPushConfig{TaskID: legacy.TaskID(taskID), Config: legacy.PushConfig{ID: configID, URL: url, Token: "tok"}}))
 }
 
 func (d *legacyDriver) getPush(ctx context.Context, taskID, configID string) (pushView, error) {
-	c, err := d.client.GetTaskPushConfig(ctx, &legacy.GetTaskPushConfigParams{TaskID: legacy.TaskID(taskID), ConfigID: configID})
-	if err != nil {
-		return pushView{}, err
-	}
-	return legacyPushView(c), nil
+	return mapped(legacyPushView)(d.client.GetTaskPushConfig(ctx, &legacy.GetTaskPushConfigParams{TaskID: legacy.TaskID(taskID), ConfigID: configID}))
 }
 
 func (d *legacyDriver) listPush(ctx context.Context, taskID string) ([]pushView, error) {
-	cs, err := d.client.ListTaskPushConfig(ctx, &legacy.ListTaskPushConfigParams{TaskID: legacy.TaskID(taskID)})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]pushView, len(cs))
-	for i, c := range cs {
-		out[i] = legacyPushView(c)
-	}
-	return out, nil
+	return mappedAll(legacyPushView)(d.client.ListTaskPushConfig(ctx, &legacy.ListTaskPushConfigParams{TaskID: legacy.TaskID(taskID)}))
 }
 
 func (d *legacyDriver) deletePush(ctx context.Context, taskID, configID string) error {
@@ -475,19 +477,11 @@ func (d *compatDriver) send(ctx context.Context, text string, cont *view, blocki
 }
 
 func (d *compatDriver) get(ctx context.Context, id string) (view, error) {
-	task, err := d.client.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(id)})
-	if err != nil {
-		return view{}, err
-	}
-	return compatView(task), nil
+	return mapped(compatView)(d.client.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(id)}))
 }
 
 func (d *compatDriver) cancel(ctx context.Context, id string) (view, error) {
-	task, err := d.client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(id)})
-	if err != nil {
-		return view{}, err
-	}
-	return compatView(task), nil
+	return mapped(compatView)(d.client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(id)}))
 }
 
 func (d *compatDriver) list(ctx context.Context, contextID string) ([]string, error) {
@@ -510,31 +504,15 @@ func v2PushView(c *a2a.PushConfig) pushView {
 }
 
 func (d *compatDriver) setPush(ctx context.Context, taskID, configID, url string) (pushView, error) {
-	c, err := d.client.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: a2a.TaskID(taskID), ID: configID, URL: url, Token: "tok"})
-	if err != nil {
-		return pushView{}, err
-	}
-	return v2PushView(c), nil
+	return mapped(v2PushView)(d.client.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: a2a.TaskID(taskID), ID: configID, URL: url, Token: "tok"}))
 }
 
 func (d *compatDriver) getPush(ctx context.Context, taskID, configID string) (pushView, error) {
-	c, err := d.client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: a2a.TaskID(taskID), ID: configID})
-	if err != nil {
-		return pushView{}, err
-	}
-	return v2PushView(c), nil
+	return mapped(v2PushView)(d.client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: a2a.TaskID(taskID), ID: configID}))
 }
 
 func (d *compatDriver) listPush(ctx context.Context, taskID string) ([]pushView, error) {
-	cs, err := d.client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: a2a.TaskID(taskID)})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]pushView, len(cs))
-	for i, c := range cs {
-		out[i] = v2PushView(c)
-	}
-	return out, nil
+	return mappedAll(v2PushView)(d.client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: a2a.TaskID(taskID)}))
 }
 
 func (d *compatDriver) deletePush(ctx context.Context, taskID, configID string) error {
