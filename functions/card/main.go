@@ -4,15 +4,8 @@
 package main
 
 import (
-	"context"
-	"io"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
-func main() {
-	boot.Main("card", func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
-		return boot.CardFunction(ctx, getenv, builtin.Registry(), logOut)
-	})
-}
+func main() { boot.Main("card", boot.CardFunction(builtin.Registry())) }

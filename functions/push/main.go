@@ -6,19 +6,8 @@
 package main
 
 import (
-	"context"
-	"io"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
-func main() {
-	boot.Main("push", func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
-		h, err := app.NewPushFunction(ctx, getenv, logOut)
-		if err != nil {
-			return nil, err
-		}
-		return h.Handle, nil
-	})
-}
+func main() { boot.Main("push", app.PushFunction) }

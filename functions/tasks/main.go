@@ -4,16 +4,9 @@
 package main
 
 import (
-	"context"
-	"io"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
-func main() {
-	boot.Main("tasks", func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
-		return app.TasksFunction(ctx, getenv, builtin.Registry(), logOut)
-	})
-}
+func main() { boot.Main("tasks", app.TasksFunction(builtin.Registry())) }

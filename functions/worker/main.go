@@ -6,20 +6,9 @@
 package main
 
 import (
-	"context"
-	"io"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
-func main() {
-	boot.Main("worker", func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
-		h, err := app.NewWorkerFunction(ctx, getenv, builtin.Registry(), logOut)
-		if err != nil {
-			return nil, err
-		}
-		return h.Handle, nil
-	})
-}
+func main() { boot.Main("worker", app.WorkerFunction(builtin.Registry())) }

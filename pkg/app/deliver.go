@@ -45,6 +45,16 @@ func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut 
 	return NewDeliver(cfg, store, sqs.NewFromConfig(awsCfg), d, env.Log)
 }
 
+// DeliverFunction builds the deliver function's Lambda handler
+// (NewDeliverFunction).
+func DeliverFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+	h, err := NewDeliverFunction(ctx, getenv, logOut)
+	if err != nil {
+		return nil, err
+	}
+	return h.Handle, nil
+}
+
 // checkDeliverConfig refuses a deliver function without its queues or an
 // issuer.
 func checkDeliverConfig(cfg config.Config) error {

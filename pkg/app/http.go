@@ -66,14 +66,16 @@ func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.R
 	return NewLambdaHandler(env.Config, d.agent, d.store, LambdaOptions{Routes: routes, Log: env.Log, StepFunctions: d.machine})
 }
 
-// httpFunction is an HTTP function's Lambda handler: NewLambdaHTTP behind
-// the HTTP API adapter, which logs its own failures as function.
-func httpFunction(ctx context.Context, function string, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer) (boot.HTTPFunc, error) {
-	h, err := NewLambdaHTTP(ctx, getenv, reg, routes, logOut)
-	if err != nil {
-		return nil, err
+// httpFunction builds an HTTP function's Lambda handler: NewLambdaHTTP
+// behind the HTTP API adapter, which logs its own failures as function.
+func httpFunction(function string, reg *agent.Registry, routes httpapi.Routes) boot.Builder {
+	return func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		h, err := NewLambdaHTTP(ctx, getenv, reg, routes, logOut)
+		if err != nil {
+			return nil, err
+		}
+		return boot.LambdaHTTP(h, boot.NewLogger(logOut, slog.LevelError).With("function", function)), nil
 	}
-	return boot.LambdaHTTP(h, boot.NewLogger(logOut, slog.LevelError).With("function", function)), nil
 }
 
 // deps are what the functions that run agent steps open at a cold start.

@@ -32,3 +32,13 @@ func NewPushFunction(ctx context.Context, getenv func(string) string, logOut io.
 	}
 	return serverless.NewFanout(sqs.NewFromConfig(awsCfg), env.Config.Push.DeliveryQueueURL, dynamo.ChangeFromStream, env.Log)
 }
+
+// PushFunction builds the push function's Lambda handler
+// (NewPushFunction).
+func PushFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+	h, err := NewPushFunction(ctx, getenv, logOut)
+	if err != nil {
+		return nil, err
+	}
+	return h.Handle, nil
+}

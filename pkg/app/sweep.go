@@ -68,6 +68,14 @@ func NewSweepFunction(ctx context.Context, getenv func(string) string, reg *agen
 	return NewSweeper(env.Config, d.agent, d.store, d.machine, nil, env.Log)
 }
 
+// SweepFunction builds the sweep function's Lambda handler
+// (NewSweepFunction).
+func SweepFunction(reg *agent.Registry) boot.Builder {
+	return func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		return NewSweepFunction(ctx, getenv, reg, logOut)
+	}
+}
+
 // NewSweeper assembles the sweep function around store; api is the Step
 // Functions client of the auto and stepfunctions modes (nil in inline
 // mode), clk tells the time (nil: the system clock).

@@ -30,6 +30,18 @@ func NewWorkerFunction(ctx context.Context, getenv func(string) string, reg *age
 	return NewWorker(env.Config, d.agent, d.store, nil, env.Log), nil
 }
 
+// WorkerFunction builds the worker function's Lambda handler
+// (NewWorkerFunction).
+func WorkerFunction(reg *agent.Registry) boot.Builder {
+	return func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		h, err := NewWorkerFunction(ctx, getenv, reg, logOut)
+		if err != nil {
+			return nil, err
+		}
+		return h.Handle, nil
+	}
+}
+
 // checkWorkerStore refuses a worker without the DynamoDB store.
 func checkWorkerStore(cfg config.Config) error {
 	if cfg.TaskStore.Backend != config.BackendDynamoDB {

@@ -64,11 +64,15 @@ func (e Env) Agent(reg *agent.Registry) (agent.Agent, error) {
 	return reg.New(e.Config.Agent, e.Getenv)
 }
 
+// Builder builds a function's Lambda handler (a handler lambda.Start
+// accepts) from the environment read through getenv, logging to logOut.
+type Builder func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error)
+
 // Main is a Lambda function's main: it builds the handler once (the cold
 // start) and hands it to the Lambda runtime; when build fails it reports
 // the failure (InitFailed) and exits 1. build gets the process's
 // environment and stderr for its logs.
-func Main(function string, build func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error)) {
+func Main(function string, build Builder) {
 	ctx := context.Background()
 	h, err := build(ctx, os.Getenv, os.Stderr)
 	if err != nil {

@@ -45,12 +45,15 @@ func NewCardFunction(ctx context.Context, getenv func(string) string, reg *agent
 	return httpapi.New(o)
 }
 
-// CardFunction is the card function's Lambda handler (what functions/card
-// starts): NewCardFunction behind the HTTP API adapter.
-func CardFunction(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (HTTPFunc, error) {
-	h, err := NewCardFunction(ctx, getenv, reg, logOut)
-	if err != nil {
-		return nil, err
+// CardFunction builds the card function's Lambda handler (what
+// functions/card starts): NewCardFunction, with the agent named by
+// A2A_AGENT from reg, behind the HTTP API adapter.
+func CardFunction(reg *agent.Registry) Builder {
+	return func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		h, err := NewCardFunction(ctx, getenv, reg, logOut)
+		if err != nil {
+			return nil, err
+		}
+		return LambdaHTTP(h, NewLogger(logOut, slog.LevelError).With("function", "card")), nil
 	}
-	return LambdaHTTP(h, NewLogger(logOut, slog.LevelError).With("function", "card")), nil
 }
