@@ -18,35 +18,12 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
-// pathRecorder records the method and path of every request.
-type pathRecorder struct {
-	mu    sync.Mutex
-	paths []string
-}
-
-func (p *pathRecorder) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.paths = append(p.paths, r.Method+" "+r.URL.Path)
-		p.mu.Unlock()
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (p *pathRecorder) take() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := p.paths
-	p.paths = nil
-	return out
-}
-
 // TestLocalServer drives this project's server over both bindings, in
 // both protocol versions, through the whole surface the server has today.
 func TestLocalServer(t *testing.T) {
 	srv := clienttest.Start(t, clienttest.Options{Token: "s3cret"})
-	rec := &pathRecorder{}
-	proxy := httptest.NewServer(rec.wrap(reverse(srv.URL)))
+	rec := &clienttest.RequestLog{}
+	proxy := httptest.NewServer(rec.Wrap(reverse(srv.URL)))
 	t.Cleanup(proxy.Close)
 
 	for _, tc := range []struct {
@@ -66,7 +43,7 @@ func TestLocalServer(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.version, ep.Version)
 			assert.Equal(t, tc.binding, ep.Binding)
-			rec.take()
+			rec.Take()
 
 			done := clienttest.Send(t, c, "hello", "", true)
 			assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
@@ -173,7 +150,8 @@ func TestLocalServer(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "a2a-lambda demo agent", ext.Name)
 
-			for _, p := range rec.take() {
+			for _, req := range rec.Take() {
+				p := req.String()
 				if tc.binding == client.BindingJSONRPC {
 					assert.Equal(t, "POST /", p)
 				} else {

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,33 +34,6 @@ import (
 
 const interopToken = "interop-token"
 
-// pathLog records the paths and A2A-Version headers of the requests a
-// server received.
-type pathLog struct {
-	mu       sync.Mutex
-	paths    []string
-	versions []string
-}
-
-func (l *pathLog) wrap(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		l.paths = append(l.paths, r.Method+" "+r.URL.Path)
-		l.versions = append(l.versions, r.Header.Get("A2A-Version"))
-		l.mu.Unlock()
-		h.ServeHTTP(w, r)
-	})
-}
-
-// take returns the recorded paths and versions and forgets them.
-func (l *pathLog) take() ([]string, []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p, v := l.paths, l.versions
-	l.paths, l.versions = nil, nil
-	return p, v
-}
-
 // storeKind names the task store a server runs on.
 type storeKind string
 
@@ -73,9 +45,9 @@ const (
 // startLocal serves the demo agent (no simulated work, 10 ms between long
 // steps) on a real loopback listener, on a new store of kind, recording its
 // requests in log.
-func startLocal(t *testing.T, withAuth bool, kind storeKind, log *pathLog) string {
+func startLocal(t *testing.T, withAuth bool, kind storeKind, log *clienttest.RequestLog) string {
 	t.Helper()
-	o := clienttest.Options{Wrap: log.wrap}
+	o := clienttest.Options{Wrap: log.Wrap}
 	if withAuth {
 		o.Token = interopToken
 	}
@@ -189,23 +161,24 @@ func TestInteropOfficialClients(t *testing.T) {
 			mode = string(run.store) + "/bearer auth"
 		}
 		withAuth := run.withAuth
-		log := &pathLog{}
+		log := &clienttest.RequestLog{}
 		url := startLocal(t, withAuth, run.store, log)
 		for _, c := range clients {
 			t.Run(mode+"/"+c.name, func(t *testing.T) {
 				d := c.open(t, url, withAuth)
-				log.take() // card discovery
+				log.Take() // card discovery
 				runScenario(t, d)
-				paths, versions := log.take()
-				require.NotEmpty(t, paths)
-				for i, p := range paths {
+				reqs := log.Take()
+				require.NotEmpty(t, reqs)
+				for _, req := range reqs {
+					p := req.String()
 					if c.prefix == "POST /" {
 						assert.Equal(t, "POST /", p)
 					} else {
 						assert.Contains(t, p, c.prefix, "every call goes through the HTTP+JSON binding")
 						assert.NotContains(t, p, "/v1/")
 					}
-					assert.Equal(t, c.version, versions[i], "%s: the protocol version the client asked for", p)
+					assert.Equal(t, c.version, req.Version, "%s: the protocol version the client asked for", p)
 				}
 			})
 		}

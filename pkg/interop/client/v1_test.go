@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -82,38 +81,15 @@ func (v1Agent) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[v
 	}
 }
 
-// headerLog records the A2A-Version header and path of every request.
-type headerLog struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (l *headerLog) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		l.seen = append(l.seen, r.Method+" "+r.URL.Path+" A2A-Version="+r.Header.Get("A2A-Version"))
-		l.mu.Unlock()
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (l *headerLog) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := l.seen
-	l.seen = nil
-	return out
-}
-
 // startV1 serves v1Agent with the official a2a-go v2.3.1 server: JSON-RPC
 // at /rpc, REST under /rest, the card (1.0 supportedInterfaces only, REST
 // first when restFirst) at the well-known path.
-func startV1(t *testing.T, restFirst bool, log *headerLog, opts ...a2asrv.RequestHandlerOption) string {
+func startV1(t *testing.T, restFirst bool, log *clienttest.RequestLog, opts ...a2asrv.RequestHandlerOption) string {
 	t.Helper()
 	store := taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{Authenticator: func(context.Context) (string, error) { return "tester", nil }})
 	h := a2asrv.NewHandler(v1Agent{}, append([]a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(store)}, opts...)...)
 	mux := http.NewServeMux()
-	hs := httptest.NewServer(log.wrap(mux))
+	hs := httptest.NewServer(log.Wrap(mux))
 	t.Cleanup(hs.Close)
 	rpc := v1.NewAgentInterface(hs.URL+"/rpc", v1.TransportProtocolJSONRPC)
 	rest := v1.NewAgentInterface(hs.URL+"/rest", v1.TransportProtocolHTTPJSON)
@@ -146,7 +122,7 @@ func TestOfficialV1Server(t *testing.T) {
 		{"JSON-RPC forced", true, "jsonrpc", client.BindingJSONRPC},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log := &headerLog{}
+			log := &clienttest.RequestLog{}
 			base := startV1(t, tc.restFirst, log)
 			c := client.New(base, client.Options{Binding: tc.binding})
 			ctx := clienttest.Context(t)
@@ -159,7 +135,7 @@ func TestOfficialV1Server(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, a2a.V10, ep.Version)
 			assert.Equal(t, tc.want, ep.Binding)
-			log.take()
+			log.Take()
 
 			// Blocking send: the wrapped {"task":...} result, 1.0 enums.
 			done := clienttest.Send(t, c, "hello", "", true)
@@ -229,7 +205,8 @@ func TestOfficialV1Server(t *testing.T) {
 			assert.ErrorIs(t, err, a2a.ErrPushNotificationNotSupported)
 
 			// Every protocol call carried A2A-Version: 1.0 on the chosen binding.
-			for _, s := range log.take() {
+			for _, req := range log.Take() {
+				s := req.String() + " A2A-Version=" + req.Version
 				assert.True(t, strings.HasSuffix(s, "A2A-Version=1.0"), s)
 				if tc.want == client.BindingJSONRPC {
 					assert.True(t, strings.HasPrefix(s, "POST /rpc "), s)
@@ -246,7 +223,7 @@ func TestOfficialV1Server(t *testing.T) {
 func TestOfficialV1PushConfigs(t *testing.T) {
 	for _, binding := range []string{client.BindingJSONRPC, client.BindingREST} {
 		t.Run(binding, func(t *testing.T) {
-			base := startV1(t, false, &headerLog{}, a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)))
+			base := startV1(t, false, &clienttest.RequestLog{}, a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)))
 			c := client.New(base, client.Options{Binding: binding})
 			ctx := clienttest.Context(t)
 			task := clienttest.Send(t, c, "hello", "", true)
