@@ -4,6 +4,9 @@
 GO        ?= go
 GOFLAGS   ?=
 PKGS      := ./...
+# INTEROP is the interoperability tests' own module (a2a-go, gRPC and
+# protobuf stay out of the main go.mod); make test and lint run it too.
+INTEROP   := pkg/interop
 PYTHON    ?= python3
 CFN_LINT  ?= cfn-lint
 TEMPLATE  := template.yaml
@@ -36,10 +39,11 @@ endif
 
 ## test: every test (unit, integration, interop, fuzz seed corpora, the Lambda
 ##       binaries through the Runtime API), with moto started for the AWS-backed
-##       tests (A2A_TEST_AWS_ENDPOINT) and stopped after; then `make validate`
+##       tests (A2A_TEST_AWS_ENDPOINT) and stopped after; the interop module's
+##       tests (a2a-go clients) with the same moto; then `make validate`
 ##       when cfn-lint is installed
 test: lint
-	$(LOCAL_AWS) $(GO) test -count=1 $(PKGS)
+	$(LOCAL_AWS) sh -c '$(GO) test -count=1 $(PKGS) && cd $(INTEROP) && $(GO) test -count=1 ./...'
 	@if command -v $(CFN_LINT) >/dev/null 2>&1; then $(MAKE) --no-print-directory validate; \
 	else echo "make test: $(CFN_LINT) not found, so the template was not validated (pip install cfn-lint aws-sam-translator; then make validate)"; fi
 
@@ -48,6 +52,7 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	cd $(INTEROP) && $(GO) vet ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -391,7 +391,7 @@ func medianColdStart(tb testing.TB, bin string, env []string, runs int) time.Dur
 // which pkg/secrets does without the SDK's clients, so it must link no AWS
 // SDK service client and not the SDK's configuration loader: their
 // packages' initialization would cost its every cold start (see
-// pkg/lambdafn).
+// pkg/boot).
 func TestCardLinksNoAWSServiceClient(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "./card").CombinedOutput()
 	require.NoError(t, err, string(out))

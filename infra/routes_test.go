@@ -17,8 +17,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
 )
 
@@ -250,7 +250,7 @@ func TestEveryPathIsServed(t *testing.T) {
 			ev.RequestContext.HTTP.Method = method
 			ev.RequestContext.HTTP.Path = path
 			ev.RequestContext.DomainName = "api.example.com"
-			resp, err := lambdafn.LambdaHTTP(handlers[fn], nil)(context.Background(), ev)
+			resp, err := boot.LambdaHTTP(handlers[fn], nil)(context.Background(), ev)
 			require.NoError(t, err)
 			assert.True(t, served(resp.StatusCode, resp.Body), "Lambda %s (route %s): %d %s", fn, r.Key, resp.StatusCode, resp.Body)
 			assert.Less(t, resp.StatusCode, 500, resp.Body)

@@ -32,6 +32,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
@@ -134,7 +135,7 @@ func (backlogStore) Defer(context.Context, service.Job) error { return nil }
 func functionHandlers(t *testing.T) map[string]http.Handler {
 	t.Helper()
 	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo", "A2A_PUSH_SIGNING_KEYS": signingKeyPEM(t)}
-	card, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	card, err := boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)

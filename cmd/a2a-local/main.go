@@ -13,12 +13,13 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/awsdefault"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := app.RunLocal(ctx, os.Getenv, builtin.Registry(), os.Stdout, os.Stderr); err != nil {
+	if err := app.RunLocal(ctx, os.Getenv, builtin.Registry(), os.Stdout, os.Stderr, awsdefault.Load); err != nil {
 		fmt.Fprintln(os.Stderr, "a2a-local:", err)
 		os.Exit(1)
 	}

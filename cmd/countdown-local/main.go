@@ -13,6 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/countdown"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/awsdefault"
 )
 
 func main() {
@@ -26,7 +27,7 @@ func main() {
 		}
 		return countdown.Name
 	}
-	if err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr); err != nil {
+	if err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr, awsdefault.Load); err != nil {
 		fmt.Fprintln(os.Stderr, "countdown-local:", err)
 		os.Exit(1)
 	}

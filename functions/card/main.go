@@ -4,21 +4,8 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
-func main() {
-	h, err := lambdafn.NewCardFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
-	if err != nil {
-		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "card", err)
-		os.Exit(1)
-	}
-	lambda.Start(lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "card")))
-}
+func main() { boot.Main("card", boot.CardFunction(builtin.Registry())) }

@@ -2,24 +2,12 @@
 // POSTs each job's signed notification to its webhook, schedules retries
 // through the message's visibility timeout, dead-letters what fails for
 // good, and records every outcome on the push config. It only wires;
-// pkg/app assembles the handler once per cold start.
+// pkg/app assembles the handler once per cold start and pkg/boot starts it.
 package main
 
 import (
-	"context"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
-func main() {
-	h, err := app.NewDeliverFunction(context.Background(), os.Getenv, os.Stderr)
-	if err != nil {
-		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "deliver", err)
-		os.Exit(1)
-	}
-	lambda.Start(h.Handle)
-}
+func main() { boot.Main("deliver", app.DeliverFunction) }

@@ -6,20 +6,8 @@
 package main
 
 import (
-	"context"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
-func main() {
-	h, err := app.NewPushFunction(context.Background(), os.Getenv, os.Stderr)
-	if err != nil {
-		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "push", err)
-		os.Exit(1)
-	}
-	lambda.Start(h.Handle)
-}
+func main() { boot.Main("push", app.PushFunction) }

@@ -16,7 +16,6 @@ import (
 func (p *Part) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	b = jsonw.StringField(b, "kind", string(p.Kind))
-	var err error
 	switch p.Kind {
 	case PartKindText:
 		b = jsonw.StringField(b, "text", p.Text)
@@ -32,6 +31,18 @@ func (p *Part) AppendJSON(b []byte) ([]byte, error) {
 			b = jsonw.OptString(b, "mimeType", f.MimeType)
 		}
 		b = append(b, '}')
+	}
+	return AppendPartEnd(b, p)
+}
+
+// AppendPartEnd ends the wire form of a part the same way in 0.3 and 1.0,
+// after the fields of a text or file part: a data part's data (an empty
+// object when it has none), or an error for a kind that is not text, file
+// or data; then the metadata and the closing brace.
+func AppendPartEnd(b []byte, p *Part) ([]byte, error) {
+	var err error
+	switch p.Kind {
+	case PartKindText, PartKindFile:
 	case PartKindData:
 		data := p.Data
 		if len(data) == 0 {

@@ -13,7 +13,6 @@ import (
 // or data, with the file's name and media type as filename and mediaType.
 func AppendPart(b []byte, p *a2a.Part) ([]byte, error) {
 	b = append(b, '{')
-	var err error
 	switch p.Kind {
 	case a2a.PartKindText:
 		b = jsonw.StringField(b, "text", p.Text)
@@ -29,21 +28,8 @@ func AppendPart(b []byte, p *a2a.Part) ([]byte, error) {
 		}
 		b = jsonw.OptString(b, "filename", f.Name)
 		b = jsonw.OptString(b, "mediaType", f.MimeType)
-	case a2a.PartKindData:
-		data := p.Data
-		if len(data) == 0 {
-			data = json.RawMessage("{}")
-		}
-		if b, err = jsonw.Raw(b, "data", data); err != nil {
-			return b, err
-		}
-	default:
-		return b, fmt.Errorf("part kind %q is not one of text, file, data", p.Kind)
 	}
-	if b, err = jsonw.Object(b, "metadata", p.Metadata); err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return a2a.AppendPartEnd(b, p)
 }
 
 func appendParts(b []byte, parts []a2a.Part) ([]byte, error) {

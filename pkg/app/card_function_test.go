@@ -16,14 +16,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
 func TestCardFunctionServesItsSampleEvent(t *testing.T) {
 	env := map[string]string{"A2A_PUSH_SIGNING_KEYS": pushKeyPEM(t, "card-test")}
-	h, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	h, err := boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
-	fn := app.LambdaHTTP(h, nil)
+	fn := boot.LambdaHTTP(h, nil)
 	ev := loadEvent(t, "card-get.json")
 
 	resp, err := fn(context.Background(), ev)
@@ -71,25 +71,25 @@ func TestCardFunctionServesItsSampleEvent(t *testing.T) {
 
 func TestCardFunctionConfiguration(t *testing.T) {
 	env := map[string]string{"A2A_PUBLIC_URL": "https://agent.example.com", "A2A_PUSH_NOTIFICATIONS": "false"}
-	h, err := app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	h, err := boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err, "without push notifications, no signing key is needed")
-	resp, err := app.LambdaHTTP(h, nil)(context.Background(), loadEvent(t, "card-get.json"))
+	resp, err := boot.LambdaHTTP(h, nil)(context.Background(), loadEvent(t, "card-get.json"))
 	require.NoError(t, err)
 	assert.Contains(t, resp.Body, `"url":"https://agent.example.com"`)
 	assert.Contains(t, resp.Body, `"pushNotifications":false`)
 
-	_, err = app.NewCardFunction(func(string) string { return "" }, builtin.Registry(), io.Discard)
+	_, err = boot.NewCardFunction(context.Background(), func(string) string { return "" }, builtin.Registry(), io.Discard)
 	assert.ErrorContains(t, err, "A2A_PUSH_SIGNING_KEYS is required", "push notifications need a signing key")
 	env = map[string]string{"A2A_PUSH_SIGNING_KEYS": "not PEM"}
-	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	_, err = boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	assert.ErrorContains(t, err, "A2A_PUSH_SIGNING_KEYS: ")
 
 	env = map[string]string{"A2A_AGENT": "nope"}
-	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	_, err = boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	assert.ErrorContains(t, err, `A2A_AGENT="nope" is not a registered agent; choose one of: a2a-proxy, conformance, demo, echo, llm`)
 
 	env = map[string]string{"A2A_PUBLIC_URL": "ftp://x"}
-	_, err = app.NewCardFunction(func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	_, err = boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	assert.ErrorContains(t, err, "A2A_PUBLIC_URL")
 }
 

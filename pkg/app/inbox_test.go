@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,9 +31,13 @@ func rpcCall(t *testing.T, url, method, params string) map[string]any {
 // DynamoDB, a message sent to a working task is accepted, read back with
 // historyLength, and acknowledged by the demo agent's next step, once.
 func TestMessageToAWorkingTaskOnEveryStore(t *testing.T) {
-	for _, kind := range []storeKind{memoryStore, dynamoStore} {
-		t.Run(string(kind), func(t *testing.T) {
-			url := startLocal(t, false, kind, &pathLog{})
+	for _, kind := range []string{"memory", "dynamodb"} {
+		t.Run(kind, func(t *testing.T) {
+			var o clienttest.Options
+			if kind == "dynamodb" {
+				o.Store = clienttest.DynamoStore(t)
+			}
+			url := clienttest.Start(t, o).URL
 			m := rpcCall(t, url, "message/send", `{"message":{"role":"user","messageId":"ib-1","parts":[{"kind":"text","text":"long 40"}]},"configuration":{"blocking":false}}`)
 			id := m["result"].(map[string]any)["id"].(string)
 

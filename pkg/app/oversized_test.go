@@ -20,9 +20,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
@@ -65,11 +65,11 @@ func TestOversizedResponse(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	fn := map[httpapi.Routes]app.HTTPFunc{}
+	fn := map[httpapi.Routes]boot.HTTPFunc{}
 	for _, routes := range []httpapi.Routes{httpapi.RoutesRPC, httpapi.RoutesTasks} {
 		h, err := app.NewLambdaHandler(cfg, ag, memoryBacklog{store}, app.LambdaOptions{Routes: routes})
 		require.NoError(t, err)
-		fn[routes] = app.LambdaHTTP(h, nil)
+		fn[routes] = boot.LambdaHTTP(h, nil)
 	}
 	event := func(method, route, path, query, body string) events.APIGatewayV2HTTPRequest {
 		ev := events.APIGatewayV2HTTPRequest{Version: "2.0", RouteKey: method + " " + route, RawPath: path, RawQueryString: query, Body: body,
@@ -98,7 +98,7 @@ func TestOversizedResponse(t *testing.T) {
 		resp, err = fn[httpapi.RoutesRPC](ctx, event("POST", "/", "/", "", `{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{"id":"t-big","historyLength":2}}`))
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
-		assert.LessOrEqual(t, len(resp.Body), lambdafn.MaxResponseBytes)
+		assert.LessOrEqual(t, len(resp.Body), boot.MaxResponseBytes)
 		var small struct {
 			Result struct {
 				History []json.RawMessage `json:"history"`
@@ -116,7 +116,7 @@ func TestOversizedResponse(t *testing.T) {
 		resp, err = fn[httpapi.RoutesTasks](ctx, event("GET", "/rest/{proxy+}", "/rest/v1/tasks/t-big", "historyLength=1", ""))
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
-		assert.LessOrEqual(t, lambdafn.ResponseSize([]byte(resp.Body)), lambdafn.MaxResponseBytes)
+		assert.LessOrEqual(t, boot.ResponseSize([]byte(resp.Body)), boot.MaxResponseBytes)
 	})
 }
 

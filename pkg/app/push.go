@@ -1,202 +1,44 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"strconv"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
-	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/memqueue"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/serverless"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
-// PushKeys returns the push notification signing keys of
-// A2A_PUSH_SIGNING_KEYS (see lambdafn.PushKeys).
-func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, error) {
-	return lambdafn.PushKeys(cfg, generate, log)
-}
-
-// PushChecker is the registration check of webhooks: push.CheckConfig with
-// the configured egress policy.
-func PushChecker(cfg config.Config) service.PushConfigChecker {
-	policy := egress.Policy{AllowInsecure: cfg.Push.AllowInsecure}
-	return func(c a2a.PushNotificationConfig) error { return push.CheckConfig(policy, c) }
-}
-
-// pushIssuer is the iss claim of notification JWTs: A2A_PUSH_ISSUER, else
-// the public URL (locally, the bind address when it is unset).
-func pushIssuer(cfg config.Config, local bool) string {
-	if local {
-		return cmp.Or(cfg.Push.Issuer, cfg.PublicURL, "http://"+net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
-	}
-	return cmp.Or(cfg.Push.Issuer, cfg.ConfiguredPublicURL)
-}
-
-// pushBodies renders the notification bodies of configs registered under
-// versions other than 0.3 (notify.TaskBody): under A2A 1.0, a
-// StreamResponse {"task": ...} sent as application/a2a+json.
-func pushBodies() map[a2a.Version]notify.Body {
-	return map[a2a.Version]notify.Body{a2a.V10: func(t *a2a.Task) (string, []byte, error) {
-		b, err := a2av1.TaskNotification(t)
-		return a2av1.ContentType, b, err
-	}}
-}
-
-func retryPolicy(cfg config.Config) push.RetryPolicy {
-	return push.RetryPolicy{MaxAttempts: cfg.Push.MaxAttempts}
-}
-
-func newDeliverer(cfg config.Config, ks *keys.Set, issuer string, clk clock.Clock) (*push.Deliverer, error) {
-	return push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: issuer, Policy: egress.Policy{AllowInsecure: cfg.Push.AllowInsecure}, Clock: clk})
-}
-
-// localPush is the push pipeline of the local server: the memory store's
-// changes, resolved by notify.Local, delivered by an in-process queue.
-type localPush struct {
-	keys  *keys.Set
-	queue *memqueue.Queue
-	local *notify.Local
-}
-
-// PushOptions are the push collaborators of a local server that tests
-// replace.
-type PushOptions struct {
-	// Keys signs notifications; nil means PushKeys.
-	Keys *keys.Set
-	// Deliverer delivers them; nil means a push.Deliverer with the
-	// configured egress policy.
-	Deliverer memqueue.Deliverer
-	// Retry overrides the configured retry policy when MaxAttempts is set.
-	Retry push.RetryPolicy
-}
-
-func newLocalPush(cfg config.Config, store notify.Store, o PushOptions, clk clock.Clock, log *slog.Logger) (*localPush, error) {
-	ks := o.Keys
-	if ks == nil {
-		var err error
-		if ks, err = PushKeys(cfg, true, log); err != nil {
-			return nil, err
-		}
-	}
-	d := o.Deliverer
-	if d == nil {
-		pd, err := newDeliverer(cfg, ks, pushIssuer(cfg, true), clk)
-		if err != nil {
-			return nil, err
-		}
-		d = pd
-	}
-	retry := o.Retry
-	if retry.MaxAttempts == 0 {
-		retry = retryPolicy(cfg)
-	}
-	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Clock: clk, Recorder: notify.NewRecorder(store, log), Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	return &localPush{keys: ks, queue: q, local: notify.NewLocal(notify.NewResolver(store, pushBodies()), q, log)}, nil
-}
-
-// pushCloseTimeout bounds how long the local server waits for deliveries
-// under way when it stops.
-const pushCloseTimeout = 5 * time.Second
-
-func (p *localPush) close() {
-	ctx, cancel := context.WithTimeout(context.Background(), pushCloseTimeout)
-	defer cancel()
-	_ = p.queue.Close(ctx)
-}
-
 // NewPushFunction builds the push function's handler (the table's stream
-// to the delivery queue) from the environment read through getenv. Call it
-// once per cold start.
+// to the delivery queue) from the environment read through getenv (see
+// boot.Start). Call it once per cold start.
 func NewPushFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Fanout, error) {
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	if cfg.Push.DeliveryQueueURL == "" {
-		return nil, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL is required: the push function sends delivery jobs to that queue")
-	}
-	awsCfg, err := AWSConfig(ctx, cfg)
+	env, err := boot.Start(ctx, getenv, logOut, func(cfg config.Config) error {
+		if cfg.Push.DeliveryQueueURL == "" {
+			return errors.New("A2A_PUSH_DELIVERY_QUEUE_URL is required: the push function sends delivery jobs to that queue")
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return serverless.NewFanout(sqs.NewFromConfig(awsCfg), cfg.Push.DeliveryQueueURL, dynamo.ChangeFromStream, NewLogger(logOut, cfg.LogLevel))
+	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return serverless.NewFanout(sqs.NewFromConfig(awsCfg), env.Config.Push.DeliveryQueueURL, dynamo.ChangeFromStream, env.Log)
 }
 
-// NewDeliverFunction builds the deliver function's handler (the delivery
-// queue to the webhooks) from the environment read through getenv, secret
-// references resolved (the signing keys). Call it once per cold start.
-func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Deliver, error) {
-	getenv, err := ResolveSecrets(ctx, getenv)
+// PushFunction builds the push function's Lambda handler
+// (NewPushFunction).
+func PushFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+	h, err := NewPushFunction(ctx, getenv, logOut)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	if err := errors.Join(checkLambdaStore(cfg), checkDeliverConfig(cfg)); err != nil {
-		return nil, err
-	}
-	log := NewLogger(logOut, cfg.LogLevel)
-	ks, err := PushKeys(cfg, false, log)
-	if err != nil {
-		return nil, err
-	}
-	awsCfg, err := AWSConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log, AWS: &awsCfg})
-	if err != nil {
-		return nil, err
-	}
-	d, err := newDeliverer(cfg, ks, pushIssuer(cfg, false), nil)
-	if err != nil {
-		return nil, err
-	}
-	return NewDeliver(cfg, store, sqs.NewFromConfig(awsCfg), d, log)
-}
-
-// checkDeliverConfig refuses a deliver function without its queues or an
-// issuer.
-func checkDeliverConfig(cfg config.Config) error {
-	var errs []error
-	if cfg.Push.DeliveryQueueURL == "" || cfg.Push.DeadLetterQueueURL == "" {
-		errs = append(errs, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL and A2A_PUSH_DEAD_LETTER_QUEUE_URL are required: the deliver function schedules retries on the first and dead-letters to the second"))
-	}
-	if pushIssuer(cfg, false) == "" {
-		errs = append(errs, errors.New("A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required: it is the iss claim receivers check"))
-	}
-	return errors.Join(errs...)
-}
-
-// NewDeliver assembles the deliver function around its store, queue client
-// and deliverer.
-func NewDeliver(cfg config.Config, store notify.Store, client serverless.SQS, d notify.Deliverer, log *slog.Logger) (*serverless.Deliver, error) {
-	if err := checkDeliverConfig(cfg); err != nil {
-		return nil, err
-	}
-	sender := notify.NewSender(notify.NewResolver(store, pushBodies()), d, retryPolicy(cfg), store, log)
-	return serverless.NewDeliver(sender, client, cfg.Push.DeliveryQueueURL, cfg.Push.DeadLetterQueueURL, log)
+	return h.Handle, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 )
@@ -19,13 +20,15 @@ import (
 // RunLocal runs the local server until ctx is done: it reads the
 // configuration through getenv, builds the agent named by A2A_AGENT from reg,
 // listens, prints where to reach the agent and how to send it a first
-// message to out, and logs to logOut.
-func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Registry, out, logOut io.Writer) error {
+// message to out, and logs to logOut. loadAWS makes the AWS configuration
+// when tasks are kept in DynamoDB: awsdefault.Load (the SDK's default
+// chain: profiles, SSO, ...) for the local commands; nil means EnvAWS.
+func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Registry, out, logOut io.Writer, loadAWS AWSLoader) error {
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	log := NewLogger(logOut, cfg.LogLevel)
+	log := boot.NewLogger(logOut, cfg.LogLevel)
 	ag, err := reg.New(cfg.Agent, getenv)
 	if err != nil {
 		return err
@@ -36,7 +39,10 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	}
 	o := LocalOptions{Auth: authn, Log: log}
 	if cfg.TaskStore.Backend == config.BackendDynamoDB {
-		awsCfg, err := AWSConfig(ctx, cfg)
+		if loadAWS == nil {
+			loadAWS = EnvAWS
+		}
+		awsCfg, err := loadAWS(ctx, cfg)
 		if err != nil {
 			return err
 		}

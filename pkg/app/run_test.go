@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,9 +9,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,24 +20,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 )
-
-// syncBuffer is a goroutine-safe writer for the server's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func freePort(t *testing.T) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -52,10 +34,10 @@ func TestRunLocalServesTheBannerExample(t *testing.T) {
 	port := freePort(t)
 	env := map[string]string{"A2A_PORT": strconv.Itoa(port), "A2A_DEMO_WORK_MS": "0"}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, logs syncBuffer
+	var out, logs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), &out, &logs)
+		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), &out, &logs, nil)
 	}()
 
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
@@ -105,7 +87,7 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 		{map[string]string{"A2A_AUTH": "jwt"}, "A2A_AUTH=jwt needs API Gateway's JWT authorizer"},
 	}
 	for _, tt := range tests {
-		err := app.RunLocal(context.Background(), func(k string) string { return tt.env[k] }, builtin.Registry(), io.Discard, io.Discard)
+		err := app.RunLocal(context.Background(), func(k string) string { return tt.env[k] }, builtin.Registry(), io.Discard, io.Discard, nil)
 		assert.ErrorContains(t, err, tt.want)
 	}
 }

@@ -26,9 +26,11 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
@@ -73,18 +75,18 @@ type stack struct {
 // auto). ttl is the interrupt TTL, budget the blocking timeout (the inline
 // runner's budget in auto mode).
 func newStack(t *testing.T, ag agent.Agent, mode string, ttl, budget time.Duration) *stack {
-	store := openStore(t, dynamoStore)
+	store := clienttest.DynamoStore(t)
 	cfg, err := config.Load(func(k string) string { return "" })
 	require.NoError(t, err)
 	cfg.PublicURL = ""
 	cfg.Tokens = map[string]string{"alice": sfnToken}
 	cfg.InterruptTTL = ttl
 	cfg.BlockingTimeout = budget
-	log := app.NewLogger(&testWriter{t}, cfg.LogLevel)
+	log := boot.NewLogger(&testWriter{t}, cfg.LogLevel)
 	w := app.NewWorker(cfg, ag, store, nil, log)
 	m := sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) { return w.Handle(ctx, ev) }))
 	cfg.Execution = config.Execution{Mode: mode, StateMachineARN: m.ARN}
-	h, err := app.NewLambdaHandler(cfg, ag, store.(app.LambdaStore), app.LambdaOptions{Routes: httpapi.RoutesAll, StepFunctions: m.Client, Log: log})
+	h, err := app.NewLambdaHandler(cfg, ag, store, app.LambdaOptions{Routes: httpapi.RoutesAll, StepFunctions: m.Client, Log: log})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

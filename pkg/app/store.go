@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -26,28 +25,18 @@ type StoreOptions struct {
 	// OnUsage receives the capacity of every DynamoDB request.
 	OnUsage func(dynamo.Usage)
 	// AWS is the AWS configuration when the caller loaded it already (a
-	// function that also needs other clients); nil loads it (AWSConfig).
+	// function that also needs other clients); nil makes it from the
+	// environment (EnvAWS).
 	AWS *aws.Config
 }
 
-// AWSConfig is the default AWS configuration (credentials from the
-// environment or the Lambda role) in AWS_REGION, pointed at AWS_ENDPOINT_URL
-// when it is set (a local stand-in).
-func AWSConfig(ctx context.Context, cfg config.Config) (aws.Config, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.AWS.Region))
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
-	}
-	if cfg.AWS.EndpointURL != "" {
-		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
-	}
-	return awsCfg, nil
-}
+// AWSLoader makes the AWS configuration of cfg.
+type AWSLoader func(ctx context.Context, cfg config.Config) (aws.Config, error)
 
-// ResolveSecrets returns getenv with the secret references resolved (see
-// lambdafn.ResolveSecrets).
-func ResolveSecrets(ctx context.Context, getenv func(string) string) (func(string) string, error) {
-	return lambdafn.ResolveSecrets(ctx, getenv)
+// EnvAWS is the AWSLoader of the Lambda functions (boot.AWSConfig): the
+// region, endpoint and credentials of the process's environment.
+func EnvAWS(_ context.Context, cfg config.Config) (aws.Config, error) {
+	return boot.AWSConfig(cfg, os.Getenv)
 }
 
 // OpenTaskStore returns the task store cfg names: in memory, or on
@@ -60,12 +49,13 @@ func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (serv
 }
 
 // OpenDynamoStore returns the DynamoDB store of cfg's table, reached with
-// the default AWS configuration (credentials from the environment or the
-// Lambda role) in AWS_REGION, or at AWS_ENDPOINT_URL when it is set. With
+// o.AWS, or the environment's AWS configuration (EnvAWS: credentials from
+// the environment, as Lambda sets them) in AWS_REGION, or at
+// AWS_ENDPOINT_URL when it is set. With
 // A2A_TASK_STORE_CREATE_TABLE it first creates the table if it is missing.
 func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo.Store, error) {
 	if o.AWS == nil {
-		awsCfg, err := AWSConfig(ctx, cfg)
+		awsCfg, err := EnvAWS(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
@@ -57,35 +57,23 @@ type SweepFunc func(ctx context.Context, ev events.CloudWatchEvent) (service.Swe
 // in a new state machine execution; in inline mode it runs in the sweep's
 // invocation. Call it once per cold start.
 func NewSweepFunction(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (SweepFunc, error) {
-	getenv, err := ResolveSecrets(ctx, getenv)
+	env, err := boot.Start(ctx, getenv, logOut, checkLambdaStore)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	if err := checkLambdaStore(cfg); err != nil {
-		return nil, err
-	}
-	log := NewLogger(logOut, cfg.LogLevel)
-	ag, err := reg.New(cfg.Agent, getenv)
+	d, err := openDeps(ctx, env, reg, true)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := AWSConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
+	return NewSweeper(env.Config, d.agent, d.store, d.machine, nil, env.Log)
+}
+
+// SweepFunction builds the sweep function's Lambda handler
+// (NewSweepFunction).
+func SweepFunction(reg *agent.Registry) boot.Builder {
+	return func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		return NewSweepFunction(ctx, getenv, reg, logOut)
 	}
-	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log, AWS: &awsCfg})
-	if err != nil {
-		return nil, err
-	}
-	var api stepfunctions.API
-	if cfg.Execution.Mode != config.ExecutionInline {
-		api = sfn.NewFromConfig(awsCfg)
-	}
-	return NewSweeper(cfg, ag, store, api, nil, log)
 }
 
 // NewSweeper assembles the sweep function around store; api is the Step

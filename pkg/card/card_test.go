@@ -4,10 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	legacy "github.com/a2aproject/a2a-go/a2a"
-	v2 "github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
-	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,52 +13,6 @@ import (
 
 func opts(bearer bool) Options {
 	return Options{PublicURL: "https://agent.example.com", Agent: agent.Info{Name: "n", Description: "d"}, BearerAuth: bearer}
-}
-
-// TestCardReadByEveryClient: the same public card, with and without the
-// bearer scheme, is read by a2a-go v0.3.15, by v2.3.1 in 0.3 mode and by
-// v2.3.1 in 1.0 mode, each finding its own endpoints and the scheme.
-func TestCardReadByEveryClient(t *testing.T) {
-	for _, bearer := range []bool{false, true} {
-		for name, c := range map[string]a2a.AgentCard{"public": Public(opts(bearer)), "extended": Extended(opts(bearer))} {
-			b, err := json.Marshal(c)
-			require.NoError(t, err)
-
-			var old legacy.AgentCard
-			require.NoError(t, json.Unmarshal(b, &old), name)
-			assert.Equal(t, "https://agent.example.com", old.URL)
-			assert.Equal(t, legacy.TransportProtocolJSONRPC, old.PreferredTransport)
-			// The extended card is declared only when callers authenticate.
-			assert.Equal(t, bearer, old.SupportsAuthenticatedExtendedCard)
-
-			compat, err := a2av0.NewAgentCardParser()(b)
-			require.NoError(t, err, name)
-			native, err := agentcard.DefaultCardParser(b)
-			require.NoError(t, err, name)
-			for _, parsed := range []*v2.AgentCard{compat, native} {
-				assert.Equal(t, bearer, parsed.Capabilities.ExtendedAgentCard)
-				require.Len(t, parsed.SupportedInterfaces, 4)
-				want := []v2.AgentInterface{
-					{URL: "https://agent.example.com", ProtocolBinding: v2.TransportProtocolJSONRPC, ProtocolVersion: "1.0"},
-					{URL: "https://agent.example.com/rest", ProtocolBinding: v2.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"},
-					{URL: "https://agent.example.com", ProtocolBinding: v2.TransportProtocolJSONRPC, ProtocolVersion: "0.3"},
-					{URL: "https://agent.example.com/rest", ProtocolBinding: v2.TransportProtocolHTTPJSON, ProtocolVersion: "0.3"},
-				}
-				for i := range want {
-					assert.Equal(t, want[i], *parsed.SupportedInterfaces[i])
-				}
-				if bearer {
-					assert.Equal(t, v2.HTTPAuthSecurityScheme{Scheme: "bearer", Description: "Bearer token given to the caller by the operator of this agent."}, parsed.SecuritySchemes[BearerSchemeName])
-				} else {
-					assert.Empty(t, parsed.SecuritySchemes)
-				}
-			}
-			if bearer {
-				assert.Equal(t, legacy.HTTPAuthSecurityScheme{Scheme: "bearer", Description: "Bearer token given to the caller by the operator of this agent."}, old.SecuritySchemes[BearerSchemeName])
-				assert.Equal(t, []legacy.SecurityRequirements{{BearerSchemeName: {}}}, old.Security)
-			}
-		}
-	}
 }
 
 func TestPublicSlimExtendedDetailed(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,28 +27,10 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
-// syncBuffer is a buffer the listener writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // listener is a running "a2a webhook listen".
 type listener struct {
 	url            string // the URL it says to register
-	stdout, stderr *syncBuffer
+	stdout, stderr *syncbuf.Buffer
 	stop           func() int // interrupts it and returns its exit code
 }
 
@@ -56,7 +40,7 @@ var listeningRE = regexp.MustCompile(`listening on (\S+)`)
 func listen(t *testing.T, args ...string) *listener {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &listener{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	l := &listener{stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
 	done := make(chan int, 1)
 	go func() {
 		done <- cli.Run(ctx, append([]string{"webhook", "listen"}, args...), cli.Env{Stdout: l.stdout, Stderr: l.stderr})

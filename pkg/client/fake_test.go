@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -74,7 +76,7 @@ func TestInterruptCallbacks(t *testing.T) {
 				}
 			})
 			c := client.New(url, client.Options{Token: "tok", Endpoint: &client.AgentInterface{URL: url, Binding: "jsonrpc", Version: version}})
-			ctx := ctxT(t)
+			ctx := clienttest.Context(t)
 
 			r, err := c.ReplyPermission(ctx, "perm-1", client.PermissionAlways, "go ahead")
 			require.NoError(t, err)
@@ -125,7 +127,7 @@ func TestInterruptCallbackUsesJSONRPCWhenRESTChosen(t *testing.T) {
 		}
 	})
 	c := client.New(base, client.Options{Binding: "rest"})
-	_, err := c.RejectQuestion(ctxT(t), "r")
+	_, err := c.RejectQuestion(clienttest.Context(t), "r")
 	require.NoError(t, err)
 	assert.Equal(t, "/rpc", f.last().Path, "the callback goes to the card's JSON-RPC interface")
 }
@@ -171,7 +173,7 @@ func TestErrorBodies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			url := (&fake{}).start(t, func(w http.ResponseWriter, _ fakeCall) { writeJSON(w, tc.status, tc.body) })
 			c := client.New(url, client.Options{Endpoint: &client.AgentInterface{URL: url, Binding: tc.binding, Version: tc.version}})
-			_, err := c.GetTask(ctxT(t), a2a.TaskQueryParams{ID: "x"})
+			_, err := c.GetTask(clienttest.Context(t), a2a.TaskQueryParams{ID: "x"})
 			var ce *client.Error
 			require.ErrorAs(t, err, &ce)
 			assert.Equal(t, tc.code, ce.Code)
@@ -205,7 +207,7 @@ func TestREST03SendResultShapes(t *testing.T) {
 			f := &fake{}
 			url := f.start(t, func(w http.ResponseWriter, _ fakeCall) { writeJSON(w, 200, body) })
 			c := client.New(url, client.Options{Endpoint: &client.AgentInterface{URL: url + "/rest", Binding: "rest", Version: "0.3"}})
-			res, err := c.SendMessage(ctxT(t), a2a.MessageSendParams{Message: textMsg("hi")})
+			res, err := c.SendMessage(clienttest.Context(t), a2a.MessageSendParams{Message: clienttest.TextMessage("hi")})
 			require.NoError(t, err)
 			assert.Equal(t, "/rest/v1/message:send", f.last().Path)
 			msg := f.last().Body["message"].(map[string]any)
@@ -245,14 +247,14 @@ func TestWaitRetriesTransientErrors(t *testing.T) {
 	})
 	c := client.New(url, client.Options{Endpoint: &client.AgentInterface{URL: url, Binding: "jsonrpc", Version: "0.3"}})
 	var states []a2a.TaskState
-	final, err := c.Wait(ctxT(t), "t", client.WaitOptions{MinInterval: time.Millisecond, OnUpdate: func(u client.Update) {
+	final, err := c.Wait(clienttest.Context(t), "t", client.WaitOptions{MinInterval: time.Millisecond, OnUpdate: func(u client.Update) {
 		states = append(states, u.Task.Status.State)
 	}})
 	require.NoError(t, err)
 	assert.Equal(t, a2a.TaskStateCompleted, final.Status.State)
 	assert.Equal(t, []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateCompleted}, states, "unchanged polls are not reported")
 
-	_, err = c.Wait(ctxT(t), "gone", client.WaitOptions{MinInterval: time.Millisecond})
+	_, err = c.Wait(clienttest.Context(t), "gone", client.WaitOptions{MinInterval: time.Millisecond})
 	assert.ErrorIs(t, err, a2a.ErrTaskNotFound)
 }
 
@@ -314,7 +316,7 @@ func TestWaitSince(t *testing.T) {
 	since := &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: a2a.TaskStateInputRequired},
 		Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("old")}}}}
 	var updates []client.Update
-	_, err := c.Wait(ctxT(t), "t", client.WaitOptions{Since: since, OnUpdate: func(u client.Update) { updates = append(updates, u) }})
+	_, err := c.Wait(clienttest.Context(t), "t", client.WaitOptions{Since: since, OnUpdate: func(u client.Update) { updates = append(updates, u) }})
 	require.NoError(t, err)
 	require.Len(t, updates, 1)
 	assert.True(t, updates[0].First)

@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -19,64 +18,12 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func textMsg(text string) a2a.Message {
-	return a2a.Message{Parts: []a2a.Part{a2a.TextPart(text)}}
-}
-
-func send(t *testing.T, c *client.Client, text, taskID string, blocking bool) *a2a.Task {
-	t.Helper()
-	m := textMsg(text)
-	m.TaskID = taskID
-	res, err := c.SendMessage(ctxT(t), a2a.MessageSendParams{Message: m, Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
-	require.NoError(t, err)
-	require.NotNil(t, res.Task, "the agent answers with a task")
-	return res.Task
-}
-
-func artifactText(t *a2a.Task, name string) string {
-	for _, a := range t.Artifacts {
-		if a.Name == name || a.ArtifactID == name {
-			return a2a.PartsText(a.Parts)
-		}
-	}
-	return ""
-}
-
-// pathRecorder records the method and path of every request.
-type pathRecorder struct {
-	mu    sync.Mutex
-	paths []string
-}
-
-func (p *pathRecorder) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.paths = append(p.paths, r.Method+" "+r.URL.Path)
-		p.mu.Unlock()
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (p *pathRecorder) take() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := p.paths
-	p.paths = nil
-	return out
-}
-
 // TestLocalServer drives this project's server over both bindings, in
 // both protocol versions, through the whole surface the server has today.
 func TestLocalServer(t *testing.T) {
 	srv := clienttest.Start(t, clienttest.Options{Token: "s3cret"})
-	rec := &pathRecorder{}
-	proxy := httptest.NewServer(rec.wrap(reverse(srv.URL)))
+	rec := &clienttest.RequestLog{}
+	proxy := httptest.NewServer(rec.Wrap(reverse(srv.URL)))
 	t.Cleanup(proxy.Close)
 
 	for _, tc := range []struct {
@@ -91,31 +38,31 @@ func TestLocalServer(t *testing.T) {
 	} {
 		t.Run(string(tc.version)+"/"+tc.binding, func(t *testing.T) {
 			c := client.New(proxy.URL, client.Options{Token: "s3cret", Binding: tc.binding, Version: tc.version})
-			ctx := ctxT(t)
+			ctx := clienttest.Context(t)
 			ep, err := c.Endpoint(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, tc.version, ep.Version)
 			assert.Equal(t, tc.binding, ep.Binding)
-			rec.take()
+			rec.Take()
 
-			done := send(t, c, "hello", "", true)
+			done := clienttest.Send(t, c, "hello", "", true)
 			assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
-			assert.Equal(t, "echo: hello", artifactText(done, "echo"))
+			assert.Equal(t, "echo: hello", clienttest.ArtifactText(done, "echo"))
 
 			got, err := c.GetTask(ctx, a2a.TaskQueryParams{ID: done.ID})
 			require.NoError(t, err)
 			assert.Equal(t, done.ID, got.ID)
-			assert.Equal(t, "echo: hello", artifactText(got, "echo"))
+			assert.Equal(t, "echo: hello", clienttest.ArtifactText(got, "echo"))
 
 			// Non-blocking send, then Wait reports the artifact growing.
-			long := send(t, c, "long 3", "", false)
+			long := clienttest.Send(t, c, "long 3", "", false)
 			assert.Contains(t, []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, long.Status.State)
 			var updates []client.Update
 			final, err := c.Wait(ctx, long.ID, client.WaitOptions{Initial: long, MinInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond,
 				OnUpdate: func(u client.Update) { updates = append(updates, u) }})
 			require.NoError(t, err)
 			assert.Equal(t, a2a.TaskStateCompleted, final.Status.State)
-			assert.Equal(t, "step 1 of 3step 2 of 3step 3 of 3", artifactText(final, "progress"))
+			assert.Equal(t, "step 1 of 3step 2 of 3step 3 of 3", clienttest.ArtifactText(final, "progress"))
 			var grown []string
 			for _, u := range updates {
 				for _, a := range u.Artifacts {
@@ -130,14 +77,14 @@ func TestLocalServer(t *testing.T) {
 			assert.True(t, updates[len(updates)-1].StateChanged)
 
 			// Multi-turn.
-			asked := send(t, c, "ask Favourite colour?", "", true)
+			asked := clienttest.Send(t, c, "ask Favourite colour?", "", true)
 			require.Equal(t, a2a.TaskStateInputRequired, asked.Status.State)
 			pi := client.Interrupt(asked)
 			require.NotNil(t, pi)
 			assert.Equal(t, "question", pi.Type)
 			assert.NotEmpty(t, pi.RequestID)
 			assert.Equal(t, "Favourite colour?", pi.Text)
-			answered := send(t, c, "blue", asked.ID, true)
+			answered := clienttest.Send(t, c, "blue", asked.ID, true)
 			assert.Equal(t, a2a.TaskStateCompleted, answered.Status.State)
 			assert.Contains(t, answered.Status.Message.Text(), "blue")
 
@@ -158,7 +105,7 @@ func TestLocalServer(t *testing.T) {
 			}
 
 			// Cancel.
-			live := send(t, c, "long 100", "", false)
+			live := clienttest.Send(t, c, "long 100", "", false)
 			canceled, err := c.CancelTask(ctx, a2a.TaskIDParams{ID: live.ID})
 			require.NoError(t, err)
 			assert.Equal(t, a2a.TaskStateCanceled, canceled.Status.State)
@@ -174,7 +121,7 @@ func TestLocalServer(t *testing.T) {
 			if tc.binding == client.BindingREST {
 				assert.Equal(t, http.StatusNotFound, ce.HTTPStatus)
 			}
-			_, err = c.SendMessage(ctx, a2a.MessageSendParams{Message: textMsg("more"), Configuration: nil, Metadata: nil})
+			_, err = c.SendMessage(ctx, a2a.MessageSendParams{Message: clienttest.TextMessage("more"), Configuration: nil, Metadata: nil})
 			require.NoError(t, err)
 			_, err = c.SendMessage(ctx, a2a.MessageSendParams{Message: a2a.Message{TaskID: done.ID, Parts: []a2a.Part{a2a.TextPart("again")}}})
 			assert.ErrorIs(t, err, a2a.ErrUnsupportedOperation, "a terminal task takes no message")
@@ -203,7 +150,8 @@ func TestLocalServer(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "a2a-lambda demo agent", ext.Name)
 
-			for _, p := range rec.take() {
+			for _, req := range rec.Take() {
+				p := req.String()
 				if tc.binding == client.BindingJSONRPC {
 					assert.Equal(t, "POST /", p)
 				} else {
@@ -220,7 +168,7 @@ func TestLocalServerAuth(t *testing.T) {
 		for name, token := range map[string]string{"no token": "", "wrong token": "guess"} {
 			t.Run(binding+"/"+name, func(t *testing.T) {
 				c := client.New(srv.URL, client.Options{Token: token, Binding: binding})
-				_, err := c.GetTask(ctxT(t), a2a.TaskQueryParams{ID: "x"})
+				_, err := c.GetTask(clienttest.Context(t), a2a.TaskQueryParams{ID: "x"})
 				require.Error(t, err)
 				assert.ErrorIs(t, err, client.ErrUnauthenticated)
 				var ce *client.Error
@@ -250,12 +198,12 @@ func TestCardRevalidation(t *testing.T) {
 	t.Cleanup(proxy.Close)
 
 	c := client.New(proxy.URL, client.Options{})
-	first, err := c.Card(ctxT(t))
+	first, err := c.Card(clienttest.Context(t))
 	require.NoError(t, err)
 	assert.False(t, first.Revalidated)
 	assert.NotEmpty(t, first.ETag)
 	assert.Equal(t, "a2a-lambda demo agent", first.Name)
-	second, err := c.Card(ctxT(t))
+	second, err := c.Card(clienttest.Context(t))
 	require.NoError(t, err)
 	assert.True(t, second.Revalidated, "the server answered 304 and the cached card was reused")
 	assert.Equal(t, first.Name, second.Name)

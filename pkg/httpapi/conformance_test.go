@@ -18,9 +18,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/a2aschema"
 )
 
@@ -31,20 +29,10 @@ import (
 // `make run` does without A2A_BEARER_TOKEN.
 func newAnonymousServer(t *testing.T, o httpapi.Options) *httptest.Server {
 	t.Helper()
-	ag, err := demo.New(func(k string) string {
-		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
-	})
-	require.NoError(t, err)
-	store := memory.New(memory.Options{})
-	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
-	t.Cleanup(runner.Close)
-	o.Service = service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{})
+	ag := fastDemo(t)
 	o.Auth = auth.Anonymous{}
 	o.Cards = cards(ag.Info(), false)
-	h, err := httpapi.New(o)
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv, _ := serveAgent(t, ag, service.Config{}, service.Options{}, o)
 	return srv
 }
 
@@ -248,16 +236,9 @@ func TestHistoryLengthCapsExactly(t *testing.T) {
 // notifications and only the given protocol versions.
 func newVersionServer(t *testing.T, versions ...a2a.Version) *httptest.Server {
 	t.Helper()
-	ag, err := demo.New(func(k string) string {
-		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
-	})
-	require.NoError(t, err)
-	store := memory.New(memory.Options{})
-	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
-	t.Cleanup(runner.Close)
-	h, err := httpapi.New(httpapi.Options{
-		Service: service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second, PushNotifications: true}, service.Options{}),
-		Auth:    auth.NewBearer(map[string]string{"alice": aliceToken}),
+	ag := fastDemo(t)
+	srv, _ := serveAgent(t, ag, service.Config{PushNotifications: true}, service.Options{}, httpapi.Options{
+		Auth: alice(),
 		Cards: func(u string) (a2a.AgentCard, a2a.AgentCard) {
 			o := card.Options{PublicURL: u, Agent: ag.Info(), BearerAuth: true, PushNotifications: true, Versions: versions}
 			return card.Public(o), card.Extended(o)
@@ -265,9 +246,6 @@ func newVersionServer(t *testing.T, versions ...a2a.Version) *httptest.Server {
 		PublicURL: "https://agent.example.com",
 		Versions:  versions,
 	})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 	return srv
 }
 
@@ -350,17 +328,7 @@ func TestProtocolVersions(t *testing.T) {
 func TestMessageResult(t *testing.T) {
 	ag, err := conformance.New(func(string) string { return "" })
 	require.NoError(t, err)
-	store := memory.New(memory.Options{})
-	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
-	t.Cleanup(runner.Close)
-	h, err := httpapi.New(httpapi.Options{
-		Service: service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{}),
-		Auth:    auth.NewBearer(map[string]string{"alice": aliceToken}),
-		Cards:   cards(ag.Info(), true),
-	})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv, _ := serveAgent(t, ag, service.Config{}, service.Options{}, httpapi.Options{Auth: alice(), Cards: cards(ag.Info(), true)})
 
 	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"kind":"message","role":"user","messageId":"tck-message-response-1","parts":[{"kind":"text","text":"hi"}]},"configuration":{"blocking":true}}`)
 	res := m["result"].(map[string]any)
@@ -396,17 +364,7 @@ func TestMessageToAWorkingTask(t *testing.T) {
 		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "300"}[k]
 	})
 	require.NoError(t, err)
-	store := memory.New(memory.Options{})
-	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
-	t.Cleanup(runner.Close)
-	h, err := httpapi.New(httpapi.Options{
-		Service: service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{}),
-		Auth:    auth.NewBearer(map[string]string{"alice": aliceToken}),
-		Cards:   cards(ag.Info(), true),
-	})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv, _ := serveAgent(t, ag, service.Config{}, service.Options{}, httpapi.Options{Auth: alice(), Cards: cards(ag.Info(), true)})
 
 	m := rpc(t, srv, aliceToken, "message/send", `{"message":{"role":"user","messageId":"w1","parts":[{"kind":"text","text":"long 3"}]},"configuration":{"blocking":false}}`)
 	id := m["result"].(map[string]any)["id"].(string)

@@ -36,25 +36,28 @@ var conditional = []struct {
 		a2av1.MethodCreatePushConfig, a2av1.MethodGetPushConfig, a2av1.MethodListPushConfigs, a2av1.MethodDeletePushConfig}},
 }
 
-// httpEndpoints are the HTTP+JSON routes per version, relative to the
-// public URL; the REST ones also answer under /rest/{tenant}.
-var httpEndpoints = map[a2a.Version][]string{
-	a2a.V03: {
-		"POST " + card.RESTPath + "/v1/message:send", "POST " + card.RESTPath + "/v1/message:stream",
-		"GET " + card.RESTPath + "/v1/tasks", "GET " + card.RESTPath + "/v1/tasks/{id}",
-		"POST " + card.RESTPath + "/v1/tasks/{id}:cancel", "POST " + card.RESTPath + "/v1/tasks/{id}:subscribe",
-		"POST " + card.RESTPath + "/v1/tasks/{id}/pushNotificationConfigs", "GET " + card.RESTPath + "/v1/tasks/{id}/pushNotificationConfigs",
-		"GET " + card.RESTPath + "/v1/tasks/{id}/pushNotificationConfigs/{configId}", "DELETE " + card.RESTPath + "/v1/tasks/{id}/pushNotificationConfigs/{configId}",
-		"GET " + card.RESTPath + "/v1/card",
-	},
-	a2a.V10: {
-		"POST " + card.RESTPath + "/message:send", "POST " + card.RESTPath + "/message:stream",
-		"GET " + card.RESTPath + "/tasks", "GET " + card.RESTPath + "/tasks/{id}",
-		"POST " + card.RESTPath + "/tasks/{id}:cancel", "POST " + card.RESTPath + "/tasks/{id}:subscribe",
-		"POST " + card.RESTPath + "/tasks/{id}/pushNotificationConfigs", "GET " + card.RESTPath + "/tasks/{id}/pushNotificationConfigs",
-		"GET " + card.RESTPath + "/tasks/{id}/pushNotificationConfigs/{configId}", "DELETE " + card.RESTPath + "/tasks/{id}/pushNotificationConfigs/{configId}",
-		"GET " + card.RESTPath + "/extendedAgentCard",
-	},
+// httpEndpoints are the HTTP+JSON routes of version v, relative to the
+// public URL, derived from restRoutes: under the version's REST base (0.3:
+// /v1), each {id}:<action> custom method spelled out. The REST ones also
+// answer under /rest/{tenant}.
+func httpEndpoints(v a2a.Version) []string {
+	base := card.RESTPath
+	if v == a2a.V03 {
+		base += "/v1"
+	}
+	var eps []string
+	for _, rt := range restRoutes {
+		if rt.only != "" && rt.only != v {
+			continue
+		}
+		if len(rt.actions) == 0 {
+			eps = append(eps, rt.method+" "+base+rt.path)
+		}
+		for _, a := range rt.actions {
+			eps = append(eps, rt.method+" "+base+rt.path+":"+a)
+		}
+	}
+	return eps
 }
 
 // wireContract describes what the edge serves, given the public card (its
@@ -99,10 +102,11 @@ func (h *handler) wireContract(pub *a2a.AgentCard) a2a.AgentExtension {
 	}
 	uris = append(uris, card.ExtWireContract)
 	endpoints := map[string][]string{}
-	for v, eps := range httpEndpoints {
-		if (v == a2a.V03 && h.serves03) || (v == a2a.V10 && h.serves10) {
-			endpoints[string(v)] = eps
-		}
+	if h.serves03 {
+		endpoints[string(a2a.V03)] = httpEndpoints(a2a.V03)
+	}
+	if h.serves10 {
+		endpoints[string(a2a.V10)] = httpEndpoints(a2a.V10)
 	}
 	return a2a.AgentExtension{
 		URI:         card.ExtWireContract,

@@ -13,16 +13,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/a2aschema"
 )
 
@@ -236,23 +231,10 @@ func checkSchema10(t *testing.T, seq, name string, c goldenCase, status int, dec
 // one caller, and a fixed public URL.
 func goldenServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	ag, err := demo.New(func(k string) string {
-		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
+	ag := fastDemo(t)
+	srv, _ := serveAgent(t, ag, service.Config{PushNotifications: true}, service.Options{}, httpapi.Options{
+		Auth: alice(), Cards: cards(ag.Info(), true), PublicURL: "https://agent.example.com",
 	})
-	require.NoError(t, err)
-	store := memory.New(memory.Options{})
-	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
-	t.Cleanup(runner.Close)
-	svc := service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second, PushNotifications: true}, service.Options{})
-	h, err := httpapi.New(httpapi.Options{
-		Service:   svc,
-		Auth:      auth.NewBearer(map[string]string{"alice": aliceToken}),
-		Cards:     cards(ag.Info(), true),
-		PublicURL: "https://agent.example.com",
-	})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 	return srv
 }
 

@@ -195,26 +195,19 @@ func New(o Options) (http.Handler, error) {
 			h.mux.Handle("GET /.well-known/jwks.json", o.JWKS)
 		}
 	}
+	for _, rt := range restRoutes {
+		if o.Routes&rt.group == 0 {
+			continue
+		}
+		for _, base := range restBases() {
+			h.mux.HandleFunc(rt.method+" "+base+rt.path, h.a2aRoute(bindingREST, func(w http.ResponseWriter, r *http.Request, c call) { rt.serve(h, w, r, c) }))
+		}
+	}
 	if o.Routes&RoutesRPC != 0 {
 		h.mux.HandleFunc("POST /{$}", h.a2aRoute(bindingJSONRPC, h.serveJSONRPC))
 		h.mux.HandleFunc("POST "+oap.Path, h.a2aRoute(bindingOAP, h.serveOAP))
-		for _, base := range restBases() {
-			h.mux.HandleFunc("POST "+base+"/message:send", h.a2aRoute(bindingREST, h.restSend))
-			h.mux.HandleFunc("POST "+base+"/message:stream", h.a2aRoute(bindingREST, h.restUnsupportedStream))
-		}
 	}
 	if o.Routes&RoutesTasks != 0 {
-		for _, base := range restBases() {
-			h.mux.HandleFunc("GET "+base+"/tasks", h.a2aRoute(bindingREST, h.restList))
-			h.mux.HandleFunc("GET "+base+"/tasks/{id}", h.a2aRoute(bindingREST, h.restGet))
-			h.mux.HandleFunc("POST "+base+"/tasks/{id}", h.a2aRoute(bindingREST, h.restTaskAction))
-			h.mux.HandleFunc("POST "+base+"/tasks/{id}/pushNotificationConfigs", h.a2aRoute(bindingREST, h.restSetPushConfig))
-			h.mux.HandleFunc("GET "+base+"/tasks/{id}/pushNotificationConfigs", h.a2aRoute(bindingREST, h.restListPushConfigs))
-			h.mux.HandleFunc("GET "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.a2aRoute(bindingREST, h.restGetPushConfig))
-			h.mux.HandleFunc("DELETE "+base+"/tasks/{id}/pushNotificationConfigs/{configId}", h.a2aRoute(bindingREST, h.restDeletePushConfig))
-			h.mux.HandleFunc("GET "+base+"/card", h.a2aRoute(bindingREST, h.restExtendedCard))
-			h.mux.HandleFunc("GET "+base+"/extendedAgentCard", h.a2aRoute(bindingREST, h.restExtendedCard))
-		}
 		if o.Profile != nil {
 			profile, err := newDocument(o.Profile, h.gzipMin)
 			if err != nil {
@@ -227,6 +220,34 @@ func New(o Options) (http.Handler, error) {
 	}
 	h.mux.HandleFunc("/", h.notFound)
 	return h, nil
+}
+
+// restRoute is one route of the REST binding, relative to each REST base.
+type restRoute struct {
+	group        Routes
+	method, path string
+	serve        func(*handler, http.ResponseWriter, *http.Request, call)
+	// only, when set, is the one version whose specification names the
+	// route (the other version's clients may call it too).
+	only a2a.Version
+	// actions are the custom methods a {id} route serves as {id}:<action>.
+	actions []string
+}
+
+// restRoutes are the REST binding's routes: the mux serves them, and the
+// wire contract (contract.go) lists them.
+var restRoutes = []restRoute{
+	{group: RoutesRPC, method: "POST", path: "/message:send", serve: (*handler).restSend},
+	{group: RoutesRPC, method: "POST", path: "/message:stream", serve: (*handler).restUnsupportedStream},
+	{group: RoutesTasks, method: "GET", path: "/tasks", serve: (*handler).restList},
+	{group: RoutesTasks, method: "GET", path: "/tasks/{id}", serve: (*handler).restGet},
+	{group: RoutesTasks, method: "POST", path: "/tasks/{id}", actions: []string{"cancel", "subscribe"}, serve: (*handler).restTaskAction},
+	{group: RoutesTasks, method: "POST", path: "/tasks/{id}/pushNotificationConfigs", serve: (*handler).restSetPushConfig},
+	{group: RoutesTasks, method: "GET", path: "/tasks/{id}/pushNotificationConfigs", serve: (*handler).restListPushConfigs},
+	{group: RoutesTasks, method: "GET", path: "/tasks/{id}/pushNotificationConfigs/{configId}", serve: (*handler).restGetPushConfig},
+	{group: RoutesTasks, method: "DELETE", path: "/tasks/{id}/pushNotificationConfigs/{configId}", serve: (*handler).restDeletePushConfig},
+	{group: RoutesTasks, method: "GET", path: "/card", only: a2a.V03, serve: (*handler).restExtendedCard},
+	{group: RoutesTasks, method: "GET", path: "/extendedAgentCard", only: a2a.V10, serve: (*handler).restExtendedCard},
 }
 
 // restBases are the prefixes of the REST binding: the 0.3 spec's /v1 form,

@@ -39,28 +39,50 @@ func cards(info agent.Info, bearer bool) httpapi.CardSource {
 	}
 }
 
-// newServer serves the demo agent (instant work) with two bearer callers.
-func newServer(t *testing.T, publicURL string) *httptest.Server {
+// fastDemo is the demo agent with no simulated work and 1 ms between the
+// steps of "long N".
+func fastDemo(t *testing.T) agent.Agent {
 	t.Helper()
 	ag, err := demo.New(func(k string) string {
 		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
 	})
 	require.NoError(t, err)
+	return ag
+}
+
+// serveAgent serves ag on a new memory store and a goroutine runner: the
+// service made of cfg (blocking timeout: 5 s unless set) and so, behind
+// the edge of o (o.Service is set here). It returns the server and the
+// store.
+func serveAgent(t *testing.T, ag agent.Agent, cfg service.Config, so service.Options, o httpapi.Options) (*httptest.Server, *memory.Store) {
+	t.Helper()
 	store := memory.New(memory.Options{})
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{})
-	runner := local.New(exec, local.Options{})
+	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
 	t.Cleanup(runner.Close)
-	svc := service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{})
-	h, err := httpapi.New(httpapi.Options{
-		Service:      svc,
+	if cfg.BlockingTimeout == 0 {
+		cfg.BlockingTimeout = 5 * time.Second
+	}
+	o.Service = service.New(store, runner, ag.Info(), cfg, so)
+	h, err := httpapi.New(o)
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv, store
+}
+
+// alice is the bearer authentication of the one caller alice.
+func alice() httpapi.Authenticator { return auth.NewBearer(map[string]string{"alice": aliceToken}) }
+
+// newServer serves the demo agent (instant work) with two bearer callers.
+func newServer(t *testing.T, publicURL string) *httptest.Server {
+	t.Helper()
+	ag := fastDemo(t)
+	srv, _ := serveAgent(t, ag, service.Config{}, service.Options{}, httpapi.Options{
 		Auth:         auth.NewBearer(map[string]string{"alice": aliceToken, "bob": bobToken}),
 		Cards:        cards(ag.Info(), true),
 		PublicURL:    publicURL,
 		MaxBodyBytes: 4096,
 	})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 	return srv
 }
 

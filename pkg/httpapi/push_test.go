@@ -7,16 +7,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
@@ -25,30 +22,17 @@ import (
 // behind a policy that wants https webhooks.
 func newPushServer(t *testing.T) (*httptest.Server, *memory.Store) {
 	t.Helper()
-	ag, err := demo.New(func(k string) string {
-		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
-	})
-	require.NoError(t, err)
-	store := memory.New(memory.Options{})
-	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
-	t.Cleanup(runner.Close)
+	ag := fastDemo(t)
 	check := func(c a2a.PushNotificationConfig) error {
 		if !strings.HasPrefix(c.URL, "https://") {
 			return errors.New("webhook URL refused: scheme must be https")
 		}
 		return nil
 	}
-	svc := service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second, PushNotifications: true},
-		service.Options{CheckPushConfig: check})
-	h, err := httpapi.New(httpapi.Options{
-		Service: svc,
-		Auth:    auth.NewBearer(map[string]string{"alice": aliceToken, "bob": bobToken}),
-		Cards:   cards(ag.Info(), true),
+	return serveAgent(t, ag, service.Config{PushNotifications: true}, service.Options{CheckPushConfig: check}, httpapi.Options{
+		Auth:  auth.NewBearer(map[string]string{"alice": aliceToken, "bob": bobToken}),
+		Cards: cards(ag.Info(), true),
 	})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv, store
 }
 
 func newTaskID(t *testing.T, srv *httptest.Server) string {

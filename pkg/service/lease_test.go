@@ -126,11 +126,7 @@ func TestSweepFailsATaskTakenOverTooOften(t *testing.T) {
 }
 
 func takeovers(jobs []service.Job) []int {
-	n := []int{}
-	for _, j := range jobs {
-		n = append(n, j.Takeover)
-	}
-	return n
+	return collect(jobs, func(j service.Job) int { return j.Takeover })
 }
 
 // A step renews its lease while it works, so a long step is never taken

@@ -288,11 +288,16 @@ func TestMessagesToAWorkingTask(t *testing.T) {
 }
 
 func messageIDsOf(ms []a2a.Message) []string {
-	ids := []string{}
-	for _, m := range ms {
-		ids = append(ids, m.MessageID)
+	return collect(ms, func(m a2a.Message) string { return m.MessageID })
+}
+
+// collect is f of each of xs, in order; never nil.
+func collect[T, V any](xs []T, f func(T) V) []V {
+	out := make([]V, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
 	}
-	return ids
+	return out
 }
 
 func TestNewTaskInAGivenContext(t *testing.T) {

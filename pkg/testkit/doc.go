@@ -7,6 +7,7 @@
 //	dynamocost  DynamoDB request and capacity accounting by the published rules
 //	pushtest    a webhook receiver that verifies what it receives
 //	clienttest  a local A2A server for client tests
+//	syncbuf     a buffer one goroutine writes while another reads it
 //
 // Test rigs that belong to one package's contract sit beside it instead
 // (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest).

@@ -3,6 +3,8 @@
 package clienttest
 
 import (
+	"context"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -14,6 +16,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
 // Options configure a test server.
@@ -25,6 +30,11 @@ type Options struct {
 	Token string
 	// Env holds extra server settings (A2A_BLOCKING_TIMEOUT_SECONDS...).
 	Env map[string]string
+	// Store keeps the tasks; nil means the memory store. Push configs are
+	// kept in it, but no notification is sent (no changes are followed).
+	Store service.Store
+	// Wrap, when set, wraps the server's handler (to record requests).
+	Wrap func(http.Handler) http.Handler
 }
 
 // Server is a running local server.
@@ -59,12 +69,32 @@ func Start(t testing.TB, o Options) *Server {
 	if o.Token != "" {
 		authn = auth.NewBearer(map[string]string{"tester": o.Token})
 	}
-	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: authn})
+	lo := app.LocalOptions{Auth: authn, Store: o.Store}
+	if o.Store != nil {
+		lo.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
+	}
+	srv, err := app.NewLocal(cfg, ag, lo)
 	require.NoError(t, err)
-	hs := httptest.NewServer(srv.Handler)
+	var h http.Handler = srv.Handler
+	if o.Wrap != nil {
+		h = o.Wrap(h)
+	}
+	hs := httptest.NewServer(h)
 	t.Cleanup(func() {
 		hs.Close()
 		srv.Close()
 	})
 	return &Server{URL: hs.URL, Local: srv}
+}
+
+// DynamoStore is a DynamoDB store on a new table of the test's local AWS
+// stand-in (see awstest).
+func DynamoStore(t testing.TB) *dynamo.Store {
+	t.Helper()
+	c := awstest.DynamoDB(t)
+	table := awstest.UniqueName(t, "clienttest")
+	require.NoError(t, dynamo.CreateTable(context.Background(), c, table))
+	s, err := dynamo.New(c, dynamo.Options{Table: table})
+	require.NoError(t, err)
+	return s
 }

@@ -1,12 +1,12 @@
 package lambdaemu
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os/exec"
-	"sync"
 	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
 )
 
 // Process is a function binary running against its own emulator.
@@ -16,7 +16,7 @@ type Process struct {
 	started  time.Time
 	exited   chan struct{}
 	waitErr  error
-	stderr   lockedBuffer
+	stderr   syncbuf.Buffer
 }
 
 // Start runs the binary at bin with env (and AWS_LAMBDA_RUNTIME_API
@@ -76,20 +76,3 @@ func (p *Process) Stop() {
 
 // Stderr is what the process wrote (stdout and stderr).
 func (p *Process) Stderr() string { return p.stderr.String() }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}

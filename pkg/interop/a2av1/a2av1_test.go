@@ -1,8 +1,7 @@
-package a2av1
+package a2av1_test
 
 import (
 	"encoding/json"
-	"errors"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 )
 
 func intp(n int) *int    { return &n }
@@ -42,7 +42,7 @@ func fixtureTask() a2a.Task {
 // a2a-go v2.3.1 reads every field back.
 func TestTaskReadByA2AGo(t *testing.T) {
 	task := fixtureTask()
-	b, err := AppendTask(nil, &task)
+	b, err := a2av1.AppendTask(nil, &task)
 	require.NoError(t, err)
 	var got v2.Task
 	require.NoError(t, json.Unmarshal(b, &got), "%s", b)
@@ -75,8 +75,8 @@ func TestTaskReadByA2AGo(t *testing.T) {
 
 func TestTaskStatesAndRoles(t *testing.T) {
 	for _, st := range a2a.TaskStates {
-		name := State(st)
-		back, ok := ParseState(name)
+		name := a2av1.State(st)
+		back, ok := a2av1.ParseState(name)
 		if st == a2a.TaskStateUnknown {
 			assert.Equal(t, "TASK_STATE_UNSPECIFIED", name)
 			assert.True(t, ok)
@@ -89,15 +89,15 @@ func TestTaskStatesAndRoles(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(`"`+name+`"`), &v))
 		assert.False(t, v.Terminal() != st.Terminal(), "%s terminal", name)
 	}
-	_, ok := ParseState("TASK_STATE_SLEEPING")
+	_, ok := a2av1.ParseState("TASK_STATE_SLEEPING")
 	assert.False(t, ok)
-	_, ok = ParseState("TASK_STATE_UNKNOWN")
+	_, ok = a2av1.ParseState("TASK_STATE_UNKNOWN")
 	assert.False(t, ok)
-	st, ok := ParseState("completed")
+	st, ok := a2av1.ParseState("completed")
 	assert.True(t, ok, "0.3 names are read too")
 	assert.Equal(t, a2a.TaskStateCompleted, st)
-	assert.Equal(t, string(v2.MessageRoleUser), Role(a2a.RoleUser))
-	assert.Equal(t, string(v2.MessageRoleAgent), Role(a2a.RoleAgent))
+	assert.Equal(t, string(v2.MessageRoleUser), a2av1.Role(a2a.RoleUser))
+	assert.Equal(t, string(v2.MessageRoleAgent), a2av1.Role(a2a.RoleAgent))
 }
 
 // TestDecodeA2AGoRequests decodes requests as the official 1.0 client
@@ -116,7 +116,7 @@ func TestDecodeA2AGoRequests(t *testing.T) {
 	}
 	raw, err := json.Marshal(req)
 	require.NoError(t, err)
-	p, err := DecodeSendMessageRequest(raw)
+	p, err := a2av1.DecodeSendMessageRequest(raw)
 	require.NoError(t, err, "%s", raw)
 	require.NoError(t, p.Validate())
 	want := a2a.MessageSendParams{
@@ -133,136 +133,61 @@ func TestDecodeA2AGoRequests(t *testing.T) {
 	assert.Equal(t, want, p)
 
 	getRaw, _ := json.Marshal(v2.GetTaskRequest{ID: "t1", HistoryLength: intp(0)})
-	g, err := DecodeGetTaskRequest(getRaw)
+	g, err := a2av1.DecodeGetTaskRequest(getRaw)
 	require.NoError(t, err)
 	assert.Equal(t, a2a.TaskQueryParams{ID: "t1", HistoryLength: intp(0)}, g)
 
 	cancelRaw, _ := json.Marshal(v2.CancelTaskRequest{ID: "t1"})
-	c, err := DecodeCancelTaskRequest(cancelRaw)
+	c, err := a2av1.DecodeCancelTaskRequest(cancelRaw)
 	require.NoError(t, err)
 	assert.Equal(t, a2a.TaskIDParams{ID: "t1"}, c)
 
 	after := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	listRaw, _ := json.Marshal(v2.ListTasksRequest{ContextID: "c1", Status: v2.TaskStateWorking, PageSize: 10, PageToken: "p", HistoryLength: intp(1), StatusTimestampAfter: &after, IncludeArtifacts: true})
-	l, err := DecodeListTasksRequest(listRaw)
+	l, err := a2av1.DecodeListTasksRequest(listRaw)
 	require.NoError(t, err)
 	assert.Equal(t, a2a.ListTasksParams{ContextID: "c1", Status: a2a.TaskStateWorking, PageSize: intp(10), PageToken: "p", HistoryLength: intp(1),
 		StatusTimestampAfter: "2026-03-01T00:00:00Z", IncludeArtifacts: true}, l)
 	require.NoError(t, l.Validate())
 
 	pcRaw, _ := json.Marshal(v2.PushConfig{TaskID: "t1", ID: "cfg", URL: "https://hook.example/a", Auth: &v2.PushAuthInfo{Scheme: "Bearer"}})
-	pc, err := DecodePushConfig(pcRaw, "")
+	pc, err := a2av1.DecodePushConfig(pcRaw, "")
 	require.NoError(t, err)
 	assert.Equal(t, a2a.TaskPushNotificationConfig{TaskID: "t1", PushNotificationConfig: a2a.PushNotificationConfig{ID: "cfg", URL: "https://hook.example/a",
 		Authentication: &a2a.PushAuthenticationInfo{Schemes: []string{"Bearer"}}}}, pc)
 
 	refRaw, _ := json.Marshal(v2.GetTaskPushConfigRequest{TaskID: "t1", ID: "cfg"})
-	gp, err := DecodeGetPushConfigRequest(refRaw)
+	gp, err := a2av1.DecodeGetPushConfigRequest(refRaw)
 	require.NoError(t, err)
 	assert.Equal(t, a2a.GetTaskPushNotificationConfigParams{ID: "t1", PushNotificationConfigID: "cfg"}, gp)
-	dp, err := DecodeDeletePushConfigRequest(refRaw)
+	dp, err := a2av1.DecodeDeletePushConfigRequest(refRaw)
 	require.NoError(t, err)
 	assert.Equal(t, a2a.DeleteTaskPushNotificationConfigParams{ID: "t1", PushNotificationConfigID: "cfg"}, dp)
 	lpRaw, _ := json.Marshal(v2.ListTaskPushConfigRequest{TaskID: "t1", PageSize: 5})
-	lp, err := DecodeListPushConfigsRequest(lpRaw)
+	lp, err := a2av1.DecodeListPushConfigsRequest(lpRaw)
 	require.NoError(t, err)
 	assert.Equal(t, a2a.ListTaskPushNotificationConfigParams{ID: "t1"}, lp)
-}
-
-func TestSendDefaultsToWaiting(t *testing.T) {
-	p, err := DecodeSendMessageRequest(json.RawMessage(`{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}`))
-	require.NoError(t, err)
-	require.NotNil(t, p.Configuration)
-	assert.Equal(t, boolp(true), p.Configuration.Blocking, "returnImmediately absent: wait for a terminal or interrupted task")
-	p, err = DecodeSendMessageRequest(json.RawMessage(`{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]},"configuration":{"returnImmediately":false}}`))
-	require.NoError(t, err)
-	assert.Equal(t, boolp(true), p.Configuration.Blocking)
-}
-
-func TestDecodeErrors(t *testing.T) {
-	msg := func(parts string) string {
-		return `{"message":{"messageId":"m","role":"ROLE_USER","parts":` + parts + `}}`
-	}
-	tests := []struct {
-		name, body, wantMsg string
-	}{
-		{"no params", ``, "params: is required"},
-		{"params not an object", `[1]`, "params: must be an object"},
-		{"no message", `{}`, "params.message: is required"},
-		{"no role", `{"message":{"messageId":"m","parts":[{"text":"x"}]}}`, `params.message.role: is required ("ROLE_USER" or "ROLE_AGENT")`},
-		{"bad role", `{"message":{"messageId":"m","role":"ROLE_ROBOT","parts":[{"text":"x"}]}}`, `params.message.role: must be "ROLE_USER" or "ROLE_AGENT", got "ROLE_ROBOT"`},
-		{"agent role", `{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"x"}]}}`, `params.message.role: must be "ROLE_USER" for SendMessage, got "ROLE_AGENT"`},
-		{"no parts", msg(`[]`), "params.message.parts: must hold at least one part"},
-		{"empty part", msg(`[{}]`), "params.message.parts[0]: must have exactly one of text, raw, url or data, got 0"},
-		{"two contents", msg(`[{"text":"a"},{"text":"b","url":"https://x"}]`), "params.message.parts[1]: must have exactly one of text, raw, url or data, got 2"},
-		{"bad base64", msg(`[{"raw":"!!"}]`), "params.message.parts[0].raw: is not valid base64"},
-		{"relative url", msg(`[{"url":"a/b"}]`), "params.message.parts[0].url: must be an absolute URL"},
-		{"data array", msg(`[{"data":[1]}]`), "params.message.parts[0].data: must be a JSON object"},
-		{"wrong type", `{"message":{"messageId":7}}`, "params.message.messageId: expected a string"},
-		{"push without url", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]},"configuration":{"taskPushNotificationConfig":{"token":"t"}}}`, "params.configuration.taskPushNotificationConfig.url: is required"},
-		{"push without scheme", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]},"configuration":{"taskPushNotificationConfig":{"url":"https://x","authentication":{}}}}`, "params.configuration.taskPushNotificationConfig.authentication.scheme: is required"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecodeSendMessageRequest(json.RawMessage(tt.body))
-			var ae *a2a.Error
-			require.True(t, errors.As(err, &ae), "%v", err)
-			assert.Equal(t, a2a.CodeInvalidParams, ae.Code)
-			assert.Contains(t, ae.Message, tt.wantMsg)
-		})
-	}
-
-	_, err := DecodeListTasksRequest(json.RawMessage(`{"status":"TASK_STATE_SLEEPING"}`))
-	assert.ErrorContains(t, err, `params.status: "TASK_STATE_SLEEPING" is not a task state`)
-	l, err := DecodeListTasksRequest(json.RawMessage(`{"pageSize":0,"status":"TASK_STATE_UNSPECIFIED"}`))
-	require.NoError(t, err)
-	assert.Equal(t, a2a.ListTasksParams{}, l, "zero values are the proto defaults")
-	// The official JS SDK 1.x client sends its enum's unknown sentinel when
-	// no filter is set: no filter.
-	l, err = DecodeListTasksRequest(json.RawMessage(`{"status":"UNRECOGNIZED"}`))
-	require.NoError(t, err)
-	assert.Equal(t, a2a.ListTasksParams{}, l, "UNRECOGNIZED is no filter")
-	l, err = DecodeListTasksRequest(nil)
-	require.NoError(t, err)
-	assert.Equal(t, a2a.ListTasksParams{}, l, "ListTasks params may be omitted")
-	_, err = DecodePushConfig(json.RawMessage(`{"taskId":"a","url":"https://x"}`), "b")
-	assert.ErrorContains(t, err, `params.taskId: "a" does not match the task "b" of the path`)
-	_, err = DecodePushConfig(json.RawMessage(`{"url":"https://x"}`), "")
-	assert.ErrorContains(t, err, "params.taskId: is required")
-	_, err = DecodeGetPushConfigRequest(json.RawMessage(`{"taskId":"t"}`))
-	assert.ErrorContains(t, err, "params.id: is required")
-	_, err = DecodeDeletePushConfigRequest(json.RawMessage(`{"id":"c"}`))
-	assert.ErrorContains(t, err, "params.taskId: is required")
-}
-
-func TestBase64Forms(t *testing.T) {
-	for _, in := range []string{"aGk+Pz8=", "aGk+Pz8", "aGk-Pz8=", "aGk-Pz8"} {
-		p, err := DecodeSendMessageRequest(json.RawMessage(`{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"raw":"` + in + `"}]}}`))
-		require.NoError(t, err, in)
-		assert.Equal(t, "aGk+Pz8=", p.Message.Parts[0].File.Bytes, in)
-		require.NoError(t, p.Validate())
-	}
 }
 
 func TestPushConfigEncoding(t *testing.T) {
 	c := a2a.TaskPushNotificationConfig{TaskID: "t1", PushNotificationConfig: a2a.PushNotificationConfig{ID: "cfg", URL: "https://hook.example/a", Token: "tok",
 		Authentication: &a2a.PushAuthenticationInfo{Schemes: []string{"Bearer", "Basic"}}}}
-	b := AppendPushConfig(nil, &c)
+	b := a2av1.AppendPushConfig(nil, &c)
 	assert.JSONEq(t, `{"id":"cfg","taskId":"t1","url":"https://hook.example/a","token":"tok","authentication":{"scheme":"Bearer"}}`, string(b))
 	var got v2.PushConfig
 	require.NoError(t, json.Unmarshal(b, &got))
 	assert.Equal(t, "Bearer", got.Auth.Scheme)
 
-	list := AppendListPushConfigsResponse(nil, []a2a.TaskPushNotificationConfig{c, c})
+	list := a2av1.AppendListPushConfigsResponse(nil, []a2a.TaskPushNotificationConfig{c, c})
 	var resp v2.ListTaskPushConfigResponse
 	require.NoError(t, json.Unmarshal(list, &resp))
 	assert.Len(t, resp.Configs, 2)
-	assert.JSONEq(t, `{"configs":[],"nextPageToken":""}`, string(AppendListPushConfigsResponse(nil, nil)))
+	assert.JSONEq(t, `{"configs":[],"nextPageToken":""}`, string(a2av1.AppendListPushConfigsResponse(nil, nil)))
 }
 
 func TestResultsReadByA2AGo(t *testing.T) {
 	task := fixtureTask()
-	b, err := AppendSendResult(nil, &task)
+	b, err := a2av1.AppendSendResult(nil, &task)
 	require.NoError(t, err)
 	var sr v2.StreamResponse
 	require.NoError(t, json.Unmarshal(b, &sr))
@@ -270,7 +195,7 @@ func TestResultsReadByA2AGo(t *testing.T) {
 	require.True(t, ok, "%T", sr.Event)
 	assert.Equal(t, v2.TaskID("t1"), got.ID)
 
-	b, err = AppendListTasksResponse(nil, &a2a.ListTasksResult{Tasks: []a2a.Task{task}, NextPageToken: "n", PageSize: 1, TotalSize: 3})
+	b, err = a2av1.AppendListTasksResponse(nil, &a2a.ListTasksResult{Tasks: []a2a.Task{task}, NextPageToken: "n", PageSize: 1, TotalSize: 3})
 	require.NoError(t, err)
 	var lr v2.ListTasksResponse
 	require.NoError(t, json.Unmarshal(b, &lr))
@@ -280,7 +205,7 @@ func TestResultsReadByA2AGo(t *testing.T) {
 
 func TestPushNotificationBodies(t *testing.T) {
 	task := fixtureTask()
-	b, err := TaskNotification(&task)
+	b, err := a2av1.TaskNotification(&task)
 	require.NoError(t, err)
 	var sr v2.StreamResponse
 	require.NoError(t, json.Unmarshal(b, &sr), "%s", b)
@@ -289,7 +214,7 @@ func TestPushNotificationBodies(t *testing.T) {
 	assert.Equal(t, v2.TaskStateInputRequired, got.Status.State)
 	assert.Len(t, got.History, 2)
 
-	b, err = StatusUpdateNotification(&task)
+	b, err = a2av1.StatusUpdateNotification(&task)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_INPUT_REQUIRED","timestamp":"2026-03-12T10:00:00.000Z",
 		"message":{"messageId":"m2","contextId":"c1","taskId":"t1","role":"ROLE_AGENT","parts":[{"text":"What is your name?"}],"metadata":{"shared":{"interrupt":{"phase":"asked"}}}}}}}`, string(b))
@@ -299,12 +224,12 @@ func TestPushNotificationBodies(t *testing.T) {
 	require.True(t, ok, "%T", sr.Event)
 	assert.Equal(t, v2.TaskID("t1"), su.TaskID)
 	assert.Equal(t, v2.TaskStateInputRequired, su.Status.State)
-	assert.Equal(t, "application/a2a+json", ContentType)
+	assert.Equal(t, "application/a2a+json", a2av1.ContentType)
 }
 
 func TestErrors(t *testing.T) {
 	e := a2a.TaskNotFound("t1")
-	o := RPCError(e)
+	o := a2av1.RPCError(e)
 	b, err := json.Marshal(o)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"code":-32001,"message":"task t1 not found","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}`, string(b))
@@ -315,11 +240,11 @@ func TestErrors(t *testing.T) {
 	assert.Equal(t, errordetails.ErrorInfoType, decoded.Data[0].TypeURL)
 
 	withData := a2a.Errorf(a2a.CodeMethodNotFound, "Unsupported method: x").WithData(map[string]any{"method": "x", "supported_methods": []string{"a", "b"}, "n": 2})
-	info := Info(withData)
+	info := a2av1.Info(withData)
 	assert.Equal(t, map[string]string{"method": "x", "supported_methods": `["a","b"]`, "n": "2"}, info.Metadata)
 	assert.Equal(t, "METHOD_NOT_FOUND", info.Reason)
 
-	status, body := StatusBody(a2a.Errorf(a2a.CodeTaskNotCancelable, "task t1 is completed and cannot be canceled"))
+	status, body := a2av1.StatusBody(a2a.Errorf(a2a.CodeTaskNotCancelable, "task t1 is completed and cannot be canceled"))
 	assert.Equal(t, 400, status)
 	b, err = json.Marshal(body)
 	require.NoError(t, err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
+
 	legacy "github.com/a2aproject/a2a-go/a2a"
 	legacysrv "github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
@@ -82,25 +84,25 @@ func TestOfficialLegacyServer(t *testing.T) {
 	mux.Handle("/rpc", legacysrv.NewJSONRPCHandler(legacysrv.NewHandler(legacyAgent{})))
 
 	c := client.New(hs.URL, client.Options{})
-	ctx := ctxT(t)
+	ctx := clienttest.Context(t)
 	ep, err := c.Endpoint(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, client.AgentInterface{URL: hs.URL + "/rpc", Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
 
-	done := send(t, c, "hello", "", true)
+	done := clienttest.Send(t, c, "hello", "", true)
 	assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
-	assert.Equal(t, "echo: hello", artifactText(done, "echo"))
+	assert.Equal(t, "echo: hello", clienttest.ArtifactText(done, "echo"))
 	assert.Equal(t, "Done.", done.Status.Message.Text())
 	got, err := c.GetTask(ctx, a2a.TaskQueryParams{ID: done.ID})
 	require.NoError(t, err)
-	assert.Equal(t, "echo: hello", artifactText(got, "echo"))
+	assert.Equal(t, "echo: hello", clienttest.ArtifactText(got, "echo"))
 
-	asked := send(t, c, "ask", "", true)
+	asked := clienttest.Send(t, c, "ask", "", true)
 	require.Equal(t, a2a.TaskStateInputRequired, asked.Status.State)
-	answered := send(t, c, "Ada", asked.ID, true)
+	answered := clienttest.Send(t, c, "Ada", asked.ID, true)
 	assert.Equal(t, "You answered: Ada", answered.Status.Message.Text())
 
-	slow := send(t, c, "slow", "", false)
+	slow := clienttest.Send(t, c, "slow", "", false)
 	assert.False(t, slow.Status.State.Terminal())
 	canceled, err := c.CancelTask(ctx, a2a.TaskIDParams{ID: slow.ID})
 	require.NoError(t, err)

@@ -1,10 +1,9 @@
-package app_test
+package app
 
 import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/a2aschema"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 // startConformance serves A2A_AGENT=conformance with
@@ -27,17 +24,9 @@ import (
 func startConformance(t *testing.T) string {
 	t.Helper()
 	env := map[string]string{"A2A_AGENT": "conformance", "A2A_PROTOCOL_VERSIONS": "1.0", "A2A_CONFORMANCE_WORK_MS": "50"}
-	cfg, err := config.Load(func(k string) string { return env[k] })
+	ag, err := builtin.Registry().New(env["A2A_AGENT"], func(k string) string { return env[k] })
 	require.NoError(t, err)
-	cfg.PublicURL = ""
-	ag, err := builtin.Registry().New(cfg.Agent, func(k string) string { return env[k] })
-	require.NoError(t, err)
-	srv, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: auth.NewBearer(map[string]string{"interop": interopToken})})
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(srv.Handler)
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return clienttest.Start(t, clienttest.Options{Agent: ag, Token: interopToken, Env: env}).URL
 }
 
 // TestConformanceAgent: with A2A_AGENT=conformance A2A_PROTOCOL_VERSIONS=1.0

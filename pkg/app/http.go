@@ -14,31 +14,16 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
-
-// HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API
-// (payload format 2.0).
-type HTTPFunc = lambdafn.HTTPFunc
-
-// LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler, logging
-// adapter failures on log (see lambdafn.LambdaHTTP).
-func LambdaHTTP(h http.Handler, log *slog.Logger) HTTPFunc { return lambdafn.LambdaHTTP(h, log) }
-
-// NewCardFunction builds the card function's handler (see
-// lambdafn.NewCardFunction, which functions/card calls so as not to link
-// the AWS SDK's table, state machine and queue clients).
-func NewCardFunction(getenv func(string) string, reg *agent.Registry, logOut io.Writer) (http.Handler, error) {
-	return lambdafn.NewCardFunction(context.Background(), getenv, reg, logOut)
-}
 
 // settleGrace is how long a Lambda function's blocking send waits for its
 // task to settle after the inline runner returned.
@@ -64,42 +49,65 @@ type LambdaOptions struct {
 }
 
 // NewLambdaHTTP builds an HTTP Lambda function's handler from the
-// environment read through getenv: secret references resolved (see
-// ResolveSecrets), configuration, the DynamoDB store, the agent named by
-// A2A_AGENT from reg, and the routes of the function. Call it once per cold
-// start. The functions keep tasks in DynamoDB and never serve anonymous
-// callers: they need bearer tokens, or A2A_AUTH=jwt behind API Gateway's
-// JWT authorizer.
+// environment read through getenv (see boot.Start): the DynamoDB store, the
+// agent named by A2A_AGENT from reg, and the routes of the function. Call
+// it once per cold start. The functions keep tasks in DynamoDB and never
+// serve anonymous callers: they need bearer tokens, or A2A_AUTH=jwt behind
+// API Gateway's JWT authorizer.
 func NewLambdaHTTP(ctx context.Context, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer) (http.Handler, error) {
-	getenv, err := ResolveSecrets(ctx, getenv)
+	env, err := boot.Start(ctx, getenv, logOut, checkLambdaConfig)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	if err := checkLambdaConfig(cfg); err != nil {
-		return nil, err
-	}
-	log := NewLogger(logOut, cfg.LogLevel)
-	ag, err := reg.New(cfg.Agent, getenv)
+	d, err := openDeps(ctx, env, reg, true)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := AWSConfig(ctx, cfg)
+	return NewLambdaHandler(env.Config, d.agent, d.store, LambdaOptions{Routes: routes, Log: env.Log, StepFunctions: d.machine})
+}
+
+// httpFunction builds an HTTP function's Lambda handler: NewLambdaHTTP
+// behind the HTTP API adapter, which logs its own failures as function.
+func httpFunction(function string, reg *agent.Registry, routes httpapi.Routes) boot.Builder {
+	return func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		h, err := NewLambdaHTTP(ctx, getenv, reg, routes, logOut)
+		if err != nil {
+			return nil, err
+		}
+		return boot.LambdaHTTP(h, boot.NewLogger(logOut, slog.LevelError).With("function", function)), nil
+	}
+}
+
+// deps are what the functions that run agent steps open at a cold start.
+type deps struct {
+	agent agent.Agent
+	store *dynamo.Store
+	// machine is the Step Functions client of the auto and stepfunctions
+	// execution modes (nil in inline mode).
+	machine stepfunctions.API
+}
+
+// openDeps builds the agent A2A_AGENT names from reg, opens the DynamoDB
+// store, and makes the Step Functions client when the execution mode
+// starts executions and machine is asked for.
+func openDeps(ctx context.Context, env boot.Env, reg *agent.Registry, machine bool) (deps, error) {
+	ag, err := env.Agent(reg)
 	if err != nil {
-		return nil, err
+		return deps{}, err
 	}
-	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log, AWS: &awsCfg})
+	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
 	if err != nil {
-		return nil, err
+		return deps{}, err
 	}
-	o := LambdaOptions{Routes: routes, Log: log}
-	if cfg.Execution.Mode != config.ExecutionInline {
-		o.StepFunctions = sfn.NewFromConfig(awsCfg)
+	store, err := OpenDynamoStore(ctx, env.Config, StoreOptions{Log: env.Log, AWS: &awsCfg})
+	if err != nil {
+		return deps{}, err
 	}
-	return NewLambdaHandler(cfg, ag, store, o)
+	d := deps{agent: ag, store: store}
+	if machine && env.Config.Execution.Mode != config.ExecutionInline {
+		d.machine = sfn.NewFromConfig(awsCfg)
+	}
+	return d, nil
 }
 
 // lambdaRunner returns the runner of the execution mode, and whether it
@@ -122,41 +130,6 @@ func lambdaRunner(cfg config.Config, exec *service.Executor, store LambdaStore, 
 	}
 	budget.HandOffInterrupts = true
 	return auto.New(inline.New(exec, machine, budget), machine), true, nil
-}
-
-// NewWorkerFunction builds the worker function's handler (the Step
-// Functions task of infra/statemachine.asl.json) from the environment read
-// through getenv: secret references resolved (the agent's keys),
-// configuration, the DynamoDB store and the agent named by A2A_AGENT from
-// reg. Call it once per cold start.
-func NewWorkerFunction(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (*worker.Handler, error) {
-	getenv, err := ResolveSecrets(ctx, getenv)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
-	}
-	if cfg.TaskStore.Backend != config.BackendDynamoDB {
-		return nil, fmt.Errorf("A2A_TASK_STORE_BACKEND=%s: the worker reads tasks from DynamoDB; set A2A_TASK_STORE_BACKEND=dynamodb and A2A_TASK_STORE_TABLE", cfg.TaskStore.Backend)
-	}
-	log := NewLogger(logOut, cfg.LogLevel)
-	ag, err := reg.New(cfg.Agent, getenv)
-	if err != nil {
-		return nil, err
-	}
-	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: log})
-	if err != nil {
-		return nil, err
-	}
-	return NewWorker(cfg, ag, store, nil, log), nil
-}
-
-// NewWorker assembles the worker around store; clk tells the time (nil:
-// the system clock).
-func NewWorker(cfg config.Config, ag agent.Agent, store service.Store, clk clock.Clock, log *slog.Logger) *worker.Handler {
-	return worker.New(service.NewExecutor(store, ag, ExecutorOptions(cfg, clk, log)), log)
 }
 
 // checkLambdaConfig refuses what cannot work in Lambda.
@@ -233,17 +206,17 @@ func NewLambdaHandler(cfg config.Config, ag agent.Agent, store LambdaStore, o La
 	return httpapi.New(httpapi.Options{
 		Service:         svc,
 		Auth:            authn,
-		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Cards:           boot.Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions),
 		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.ConfiguredPublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
-		GzipMinimumSize: GzipMinimumSize(cfg),
+		GzipMinimumSize: boot.GzipMinimumSize(cfg),
 		Profile:         Profile(cfg, ag.Info(), cfg.TaskStore.Backend, cfg.Execution.Mode),
 		Routes:          o.Routes,
 		Logger:          o.Log,
 		// A result above Lambda's response limit gets a typed error that
 		// says how to ask for less, rather than a failed invocation.
-		MaxResponseBytes: lambdafn.MaxResponseBytes,
-		ResponseSize:     lambdafn.ResponseSize,
+		MaxResponseBytes: boot.MaxResponseBytes,
+		ResponseSize:     boot.ResponseSize,
 	})
 }

@@ -1,31 +1,29 @@
 // Package app assembles servers from configuration: it is the composition
-// root shared by the local server and the Lambda functions, so that their
-// main functions only call it.
+// root of the local server (local.go, run.go) and of the Lambda functions,
+// one file each (send.go, tasks.go, worker.go, push.go, deliver.go,
+// sweep.go; the HTTP functions share http.go). What every function needs at
+// start-up is pkg/boot's, which also assembles the card function: it must
+// link none of the AWS service clients this package does.
 package app
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
-
-// NewLogger returns the JSON logger every binary uses.
-func NewLogger(w io.Writer, level slog.Level) *slog.Logger { return lambdafn.NewLogger(w, level) }
 
 // LocalAuthenticator returns bearer authentication when tokens are
 // configured (A2A_AUTH=jwt is refused: no gateway verifies the tokens). Without tokens it admits everyone as one anonymous caller, but
@@ -45,11 +43,6 @@ func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authentica
 	return auth.Anonymous{}, nil
 }
 
-// Cards returns the card source of an agent serving versions (empty: both).
-func Cards(info agent.Info, bearer, push bool, versions []a2a.Version) httpapi.CardSource {
-	return lambdafn.Cards(info, bearer, push, versions)
-}
-
 // ExecutionLocal is the execution mode of the local server's profile: task
 // steps run in goroutines.
 const ExecutionLocal = "local"
@@ -67,10 +60,6 @@ func BuildVersion() string {
 	}
 	return "(devel)"
 }
-
-// GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option
-// (see lambdafn.GzipMinimumSize).
-func GzipMinimumSize(cfg config.Config) int { return lambdafn.GzipMinimumSize(cfg) }
 
 // ServiceConfig is the service part of the configuration.
 func ServiceConfig(cfg config.Config) service.Config {
@@ -167,11 +156,11 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	ho := httpapi.Options{
 		Service:         svc,
 		Auth:            o.Auth,
-		Cards:           Cards(ag.Info(), !anonymous, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Cards:           boot.Cards(ag.Info(), !anonymous, cfg.Push.Enabled, cfg.ProtocolVersions),
 		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.PublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
-		GzipMinimumSize: GzipMinimumSize(cfg),
+		GzipMinimumSize: boot.GzipMinimumSize(cfg),
 		Profile:         Profile(cfg, ag.Info(), backend, ExecutionLocal),
 		Logger:          o.Log,
 	}

@@ -1,4 +1,4 @@
-package lambdafn_test
+package boot_test
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
 // ResponseSize is what the body really takes in the function's response:
@@ -43,7 +43,7 @@ func TestResponseSize(t *testing.T) {
 			resp.Body = ""
 			without, err := json.Marshal(resp)
 			require.NoError(t, err)
-			assert.Equal(t, len(withBody)-len(without)+2, lambdafn.ResponseSize(body), "the body's bytes in the marshaled response")
+			assert.Equal(t, len(withBody)-len(without)+2, boot.ResponseSize(body), "the body's bytes in the marshaled response")
 		})
 	}
 }
@@ -62,12 +62,12 @@ func TestLambdaHTTPFailures(t *testing.T) {
 	}{
 		"no answer": {func(http.ResponseWriter, *http.Request) {}, "the HTTP adapter failed"},
 		"too large": {func(w http.ResponseWriter, _ *http.Request) {
-			w.Write([]byte(`"` + strings.Repeat("a", lambdafn.MaxResponseBytes) + `"`))
+			w.Write([]byte(`"` + strings.Repeat("a", boot.MaxResponseBytes) + `"`))
 		}, "the response is too large for Lambda"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var logs bytes.Buffer
-			resp, err := lambdafn.LambdaHTTP(tc.handler, lambdafn.NewLogger(&logs, 0))(context.Background(), ev)
+			resp, err := boot.LambdaHTTP(tc.handler, boot.NewLogger(&logs, 0))(context.Background(), ev)
 			require.NoError(t, err, "never a failed invocation")
 			assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
 			assert.Equal(t, "application/json", resp.Headers["Content-Type"])

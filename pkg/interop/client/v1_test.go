@@ -6,9 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -80,38 +81,15 @@ func (v1Agent) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[v
 	}
 }
 
-// headerLog records the A2A-Version header and path of every request.
-type headerLog struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (l *headerLog) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		l.seen = append(l.seen, r.Method+" "+r.URL.Path+" A2A-Version="+r.Header.Get("A2A-Version"))
-		l.mu.Unlock()
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (l *headerLog) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := l.seen
-	l.seen = nil
-	return out
-}
-
 // startV1 serves v1Agent with the official a2a-go v2.3.1 server: JSON-RPC
 // at /rpc, REST under /rest, the card (1.0 supportedInterfaces only, REST
 // first when restFirst) at the well-known path.
-func startV1(t *testing.T, restFirst bool, log *headerLog, opts ...a2asrv.RequestHandlerOption) string {
+func startV1(t *testing.T, restFirst bool, log *clienttest.RequestLog, opts ...a2asrv.RequestHandlerOption) string {
 	t.Helper()
 	store := taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{Authenticator: func(context.Context) (string, error) { return "tester", nil }})
 	h := a2asrv.NewHandler(v1Agent{}, append([]a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(store)}, opts...)...)
 	mux := http.NewServeMux()
-	hs := httptest.NewServer(log.wrap(mux))
+	hs := httptest.NewServer(log.Wrap(mux))
 	t.Cleanup(hs.Close)
 	rpc := v1.NewAgentInterface(hs.URL+"/rpc", v1.TransportProtocolJSONRPC)
 	rest := v1.NewAgentInterface(hs.URL+"/rest", v1.TransportProtocolHTTPJSON)
@@ -144,10 +122,10 @@ func TestOfficialV1Server(t *testing.T) {
 		{"JSON-RPC forced", true, "jsonrpc", client.BindingJSONRPC},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log := &headerLog{}
+			log := &clienttest.RequestLog{}
 			base := startV1(t, tc.restFirst, log)
 			c := client.New(base, client.Options{Binding: tc.binding})
-			ctx := ctxT(t)
+			ctx := clienttest.Context(t)
 
 			card, err := c.Card(ctx)
 			require.NoError(t, err)
@@ -157,12 +135,12 @@ func TestOfficialV1Server(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, a2a.V10, ep.Version)
 			assert.Equal(t, tc.want, ep.Binding)
-			log.take()
+			log.Take()
 
 			// Blocking send: the wrapped {"task":...} result, 1.0 enums.
-			done := send(t, c, "hello", "", true)
+			done := clienttest.Send(t, c, "hello", "", true)
 			assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
-			assert.Equal(t, "echo: hello", artifactText(done, "echo"))
+			assert.Equal(t, "echo: hello", clienttest.ArtifactText(done, "echo"))
 			assert.Equal(t, a2a.RoleAgent, done.Status.Message.Role)
 			require.NotEmpty(t, done.History)
 			assert.Equal(t, a2a.RoleUser, done.History[0].Role)
@@ -174,7 +152,7 @@ func TestOfficialV1Server(t *testing.T) {
 			assert.Equal(t, a2a.TaskStateCompleted, got.Status.State)
 
 			// Parts other than text convert to the 0.3 model.
-			files := send(t, c, "file", "", true)
+			files := clienttest.Send(t, c, "file", "", true)
 			require.Len(t, files.Artifacts, 2)
 			fp := files.Artifacts[0].Parts[0]
 			require.Equal(t, a2a.PartKindFile, fp.Kind)
@@ -186,16 +164,16 @@ func TestOfficialV1Server(t *testing.T) {
 			assert.JSONEq(t, `{"n":1}`, string(dp.Data))
 
 			// Input required, then the reply on the same task.
-			asked := send(t, c, "ask", "", true)
+			asked := clienttest.Send(t, c, "ask", "", true)
 			require.Equal(t, a2a.TaskStateInputRequired, asked.Status.State)
 			assert.Equal(t, "What is your name?", client.Interrupt(asked).Text)
-			answered := send(t, c, "Ada", asked.ID, true)
+			answered := clienttest.Send(t, c, "Ada", asked.ID, true)
 			assert.Equal(t, asked.ID, answered.ID)
 			assert.Equal(t, a2a.TaskStateCompleted, answered.Status.State)
 			assert.Equal(t, "You answered: Ada", answered.Status.Message.Text())
 
 			// returnImmediately, then cancel; Wait sees the canceled state.
-			slow := send(t, c, "slow", "", false)
+			slow := clienttest.Send(t, c, "slow", "", false)
 			assert.False(t, slow.Status.State.Terminal())
 			canceled, err := c.CancelTask(ctx, a2a.TaskIDParams{ID: slow.ID})
 			require.NoError(t, err)
@@ -227,7 +205,8 @@ func TestOfficialV1Server(t *testing.T) {
 			assert.ErrorIs(t, err, a2a.ErrPushNotificationNotSupported)
 
 			// Every protocol call carried A2A-Version: 1.0 on the chosen binding.
-			for _, s := range log.take() {
+			for _, req := range log.Take() {
+				s := req.String() + " A2A-Version=" + req.Version
 				assert.True(t, strings.HasSuffix(s, "A2A-Version=1.0"), s)
 				if tc.want == client.BindingJSONRPC {
 					assert.True(t, strings.HasPrefix(s, "POST /rpc "), s)
@@ -244,10 +223,10 @@ func TestOfficialV1Server(t *testing.T) {
 func TestOfficialV1PushConfigs(t *testing.T) {
 	for _, binding := range []string{client.BindingJSONRPC, client.BindingREST} {
 		t.Run(binding, func(t *testing.T) {
-			base := startV1(t, false, &headerLog{}, a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)))
+			base := startV1(t, false, &clienttest.RequestLog{}, a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(nil)))
 			c := client.New(base, client.Options{Binding: binding})
-			ctx := ctxT(t)
-			task := send(t, c, "hello", "", true)
+			ctx := clienttest.Context(t)
+			task := clienttest.Send(t, c, "hello", "", true)
 
 			cfg := a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: a2a.PushNotificationConfig{
 				ID: "hook-1", URL: "https://example.com/hook", Token: "notify-token",

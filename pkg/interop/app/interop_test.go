@@ -1,4 +1,4 @@
-package app_test
+package app
 
 // Interoperability: the official a2a-go clients, unmodified, drive the local
 // server over real HTTP, on the memory store and on the DynamoDB store
@@ -15,9 +15,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,44 +29,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 const interopToken = "interop-token"
-
-// pathLog records the paths and A2A-Version headers of the requests a
-// server received.
-type pathLog struct {
-	mu       sync.Mutex
-	paths    []string
-	versions []string
-}
-
-func (l *pathLog) wrap(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		l.paths = append(l.paths, r.Method+" "+r.URL.Path)
-		l.versions = append(l.versions, r.Header.Get("A2A-Version"))
-		l.mu.Unlock()
-		h.ServeHTTP(w, r)
-	})
-}
-
-// take returns the recorded paths and versions and forgets them.
-func (l *pathLog) take() ([]string, []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p, v := l.paths, l.versions
-	l.paths, l.versions = nil, nil
-	return p, v
-}
 
 // storeKind names the task store a server runs on.
 type storeKind string
@@ -78,46 +42,19 @@ const (
 	dynamoStore storeKind = "dynamodb"
 )
 
-// openStore returns a new store of kind: nil for memory (the default), or
-// the DynamoDB store on a new table of the test's moto.
-func openStore(t *testing.T, kind storeKind) service.Store {
-	if kind == memoryStore {
-		return nil
-	}
-	ctx := context.Background()
-	c := awstest.DynamoDB(t)
-	table := awstest.UniqueName(t, "interop")
-	require.NoError(t, dynamo.CreateTable(ctx, c, table))
-	s, err := dynamo.New(c, dynamo.Options{Table: table})
-	require.NoError(t, err)
-	return s
-}
-
 // startLocal serves the demo agent (no simulated work, 10 ms between long
-// steps) on a real loopback listener, on a store of kind.
-func startLocal(t *testing.T, withAuth bool, kind storeKind, log *pathLog) string {
+// steps) on a real loopback listener, on a new store of kind, recording its
+// requests in log.
+func startLocal(t *testing.T, withAuth bool, kind storeKind, log *clienttest.RequestLog) string {
 	t.Helper()
-	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10"}
-	cfg, err := config.Load(func(k string) string { return env[k] })
-	require.NoError(t, err)
-	cfg.PublicURL = "" // the card takes the listener's URL from the request
-	ag, err := builtin.Registry().New("demo", func(k string) string { return env[k] })
-	require.NoError(t, err)
-	var authn httpapi.Authenticator = auth.Anonymous{}
+	o := clienttest.Options{Wrap: log.Wrap}
 	if withAuth {
-		authn = auth.NewBearer(map[string]string{"interop": interopToken})
+		o.Token = interopToken
 	}
-	o := app.LocalOptions{Auth: authn, Store: openStore(t, kind)}
-	if o.Store != nil {
-		// Push configs are stored; no notification is sent (no changes).
-		o.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
+	if kind == dynamoStore {
+		o.Store = clienttest.DynamoStore(t)
 	}
-	srv, err := app.NewLocal(cfg, ag, o)
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(log.wrap(srv.Handler))
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return clienttest.Start(t, o).URL
 }
 
 // bearer adds a bearer token to every request, as a client configured with
@@ -149,6 +86,32 @@ type pushView struct{ id, taskID, url string }
 // errNoList: the client cannot list tasks over this transport (a2a-go's
 // 0.3 compatibility JSON-RPC transport refuses ListTasks itself).
 var errNoList = errors.New("the client does not list tasks over this transport")
+
+// mapped turns a client's (answer, error) into the scenario's view of the
+// answer.
+func mapped[T, V any](view func(T) V) func(T, error) (V, error) {
+	return func(x T, err error) (V, error) {
+		if err != nil {
+			var zero V
+			return zero, err
+		}
+		return view(x), nil
+	}
+}
+
+// mappedAll is mapped for a list of answers.
+func mappedAll[T, V any](view func(T) V) func([]T, error) ([]V, error) {
+	return func(xs []T, err error) ([]V, error) {
+		if err != nil {
+			return nil, err
+		}
+		out := make([]V, len(xs))
+		for i, x := range xs {
+			out[i] = view(x)
+		}
+		return out, nil
+	}
+}
 
 // driver speaks to the server through one official client.
 type driver interface {
@@ -198,23 +161,24 @@ func TestInteropOfficialClients(t *testing.T) {
 			mode = string(run.store) + "/bearer auth"
 		}
 		withAuth := run.withAuth
-		log := &pathLog{}
+		log := &clienttest.RequestLog{}
 		url := startLocal(t, withAuth, run.store, log)
 		for _, c := range clients {
 			t.Run(mode+"/"+c.name, func(t *testing.T) {
 				d := c.open(t, url, withAuth)
-				log.take() // card discovery
+				log.Take() // card discovery
 				runScenario(t, d)
-				paths, versions := log.take()
-				require.NotEmpty(t, paths)
-				for i, p := range paths {
+				reqs := log.Take()
+				require.NotEmpty(t, reqs)
+				for _, req := range reqs {
+					p := req.String()
 					if c.prefix == "POST /" {
 						assert.Equal(t, "POST /", p)
 					} else {
 						assert.Contains(t, p, c.prefix, "every call goes through the HTTP+JSON binding")
 						assert.NotContains(t, p, "/v1/")
 					}
-					assert.Equal(t, c.version, versions[i], "%s: the protocol version the client asked for", p)
+					assert.Equal(t, c.version, req.Version, "%s: the protocol version the client asked for", p)
 				}
 			})
 		}
@@ -351,19 +315,11 @@ func (d *legacyDriver) send(ctx context.Context, text string, cont *view, blocki
 }
 
 func (d *legacyDriver) get(ctx context.Context, id string) (view, error) {
-	task, err := d.client.GetTask(ctx, &legacy.TaskQueryParams{ID: legacy.TaskID(id)})
-	if err != nil {
-		return view{}, err
-	}
-	return legacyView(task), nil
+	return mapped(legacyView)(d.client.GetTask(ctx, &legacy.TaskQueryParams{ID: legacy.TaskID(id)}))
 }
 
 func (d *legacyDriver) cancel(ctx context.Context, id string) (view, error) {
-	task, err := d.client.CancelTask(ctx, &legacy.TaskIDParams{ID: legacy.TaskID(id)})
-	if err != nil {
-		return view{}, err
-	}
-	return legacyView(task), nil
+	return mapped(legacyView)(d.client.CancelTask(ctx, &legacy.TaskIDParams{ID: legacy.TaskID(id)}))
 }
 
 func (d *legacyDriver) list(ctx context.Context, contextID string) ([]string, error) {
@@ -383,31 +339,15 @@ func legacyPushView(c *legacy.TaskPushConfig) pushView {
 }
 
 func (d *legacyDriver) setPush(ctx context.Context, taskID, configID, url string) (pushView, error) {
-	c, err := d.client.SetTaskPushConfig(ctx, &legacy.TaskPushConfig{TaskID: legacy.TaskID(taskID), Config: legacy.PushConfig{ID: configID, URL: url, Token: "tok"}})
-	if err != nil {
-		return pushView{}, err
-	}
-	return legacyPushView(c), nil
+	return mapped(legacyPushView)(d.client.SetTaskPushConfig(ctx, &legacy.TaskPushConfig{TaskID: legacy.TaskID(taskID), Config: legacy.PushConfig{ID: configID, URL: url, Token: "tok"}}))
 }
 
 func (d *legacyDriver) getPush(ctx context.Context, taskID, configID string) (pushView, error) {
-	c, err := d.client.GetTaskPushConfig(ctx, &legacy.GetTaskPushConfigParams{TaskID: legacy.TaskID(taskID), ConfigID: configID})
-	if err != nil {
-		return pushView{}, err
-	}
-	return legacyPushView(c), nil
+	return mapped(legacyPushView)(d.client.GetTaskPushConfig(ctx, &legacy.GetTaskPushConfigParams{TaskID: legacy.TaskID(taskID), ConfigID: configID}))
 }
 
 func (d *legacyDriver) listPush(ctx context.Context, taskID string) ([]pushView, error) {
-	cs, err := d.client.ListTaskPushConfig(ctx, &legacy.ListTaskPushConfigParams{TaskID: legacy.TaskID(taskID)})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]pushView, len(cs))
-	for i, c := range cs {
-		out[i] = legacyPushView(c)
-	}
-	return out, nil
+	return mappedAll(legacyPushView)(d.client.ListTaskPushConfig(ctx, &legacy.ListTaskPushConfigParams{TaskID: legacy.TaskID(taskID)}))
 }
 
 func (d *legacyDriver) deletePush(ctx context.Context, taskID, configID string) error {
@@ -510,19 +450,11 @@ func (d *compatDriver) send(ctx context.Context, text string, cont *view, blocki
 }
 
 func (d *compatDriver) get(ctx context.Context, id string) (view, error) {
-	task, err := d.client.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(id)})
-	if err != nil {
-		return view{}, err
-	}
-	return compatView(task), nil
+	return mapped(compatView)(d.client.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(id)}))
 }
 
 func (d *compatDriver) cancel(ctx context.Context, id string) (view, error) {
-	task, err := d.client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(id)})
-	if err != nil {
-		return view{}, err
-	}
-	return compatView(task), nil
+	return mapped(compatView)(d.client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(id)}))
 }
 
 func (d *compatDriver) list(ctx context.Context, contextID string) ([]string, error) {
@@ -545,31 +477,15 @@ func v2PushView(c *a2a.PushConfig) pushView {
 }
 
 func (d *compatDriver) setPush(ctx context.Context, taskID, configID, url string) (pushView, error) {
-	c, err := d.client.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: a2a.TaskID(taskID), ID: configID, URL: url, Token: "tok"})
-	if err != nil {
-		return pushView{}, err
-	}
-	return v2PushView(c), nil
+	return mapped(v2PushView)(d.client.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: a2a.TaskID(taskID), ID: configID, URL: url, Token: "tok"}))
 }
 
 func (d *compatDriver) getPush(ctx context.Context, taskID, configID string) (pushView, error) {
-	c, err := d.client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: a2a.TaskID(taskID), ID: configID})
-	if err != nil {
-		return pushView{}, err
-	}
-	return v2PushView(c), nil
+	return mapped(v2PushView)(d.client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: a2a.TaskID(taskID), ID: configID}))
 }
 
 func (d *compatDriver) listPush(ctx context.Context, taskID string) ([]pushView, error) {
-	cs, err := d.client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: a2a.TaskID(taskID)})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]pushView, len(cs))
-	for i, c := range cs {
-		out[i] = v2PushView(c)
-	}
-	return out, nil
+	return mappedAll(v2PushView)(d.client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: a2a.TaskID(taskID)}))
 }
 
 func (d *compatDriver) deletePush(ctx context.Context, taskID, configID string) error {

@@ -1,4 +1,4 @@
-package a2a
+package a2a_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
 // TestUnionSecuritySchemes: a card whose schemes carry both versions'
@@ -17,18 +19,18 @@ import (
 // mode and the v2.3.1 1.0 reader, which each see the scheme; the 0.3-only
 // shape is refused by the 1.0 reader (why the union exists).
 func TestUnionSecuritySchemes(t *testing.T) {
-	card := AgentCard{
-		ProtocolVersion: ProtocolVersion, Name: "n", Description: "d", URL: "http://x", PreferredTransport: TransportJSONRPC, Version: "1",
-		Capabilities:      AgentCapabilities{ExtendedAgentCard: true},
-		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}, Skills: []AgentSkill{},
-		SecuritySchemes: map[string]SecurityScheme{
-			"bearer": HTTPSecurityScheme("Bearer", "", "a token"),
-			"key":    APIKeySecurityScheme("header", "X-Api-Key", ""),
+	card := a2a.AgentCard{
+		ProtocolVersion: a2a.ProtocolVersion, Name: "n", Description: "d", URL: "http://x", PreferredTransport: a2a.TransportJSONRPC, Version: "1",
+		Capabilities:      a2a.AgentCapabilities{ExtendedAgentCard: true},
+		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}, Skills: []a2a.AgentSkill{},
+		SecuritySchemes: map[string]a2a.SecurityScheme{
+			"bearer": a2a.HTTPSecurityScheme("Bearer", "", "a token"),
+			"key":    a2a.APIKeySecurityScheme("header", "X-Api-Key", ""),
 		},
 		Security: []map[string][]string{{"bearer": {}}},
-		SupportedInterfaces: []SupportedInterface{
-			{URL: "http://x", ProtocolBinding: TransportJSONRPC, ProtocolVersion: "1.0"},
-			{URL: "http://x", ProtocolBinding: TransportJSONRPC, ProtocolVersion: "0.3"},
+		SupportedInterfaces: []a2a.SupportedInterface{
+			{URL: "http://x", ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: "1.0"},
+			{URL: "http://x", ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: "0.3"},
 		},
 	}
 	b, err := json.Marshal(card)
@@ -52,7 +54,7 @@ func TestUnionSecuritySchemes(t *testing.T) {
 	assert.Equal(t, v2.ProtocolVersion("1.0"), native.SupportedInterfaces[0].ProtocolVersion)
 
 	only03 := card
-	only03.SecuritySchemes = map[string]SecurityScheme{"bearer": {Type: "http", Scheme: "Bearer"}}
+	only03.SecuritySchemes = map[string]a2a.SecurityScheme{"bearer": {Type: "http", Scheme: "Bearer"}}
 	b, err = json.Marshal(only03)
 	require.NoError(t, err)
 	_, err = agentcard.DefaultCardParser(b)

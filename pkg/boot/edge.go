@@ -1,0 +1,53 @@
+package boot
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
+)
+
+// Cards returns the card source of an agent.
+func Cards(info agent.Info, bearer, push bool, versions []a2a.Version) httpapi.CardSource {
+	return func(publicURL string) (a2a.AgentCard, a2a.AgentCard) {
+		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push, Versions: versions}
+		return card.Public(o), card.Extended(o)
+	}
+}
+
+// GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option, in
+// which 0 means the default: a configured 0 compresses every body.
+func GzipMinimumSize(cfg config.Config) int {
+	return max(cfg.GzipMinimumSize, 1)
+}
+
+// PushKeys returns the push notification signing keys of
+// A2A_PUSH_SIGNING_KEYS. Without them, the local server (generate) makes a
+// new ES256 key, which lives as long as the process; the Lambda functions
+// refuse to start.
+func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, error) {
+	if cfg.Push.SigningKeys != "" {
+		ks, err := keys.Parse([]byte(cfg.Push.SigningKeys))
+		if err != nil {
+			return nil, fmt.Errorf("A2A_PUSH_SIGNING_KEYS: %w", err)
+		}
+		return ks, nil
+	}
+	if !generate {
+		return nil, errors.New("A2A_PUSH_SIGNING_KEYS is required to sign push notifications (PEM text, or an ssm: or secretsmanager: reference), or set A2A_PUSH_NOTIFICATIONS=false")
+	}
+	ks, err := keys.Generate(keys.AlgES256)
+	if err != nil {
+		return nil, err
+	}
+	if log != nil {
+		log.Info("push notifications are signed with a key generated at start-up; receivers refetch the JWKS after a restart (set A2A_PUSH_SIGNING_KEYS to keep one)", "kid", ks.KeyID())
+	}
+	return ks, nil
+}

@@ -1,0 +1,96 @@
+package boot
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+)
+
+// HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API
+// (payload format 2.0).
+type HTTPFunc func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// MaxResponseBytes is the largest response body an HTTP function returns:
+// Lambda refuses a synchronous response above 6 MB (6,291,456 bytes) of
+// JSON, and the API Gateway event's status and headers take the rest.
+const MaxResponseBytes = 6<<20 - 32<<10
+
+// ResponseSize is how many bytes body takes in the function's response, as
+// aws-lambda-go-api-proxy and aws-lambda-go encode it: base64 when it is not
+// UTF-8 (gzip-compressed), else a JSON string with encoding/json's escapes.
+func ResponseSize(body []byte) int {
+	if !utf8.Valid(body) {
+		return base64.StdEncoding.EncodedLen(len(body)) + 2
+	}
+	n := 2
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 6
+		case c == 0xe2 && i+2 < len(body) && body[i+1] == 0x80 && (body[i+2] == 0xa8 || body[i+2] == 0xa9):
+			n += 6 // U+2028, U+2029
+			i += 3
+			continue
+		default:
+			n++
+		}
+		i++
+	}
+	return n
+}
+
+// LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler. When the
+// adapter fails (a handler that wrote no status, say) or the response
+// would exceed Lambda's limit (httpapi answers that in the protocol's
+// shape before; this is the last guard), it logs the failure as JSON on
+// log and answers a JSON 500 itself: Lambda would otherwise fail the
+// invocation and API Gateway answer a bare 500.
+func LambdaHTTP(h http.Handler, log *slog.Logger) HTTPFunc {
+	adapter := httpadapter.NewV2(h)
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	// What adapter.ProxyWithContext does, without its plain-text log line.
+	proxy := func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		req, err := adapter.EventToRequestWithContext(ctx, ev)
+		if err != nil {
+			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("convert the event to a request: %w", err)
+		}
+		w := core.NewProxyResponseWriterV2()
+		h.ServeHTTP(w, req)
+		return w.GetProxyResponse()
+	}
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		resp, err := proxy(ctx, ev)
+		if err != nil {
+			log.ErrorContext(ctx, "the HTTP adapter failed", "route", ev.RouteKey, "path", ev.RawPath, "error", err.Error())
+			return adapterError("INTERNAL", "internal error; the server logged the cause"), nil
+		}
+		size := len(resp.Body) + 2
+		if !resp.IsBase64Encoded {
+			size = ResponseSize([]byte(resp.Body))
+		}
+		if size > MaxResponseBytes {
+			log.ErrorContext(ctx, "the response is too large for Lambda", "route", ev.RouteKey, "path", ev.RawPath, "status", resp.StatusCode, "bytes", size)
+			return adapterError("INTERNAL", fmt.Sprintf("the response would take %d bytes, above AWS Lambda's limit of 6 MB: ask for less", size)), nil
+		}
+		return resp, nil
+	}
+}
+
+// adapterError is a google.rpc.Status 500 response, as httpapi's own.
+func adapterError(status, message string) events.APIGatewayV2HTTPResponse {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": http.StatusInternalServerError, "status": status, "message": message}})
+	return events.APIGatewayV2HTTPResponse{StatusCode: http.StatusInternalServerError, Headers: map[string]string{"Content-Type": "application/json"}, Body: string(b)}
+}

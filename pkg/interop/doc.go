@@ -1,0 +1,7 @@
+// Package interop holds the interoperability tests: A2A clients, servers
+// and card readers written by others (github.com/a2aproject/a2a-go v0.3.15,
+// and v2.3.1 natively and in its 0.3 mode) against this module's server,
+// client, cards and wire codecs. It is a module of its own, so that a
+// `go get` of github.com/a2a-lambda/a2a-lambda does not pull a2a-go, gRPC
+// and protobuf; `make test` runs it (`cd pkg/interop && go test ./...`).
+package interop
