@@ -148,8 +148,13 @@ func TestLocalServerKilledMidTask(t *testing.T) {
 	for _, task := range tasks {
 		rec := read(task.ID)
 		assert.Equal(t, a2a.TaskStateCompleted, rec.Task.Status.State, "task %s: %v", task.ID, rec.Task.Status.Message)
-		assert.Equal(t, 1, rec.Takeovers, "task %s was taken over once", task.ID)
-		assert.Less(t, resumed[task.ID], 2*lease+time.Second, "task %s resumed within a lease and a sweep interval of the crash", task.ID)
+		// Taken over once after the crash; a second time only when the
+		// loaded test machine delayed a renewal past the short lease.
+		assert.GreaterOrEqual(t, rec.Takeovers, 1, "task %s was taken over", task.ID)
+		assert.LessOrEqual(t, rec.Takeovers, config.DefaultMaxTakeovers, "task %s was not given up", task.ID)
+		// A lease and a sweep interval (half a lease), with slack for a
+		// loaded machine's process start.
+		assert.Less(t, resumed[task.ID], lease+lease/2+3*time.Second, "task %s resumed within a lease and a sweep interval of the crash", task.ID)
 		assert.Greater(t, len(rec.Task.History), before[task.ID], "task %s went on", task.ID)
 	}
 	long := read(tasks[0].ID)
