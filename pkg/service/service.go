@@ -158,10 +158,17 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if err := s.start(ctx, job); err != nil {
 		return nil, err
 	}
+	opts := GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}
 	if blocking {
+		// An inline runner returns with the task settled: the answer is
+		// then read once, without polling first.
+		t, err := s.read(ctx, owner, job.TaskID, opts)
+		if err != nil || t.Status.State.Settled() {
+			return t, err
+		}
 		s.waitSettled(ctx, job.TaskID)
 	}
-	return s.read(ctx, owner, job.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
+	return s.read(ctx, owner, job.TaskID, opts)
 }
 
 // createTask stores a new task and its first message. The task is bound to
