@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -243,4 +244,60 @@ func TestStoppedStepIsNoFailure(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(line), &entry))
 		assert.Contains(t, []string{"DEBUG", "INFO"}, entry.Level, line)
 	}
+}
+
+// The first step of a blocking send takes the task's lease with its first
+// write: a step that finishes at once writes the task once. One that runs
+// long takes the lease when the keeper first renews it, as any step holds
+// its lease.
+func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
+	ctx := context.Background()
+	proceed := make(chan struct{})
+	f := newLeaseFixture(t, func(ctx context.Context, in agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
+		assert.Equal(t, a2a.TaskStateWorking, in.Task.Status.State, "the agent sees its task working")
+		if in.Message.Parts[0].Text == "long" {
+			<-proceed
+		}
+		return agent.Complete(agent.Text("done")), nil
+	})
+	for _, blocking := range []bool{true, false} {
+		task, err := f.svc.SendMessage(ctx, "alice", send(userMsg(fmt.Sprint("quick-", blocking), "quick"), false))
+		require.NoError(t, err)
+		_, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: blocking})
+		require.NoError(t, err)
+		st, rec := f.state(t, task.ID)
+		assert.Equal(t, a2a.TaskStateCompleted, st)
+		writes := int64(2)
+		if blocking {
+			writes = 1
+		}
+		assert.Equal(t, 1+writes, rec.Version, "blocking %v", blocking)
+		assert.False(t, rec.Lease.Held())
+	}
+
+	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("long", "long"), false))
+	require.NoError(t, err)
+	result := make(chan service.StepResult, 1)
+	go func() {
+		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: true})
+		assert.NoError(t, err)
+		result <- res
+	}()
+	require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "the step waits to renew")
+	st, rec := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateSubmitted, st, "nothing written yet")
+	assert.Empty(t, rec.Lease.Owner)
+	f.clock.Advance(testLease / 3)
+	require.Eventually(t, func() bool {
+		st, rec := f.state(t, task.ID)
+		return st == a2a.TaskStateWorking && rec.Lease.Owner != ""
+	}, 5*time.Second, time.Millisecond, "the keeper took the lease")
+	_, rec = f.state(t, task.ID)
+	assert.True(t, f.clock.Now().Add(testLease).Equal(rec.Lease.Until))
+	close(proceed)
+	res := <-result
+	assert.Equal(t, a2a.TaskStateCompleted, res.State)
+	st, done := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateCompleted, st)
+	assert.Equal(t, rec.Version+1, done.Version)
 }
