@@ -89,7 +89,7 @@ func TestCostPerTask(t *testing.T) {
 		{"tasks/cancel of a working task", func() { rpc("tasks/cancel", `{"id":"to-cancel"}`) },
 			"2×Query, 1×UpdateItem"},
 		{"full lifecycle: blocking message/send, one artifact, completed", func() { rpc("message/send", sendParams("cost-2", true)) },
-			"2×Query, 2×TransactWriteItems"},
+			"1×Query, 2×TransactWriteItems"},
 	} {
 		meter.Reset()
 		mu.Lock()

@@ -73,6 +73,11 @@ type StepRequest struct {
 	// send): the first step of a new task then writes nothing before its
 	// first result (see Executor.acquireLater).
 	Blocking bool
+	// Created, for the first step of a task run in the request that
+	// created it, is the task as stored (Job.Created): the step starts
+	// from it instead of reading the task. Its version condition still
+	// stops the step if anything changed the task meanwhile.
+	Created *TaskRecord
 }
 
 // StepResult says how a step (or an Await, Expire or Fail action) ended.
@@ -167,7 +172,7 @@ func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 // means the step's result could not be stored (the store failed); agent
 // failures are not errors, they fail the task.
 func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error) {
-	rec, err := x.store.GetTask(ctx, req.TaskID, AllHistory)
+	rec, err := x.load(ctx, req)
 	if errors.Is(err, ErrNotFound) {
 		x.log.WarnContext(ctx, "step for a task that no longer exists", "taskId", req.TaskID)
 		return StepResult{Next: NextDone}, nil
@@ -260,6 +265,23 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
 	}
 	return x.applyOutcome(ctx, w, out)
+}
+
+// load reads the task a step runs, or takes it from req.Created: a task
+// just created, whose only change since could be a message to its inbox (a
+// version-less write that leaves the message for the next step, as if it
+// arrived after this step's read) or a terminal state (which the step's
+// first write, conditioned on version 1, finds). An agent that reads its
+// context's earlier tasks compares creation times, which only the store
+// knows exactly: for it the task is read.
+func (x *Executor) load(ctx context.Context, req StepRequest) (*TaskRecord, error) {
+	if c := req.Created; c != nil && c.Task.ID == req.TaskID && c.Version == 1 && x.agent.Info().ContextHistory <= 0 {
+		rec := *c
+		rec.Task.History = slices.Clone(c.Task.History)
+		rec.Task.Artifacts = slices.Clone(c.Task.Artifacts)
+		return &rec, nil
+	}
+	return x.store.GetTask(ctx, req.TaskID, AllHistory)
 }
 
 // triggerMessage recovers the user message that triggered a step from the

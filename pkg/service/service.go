@@ -211,10 +211,13 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 		}
 		nt.PushConfigs = []PushConfig{*push}
 	}
+	created := s.clock.Now()
 	if err := s.store.CreateTask(ctx, nt); err != nil {
 		return Job{}, s.storeError(err, taskID, "params.message")
 	}
-	return Job{TaskID: taskID, Message: &msg}, nil
+	rec := &TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
+		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored()}
+	return Job{TaskID: taskID, Message: &msg, Created: rec}, nil
 }
 
 // continueTask appends a user message to a task that is not finished. An
