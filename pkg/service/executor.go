@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -67,6 +68,16 @@ type StepRequest struct {
 	// the reply recorded in the status (TriggerReply). Runners that cannot
 	// carry messages (a state machine, whose state holds ids only) use it.
 	Trigger Trigger
+	// Blocking says that the client that sent the message waits for the
+	// step's outcome in the same request (the inline runner of a blocking
+	// send): the first step of a new task then writes nothing before its
+	// first result (see Executor.acquireLater).
+	Blocking bool
+	// Created, for the first step of a task run in the request that
+	// created it, is the task as stored (Job.Created): the step starts
+	// from it instead of reading the task. Its version condition still
+	// stops the step if anything changed the task meanwhile.
+	Created *TaskRecord
 }
 
 // StepResult says how a step (or an Await, Expire or Fail action) ended.
@@ -161,7 +172,7 @@ func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 // means the step's result could not be stored (the store failed); agent
 // failures are not errors, they fail the task.
 func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error) {
-	rec, err := x.store.GetTask(ctx, req.TaskID, AllHistory)
+	rec, err := x.load(ctx, req)
 	if errors.Is(err, ErrNotFound) {
 		x.log.WarnContext(ctx, "step for a task that no longer exists", "taskId", req.TaskID)
 		return StepResult{Next: NextDone}, nil
@@ -188,7 +199,14 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 	if state != a2a.TaskStateWorking {
 		acquire.Status = &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
 	}
-	if err := w.write(ctx, acquire); err != nil {
+	if req.Blocking && x.acquireLater(rec) {
+		// The first step of a new task, whose lease waits for a runner
+		// and lasts long enough: the step's first write takes the lease
+		// and says working, so a step that finishes at once writes the
+		// task once (see taskWriter.write). The lease keeper writes it
+		// first if the step runs long.
+		w.acquire = &acquire
+	} else if err := w.write(ctx, acquire); err != nil {
 		return w.finish(ctx, err)
 	}
 	if acquire.Status != nil {
@@ -247,6 +265,23 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
 	}
 	return x.applyOutcome(ctx, w, out)
+}
+
+// load reads the task a step runs, or takes it from req.Created: a task
+// just created, whose only change since could be a message to its inbox (a
+// version-less write that leaves the message for the next step, as if it
+// arrived after this step's read) or a terminal state (which the step's
+// first write, conditioned on version 1, finds). An agent that reads its
+// context's earlier tasks compares creation times, which only the store
+// knows exactly: for it the task is read.
+func (x *Executor) load(ctx context.Context, req StepRequest) (*TaskRecord, error) {
+	if c := req.Created; c != nil && c.Task.ID == req.TaskID && c.Version == 1 && x.agent.Info().ContextHistory <= 0 {
+		rec := *c
+		rec.Task.History = slices.Clone(c.Task.History)
+		rec.Task.Artifacts = slices.Clone(c.Task.Artifacts)
+		return &rec, nil
+	}
+	return x.store.GetTask(ctx, req.TaskID, AllHistory)
 }
 
 // triggerMessage recovers the user message that triggered a step from the
@@ -528,6 +563,25 @@ type taskWriter struct {
 	// finished is set once the task turned out to be terminal.
 	finished   bool
 	finalState a2a.TaskState
+
+	// mu orders the writes of the step and of the lease keeper.
+	mu sync.Mutex
+	// acquire, until the first write, is the update that takes the lease
+	// (and says working): that write carries it.
+	acquire *Update
+}
+
+// acquireLater reports whether a blocking step of rec may take the task's
+// lease with its first write instead of before it runs the agent (a client
+// polling meanwhile sees the task submitted rather than working; the one
+// that waits sees neither): rec is a new task
+// (submitted, never taken over) whose lease, made when it was created and
+// held by no step, lasts at least half a lease more. The lease keeper's first
+// renewal, a third of a lease into the step, writes it if the step has not.
+func (x *Executor) acquireLater(rec *TaskRecord) bool {
+	l := rec.Lease
+	return rec.Task.Status.State == a2a.TaskStateSubmitted && rec.Takeovers == 0 &&
+		l.Held() && l.Owner == "" && l.Until.Sub(x.clock.Now()) > x.lease/2
 }
 
 var _ agent.Emitter = (*taskWriter)(nil)
@@ -536,12 +590,40 @@ var _ agent.Emitter = (*taskWriter)(nil)
 // (another writer, such as a retried worker) it re-reads and tries again; a
 // terminal task stops the step.
 func (w *taskWriter) write(ctx context.Context, u Update) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writeLocked(ctx, u)
+}
+
+// takeLease writes the step's pending acquire, if it has one, and reports
+// whether it had.
+func (w *taskWriter) takeLease(ctx context.Context) (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.acquire == nil {
+		return false, nil
+	}
+	return true, w.writeLocked(ctx, Update{})
+}
+
+func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
 	u.TaskID = w.taskID
+	if a := w.acquire; a != nil {
+		if u.Status == nil && a.Status != nil {
+			st := *a.Status
+			st.Timestamp = w.x.now()
+			u.Status = &st
+		}
+		if !u.Lease.Held() && !u.ClearLease {
+			u.Lease = w.lease(0) // a whole lease from now
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		u.IfVersion = w.version
 		v, err := w.x.store.UpdateTask(ctx, u)
 		if err == nil {
 			w.version = v
+			w.acquire = nil
 			return nil
 		}
 		var ce *ConflictError

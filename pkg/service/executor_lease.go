@@ -123,7 +123,11 @@ func (k *leaseKeeper) renew(x *Executor) {
 func (x *Executor) renewLease(w *taskWriter) {
 	ctx, cancel := context.WithTimeout(context.Background(), x.lease/3)
 	defer cancel()
-	err := x.store.RenewLease(ctx, w.taskID, w.leaseOwner, x.clock.Now().Add(x.lease))
+	// A step that has not written yet takes its lease with this write.
+	took, err := w.takeLease(ctx)
+	if !took {
+		err = x.store.RenewLease(ctx, w.taskID, w.leaseOwner, x.clock.Now().Add(x.lease))
+	}
 	var ce *ConflictError
 	switch {
 	case err == nil:

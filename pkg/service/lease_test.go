@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -239,4 +240,118 @@ func TestStoppedStepIsNoFailure(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(line), &entry))
 		assert.Contains(t, []string{"DEBUG", "INFO"}, entry.Level, line)
 	}
+}
+
+// The first step of a blocking send takes the task's lease with its first
+// write: a step that finishes at once writes the task once. One that runs
+// long takes the lease when the keeper first renews it, as any step holds
+// its lease.
+func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
+	ctx := context.Background()
+	proceed := make(chan struct{})
+	f := newLeaseFixture(t, func(ctx context.Context, in agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
+		assert.Equal(t, a2a.TaskStateWorking, in.Task.Status.State, "the agent sees its task working")
+		if in.Message.Parts[0].Text == "long" {
+			<-proceed
+		}
+		return agent.Complete(agent.Text("done")), nil
+	})
+	for _, blocking := range []bool{true, false} {
+		task, err := f.svc.SendMessage(ctx, "alice", send(userMsg(fmt.Sprint("quick-", blocking), "quick"), false))
+		require.NoError(t, err)
+		_, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: blocking})
+		require.NoError(t, err)
+		st, rec := f.state(t, task.ID)
+		assert.Equal(t, a2a.TaskStateCompleted, st)
+		writes := int64(2)
+		if blocking {
+			writes = 1
+		}
+		assert.Equal(t, 1+writes, rec.Version, "blocking %v", blocking)
+		assert.False(t, rec.Lease.Held())
+	}
+
+	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("long", "long"), false))
+	require.NoError(t, err)
+	result := make(chan service.StepResult, 1)
+	go func() {
+		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: true})
+		assert.NoError(t, err)
+		result <- res
+	}()
+	require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "the step waits to renew")
+	st, rec := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateSubmitted, st, "nothing written yet")
+	assert.Empty(t, rec.Lease.Owner)
+	f.clock.Advance(testLease / 3)
+	require.Eventually(t, func() bool {
+		st, rec := f.state(t, task.ID)
+		return st == a2a.TaskStateWorking && rec.Lease.Owner != ""
+	}, 5*time.Second, time.Millisecond, "the keeper took the lease")
+	_, rec = f.state(t, task.ID)
+	assert.True(t, f.clock.Now().Add(testLease).Equal(rec.Lease.Until))
+	close(proceed)
+	res := <-result
+	assert.Equal(t, a2a.TaskStateCompleted, res.State)
+	st, done := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateCompleted, st)
+	assert.Equal(t, rec.Version+1, done.Version)
+}
+
+// countingStore counts the reads of tasks.
+type countingStore struct {
+	*memory.Store
+	mu    sync.Mutex
+	reads int
+}
+
+func (s *countingStore) GetTask(ctx context.Context, taskID string, opts service.GetOptions) (*service.TaskRecord, error) {
+	s.mu.Lock()
+	s.reads++
+	s.mu.Unlock()
+	return s.Store.GetTask(ctx, taskID, opts)
+}
+
+// The first step of a task run in the send that created it starts from the
+// task as created, without reading it back; a task canceled meanwhile still
+// stops it at its first write.
+func TestFirstStepStartsFromTheCreatedTask(t *testing.T) {
+	ctx := context.Background()
+	var saw []string
+	f := newLeaseFixture(t, func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
+		return agent.Complete(agent.Text("done")), nil
+	})
+	counting := &countingStore{Store: f.store}
+	exec := service.NewExecutor(counting, &scripted{info: agent.Info{Name: "test"}, step: func(ctx context.Context, in agent.StepInput, e agent.Emitter) (agent.Outcome, error) {
+		saw = append(saw, in.Message.Parts[0].Text, in.Task.History[0].Parts[0].Text, fmt.Sprint(in.Metadata["k"]))
+		return agent.Complete(agent.Text("done")), nil
+	}}, service.ExecutorOptions{Clock: f.clock, LeaseDuration: testLease})
+	p := send(userMsg("m1", "hello"), false)
+	p.Metadata = a2a.Metadata{"k": "v"}
+	task, err := f.svc.SendMessage(ctx, "alice", p)
+	require.NoError(t, err)
+	require.Len(t, f.dead.jobs, 1)
+	job := f.dead.jobs[0]
+	require.NotNil(t, job.Created)
+	assert.Equal(t, int64(1), job.Created.Version)
+	res, err := exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Blocking: true, Created: job.Created})
+	require.NoError(t, err)
+	assert.Equal(t, a2a.TaskStateCompleted, res.State)
+	assert.Zero(t, counting.reads, "the step read nothing")
+	assert.Equal(t, []string{"hello", "hello", "v"}, saw)
+	st, rec := f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateCompleted, st)
+	assert.Equal(t, int64(2), rec.Version)
+
+	// Canceled between its creation and its step.
+	task, err = f.svc.SendMessage(ctx, "alice", send(userMsg("m2", "again"), false))
+	require.NoError(t, err)
+	job = f.dead.jobs[1]
+	_, err = f.svc.CancelTask(ctx, "alice", a2a.TaskIDParams{ID: task.ID})
+	require.NoError(t, err)
+	res, err = exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Blocking: true, Created: job.Created})
+	require.NoError(t, err)
+	assert.Equal(t, service.NextDone, res.Next)
+	st, _ = f.state(t, task.ID)
+	assert.Equal(t, a2a.TaskStateCanceled, st)
 }

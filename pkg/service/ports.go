@@ -574,6 +574,11 @@ type Job struct {
 	// started, which the task's runner left unfinished.
 	Takeover int
 	Trigger  Trigger
+	// Created is the task as the send that created it stored it (version
+	// 1, its first message, no artifacts): a runner that runs the first
+	// step in that same request passes it on (StepRequest.Created), so the
+	// step need not read it back. Nil otherwise; never stored.
+	Created *TaskRecord
 }
 
 // Resume is where handed-over work picks up.

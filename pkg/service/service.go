@@ -158,10 +158,17 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if err := s.start(ctx, job); err != nil {
 		return nil, err
 	}
+	opts := GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}
 	if blocking {
+		// An inline runner returns with the task settled: the answer is
+		// then read once, without polling first.
+		t, err := s.read(ctx, owner, job.TaskID, opts)
+		if err != nil || t.Status.State.Settled() {
+			return t, err
+		}
 		s.waitSettled(ctx, job.TaskID)
 	}
-	return s.read(ctx, owner, job.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
+	return s.read(ctx, owner, job.TaskID, opts)
 }
 
 // createTask stores a new task and its first message. The task is bound to
@@ -204,10 +211,13 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 		}
 		nt.PushConfigs = []PushConfig{*push}
 	}
+	created := s.clock.Now()
 	if err := s.store.CreateTask(ctx, nt); err != nil {
 		return Job{}, s.storeError(err, taskID, "params.message")
 	}
-	return Job{TaskID: taskID, Message: &msg}, nil
+	rec := &TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
+		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored()}
+	return Job{TaskID: taskID, Message: &msg, Created: rec}, nil
 }
 
 // continueTask appends a user message to a task that is not finished. An

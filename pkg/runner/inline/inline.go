@@ -114,7 +114,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		defer cancel()
 	}
 	end := r.clock.Now().Add(r.budget)
-	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}
+	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger, Blocking: true, Created: job.Created}
 	for {
 		left := end.Sub(r.clock.Now())
 		if left <= 0 || runCtx.Err() != nil {

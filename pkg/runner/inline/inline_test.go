@@ -70,7 +70,7 @@ var (
 )
 
 func TestStart(t *testing.T) {
-	first := service.StepRequest{TaskID: "t1", Message: msg}
+	first := service.StepRequest{TaskID: "t1", Message: msg, Blocking: true}
 	next := service.StepRequest{TaskID: "t1"}
 	for _, tc := range []struct {
 		name     string

@@ -59,8 +59,18 @@ type taskItem struct {
 	// appended to it (see inbox.go).
 	Inbox    int   `dynamodbav:"inbox,omitempty"`
 	InboxSeq int64 `dynamodbav:"inboxSeq,omitempty"`
+	// FirstMessage is the JSON of the task's first message when it is
+	// small (see maxInlineMessageBytes): it then has no item of its own.
+	// Tasks written before it existed, and tasks whose first message is
+	// larger, keep that message as the history item at version 1.
+	FirstMessage string `dynamodbav:"firstMessage,omitempty"`
 	leaseAttrs
 }
+
+// maxInlineMessageBytes bounds the first message kept inside the task item:
+// a small one costs no item (and no transactional write) of its own, and
+// adds at most one write unit to the task item's later writes.
+const maxInlineMessageBytes = 1024
 
 // Attribute names of the task item used in expressions.
 const (
@@ -228,6 +238,11 @@ func (p *partition) record(historyLength int, artifacts bool) (*service.TaskReco
 		return nil, err
 	}
 	msgs := p.messages
+	if first := p.task.FirstMessage; first != "" {
+		// The oldest message of all. A read that stopped early holds at
+		// least the historyLength newer ones, so the cut below drops it.
+		msgs = append(slices.Clone(msgs), childItem{PK: p.task.PK, SK: messageSK(1, 0), Data: first})
+	}
 	if historyLength >= 0 && len(msgs) > historyLength {
 		msgs = msgs[:historyLength]
 	}

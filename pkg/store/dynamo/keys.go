@@ -19,6 +19,7 @@ import (
 //	artifact            T#<taskId>          A#<artifactId>
 //	task                T#<taskId>          H
 //	history message     T#<taskId>          H#<inverted version>#<inverted index>
+//	                    (a first message of at most 1 KiB is inside the task item instead)
 //	push config         T#<taskId>          P#<configId>          (see push.go)
 //	idempotency record  I#<sha256(owner, messageId)>  I
 //	interrupt binding   R#<requestId>       R                     (see interrupts.go)

@@ -148,8 +148,9 @@ func TestGetReadsWhatItNeeds(t *testing.T) {
 		{"t2", service.GetOptions{}, 1, 1},
 		{"t2", service.GetOptions{IncludeArtifacts: true}, 1, 3},
 		{"t2", service.GetOptions{HistoryLength: 2}, 1, 3},
-		{"t2", service.GetOptions{HistoryLength: -1}, 1, 7},
-		{"t2", service.AllHistory, 1, 9},
+		// The first message is inside the task item.
+		{"t2", service.GetOptions{HistoryLength: -1}, 1, 6},
+		{"t2", service.AllHistory, 1, 8},
 		{"t1", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 1, 4},
 		// Without artifacts, one message more than needed (readAhead).
 		{"t0", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 1, 4},
@@ -469,4 +470,77 @@ func TestInboxBeatsABusyStep(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, want, history, "in the history too, in order")
+}
+
+// A task written by the layout before the first message moved into the
+// task item (the message as the history item at version 1, no
+// firstMessage) reads and updates as before; so does a task whose first
+// message is too large to be kept inline.
+func TestFirstMessageOfEitherLayout(t *testing.T) {
+	f := newFixture(t)
+	texts := func(h []a2a.Message) []string {
+		s := []string{}
+		for _, m := range h {
+			s = append(s, m.Parts[0].Text)
+		}
+		return s
+	}
+	f.create("new")
+	items := f.partition("new")
+	require.Len(t, items, 1, "a small first message has no item of its own")
+	require.Contains(t, items[0], "firstMessage")
+
+	// old: created now, then rewritten as the old layout wrote it.
+	f.create("old")
+	task := f.partition("old")[0]
+	msg := task["firstMessage"]
+	delete(task, "firstMessage")
+	child := map[string]types.AttributeValue{
+		"PK": task["PK"], "SK": &types.AttributeValueMemberS{Value: "H#9999999998#999"},
+		"data": msg, "expiresAt": task["childrenExpireAt"],
+	}
+	for _, it := range []map[string]types.AttributeValue{task, child} {
+		_, err := f.client.PutItem(f.ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: it})
+		require.NoError(t, err)
+	}
+
+	// large: a first message above the inline bound keeps its own item.
+	big := strings.Repeat("x", 2000)
+	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-large", TaskID: "large", ContextID: "c", Parts: []a2a.Part{a2a.TextPart(big)}}
+	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+		ID: "large", ContextID: "c", History: []a2a.Message{m},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
+	}}))
+	require.Len(t, f.partition("large"), 2)
+	require.NotContains(t, f.partition("large")[0], "firstMessage")
+
+	for id, firstText := range map[string]string{"new": "hi", "old": "hi", "large": big} {
+		f.update(service.Update{TaskID: id, Status: f.status(a2a.TaskStateWorking, agentMsg("s1"))})
+		f.update(service.Update{TaskID: id, Status: f.status(a2a.TaskStateWorking, agentMsg("s2"))})
+		for _, tc := range []struct {
+			opts service.GetOptions
+			want []string
+		}{
+			{service.GetOptions{HistoryLength: -1}, []string{firstText, "s1", "s2"}},
+			{service.AllHistory, []string{firstText, "s1", "s2"}},
+			{service.GetOptions{HistoryLength: 3, IncludeArtifacts: true}, []string{firstText, "s1", "s2"}},
+			{service.GetOptions{HistoryLength: 5}, []string{firstText, "s1", "s2"}},
+			{service.GetOptions{HistoryLength: 2}, []string{"s1", "s2"}},
+			{service.GetOptions{HistoryLength: 1, IncludeArtifacts: true}, []string{"s2"}},
+			{service.GetOptions{}, []string{}},
+		} {
+			rec, err := f.store.GetTask(f.ctx, id, tc.opts)
+			require.NoError(t, err, id)
+			assert.Equal(t, tc.want, texts(rec.Task.History), "%s %+v", id, tc.opts)
+		}
+		// A retried first message is still a duplicate of its task.
+		err := f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+			ID: id + "-again", ContextID: "c",
+			History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + id, Parts: []a2a.Part{a2a.TextPart("hi")}}},
+			Status:  a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
+		}})
+		var dup *service.DuplicateError
+		require.ErrorAs(t, err, &dup, id)
+		assert.Equal(t, id, dup.TaskID)
+	}
 }

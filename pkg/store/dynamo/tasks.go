@@ -14,7 +14,8 @@ import (
 )
 
 // CreateTask implements service.TaskStore. One transaction writes the task
-// item, its first message, the idempotency record of (owner, first
+// item (with its first message inside when that is small, otherwise the
+// message as its own item), the idempotency record of (owner, first
 // message id), the count in its context (see contexts.go) and the task's
 // push configs. When a live record exists the transaction is refused and a
 // *service.DuplicateError names the task the record points to; nothing is
@@ -50,6 +51,11 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return err
 	}
+	inline := len(msgJSON) <= maxInlineMessageBytes
+	firstInline := ""
+	if inline {
+		firstInline = msgJSON
+	}
 	ti, err := marshalItem(taskItem{
 		PK: taskPK(task.ID), SK: skTask,
 		Owner: nt.Owner, ContextID: task.ContextID, State: string(task.Status.State), Status: status,
@@ -57,15 +63,12 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		CreatedAt: t.now.UnixNano(), UpdatedAt: t.now.UnixNano(),
 		ExpiresAt: t.taskExpiry, ChildrenExpireAt: t.childExpiry,
 		ListOwner: listOwnerKey(nt.Owner), ListContext: listContextKey(nt.Owner, task.ContextID),
-		ListSK:      listSK(task.Status.Timestamp, task.ID),
-		PushConfigs: configIDs,
-		SessionID:   nt.SessionID,
-		leaseAttrs:  newLeaseAttrs(nt.Lease),
+		ListSK:       listSK(task.Status.Timestamp, task.ID),
+		PushConfigs:  configIDs,
+		SessionID:    nt.SessionID,
+		FirstMessage: firstInline,
+		leaseAttrs:   newLeaseAttrs(nt.Lease),
 	})
-	if err != nil {
-		return err
-	}
-	mi, err := marshalItem(childItem{PK: taskPK(task.ID), SK: messageSK(1, 0), Data: msgJSON, ExpiresAt: t.childExpiry})
 	if err != nil {
 		return err
 	}
@@ -81,20 +84,29 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return fmt.Errorf("dynamo: build condition: %w", err)
 	}
-	items := append([]types.TransactWriteItem{
+	// The task comes first and the idempotency record second: the
+	// refusals below are told apart by position.
+	items := []types.TransactWriteItem{
 		{Put: &types.Put{Item: ti, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names()}},
-		{Put: &types.Put{Item: mi}},
 		idem,
 		cw,
-	}, configs...)
+	}
+	if !inline {
+		mi, err := marshalItem(childItem{PK: taskPK(task.ID), SK: messageSK(1, 0), Data: msgJSON, ExpiresAt: t.childExpiry})
+		if err != nil {
+			return err
+		}
+		items = append(items, types.TransactWriteItem{Put: &types.Put{Item: mi}})
+	}
+	items = append(items, configs...)
 	for attempt := 1; ; attempt++ {
 		err = s.transact(ctx, items)
 		reasons := cancellation(err)
 		switch {
 		case err == nil:
 			return nil
-		case failedCondition(reasons, 2):
-			return duplicateOf(reasons[2].Item)
+		case failedCondition(reasons, 1):
+			return duplicateOf(reasons[1].Item)
 		case failedCondition(reasons, 0):
 			return fmt.Errorf("dynamo: task id %s already exists", task.ID)
 		}
