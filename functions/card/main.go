@@ -12,13 +12,15 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 func main() {
-	h, err := lambdafn.NewCardFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
+	tel := telemetry.ForLambda("card", os.Getenv, os.Stdout, os.Stderr)
+	h, err := lambdafn.NewCardFunction(tel.Context(context.Background()), os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "card", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "card")))
+	lambda.Start(telemetry.HTTP(tel, lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "card"))))
 }

@@ -13,13 +13,15 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 func main() {
-	h, err := app.NewPushFunction(context.Background(), os.Getenv, os.Stderr)
+	tel := telemetry.ForLambda("push", os.Getenv, os.Stdout, os.Stderr)
+	h, err := app.NewPushFunction(tel.Context(context.Background()), os.Getenv, os.Stderr)
 	if err != nil {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "push", err)
 		os.Exit(1)
 	}
-	lambda.Start(h.Handle)
+	lambda.Start(telemetry.Wrap(tel, h.Handle, nil))
 }

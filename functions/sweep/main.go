@@ -14,13 +14,15 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 func main() {
-	h, err := app.NewSweepFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
+	tel := telemetry.ForLambda("sweep", os.Getenv, os.Stdout, os.Stderr)
+	h, err := app.NewSweepFunction(tel.Context(context.Background()), os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "sweep", err)
 		os.Exit(1)
 	}
-	lambda.Start(h)
+	lambda.Start(telemetry.Wrap(tel, h, nil))
 }

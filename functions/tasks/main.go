@@ -14,13 +14,15 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 func main() {
-	h, err := app.NewLambdaHTTP(context.Background(), os.Getenv, builtin.Registry(), httpapi.RoutesTasks, os.Stderr)
+	tel := telemetry.ForLambda("tasks", os.Getenv, os.Stdout, os.Stderr)
+	h, err := app.NewLambdaHTTP(tel.Context(context.Background()), os.Getenv, builtin.Registry(), httpapi.RoutesTasks, os.Stderr)
 	if err != nil {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "tasks", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "tasks")))
+	lambda.Start(telemetry.HTTP(tel, lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "tasks"))))
 }

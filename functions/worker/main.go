@@ -14,13 +14,15 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdafn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 func main() {
-	h, err := app.NewWorkerFunction(context.Background(), os.Getenv, builtin.Registry(), os.Stderr)
+	tel := telemetry.ForLambda("worker", os.Getenv, os.Stdout, os.Stderr)
+	h, err := app.NewWorkerFunction(tel.Context(context.Background()), os.Getenv, builtin.Registry(), os.Stderr)
 	if err != nil {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "worker", err)
 		os.Exit(1)
 	}
-	lambda.Start(h.Handle)
+	lambda.Start(telemetry.Wrap(tel, h.Handle, nil))
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runtimeapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/secrets"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API
@@ -119,9 +120,10 @@ func adapterError(status, message string) events.APIGatewayV2HTTPResponse {
 	return events.APIGatewayV2HTTPResponse{StatusCode: http.StatusInternalServerError, Headers: map[string]string{"Content-Type": "application/json"}, Body: string(b)}
 }
 
-// NewLogger returns the JSON logger every binary uses.
+// NewLogger returns the JSON logger every binary uses: each line carries
+// the fields of its invocation and never a secret (see pkg/telemetry).
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+	return slog.New(telemetry.NewHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})))
 }
 
 // Cards returns the card source of an agent.

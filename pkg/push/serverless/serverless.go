@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
@@ -236,11 +237,13 @@ func (d *Deliver) handle(ctx context.Context, m *events.SQSMessage) bool {
 		log.ErrorContext(ctx, "could not prepare a push notification; the queue will retry", "attempt", attempt, "error", err)
 		return false
 	case decision.Retry:
+		metrics.From(ctx).Count(metrics.WebhookRetried)
 		d.postpone(ctx, log, m, decision.Delay)
 		return false
 	case decision.Status.State == push.StateFailed:
 		return d.deadLetter(ctx, log, m, "delivery failed", decision.Status.LastError)
 	}
+	metrics.From(ctx).Count(metrics.WebhookDelivered)
 	return true
 }
 
@@ -281,6 +284,7 @@ func (d *Deliver) deadLetter(ctx context.Context, log *slog.Logger, m *events.SQ
 		log.ErrorContext(ctx, "could not dead-letter a push notification; the queue will retry it", "error", err)
 		return false
 	}
+	metrics.From(ctx).Count(metrics.WebhookDeadLetter)
 	log.WarnContext(ctx, "push notification dead-lettered", "reason", reason, "detail", detail)
 	return true
 }
