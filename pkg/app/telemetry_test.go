@@ -179,6 +179,7 @@ func checkEMF(t *testing.T, d map[string]any, namespace string, names map[string
 	require.Len(t, dirs, 1)
 	dir := dirs[0].(map[string]any)
 	assert.Equal(t, namespace, dir["Namespace"])
+	require.NotEmpty(t, dir["Dimensions"])
 	for _, set := range dir["Dimensions"].([]any) {
 		dims := set.([]any)
 		assert.Equal(t, "Service", dims[0])

@@ -33,7 +33,8 @@ const (
 )
 
 // Metric names. Each is emitted with the static dimensions of the
-// configuration (Service) plus the dimension named in its comment.
+// configuration (Service) plus the dimension named in its comment, and
+// rolled up under the static dimensions alone.
 const (
 	TasksCreated       = "TasksCreated"       // Agent
 	TasksCompleted     = "TasksCompleted"     // Agent
@@ -177,7 +178,12 @@ func (s *Sink) Flush() error {
 
 // line encodes values [start, start+maxValues) of every metric of b.
 func (s *Sink) line(b *batch, ts int64, start int) ([]byte, bool) {
-	dimSet := append(slices.Clone(s.static), b.keys...)
+	// Each metric is published by its dimension and rolled up under the
+	// static dimensions alone (the totals alarms and the dashboard use).
+	dimSets := [][]string{slices.Clone(s.static)}
+	if len(b.keys) > 0 {
+		dimSets = [][]string{append(slices.Clone(s.static), b.keys...), slices.Clone(s.static)}
+	}
 	doc := map[string]any{}
 	for k, v := range s.cfg.Dimensions {
 		doc[k] = v
@@ -201,7 +207,7 @@ func (s *Sink) line(b *batch, ts int64, start int) ([]byte, bool) {
 			doc[n] = vs[start:end]
 		}
 	}
-	doc["_aws"] = awsMeta{Timestamp: ts, CloudWatchMetrics: []directive{{Namespace: s.cfg.Namespace, Dimensions: [][]string{dimSet}, Metrics: defs}}}
+	doc["_aws"] = awsMeta{Timestamp: ts, CloudWatchMetrics: []directive{{Namespace: s.cfg.Namespace, Dimensions: dimSets, Metrics: defs}}}
 	out, _ := json.Marshal(doc)
 	return out, more
 }

@@ -77,6 +77,7 @@ func TestEMFShape(t *testing.T) {
 	assert.Equal(t, 1.0, ds[4][metrics.DynamoDBReadUnits])
 	assert.Equal(t, 2.0, ds[4][metrics.DynamoDBWriteUnits])
 	assert.Equal(t, "-32001", ds[5]["Code"])
+	assert.Equal(t, []any{[]any{"Service", "Code"}, []any{"Service"}}, ds[5]["_aws"].(map[string]any)["CloudWatchMetrics"].([]any)[0].(map[string]any)["Dimensions"], "by code, and rolled up")
 	assert.Equal(t, []any{[]any{"Service"}}, ds[6]["_aws"].(map[string]any)["CloudWatchMetrics"].([]any)[0].(map[string]any)["Dimensions"])
 
 	buf.Reset()

@@ -122,7 +122,7 @@ func TestWrapJoinsLinesAndFlushesMetrics(t *testing.T) {
 	assert.Equal(t, float64(clk.Now().Add(-250*time.Millisecond).UnixMilli()), meta["Timestamp"], "first invocation's flush time")
 	dir := meta["CloudWatchMetrics"].([]any)[0].(map[string]any)
 	assert.Equal(t, "NS", dir["Namespace"])
-	assert.Equal(t, []any{[]any{"Service", "Agent"}}, dir["Dimensions"])
+	assert.Equal(t, []any{[]any{"Service", "Agent"}, []any{"Service"}}, dir["Dimensions"])
 	assert.Equal(t, []any{map[string]any{"Name": "TasksCompleted", "Unit": "Count"}}, dir["Metrics"])
 	assert.Equal(t, "message/send", docs[1]["Method"])
 	assert.Equal(t, 250.0, docs[1][metrics.RequestLatency])
