@@ -136,7 +136,7 @@ func (h *Handler) redactString(s string) string {
 // TraceID returns the X-Ray trace header of the invocation in ctx (what
 // Lambda passes with an active or pass-through trace), or "".
 func TraceID(ctx context.Context) string {
-	s, _ := ctx.Value("x-amzn-trace-id").(string) //nolint:staticcheck // aws-lambda-go's own string key
+	s := logfields.TraceHeader(ctx)
 	if s == "" {
 		return ""
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // SQS is the part of the SQS client the pipeline uses; *sqs.Client
@@ -147,7 +148,14 @@ func (f *Fanout) sendBatch(ctx context.Context, bodies []string) error {
 		}
 		entries := make([]types.SendMessageBatchRequestEntry, 0, len(pending))
 		for id, b := range pending {
-			entries = append(entries, types.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
+			e := types.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)}
+			if h := logfields.TraceHeader(ctx); h != "" {
+				// The delivery joins the trace of the push invocation.
+				e.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{
+					"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String(h)},
+				}
+			}
+			entries = append(entries, e)
 		}
 		out, err := f.sqs.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(f.queueURL), Entries: entries})
 		if err != nil {

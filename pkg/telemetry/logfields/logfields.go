@@ -118,3 +118,12 @@ func AddCaller(ctx context.Context, owner string) { Add(ctx, FieldCaller, Caller
 func AddTask(ctx context.Context, taskID, contextID string) {
 	Add(ctx, FieldTaskID, taskID, FieldContextID, contextID)
 }
+
+// TraceHeader returns the X-Ray trace header of the invocation in ctx, as
+// aws-lambda-go passes it (Root=...;Parent=...;Sampled=...), or "". The
+// runners hand it on (Step Functions' TraceHeader, SQS's AWSTraceHeader)
+// so that one trace follows a task across functions.
+func TraceHeader(ctx context.Context) string {
+	s, _ := ctx.Value("x-amzn-trace-id").(string) //nolint:staticcheck // aws-lambda-go's own string key
+	return s
+}
