@@ -10,14 +10,14 @@
 package metrics
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"maps"
+	"math"
 	"slices"
-	"strings"
+	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
@@ -81,19 +81,28 @@ type Config struct {
 
 // Sink gathers metrics until Flush. It is safe for concurrent use.
 type Sink struct {
-	cfg     Config
-	static  []string
-	mu      sync.Mutex
-	batches map[string]*batch
-	order   []string
+	cfg    Config
+	static []string
+	// staticJSON is the static dimensions' members, ready to append.
+	staticJSON []byte
+	mu         sync.Mutex
+	batches    []*batch
+	// spare holds flushed batches for reuse: an invocation's metrics then
+	// cost no allocation once the function is warm.
+	spare []*batch
+	buf   []byte
 }
 
+// batch is the values of one set of dimension values.
 type batch struct {
-	dims   map[string]string
-	keys   []string
-	names  []string
-	units  map[string]Unit
-	values map[string][]float64
+	dims    []string // name, value, name, value...
+	metrics []metric
+}
+
+type metric struct {
+	name   string
+	unit   Unit
+	values []float64
 }
 
 // New returns a sink writing to cfg.Out.
@@ -102,7 +111,13 @@ func New(cfg Config) *Sink {
 		cfg.Namespace = DefaultNamespace
 	}
 	cfg.Clock = clock.Or(cfg.Clock)
-	return &Sink{cfg: cfg, static: slices.Sorted(maps.Keys(cfg.Dimensions)), batches: map[string]*batch{}}
+	s := &Sink{cfg: cfg, static: slices.Sorted(maps.Keys(cfg.Dimensions))}
+	for _, k := range s.static {
+		s.staticJSON = appendMember(s.staticJSON, k)
+		s.staticJSON = appendString(s.staticJSON, cfg.Dimensions[k])
+		s.staticJSON = append(s.staticJSON, ',')
+	}
+	return s
 }
 
 // Add records one value of metric name with unit, under the dimension
@@ -112,121 +127,222 @@ func (s *Sink) Add(name string, unit Unit, value float64, dims ...string) {
 	if s == nil {
 		return
 	}
-	var key strings.Builder
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b *batch
+	for _, c := range s.batches {
+		if sameDims(c.dims, dims) {
+			b = c
+			break
+		}
+	}
+	if b == nil {
+		if n := len(s.spare); n > 0 {
+			b, s.spare = s.spare[n-1], s.spare[:n-1]
+		} else {
+			b = &batch{}
+		}
+		for i := 0; i+1 < len(dims); i += 2 {
+			if dims[i+1] != "" {
+				b.dims = append(b.dims, dims[i], dims[i+1])
+			}
+		}
+		s.batches = append(s.batches, b)
+	}
+	for i := range b.metrics {
+		if b.metrics[i].name == name {
+			b.metrics[i].values = append(b.metrics[i].values, value)
+			return
+		}
+	}
+	if n := len(b.metrics); n < cap(b.metrics) {
+		b.metrics = b.metrics[:n+1]
+		m := &b.metrics[n]
+		m.name, m.unit, m.values = name, unit, append(m.values[:0], value)
+		return
+	}
+	b.metrics = append(b.metrics, metric{name: name, unit: unit, values: []float64{value}})
+}
+
+// sameDims reports whether kept (pairs without empty values) is dims
+// without its empty values.
+func sameDims(kept, dims []string) bool {
+	j := 0
 	for i := 0; i+1 < len(dims); i += 2 {
 		if dims[i+1] == "" {
 			continue
 		}
-		key.WriteString(dims[i])
-		key.WriteByte(0)
-		key.WriteString(dims[i+1])
-		key.WriteByte(0)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b, ok := s.batches[key.String()]
-	if !ok {
-		b = &batch{dims: map[string]string{}, units: map[string]Unit{}, values: map[string][]float64{}}
-		for i := 0; i+1 < len(dims); i += 2 {
-			if dims[i+1] != "" {
-				b.dims[dims[i]] = dims[i+1]
-				b.keys = append(b.keys, dims[i])
-			}
+		if j+1 >= len(kept) || kept[j] != dims[i] || kept[j+1] != dims[i+1] {
+			return false
 		}
-		s.batches[key.String()] = b
-		s.order = append(s.order, key.String())
+		j += 2
 	}
-	if _, seen := b.units[name]; !seen {
-		b.names = append(b.names, name)
-		b.units[name] = unit
-	}
-	b.values[name] = append(b.values[name], value)
+	return j == len(kept)
 }
 
 // Count adds 1 to a count metric.
 func (s *Sink) Count(name string, dims ...string) { s.Add(name, UnitCount, 1, dims...) }
 
-// Flush writes what was gathered since the last Flush as EMF lines and
-// forgets it. On a nil sink it does nothing.
+// Flush writes what was gathered since the last Flush as EMF lines, in one
+// write, and forgets it. On a nil sink it does nothing.
 func (s *Sink) Flush() error {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
-	batches, order := s.batches, s.order
-	s.batches, s.order = map[string]*batch{}, nil
-	s.mu.Unlock()
-	if len(order) == 0 {
+	defer s.mu.Unlock()
+	if len(s.batches) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
 	ts := s.cfg.Clock.Now().UnixMilli()
-	for _, k := range order {
-		b := batches[k]
+	buf := s.buf[:0]
+	for _, b := range s.batches {
 		for start := 0; ; start += maxValues {
-			line, more := s.line(b, ts, start)
-			buf.Write(line)
-			buf.WriteByte('\n')
+			var more bool
+			buf, more = s.appendLine(buf, b, ts, start)
 			if !more {
 				break
 			}
 		}
 	}
-	_, err := s.cfg.Out.Write(buf.Bytes())
+	for _, b := range s.batches {
+		b.dims, b.metrics = b.dims[:0], b.metrics[:0]
+	}
+	s.spare = append(s.spare, s.batches...)
+	s.batches = s.batches[:0]
+	s.buf = buf
+	_, err := s.cfg.Out.Write(buf)
 	return err
 }
 
-// line encodes values [start, start+maxValues) of every metric of b.
-func (s *Sink) line(b *batch, ts int64, start int) ([]byte, bool) {
-	// Each metric is published by its dimension and rolled up under the
+// appendLine appends the EMF line of values [start, start+maxValues) of
+// every metric of b, and reports whether values remain.
+func (s *Sink) appendLine(buf []byte, b *batch, ts int64, start int) ([]byte, bool) {
+	buf = append(buf, `{"_aws":{"Timestamp":`...)
+	buf = strconv.AppendInt(buf, ts, 10)
+	buf = append(buf, `,"CloudWatchMetrics":[{"Namespace":`...)
+	buf = appendString(buf, s.cfg.Namespace)
+	// Each metric is published by its dimensions and rolled up under the
 	// static dimensions alone (the totals alarms and the dashboard use).
-	dimSets := [][]string{slices.Clone(s.static)}
-	if len(b.keys) > 0 {
-		dimSets = [][]string{append(slices.Clone(s.static), b.keys...), slices.Clone(s.static)}
+	buf = append(buf, `,"Dimensions":[`...)
+	if len(b.dims) > 0 {
+		buf = s.appendDimSet(buf, b.dims)
+		buf = append(buf, ',')
 	}
-	doc := map[string]any{}
-	for k, v := range s.cfg.Dimensions {
-		doc[k] = v
-	}
-	for k, v := range b.dims {
-		doc[k] = v
-	}
-	var defs []metricDef
-	more := false
-	for _, n := range b.names {
-		vs := b.values[n]
-		if start >= len(vs) {
+	buf = s.appendDimSet(buf, nil)
+	buf = append(buf, `],"Metrics":[`...)
+	first, more := true, false
+	for _, m := range b.metrics {
+		if start >= len(m.values) {
 			continue
 		}
-		end := min(start+maxValues, len(vs))
-		more = more || end < len(vs)
-		defs = append(defs, metricDef{Name: n, Unit: b.units[n]})
-		if end-start == 1 {
-			doc[n] = vs[start]
-		} else {
-			doc[n] = vs[start:end]
+		if !first {
+			buf = append(buf, ',')
 		}
+		first = false
+		buf = append(buf, `{"Name":`...)
+		buf = appendString(buf, m.name)
+		buf = append(buf, `,"Unit":`...)
+		buf = appendString(buf, string(m.unit))
+		buf = append(buf, '}')
 	}
-	doc["_aws"] = awsMeta{Timestamp: ts, CloudWatchMetrics: []directive{{Namespace: s.cfg.Namespace, Dimensions: dimSets, Metrics: defs}}}
-	out, _ := json.Marshal(doc)
-	return out, more
+	buf = append(buf, `]}]},`...)
+	buf = append(buf, s.staticJSON...)
+	for i := 0; i+1 < len(b.dims); i += 2 {
+		buf = appendMember(buf, b.dims[i])
+		buf = appendString(buf, b.dims[i+1])
+		buf = append(buf, ',')
+	}
+	first = true
+	for _, m := range b.metrics {
+		if start >= len(m.values) {
+			continue
+		}
+		end := min(start+maxValues, len(m.values))
+		more = more || end < len(m.values)
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = appendMember(buf, m.name)
+		if end-start == 1 {
+			buf = appendFloat(buf, m.values[start])
+			continue
+		}
+		buf = append(buf, '[')
+		for i, v := range m.values[start:end] {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendFloat(buf, v)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, '}', '\n'), more
 }
 
-type awsMeta struct {
-	Timestamp         int64       `json:"Timestamp"`
-	CloudWatchMetrics []directive `json:"CloudWatchMetrics"`
+func (s *Sink) appendDimSet(buf []byte, dims []string) []byte {
+	buf = append(buf, '[')
+	for i, k := range s.static {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, k)
+	}
+	for i := 0; i+1 < len(dims); i += 2 {
+		if i > 0 || len(s.static) > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, dims[i])
+	}
+	return append(buf, ']')
 }
 
-type directive struct {
-	Namespace  string      `json:"Namespace"`
-	Dimensions [][]string  `json:"Dimensions"`
-	Metrics    []metricDef `json:"Metrics"`
+func appendMember(buf []byte, name string) []byte {
+	buf = appendString(buf, name)
+	return append(buf, ':')
 }
 
-type metricDef struct {
-	Name string `json:"Name"`
-	Unit Unit   `json:"Unit"`
+func appendFloat(buf []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(buf, '0')
+	}
+	return strconv.AppendFloat(buf, v, 'g', -1, 64)
 }
+
+// appendString appends s as a JSON string.
+func appendString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			default:
+				buf = append(buf, `\u00`...)
+				buf = append(buf, hex[c>>4], hex[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, `\ufffd`...)
+		} else {
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
+}
+
+const hex = "0123456789abcdef"
 
 type ctxKey struct{}
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +118,32 @@ func TestFromEnv(t *testing.T) {
 	require.NoError(t, s.Flush())
 	assert.Contains(t, buf.String(), `"Namespace":"Mine"`)
 	assert.Contains(t, buf.String(), `"Service":"stack"`)
+}
+
+// Dimension values are JSON-escaped: quotes, backslashes, control
+// characters, non-ASCII text and invalid UTF-8 parse back.
+func TestEMFEscapes(t *testing.T) {
+	var buf bytes.Buffer
+	s := metrics.New(metrics.Config{Dimensions: map[string]string{"Service": `a"b\c`}, Out: &buf})
+	s.Count(metrics.TasksCreated, metrics.DimAgent, "Agent \"Zoë\"\n\x01 🤖 \xff")
+	s.Add(metrics.StepDuration, metrics.UnitMilliseconds, 1.25, metrics.DimAgent, "")
+	require.NoError(t, s.Flush())
+	ds := docs(t, &buf)
+	require.Len(t, ds, 2)
+	assert.Equal(t, `a"b\c`, ds[0]["Service"])
+	assert.Equal(t, "Agent \"Zoë\"\n\x01 🤖 \ufffd", ds[0]["Agent"])
+	assert.Equal(t, 1.25, ds[1][metrics.StepDuration])
+	assert.NotContains(t, ds[1], "Agent", "an empty dimension value is dropped")
+}
+
+// Once warm, an invocation's metrics allocate nothing.
+func TestWarmSinkAllocatesNothing(t *testing.T) {
+	s := metrics.New(metrics.Config{Dimensions: map[string]string{"Service": "s"}, Out: io.Discard})
+	run := func() {
+		s.Add(metrics.RequestLatency, metrics.UnitMilliseconds, 3, metrics.DimMethod, "tasks/get")
+		s.Capacity("Query", 1, 0, 0)
+		_ = s.Flush()
+	}
+	run()
+	assert.Zero(t, testing.AllocsPerRun(100, run))
 }

@@ -86,6 +86,10 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 }
 
 func secretKey(k string) bool {
+	switch k {
+	case "msg", "time", "level", "error", "function", "task_id", "context_id", "method", "route", "status", "duration_ms":
+		return false
+	}
 	k = strings.ToLower(k)
 	for _, s := range secretKeys {
 		if strings.Contains(k, s) {
@@ -127,10 +131,17 @@ func (h *Handler) redactString(s string) string {
 			s = strings.ReplaceAll(s, sec, Redacted)
 		}
 	}
-	if secretText.MatchString(s) {
+	if maybeSecretText(s) && secretText.MatchString(s) {
 		s = secretText.ReplaceAllString(s, Redacted)
 	}
 	return s
+}
+
+// maybeSecretText is a cheap test that s may hold what secretText matches,
+// so that most strings skip the regular expression.
+func maybeSecretText(s string) bool {
+	return strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") ||
+		strings.Contains(s, "earer") || strings.Contains(s, "EARER")
 }
 
 // TraceID returns the X-Ray trace header of the invocation in ctx (what
