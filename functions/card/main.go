@@ -22,5 +22,5 @@ func main() {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "card", err)
 		os.Exit(1)
 	}
-	lambda.Start(telemetry.HTTP(tel, lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "card"))))
+	lambda.Start(telemetry.HTTP(tel, lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError))))
 }

@@ -24,5 +24,5 @@ func main() {
 		lambdafn.InitFailed(context.Background(), os.Getenv, os.Stderr, "send", err)
 		os.Exit(1)
 	}
-	lambda.Start(telemetry.HTTP(tel, lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError).With("function", "send"))))
+	lambda.Start(telemetry.HTTP(tel, lambdafn.LambdaHTTP(h, lambdafn.NewLogger(os.Stderr, slog.LevelError))))
 }
