@@ -18,6 +18,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing/awstrace"
 )
 
 // StoreOptions are the collaborators of a task store that tests replace.
@@ -42,6 +43,8 @@ func AWSConfig(ctx context.Context, cfg config.Config) (aws.Config, error) {
 	if cfg.AWS.EndpointURL != "" {
 		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
 	}
+	// Each call is a span of the invocation's trace, when tracing is on.
+	awsCfg.APIOptions = append(awsCfg.APIOptions, awstrace.Middleware)
 	return awsCfg, nil
 }
 

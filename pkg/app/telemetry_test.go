@@ -29,6 +29,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // The secrets of the telemetry test: none may reach a log line.
@@ -80,11 +81,13 @@ func TestTelemetryJoinsUpAndRedacts(t *testing.T) {
 	env["A2A_METRICS_SERVICE"] = "unit"
 
 	var logs, emf bytes.Buffer
+	spans := &tracing.Memory{}
 	clk := clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC), clocktest.WithTick(time.Millisecond))
 	start := func(name string, routes httpapi.Routes) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		sink, err := metrics.FromEnv(getenv(env), &emf, clk)
 		require.NoError(t, err)
 		tel := telemetry.NewFunction(name, lambdafn.NewLogger(&logs, slog.LevelDebug), sink, clk)
+		tel.Tracer = tracing.New(spans, clk)
 		h, err := app.NewLambdaHTTP(tel.Context(context.Background()), getenv(env), builtin.Registry(), routes, &logs)
 		require.NoError(t, err)
 		return telemetry.HTTP(tel, lambdafn.LambdaHTTP(h, lambdafn.NewLogger(&logs, slog.LevelDebug)))
@@ -157,6 +160,25 @@ func TestTelemetryJoinsUpAndRedacts(t *testing.T) {
 	assert.Equal(t, "tasks/get", summaries[2]["method"])
 	assert.Equal(t, task.Result.ID, summaries[2]["task_id"])
 	assert.Nil(t, summaries[1]["caller"], "an unauthenticated caller has no identity")
+
+	// Spans: the send's agent step and its DynamoDB calls, all in the
+	// invocation's trace, the step under the invocation's segment.
+	var step *tracing.Span
+	ops := map[string]bool{}
+	for _, sp := range spans.Spans() {
+		assert.Equal(t, "1-6740d2a0-3f1e2d3c4b5a69788796a5b1", sp.TraceID, "%+v", sp)
+		if sp.Name == "agent step" {
+			step = &sp
+		}
+		if sp.Namespace == "aws" {
+			assert.Equal(t, "DynamoDB", sp.Name)
+			ops[sp.Operation] = true
+		}
+	}
+	require.NotNil(t, step, "the agent step is a span")
+	assert.Equal(t, "53995c3f42cd8ad8", step.ParentID)
+	assert.True(t, ops["TransactWriteItems"] || ops["PutItem"] || ops["UpdateItem"], "DynamoDB writes are spans: %v", ops)
+	assert.True(t, ops["Query"] || ops["GetItem"], "DynamoDB reads are spans: %v", ops)
 
 	// EMF: every line is a valid document of the namespace, with the
 	// Service dimension and a value for every metric it declares.

@@ -15,6 +15,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // Defaults of ExecutorOptions.
@@ -226,7 +227,9 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 	x.keeper.hold(x, w)
 	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
 	stepStart := x.clock.Now()
-	out, agentErr := x.runAgent(stepCtx, in, w)
+	spanCtx, span := tracing.Start(stepCtx, "agent step", "")
+	out, agentErr := x.runAgent(spanCtx, in, w)
+	span.End(agentErr)
 	metrics.From(ctx).Add(metrics.StepDuration, metrics.UnitMilliseconds, float64(x.clock.Now().Sub(stepStart).Microseconds())/1000, metrics.DimAgent, x.agent.Info().Name)
 	lost := x.keeper.release(w)
 	if w.finished {

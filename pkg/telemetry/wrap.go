@@ -13,6 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // Function is the telemetry of one Lambda function (or of the local
@@ -23,8 +24,10 @@ type Function struct {
 	Name    string
 	Log     *slog.Logger
 	Metrics *metrics.Sink
-	Clock   clock.Clock
-	warm    atomic.Bool
+	// Tracer records spans inside each invocation's trace (nil: off).
+	Tracer *tracing.Tracer
+	Clock  clock.Clock
+	warm   atomic.Bool
 }
 
 // NewFunction returns the telemetry of function name, logging summary
@@ -50,19 +53,27 @@ func ForLambda(name string, getenv func(string) string, metricsOut, logOut io.Wr
 	if err != nil {
 		log.Warn("metrics are off", "error", err.Error())
 	}
-	return NewFunction(name, log, sink, nil)
+	f := NewFunction(name, log, sink, nil)
+	// Spans go to the X-Ray daemon Lambda runs when Tracing is Active
+	// (A2A_TRACING=off turns them off).
+	if addr := getenv("AWS_XRAY_DAEMON_ADDRESS"); addr != "" && getenv("A2A_TRACING") != "off" {
+		if d, err := tracing.NewXRayDaemon(addr); err == nil {
+			f.Tracer = tracing.New(d, nil)
+		}
+	}
+	return f
 }
 
 // Context returns ctx carrying the function's metrics sink, for the
 // constructors that wire it (the DynamoDB store's capacity callback).
 func (f *Function) Context(ctx context.Context) context.Context {
-	return metrics.NewContext(ctx, f.Metrics)
+	return tracing.NewContext(metrics.NewContext(ctx, f.Metrics), f.Tracer)
 }
 
 // begin starts an invocation: a field bag with the function's name and the
 // cold start flag, and the metrics sink, in ctx.
 func (f *Function) begin(ctx context.Context) (context.Context, time.Time) {
-	ctx = metrics.NewContext(logfields.WithFields(ctx), f.Metrics)
+	ctx = tracing.NewContext(metrics.NewContext(logfields.WithFields(ctx), f.Metrics), f.Tracer)
 	logfields.Add(ctx, logfields.FieldFunction, f.Name, logfields.FieldColdStart, !f.warm.Swap(true))
 	return ctx, f.Clock.Now()
 }
