@@ -57,8 +57,13 @@ func TestOperationsAreCounted(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(l), &d))
 		assert.Equal(t, "test", d["Agent"])
 		for k, v := range d {
-			if n, ok := v.(float64); ok {
+			switch n := v.(type) {
+			case float64:
 				got[k] += n
+			case []any: // several values of one metric in one line
+				for _, x := range n {
+					got[k] += x.(float64)
+				}
 			}
 		}
 	}
