@@ -15,6 +15,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // RunLocal runs the local server until ctx is done: it reads the
@@ -29,6 +31,12 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return fmt.Errorf("configuration: %w", err)
 	}
 	log := boot.NewLogger(logOut, cfg.LogLevel)
+	sink, err := metrics.FromEnv(getenv, out, nil)
+	if err != nil {
+		return err
+	}
+	tel := telemetry.NewFunction("local", log, sink, nil)
+	ctx = tel.Context(ctx)
 	ag, err := reg.New(cfg.Agent, getenv)
 	if err != nil {
 		return err
@@ -65,7 +73,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
 	}
-	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: telemetry.Middleware(tel, srv.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	_, anonymous := authn.(auth.Anonymous)
 	printBanner(out, cfg, ag.Info().Name, !anonymous)
 

@@ -13,6 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -69,6 +70,10 @@ func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*d
 	}
 	if o.Log != nil {
 		o.Log.Info("tasks are kept in DynamoDB", "table", cfg.TaskStore.Table, "region", cfg.AWS.Region, "endpoint", cfg.AWS.EndpointURL)
+	}
+	if sink := metrics.From(ctx); o.OnUsage == nil && sink != nil {
+		// The capacity of every request, as EMF metrics by operation.
+		o.OnUsage = func(u dynamo.Usage) { sink.Capacity(u.Op, u.Units, u.Read, u.Write) }
 	}
 	return dynamo.New(client, dynamo.Options{
 		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, OnUsage: o.OnUsage, Logger: o.Log,

@@ -6,8 +6,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing/awstrace"
 )
 
 // AWSConfig is the AWS configuration of a Lambda function, built from what
@@ -29,6 +31,8 @@ func AWSConfig(cfg config.Config, getenv func(string) string) (aws.Config, error
 	awsCfg := aws.Config{
 		Region:      cfg.AWS.Region,
 		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id, secret, strings.TrimSpace(getenv("AWS_SESSION_TOKEN")))),
+		// Each call is a span of the invocation's trace, when tracing is on.
+		APIOptions: []func(*middleware.Stack) error{awstrace.Middleware},
 	}
 	if cfg.AWS.EndpointURL != "" {
 		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)

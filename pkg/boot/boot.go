@@ -27,6 +27,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runtimeapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // Env is what a function starts from: the environment with its secret
@@ -69,22 +70,43 @@ func (e Env) Agent(reg *agent.Registry) (agent.Agent, error) {
 type Builder func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error)
 
 // Main is a Lambda function's main: it builds the handler once (the cold
-// start) and hands it to the Lambda runtime; when build fails it reports
-// the failure (InitFailed) and exits 1. build gets the process's
-// environment and stderr for its logs.
+// start) and hands it to the Lambda runtime, each invocation inside the
+// function's telemetry (Instrument); when build fails it reports the
+// failure (InitFailed) and exits 1. build gets the process's environment,
+// stderr for its logs, and a context carrying the telemetry's metrics sink
+// and tracer (for the clients it makes).
 func Main(function string, build Builder) {
 	ctx := context.Background()
-	h, err := build(ctx, os.Getenv, os.Stderr)
+	tel := telemetry.ForLambda(function, os.Getenv, os.Stdout, os.Stderr)
+	h, err := build(tel.Context(ctx), os.Getenv, os.Stderr)
 	if err != nil {
 		InitFailed(ctx, os.Getenv, os.Stderr, function, err)
 		os.Exit(1)
 	}
-	lambda.Start(h)
+	lambda.Start(Instrument(tel, h))
 }
 
-// NewLogger returns the JSON logger every binary uses.
+// Instrument runs each invocation of the Lambda handler h inside tel: the
+// invocation's log fields, its summary line and its metrics. An HTTP API
+// function's summary also names its route and status.
+func Instrument(tel *telemetry.Function, h any) lambda.Handler {
+	if f, ok := h.(HTTPFunc); ok {
+		return lambda.NewHandler(telemetry.HTTP(tel, f))
+	}
+	return invokeFunc(telemetry.Wrap(tel, lambda.NewHandler(h).Invoke, nil))
+}
+
+// invokeFunc is a lambda.Handler made of its Invoke.
+type invokeFunc func(ctx context.Context, payload []byte) ([]byte, error)
+
+func (f invokeFunc) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	return f(ctx, payload)
+}
+
+// NewLogger returns the JSON logger every binary uses: each line carries
+// the fields of its invocation and never a secret (see pkg/telemetry).
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+	return slog.New(telemetry.NewHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})))
 }
 
 // InitFailed reports that a function could not start: as a JSON log line on

@@ -5,16 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 )
 
 // protocolError turns any error into the protocol error sent to the client.
 // Errors that are not protocol errors are internal: they are logged with
 // their cause and the client gets -32603 without details.
-func (h *handler) protocolError(ctx context.Context, err error, op string) *a2a.Error {
+func (h *handler) protocolError(ctx context.Context, err error, op string) (e *a2a.Error) {
+	defer func() { metrics.From(ctx).Count(metrics.Errors, metrics.DimCode, strconv.Itoa(int(e.Code))) }()
 	var ae *a2a.Error
 	if errors.As(err, &ae) {
 		return ae

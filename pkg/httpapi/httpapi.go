@@ -31,6 +31,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
 	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // Service is what the edge needs of the A2A operations.
@@ -325,6 +326,7 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 			h.unauthenticated(w, r, b, wr)
 			return
 		}
+		logfields.Add(r.Context(), logfields.FieldCaller, logfields.CallerHash(id.Owner), logfields.FieldVersion, string(wr.version), logfields.FieldMethod, r.Pattern)
 		if b != bindingOAP && wr.version == a2a.V10 && r.Method == http.MethodPost && !jsonContentType(r.Header.Get("Content-Type")) {
 			h.contentTypeError(w, r, b, wr)
 			return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // rpcMethod serves one JSON-RPC method; its result is appended by its
@@ -176,6 +177,7 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 		h.writeRPCError(w, r, c.wire, respID, c.wire.methodNotFound(req.Method), req.Method)
 		return
 	}
+	logfields.Add(r.Context(), logfields.FieldMethod, req.Method)
 	result, err := method(r, c, req.Params)
 	if err != nil {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // DefaultTokenTTL is the lifetime of a notification JWT.
@@ -151,6 +152,8 @@ func NewDeliverer(o DelivererOptions) (*Deliverer, error) {
 	d := &Deliverer{signer: o.Signer, issuer: o.Issuer, policy: o.Policy, client: o.Client, tokenTTL: o.TokenTTL, clock: clock.Or(o.Clock)}
 	if d.client == nil {
 		d.client = egress.NewClient(o.Policy, 0)
+		// Each webhook POST is a span of the delivery's trace, when on.
+		d.client.Transport = tracing.Transport(d.client.Transport)
 	}
 	if d.tokenTTL <= 0 {
 		d.tokenTTL = DefaultTokenTTL

@@ -14,6 +14,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // Defaults of ExecutorOptions.
@@ -240,7 +243,12 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		Inbox:          inbox,
 	}
 	x.keeper.hold(x, w)
-	out, agentErr := x.runAgent(stepCtx, in, w)
+	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
+	stepStart := x.clock.Now()
+	spanCtx, span := tracing.Start(stepCtx, "agent step", "")
+	out, agentErr := x.runAgent(spanCtx, in, w)
+	span.End(agentErr)
+	metrics.From(ctx).Add(metrics.StepDuration, metrics.UnitMilliseconds, float64(x.clock.Now().Sub(stepStart).Microseconds())/1000, metrics.DimAgent, x.agent.Info().Name)
 	lost := x.keeper.release(w)
 	if w.finished {
 		return StepResult{Next: NextDone, State: w.finalState}, nil
@@ -264,7 +272,21 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		x.log.WarnContext(ctx, "agent step failed", "taskId", rec.Task.ID, "error", agentErr)
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
 	}
-	return x.applyOutcome(ctx, w, out)
+	res, err := x.applyOutcome(ctx, w, out)
+	if err == nil {
+		x.observe(ctx, res.State)
+	}
+	return res, err
+}
+
+// observe counts a task reaching state through this executor: a terminal
+// state, or input-required (an interrupt asked).
+func (x *Executor) observe(ctx context.Context, state a2a.TaskState) {
+	name := x.agent.Info().Name
+	metrics.TaskState(ctx, name, state)
+	if state.Interrupted() {
+		metrics.From(ctx).Count(metrics.InterruptsAsked, metrics.DimAgent, name)
+	}
 }
 
 // load reads the task a step runs, or takes it from req.Created: a task
@@ -466,30 +488,43 @@ func (x *Executor) Await(ctx context.Context, req AwaitRequest) (StepResult, err
 // Expire fails a task whose interrupt requestID got no reply in time. It does
 // nothing when the task no longer waits for that interrupt.
 func (x *Executor) Expire(ctx context.Context, taskID, requestID string) (StepResult, error) {
-	return x.failIf(ctx, taskID, "The input request expired: no reply arrived within "+x.interruptTTL.String()+".",
+	logfields.Add(ctx, logfields.FieldTaskID, taskID)
+	res, err := x.failIf(ctx, taskID, "The input request expired: no reply arrived within "+x.interruptTTL.String()+".",
 		func(rec *TaskRecord) bool {
 			im, ok := a2a.InterruptOf(rec.Task.Status.Message)
 			return rec.Task.Status.State.Interrupted() && ok && im.RequestID == requestID
 		})
+	if err == nil && res.failed {
+		metrics.From(ctx).Count(metrics.InterruptsExpired, metrics.DimAgent, x.agent.Info().Name)
+	}
+	return res.StepResult, err
 }
 
 // Fail fails a task that is not terminal yet, with reason as the status
 // message; the state machine calls it when a step errors or times out.
 func (x *Executor) Fail(ctx context.Context, taskID, reason string) (StepResult, error) {
-	return x.failIf(ctx, taskID, reason, func(*TaskRecord) bool { return true })
+	logfields.Add(ctx, logfields.FieldTaskID, taskID)
+	res, err := x.failIf(ctx, taskID, reason, func(*TaskRecord) bool { return true })
+	return res.StepResult, err
 }
 
-func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies func(*TaskRecord) bool) (StepResult, error) {
+// failResult is failIf's result, and whether it failed the task.
+type failResult struct {
+	StepResult
+	failed bool
+}
+
+func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies func(*TaskRecord) bool) (failResult, error) {
 	for attempt := 0; ; attempt++ {
 		rec, err := x.store.GetTask(ctx, taskID, GetOptions{})
 		if errors.Is(err, ErrNotFound) {
-			return StepResult{Next: NextDone}, nil
+			return failResult{StepResult: StepResult{Next: NextDone}}, nil
 		}
 		if err != nil {
-			return StepResult{}, fmt.Errorf("load task %s: %w", taskID, err)
+			return failResult{}, fmt.Errorf("load task %s: %w", taskID, err)
 		}
 		if st := rec.Task.Status.State; st.Terminal() || !applies(rec) {
-			return StepResult{Next: NextDone, State: st}, nil
+			return failResult{StepResult: StepResult{Next: NextDone, State: st}}, nil
 		}
 		w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID}
 		_, err = x.store.UpdateTask(ctx, Update{
@@ -502,9 +537,10 @@ func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies fu
 			continue // re-read: the task moved
 		}
 		if err != nil {
-			return StepResult{}, fmt.Errorf("fail task %s: %w", taskID, err)
+			return failResult{}, fmt.Errorf("fail task %s: %w", taskID, err)
 		}
-		return StepResult{Next: NextDone, State: a2a.TaskStateFailed}, nil
+		metrics.TaskState(ctx, x.agent.Info().Name, a2a.TaskStateFailed)
+		return failResult{StepResult: StepResult{Next: NextDone, State: a2a.TaskStateFailed}, failed: true}, nil
 	}
 }
 

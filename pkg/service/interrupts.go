@@ -8,6 +8,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // The interrupt callbacks: a client answers the question or permission an
@@ -150,6 +152,8 @@ func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding
 		)
 		switch {
 		case err == nil:
+			logfields.AddTask(ctx, b.TaskID, b.ContextID)
+			metrics.From(ctx).Count(metrics.InterruptsAnswered, metrics.DimAgent, s.info.Name)
 			return Job{TaskID: b.TaskID, Message: &msg, Reply: reply, TaskToken: b.TaskToken}, nil
 		case errors.As(err, &ce):
 			if ce.Reason == ConflictVersion && ce.State.Interrupted() && attempt < maxUpdateAttempts {

@@ -139,7 +139,11 @@ func TestInterruptExpiry(t *testing.T) {
 	assert.Equal(t, map[string]any{"questions": []string{"Which colour?"}}, item.Details)
 	assert.NotEmpty(t, item.ExpiresAt)
 
-	// After the active TTL (1 h here): EXPIRED, for callbacks and plain messages.
+	// After the active TTL (1 h here): EXPIRED, for callbacks and plain
+	// messages, until the runner's timer fails the task. The local runner
+	// follows the fake clock and would fail it as soon as the clock moves:
+	// stop it, and play its timer below.
+	f.runner.Close()
 	f.clock.Advance(time.Hour + time.Second)
 	_, err = f.svc.ReplyQuestion(ctx, "alice", a2a.QuestionReplyParams{RequestID: id, Answers: [][]string{{"red"}}})
 	requireCode(t, err, a2a.CodeInterruptRequestExpired, "expired")

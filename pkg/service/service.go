@@ -20,6 +20,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // Defaults of Config.
@@ -137,6 +139,9 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	queued := false
 	if msg.TaskID == "" {
 		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline)
+		if err == nil {
+			metrics.From(ctx).Count(metrics.TasksCreated, metrics.DimAgent, s.info.Name)
+		}
 	} else {
 		job, queued, err = s.continueTask(ctx, owner, msg, p.Metadata, inline)
 	}
@@ -455,6 +460,7 @@ func (s *Service) CancelTask(ctx context.Context, owner string, p a2a.TaskIDPara
 		if err != nil {
 			return nil, s.storeError(err, p.ID, "params")
 		}
+		metrics.TaskState(ctx, s.info.Name, a2a.TaskStateCanceled)
 		if err := s.runner.Cancel(ctx, CancelRequest{TaskID: p.ID, TaskToken: s.waitingToken(ctx, &rec.Task)}); err != nil {
 			s.log.WarnContext(ctx, "runner could not stop canceled task", "taskId", p.ID, "error", err)
 		}
@@ -570,6 +576,7 @@ func (s *Service) read(ctx context.Context, owner, taskID string, opts GetOption
 	if err != nil {
 		return nil, err
 	}
+	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
 	return withRuntimeMetadata(rec), nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // Actions.
@@ -91,6 +92,7 @@ var ErrBadEvent = errors.New("worker: bad event")
 // Handle runs one action. An error fails the state machine's task state:
 // Step and AwaitInput then catch it and fail the task with MarkFailed.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
+	logfields.Add(ctx, logfields.FieldTaskID, ev.TaskID, "action", ev.Action)
 	if ev.TaskID == "" {
 		return Result{}, fmt.Errorf("%w: taskId is required", ErrBadEvent)
 	}

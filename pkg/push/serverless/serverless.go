@@ -28,9 +28,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // SQS is the part of the SQS client the pipeline uses; *sqs.Client
@@ -146,7 +148,14 @@ func (f *Fanout) sendBatch(ctx context.Context, bodies []string) error {
 		}
 		entries := make([]types.SendMessageBatchRequestEntry, 0, len(pending))
 		for id, b := range pending {
-			entries = append(entries, types.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)})
+			e := types.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)}
+			if h := logfields.TraceHeader(ctx); h != "" {
+				// The delivery joins the trace of the push invocation.
+				e.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{
+					"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String(h)},
+				}
+			}
+			entries = append(entries, e)
 		}
 		out, err := f.sqs.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(f.queueURL), Entries: entries})
 		if err != nil {
@@ -236,11 +245,13 @@ func (d *Deliver) handle(ctx context.Context, m *events.SQSMessage) bool {
 		log.ErrorContext(ctx, "could not prepare a push notification; the queue will retry", "attempt", attempt, "error", err)
 		return false
 	case decision.Retry:
+		metrics.From(ctx).Count(metrics.WebhookRetried)
 		d.postpone(ctx, log, m, decision.Delay)
 		return false
 	case decision.Status.State == push.StateFailed:
 		return d.deadLetter(ctx, log, m, "delivery failed", decision.Status.LastError)
 	}
+	metrics.From(ctx).Count(metrics.WebhookDelivered)
 	return true
 }
 
@@ -281,6 +292,7 @@ func (d *Deliver) deadLetter(ctx context.Context, log *slog.Logger, m *events.SQ
 		log.ErrorContext(ctx, "could not dead-letter a push notification; the queue will retry it", "error", err)
 		return false
 	}
+	metrics.From(ctx).Count(metrics.WebhookDeadLetter)
 	log.WarnContext(ctx, "push notification dead-lettered", "reason", reason, "detail", detail)
 	return true
 }

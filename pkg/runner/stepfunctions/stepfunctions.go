@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // API is the part of the Step Functions client the runner uses;
@@ -155,6 +156,8 @@ func (r *Runner) startExecution(ctx context.Context, name string, in Input) erro
 	}
 	_, err = r.api.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(r.arn), Name: aws.String(executionName(name)), Input: aws.String(string(b)),
+		// The execution, and the worker it invokes, join the caller's trace.
+		TraceHeader: traceHeader(ctx),
 	})
 	var exists *types.ExecutionAlreadyExists
 	if errors.As(err, &exists) {
@@ -274,4 +277,14 @@ func executionName(s string) string {
 		b = b[:80]
 	}
 	return string(b)
+}
+
+// traceHeader is the X-Ray trace header of ctx's invocation, or nil; Step
+// Functions takes at most 256 characters.
+func traceHeader(ctx context.Context) *string {
+	h := logfields.TraceHeader(ctx)
+	if h == "" || len(h) > 256 {
+		return nil
+	}
+	return aws.String(h)
 }

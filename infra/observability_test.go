@@ -1,0 +1,104 @@
+package infra_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
+)
+
+// The alarms the template declares, by what they watch: every function's
+// errors and throttles, the dead-letter and stream failure queues, the
+// stream's iterator age, failed and timed-out executions, the API's 5xx
+// rate and p99 latency, and the rate of failed tasks. Each notifies the
+// optional AlarmTopicArn, in alarm and back to OK.
+func TestAlarms(t *testing.T) {
+	tpl := load(t)
+	alarms := map[string]*samtemplate.Resource{}
+	for _, a := range tpl.OfType("AWS::CloudWatch::Alarm") {
+		alarms[a.Name] = a
+	}
+	want := []string{"DeliveryDeadLetterAlarm", "StreamFailureAlarm", "StreamIteratorAgeAlarm",
+		"StateMachineExecutionsFailedAlarm", "StateMachineExecutionsTimedOutAlarm",
+		"Api5xxRateAlarm", "ApiLatencyP99Alarm", "TasksFailedRateAlarm"}
+	for _, fn := range tpl.OfType("AWS::Serverless::Function") {
+		want = append(want, fn.Name+"ErrorsAlarm", fn.Name+"ThrottlesAlarm")
+		fnTracing, _ := samtemplate.Scalar(samtemplate.Get(tpl.Globals, "Function", "Tracing"))
+		assert.Equal(t, "Active", fnTracing, "functions are traced")
+	}
+	for _, name := range want {
+		a, ok := alarms[name]
+		if !assert.True(t, ok, "alarm %s is declared", name) {
+			continue
+		}
+		for _, prop := range []string{"AlarmActions", "OKActions"} {
+			fn, arg, ok := samtemplate.Intrinsic(a.Prop(prop))
+			if assert.True(t, ok, "%s.%s", name, prop) {
+				assert.Equal(t, "Fn::If", fn)
+				cond, _ := samtemplate.Scalar(arg.Content[0])
+				assert.Equal(t, "HasAlarmTopic", cond, name)
+			}
+		}
+		desc, _ := samtemplate.Scalar(a.Prop("AlarmDescription"))
+		assert.NotEmpty(t, desc, "%s says what it means", name)
+	}
+	var ids []string
+	for n := range alarms {
+		ids = append(ids, n)
+	}
+	assert.ElementsMatch(t, want, ids, "the alarms, no more, no less")
+	ns, _ := samtemplate.RefTarget(samtemplate.Get(alarms["TasksFailedRateAlarm"].Prop("Metrics").Content[0], "MetricStat", "Metric", "Namespace"))
+	assert.Equal(t, "MetricsNamespace", ns, "the task alarm watches the EMF namespace")
+	tracing, _ := samtemplate.Scalar(tpl.Resources["TaskStateMachine"].Prop("Tracing", "Enabled"))
+	assert.Equal(t, "true", tracing, "the state machine is traced")
+}
+
+// The dashboard shows every metric pkg/metrics emits, in the namespace of
+// the MetricsNamespace parameter.
+func TestDashboard(t *testing.T) {
+	tpl := load(t)
+	ds := tpl.OfType("AWS::CloudWatch::Dashboard")
+	require.Len(t, ds, 1)
+	fn, arg, ok := samtemplate.Intrinsic(ds[0].Prop("DashboardBody"))
+	require.True(t, ok)
+	require.Equal(t, "Fn::Sub", fn)
+	body := arg.Value // the short form: the tagged scalar itself
+	// Substitute the variables so that the body parses as JSON.
+	body = regexp.MustCompile(`\$\{[^}]+\}`).ReplaceAllString(body, "X")
+	var doc struct {
+		Widgets []struct {
+			Properties struct {
+				Title   string `json:"title"`
+				Metrics []any  `json:"metrics"`
+			} `json:"properties"`
+		} `json:"widgets"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &doc), body)
+	var shown []string
+	for _, w := range doc.Widgets {
+		assert.NotEmpty(t, w.Properties.Title)
+		for _, m := range w.Properties.Metrics {
+			b, _ := json.Marshal(m)
+			shown = append(shown, string(b))
+		}
+	}
+	all := strings.Join(shown, "\n")
+	for _, name := range []string{metrics.TasksCreated, metrics.TasksCompleted, metrics.TasksFailed, metrics.TasksCanceled,
+		metrics.TasksRejected, metrics.TasksInputRequired, metrics.StepDuration, metrics.RequestLatency,
+		metrics.InterruptsAsked, metrics.InterruptsAnswered, metrics.InterruptsExpired,
+		metrics.WebhookDelivered, metrics.WebhookRetried, metrics.WebhookDeadLetter,
+		metrics.DynamoDBReadUnits, metrics.DynamoDBWriteUnits, metrics.Errors} {
+		assert.True(t, strings.Contains(all, `"`+name+`"`) || strings.Contains(all, `\"`+name+`\"`), "the dashboard shows %s", name)
+	}
+	params := samtemplate.Get(tpl.Root, "Parameters")
+	for _, p := range []string{"Metrics", "MetricsNamespace", "AlarmTopicArn"} {
+		assert.True(t, slices.Contains(samtemplate.Keys(params), p), "parameter %s", p)
+	}
+}

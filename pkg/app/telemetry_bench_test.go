@@ -1,0 +1,47 @@
+package app_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
+)
+
+// The cost of metrics: send and get through the telemetry of an
+// invocation (fields, the summary line, and EMF lines or none), with
+// metrics off and on. `make bench` reports both; the README quotes them.
+func BenchmarkTelemetry(b *testing.B) {
+	for _, mode := range []string{"off", "emf"} {
+		wrap := func(b *testing.B) http.Handler {
+			var sink *metrics.Sink
+			if mode == "emf" {
+				sink = metrics.New(metrics.Config{Namespace: "A2A", Dimensions: map[string]string{"Service": "bench"}, Out: io.Discard})
+			}
+			tel := telemetry.NewFunction("bench", boot.NewLogger(io.Discard, slog.LevelInfo), sink, nil)
+			return telemetry.Middleware(tel, newEchoServer(b))
+		}
+		b.Run("send/metrics="+mode, func(b *testing.B) {
+			h := wrap(b)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, "POST", "/", sendBody(true))
+			}
+		})
+		b.Run("get/metrics="+mode, func(b *testing.B) {
+			h := wrap(b)
+			w := serve(b, h, "POST", "/", sendBody(true))
+			id := w.Body.String()[strings.Index(w.Body.String(), `"id":"`)+6:][:36]
+			get := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":%q}}`, id)
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, h, "POST", "/", get)
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package metrics
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+)
+
+// DefaultNamespace is the CloudWatch namespace without A2A_METRICS_NAMESPACE.
+const DefaultNamespace = "A2A"
+
+// FromEnv returns the sink the environment asks for, writing to out:
+// A2A_METRICS=emf or off (default emf inside Lambda, where
+// AWS_LAMBDA_FUNCTION_NAME is set, off elsewhere), A2A_METRICS_NAMESPACE
+// (default A2A) and A2A_METRICS_SERVICE, the value of the static Service
+// dimension on every metric (default a2a; the template sets the stack
+// name). A nil sink means metrics are off.
+func FromEnv(getenv func(string) string, out io.Writer, clk clock.Clock) (*Sink, error) {
+	mode := strings.ToLower(strings.TrimSpace(getenv("A2A_METRICS")))
+	if mode == "" {
+		mode = "off"
+		if getenv("AWS_LAMBDA_FUNCTION_NAME") != "" {
+			mode = "emf"
+		}
+	}
+	switch mode {
+	case "off":
+		return nil, nil
+	case "emf":
+	default:
+		return nil, fmt.Errorf("A2A_METRICS=%q: use emf or off", mode)
+	}
+	ns := strings.TrimSpace(getenv("A2A_METRICS_NAMESPACE"))
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	svc := strings.TrimSpace(getenv("A2A_METRICS_SERVICE"))
+	if svc == "" {
+		svc = "a2a"
+	}
+	return New(Config{Namespace: ns, Dimensions: map[string]string{"Service": svc}, Out: out, Clock: clk}), nil
+}

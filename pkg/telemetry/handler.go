@@ -1,0 +1,161 @@
+package telemetry
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+)
+
+// Redacted replaces a secret in a log line.
+const Redacted = "[REDACTED]"
+
+// secretKeys are parts of attribute names whose values are never logged.
+var secretKeys = []string{"token", "authorization", "password", "secret", "apikey", "api_key", "signing_key", "private_key", "credential"}
+
+// secretText matches secrets by their shape in free text: bearer
+// credentials, PEM blocks, and API keys of the usual providers.
+var secretText = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]+=*|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)|\bsk-[A-Za-z0-9_\-]{8,}`)
+
+// Handler adds the fields of the invocation to every record and redacts
+// secrets: the values of attributes whose names look secret (token,
+// authorization, password, secret, api key, signing or private key,
+// credential), the secret values it was given, and bearer credentials,
+// PEM private keys and sk-... API keys anywhere in a message or a string.
+type Handler struct {
+	next    slog.Handler
+	secrets []string
+}
+
+// NewHandler wraps next; secrets are values never to print (the configured
+// bearer tokens, LLM keys, signing keys); empty ones are ignored.
+func NewHandler(next slog.Handler, secrets ...string) *Handler {
+	h := &Handler{next: next}
+	for _, s := range secrets {
+		if len(strings.TrimSpace(s)) >= 4 {
+			h.secrets = append(h.secrets, s)
+		}
+	}
+	return h
+}
+
+// Enabled reports whether next handles level.
+func (h *Handler) Enabled(ctx context.Context, level slog.Level) bool {
+	return h.next.Enabled(ctx, level)
+}
+
+// Handle adds the invocation's fields and redacts r before next sees it.
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, h.redactString(r.Message), r.PC)
+	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
+		out.AddAttrs(slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
+	}
+	if tid := TraceID(ctx); tid != "" {
+		out.AddAttrs(slog.String(logfields.FieldTraceID, tid))
+	}
+	own := map[string]bool{}
+	r.Attrs(func(a slog.Attr) bool {
+		own[a.Key] = true
+		out.AddAttrs(h.redact(a))
+		return true
+	})
+	for _, a := range logfields.Fields(ctx) {
+		if !own[a.Key] {
+			out.AddAttrs(h.redact(a))
+		}
+	}
+	return h.next.Handle(ctx, out)
+}
+
+// WithAttrs redacts attrs and hands them to next.
+func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		red[i] = h.redact(a)
+	}
+	return &Handler{next: h.next.WithAttrs(red), secrets: h.secrets}
+}
+
+// WithGroup opens a group on next.
+func (h *Handler) WithGroup(name string) slog.Handler {
+	return &Handler{next: h.next.WithGroup(name), secrets: h.secrets}
+}
+
+func secretKey(k string) bool {
+	switch k {
+	case "msg", "time", "level", "error", "function", "task_id", "context_id", "method", "route", "status", "duration_ms":
+		return false
+	}
+	k = strings.ToLower(k)
+	for _, s := range secretKeys {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *Handler) redact(a slog.Attr) slog.Attr {
+	if secretKey(a.Key) {
+		return slog.String(a.Key, Redacted)
+	}
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, h.redactString(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		red := make([]any, len(g))
+		for i, x := range g {
+			red[i] = h.redact(x)
+		}
+		return slog.Group(a.Key, red...)
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			return slog.String(a.Key, h.redactString(err.Error()))
+		}
+		// Structs, maps and slices are printed as JSON by the handler;
+		// their text is checked the same way as a string's.
+		return slog.Any(a.Key, redactedValue{h: h, v: v.Any()})
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}
+
+func (h *Handler) redactString(s string) string {
+	for _, sec := range h.secrets {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	if maybeSecretText(s) && secretText.MatchString(s) {
+		s = secretText.ReplaceAllString(s, Redacted)
+	}
+	return s
+}
+
+// maybeSecretText is a cheap test that s may hold what secretText matches,
+// so that most strings skip the regular expression.
+func maybeSecretText(s string) bool {
+	return strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") ||
+		strings.Contains(s, "earer") || strings.Contains(s, "EARER")
+}
+
+// TraceID returns the X-Ray trace header of the invocation in ctx (what
+// Lambda passes with an active or pass-through trace), or "".
+func TraceID(ctx context.Context) string {
+	s := logfields.TraceHeader(ctx)
+	if s == "" {
+		return ""
+	}
+	// Root=1-...;Parent=...;Sampled=1: the root names the trace.
+	for part := range strings.SplitSeq(s, ";") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "Root="); ok {
+			return v
+		}
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+// Package logfields is the bag of fields one invocation's log lines share
+// (API Gateway request id, task and context ids, method, protocol version,
+// caller hash, cold start...), carried by the context: code anywhere below
+// the function's entry adds to it with Add, and every later line (the
+// summary line included) carries them (pkg/telemetry's handler adds them).
+// It imports nothing of AWS or HTTP, so pkg/service may use it.
+package logfields
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+)
+
+// Field names every function uses.
+const (
+	FieldLambdaRequestID = "aws_request_id"
+	FieldTraceID         = "trace_id"
+	FieldAPIRequestID    = "apigw_request_id"
+	FieldTaskID          = "task_id"
+	FieldContextID       = "context_id"
+	FieldMethod          = "method"
+	FieldVersion         = "protocol_version"
+	FieldCaller          = "caller"
+	FieldColdStart       = "cold_start"
+	FieldFunction        = "function"
+	FieldDurationMS      = "duration_ms"
+)
+
+type bagKey struct{}
+
+// bag is the fields of one invocation; later Adds of a key replace it.
+type bag struct {
+	mu    sync.Mutex
+	attrs []slog.Attr
+}
+
+// WithFields returns ctx with an empty field bag, unless it has one.
+func WithFields(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(bagKey{}).(*bag); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, bagKey{}, &bag{})
+}
+
+// Add sets fields (key, value pairs) on the bag of ctx, replacing earlier
+// values of the same keys; empty string values are skipped. Without a bag
+// it does nothing.
+func Add(ctx context.Context, args ...any) {
+	b, ok := ctx.Value(bagKey{}).(*bag)
+	if !ok {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := 0; i+1 < len(args); i += 2 {
+		k, _ := args[i].(string)
+		if s, isStr := args[i+1].(string); k == "" || (isStr && s == "") {
+			continue
+		}
+		a := slog.Any(k, args[i+1])
+		replaced := false
+		for j := range b.attrs {
+			if b.attrs[j].Key == k {
+				b.attrs[j], replaced = a, true
+			}
+		}
+		if !replaced {
+			b.attrs = append(b.attrs, a)
+		}
+	}
+}
+
+// Get returns the value of field key in the bag of ctx, or "".
+func Get(ctx context.Context, key string) string {
+	b, ok := ctx.Value(bagKey{}).(*bag)
+	if !ok {
+		return ""
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range b.attrs {
+		if a.Key == key {
+			return a.Value.String()
+		}
+	}
+	return ""
+}
+
+// Fields returns a copy of the fields of ctx.
+func Fields(ctx context.Context) []slog.Attr {
+	b, ok := ctx.Value(bagKey{}).(*bag)
+	if !ok {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]slog.Attr(nil), b.attrs...)
+}
+
+// CallerHash names a caller in logs without revealing it: the first 16 hex
+// digits of the SHA-256 of the owner name (the owner is already a name
+// derived from the credential, never the token itself).
+func CallerHash(owner string) string {
+	if owner == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("a2a-caller\x00" + owner))
+	return hex.EncodeToString(sum[:8])
+}
+
+// AddCaller sets the caller field to the hash of owner.
+func AddCaller(ctx context.Context, owner string) { Add(ctx, FieldCaller, CallerHash(owner)) }
+
+// AddTask sets the task and context id fields.
+func AddTask(ctx context.Context, taskID, contextID string) {
+	Add(ctx, FieldTaskID, taskID, FieldContextID, contextID)
+}
+
+// TraceHeader returns the X-Ray trace header of the invocation in ctx, as
+// aws-lambda-go passes it (Root=...;Parent=...;Sampled=...), or "". The
+// runners hand it on (Step Functions' TraceHeader, SQS's AWSTraceHeader)
+// so that one trace follows a task across functions.
+func TraceHeader(ctx context.Context) string {
+	s, _ := ctx.Value("x-amzn-trace-id").(string) //nolint:staticcheck // aws-lambda-go's own string key
+	return s
+}

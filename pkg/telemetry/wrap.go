@@ -1,0 +1,150 @@
+package telemetry
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
+)
+
+// Function is the telemetry of one Lambda function (or of the local
+// server): its name, the logger of its summary lines, its metrics sink
+// (nil when off) and whether the next invocation is the cold start. Make
+// one per process.
+type Function struct {
+	Name    string
+	Log     *slog.Logger
+	Metrics *metrics.Sink
+	// Tracer records spans inside each invocation's trace (nil: off).
+	Tracer *tracing.Tracer
+	Clock  clock.Clock
+	warm   atomic.Bool
+}
+
+// NewFunction returns the telemetry of function name, logging summary
+// lines on log (nil: none) and metrics on sink (nil: off).
+func NewFunction(name string, log *slog.Logger, sink *metrics.Sink, clk clock.Clock) *Function {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Function{Name: name, Log: log, Metrics: sink, Clock: clock.Or(clk)}
+}
+
+// ForLambda is the telemetry of a Lambda function from its environment:
+// JSON summary lines on logOut at A2A_LOG_LEVEL (they are Info lines), EMF
+// metrics on metricsOut as A2A_METRICS says. An invalid A2A_METRICS turns
+// metrics off, with a warning.
+func ForLambda(name string, getenv func(string) string, metricsOut, logOut io.Writer) *Function {
+	level := slog.LevelInfo
+	if v := getenv("A2A_LOG_LEVEL"); v != "" {
+		_ = level.UnmarshalText([]byte(v))
+	}
+	log := slog.New(NewHandler(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level})))
+	sink, err := metrics.FromEnv(getenv, metricsOut, nil)
+	if err != nil {
+		log.Warn("metrics are off", "error", err.Error())
+	}
+	f := NewFunction(name, log, sink, nil)
+	// Spans go to the X-Ray daemon Lambda runs when Tracing is Active
+	// (A2A_TRACING=off turns them off).
+	if addr := getenv("AWS_XRAY_DAEMON_ADDRESS"); addr != "" && getenv("A2A_TRACING") != "off" {
+		if d, err := tracing.NewXRayDaemon(addr); err == nil {
+			f.Tracer = tracing.New(d, nil)
+		}
+	}
+	return f
+}
+
+// Context returns ctx carrying the function's metrics sink, for the
+// constructors that wire it (the DynamoDB store's capacity callback).
+func (f *Function) Context(ctx context.Context) context.Context {
+	return tracing.NewContext(metrics.NewContext(ctx, f.Metrics), f.Tracer)
+}
+
+// begin starts an invocation: a field bag with the function's name and the
+// cold start flag, and the metrics sink, in ctx.
+func (f *Function) begin(ctx context.Context) (context.Context, time.Time) {
+	ctx = tracing.NewContext(metrics.NewContext(logfields.WithFields(ctx), f.Metrics), f.Tracer)
+	logfields.Add(ctx, logfields.FieldFunction, f.Name, logfields.FieldColdStart, !f.warm.Swap(true))
+	return ctx, f.Clock.Now()
+}
+
+// end writes the summary line (with the duration and err) and the
+// invocation's metrics: the request latency by method when a method is
+// known.
+func (f *Function) end(ctx context.Context, start time.Time, err error, attrs ...any) {
+	d := f.Clock.Now().Sub(start)
+	ms := float64(d.Microseconds()) / 1000
+	if m := logfields.Get(ctx, logfields.FieldMethod); m != "" {
+		f.Metrics.Add(metrics.RequestLatency, metrics.UnitMilliseconds, ms, metrics.DimMethod, m)
+	}
+	attrs = append(attrs, logfields.FieldDurationMS, ms)
+	if err != nil {
+		f.Log.ErrorContext(ctx, "invocation failed", append(attrs, "error", err.Error())...)
+	} else {
+		f.Log.InfoContext(ctx, "invocation", attrs...)
+	}
+	if ferr := f.Metrics.Flush(); ferr != nil {
+		f.Log.WarnContext(ctx, "could not write metrics", "error", ferr.Error())
+	}
+}
+
+// Wrap returns a Lambda handler that runs next inside an invocation's
+// telemetry: describe adds fields from the event before next runs (nil:
+// none); the summary line follows next.
+func Wrap[In, Out any](f *Function, next func(context.Context, In) (Out, error), describe func(context.Context, In)) func(context.Context, In) (Out, error) {
+	return func(ctx context.Context, in In) (Out, error) {
+		ctx, start := f.begin(ctx)
+		if describe != nil {
+			describe(ctx, in)
+		}
+		out, err := next(ctx, in)
+		f.end(ctx, start, err)
+		return out, err
+	}
+}
+
+// HTTP wraps an HTTP API function: its fields carry the API Gateway
+// request id, and its summary line the route and status.
+func HTTP(f *Function, next func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		ctx, start := f.begin(ctx)
+		logfields.Add(ctx, logfields.FieldAPIRequestID, ev.RequestContext.RequestID)
+		resp, err := next(ctx, ev)
+		f.end(ctx, start, err, "route", ev.RouteKey, "status", resp.StatusCode)
+		return resp, err
+	}
+}
+
+// Middleware gives each request of the local server the same telemetry as
+// an HTTP function's invocation (without Lambda's ids).
+func Middleware(f *Function, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, start := f.begin(r.Context())
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		f.end(ctx, start, nil, "route", r.Method+" "+r.URL.Path, "status", sw.status)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the writer's Flush.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
