@@ -132,5 +132,5 @@ func TraceHeader(ctx context.Context) string {
 // instead of the invocation's: work an invocation does for another trace
 // (a queued job, a stream record's task). TraceHeader(ctx) is then h.
 func WithTraceHeader(ctx context.Context, h string) context.Context {
-	return context.WithValue(ctx, "x-amzn-trace-id", h) //nolint:staticcheck,revive // aws-lambda-go's own string key
+	return context.WithValue(ctx, "x-amzn-trace-id", h) //nolint:staticcheck // aws-lambda-go's own string key
 }
