@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -30,7 +31,18 @@ func NewPushFunction(ctx context.Context, getenv func(string) string, logOut io.
 	if err != nil {
 		return nil, err
 	}
-	return serverless.NewFanout(sqs.NewFromConfig(awsCfg), env.Config.Push.DeliveryQueueURL, dynamo.ChangeFromStream, env.Log)
+	return NewFanout(env.Config, sqs.NewFromConfig(awsCfg), env.Log)
+}
+
+// NewFanout assembles the push function around its queue client: the
+// stream's records decoded as the DynamoDB store writes them, each
+// record's jobs in the trace of its task's change.
+func NewFanout(cfg config.Config, client serverless.SQS, log *slog.Logger) (*serverless.Fanout, error) {
+	f, err := serverless.NewFanout(client, cfg.Push.DeliveryQueueURL, dynamo.ChangeFromStream, log)
+	if err != nil {
+		return nil, err
+	}
+	return f.WithTrace(dynamo.TraceFromStream), nil
 }
 
 // PushFunction builds the push function's Lambda handler

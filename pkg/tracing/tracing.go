@@ -123,6 +123,31 @@ func (a *Active) End(err error) {
 	a.t.exp.Export(a.span)
 }
 
+// maxHeader bounds a trace header handed on (Step Functions takes 256
+// characters; a longer one is not X-Ray's).
+const maxHeader = 256
+
+// Header returns the X-Ray trace header that work continuing ctx's trace
+// elsewhere carries (a task item, a queued job): the header ctx runs under
+// (logfields.TraceHeader), or "" outside a trace or when it is too long.
+func Header(ctx context.Context) string {
+	h := logfields.TraceHeader(ctx)
+	if len(h) > maxHeader {
+		return ""
+	}
+	return h
+}
+
+// WithHeader returns ctx running under trace header h: the spans started
+// from it (outside another span), the headers handed on and the log lines'
+// trace id are h's. An empty h leaves ctx as it is.
+func WithHeader(ctx context.Context, h string) context.Context {
+	if h == "" {
+		return ctx
+	}
+	return logfields.WithTraceHeader(ctx, h)
+}
+
 // ParseHeader reads an X-Ray trace header: Root=...;Parent=...;Sampled=1.
 func ParseHeader(h string) (traceID, parent string, sampled bool) {
 	for part := range strings.SplitSeq(h, ";") {

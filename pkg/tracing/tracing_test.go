@@ -120,3 +120,24 @@ func TestXRayDaemon(t *testing.T) {
 	assert.Equal(t, "1-a-b", doc["trace_id"])
 	assert.Equal(t, "fedcba9876543210", doc["parent_id"])
 }
+
+// Header is what a task item or a queued job carries; WithHeader runs work
+// under another trace than the invocation's (a stream record's task, a
+// job's): its spans, and the header it hands on, are that trace's.
+func TestWorkRunsUnderAnotherTrace(t *testing.T) {
+	mem := &tracing.Memory{}
+	ctx := invocation(tracing.New(mem, nil), header)
+	assert.Equal(t, header, tracing.Header(ctx))
+	assert.Empty(t, tracing.Header(context.Background()))
+	assert.Empty(t, tracing.Header(invocation(nil, "Root=1-"+strings.Repeat("a", 300))), "too long to hand on")
+
+	const task = "Root=1-6740d2a0-aaaaaaaaaaaaaaaaaaaaaaaa;Parent=1111222233334444;Sampled=1"
+	job := tracing.WithHeader(ctx, task)
+	assert.Equal(t, task, tracing.Header(job))
+	assert.Equal(t, header, tracing.Header(tracing.WithHeader(ctx, "")), "no header keeps the invocation's")
+	_, span := tracing.Start(job, "SQS", "aws")
+	span.End(nil)
+	require.Len(t, mem.Spans(), 1)
+	assert.Equal(t, "1-6740d2a0-aaaaaaaaaaaaaaaaaaaaaaaa", mem.Spans()[0].TraceID)
+	assert.Equal(t, "1111222233334444", mem.Spans()[0].ParentID)
+}

@@ -32,7 +32,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // SQS is the part of the SQS client the pipeline uses; *sqs.Client
@@ -58,11 +58,16 @@ const (
 // it is not one webhooks are told about; dynamo.ChangeFromStream.
 type ChangeDecoder func(events.DynamoDBEventRecord) (*service.TaskChange, error)
 
+// TraceDecoder reads the X-Ray trace header a stream record's task was
+// changed under, "" when none; dynamo.TraceFromStream.
+type TraceDecoder func(events.DynamoDBEventRecord) string
+
 // Fanout is the push function.
 type Fanout struct {
 	sqs      SQS
 	queueURL string
 	decode   ChangeDecoder
+	trace    TraceDecoder
 	log      *slog.Logger
 }
 
@@ -76,6 +81,15 @@ func NewFanout(client SQS, queueURL string, decode ChangeDecoder, log *slog.Logg
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Fanout{sqs: client, queueURL: queueURL, decode: decode, log: log}, nil
+}
+
+// WithTrace makes each record's jobs carry the trace header trace reads
+// from it (the task's trace), and enqueues them under it, so that the
+// delivery joins the trace of the task rather than the push invocation's.
+// A record without one keeps the invocation's. It returns f.
+func (f *Fanout) WithTrace(trace TraceDecoder) *Fanout {
+	f.trace = trace
+	return f
 }
 
 // Handle processes a batch of stream records in order. A record that
@@ -98,12 +112,16 @@ func (f *Fanout) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.Dy
 		if len(jobs) == 0 {
 			continue
 		}
-		if err := f.enqueue(ctx, jobs); err != nil {
-			f.log.ErrorContext(ctx, "could not enqueue push notifications; the stream will retry", "task_id", change.Task.ID, "version", change.Version, "error", err)
+		rctx := ctx
+		if f.trace != nil {
+			rctx = tracing.WithHeader(ctx, f.trace(rec))
+		}
+		if err := f.enqueue(rctx, jobs); err != nil {
+			f.log.ErrorContext(rctx, "could not enqueue push notifications; the stream will retry", "task_id", change.Task.ID, "version", change.Version, "error", err)
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: rec.Change.SequenceNumber})
 			return resp, nil
 		}
-		f.log.InfoContext(ctx, "push notifications enqueued", "task_id", change.Task.ID, "version", change.Version, "jobs", len(jobs))
+		f.log.InfoContext(rctx, "push notifications enqueued", "task_id", change.Task.ID, "version", change.Version, "jobs", len(jobs))
 	}
 	return resp, nil
 }
@@ -149,8 +167,9 @@ func (f *Fanout) sendBatch(ctx context.Context, bodies []string) error {
 		entries := make([]types.SendMessageBatchRequestEntry, 0, len(pending))
 		for id, b := range pending {
 			e := types.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)}
-			if h := logfields.TraceHeader(ctx); h != "" {
-				// The delivery joins the trace of the push invocation.
+			if h := tracing.Header(ctx); h != "" {
+				// The delivery joins the trace the jobs were enqueued under:
+				// the task's (WithTrace), or the push invocation's.
 				e.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{
 					"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String(h)},
 				}
@@ -226,8 +245,12 @@ func (d *Deliver) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	return resp, nil
 }
 
-// handle processes one message and reports whether it is done with.
+// handle processes one message and reports whether it is done with. It
+// runs under the message's trace header (SQS's AWSTraceHeader, the task's
+// trace), whatever trace the invocation is in, so that each webhook POST
+// joins its own task's trace.
 func (d *Deliver) handle(ctx context.Context, m *events.SQSMessage) bool {
+	ctx = tracing.WithHeader(ctx, m.Attributes[string(types.MessageSystemAttributeNameAWSTraceHeader)])
 	log := d.log.With("message_id", m.MessageId)
 	job, err := notify.DecodeJob([]byte(m.Body))
 	if err != nil {

@@ -64,6 +64,12 @@ type taskItem struct {
 	// Tasks written before it existed, and tasks whose first message is
 	// larger, keep that message as the history item at version 1.
 	FirstMessage string `dynamodbav:"firstMessage,omitempty"`
+	// Trace is the X-Ray trace header of the traced invocation that last
+	// created or changed the task (tracing.Header): the push function hands
+	// it to the delivery jobs of the change (see stream.go), so that the
+	// delivery joins the task's trace. Absent when no change was traced; a
+	// change outside a trace keeps the header of the last one that was.
+	Trace string `dynamodbav:"trace,omitempty"`
 	leaseAttrs
 }
 
@@ -89,6 +95,7 @@ const (
 	attrTaskID           = "taskId"
 	attrInbox            = "inbox"
 	attrInboxSeq         = "inboxSeq"
+	attrTrace            = "trace"
 )
 
 // childItem is a history message or an artifact: its JSON, and for

@@ -41,6 +41,17 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error)
 	return changeOf(newer, older)
 }
 
+// TraceFromStream returns the X-Ray trace header a stream record's task
+// was last changed under (the new image's trace attribute), or "" when the
+// record has none: its delivery jobs carry it, so that the deliver
+// function joins the task's trace.
+func TraceFromStream(r events.DynamoDBEventRecord) string {
+	if v, ok := r.Change.NewImage[attrTrace]; ok && v.DataType() == events.DataTypeString {
+		return v.String()
+	}
+	return ""
+}
+
 // changeOf is the change between two images of a task item.
 func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.TaskChange, error) {
 	newer, err := decodeTaskItem(newImage)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // CreateTask implements service.TaskStore. One transaction writes the task
@@ -67,6 +68,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		PushConfigs:  configIDs,
 		SessionID:    nt.SessionID,
 		FirstMessage: firstInline,
+		Trace:        tracing.Header(ctx),
 		leaseAttrs:   newLeaseAttrs(nt.Lease),
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 const (
@@ -214,6 +215,9 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 		set = set.Set(expression.Name(attrPending), expression.Value(c.pending))
 	case opts.clearPending:
 		set = set.Remove(expression.Name(attrPending))
+	}
+	if h := tracing.Header(ctx); h != "" {
+		set = set.Set(expression.Name(attrTrace), expression.Value(h))
 	}
 	set = leaseUpdate(set, u)
 	cond := expression.AttributeExists(expression.Name(attrPK)).

@@ -127,3 +127,10 @@ func TraceHeader(ctx context.Context) string {
 	s, _ := ctx.Value("x-amzn-trace-id").(string) //nolint:staticcheck // aws-lambda-go's own string key
 	return s
 }
+
+// WithTraceHeader returns ctx running under the X-Ray trace header h
+// instead of the invocation's: work an invocation does for another trace
+// (a queued job, a stream record's task). TraceHeader(ctx) is then h.
+func WithTraceHeader(ctx context.Context, h string) context.Context {
+	return context.WithValue(ctx, "x-amzn-trace-id", h) //nolint:staticcheck // aws-lambda-go's own string key
+}
