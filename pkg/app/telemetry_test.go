@@ -29,6 +29,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
@@ -192,7 +193,7 @@ func TestTelemetryJoinsUpAndRedacts(t *testing.T) {
 	// EMF: every line is a valid document of the namespace, with the
 	// Service dimension and a value for every metric it declares.
 	names := map[string]bool{}
-	for _, d := range logLines(t, emf.Bytes()) {
+	for _, d := range emftest.Documents(t, emf.Bytes()) {
 		checkEMF(t, d, "A2ATest", names)
 	}
 	for _, n := range []string{metrics.TasksCreated, metrics.TasksCompleted, metrics.RequestLatency, metrics.DynamoDBWriteUnits, metrics.DynamoDBReadUnits} {

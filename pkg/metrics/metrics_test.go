@@ -3,9 +3,7 @@ package metrics_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,18 +13,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 )
-
-func docs(t *testing.T, b *bytes.Buffer) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for l := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
-		out = append(out, m)
-	}
-	return out
-}
 
 func TestEMFShape(t *testing.T) {
 	var buf bytes.Buffer
@@ -45,7 +33,7 @@ func TestEMFShape(t *testing.T) {
 	s.Count(metrics.Errors, metrics.DimCode, "-32001")
 	s.Count(metrics.WebhookDelivered)
 	require.NoError(t, s.Flush())
-	ds := docs(t, &buf)
+	ds := emftest.Documents(t, buf.Bytes())
 	// echo (two lines: 150 step durations exceed EMF's 100 values), GetItem,
 	// TransactWriteItems, Query, the error code, the dimensionless webhook.
 	require.Len(t, ds, 7)
@@ -128,7 +116,7 @@ func TestEMFEscapes(t *testing.T) {
 	s.Count(metrics.TasksCreated, metrics.DimAgent, "Agent \"Zoë\"\n\x01 🤖 \xff")
 	s.Add(metrics.StepDuration, metrics.UnitMilliseconds, 1.25, metrics.DimAgent, "")
 	require.NoError(t, s.Flush())
-	ds := docs(t, &buf)
+	ds := emftest.Documents(t, buf.Bytes())
 	require.Len(t, ds, 2)
 	assert.Equal(t, `a"b\c`, ds[0]["Service"])
 	assert.Equal(t, "Agent \"Zoë\"\n\x01 🤖 \ufffd", ds[0]["Agent"])

@@ -3,8 +3,6 @@ package service_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 )
 
 // The service counts what happens to tasks in the metrics of the request
@@ -51,22 +50,11 @@ func TestOperationsAreCounted(t *testing.T) {
 	assert.Equal(t, service.NextDone, step.Next, "a canceled task is not stepped")
 
 	require.NoError(t, sink.Flush())
-	got := map[string]float64{}
-	for l := range strings.SplitSeq(strings.TrimSpace(buf.String()), "\n") {
-		var d map[string]any
-		require.NoError(t, json.Unmarshal([]byte(l), &d))
+	docs := emftest.Documents(t, buf.Bytes())
+	for _, d := range docs {
 		assert.Equal(t, "test", d["Agent"])
-		for k, v := range d {
-			switch n := v.(type) {
-			case float64:
-				got[k] += n
-			case []any: // several values of one metric in one line
-				for _, x := range n {
-					got[k] += x.(float64)
-				}
-			}
-		}
 	}
+	got := emftest.Totals(docs)
 	assert.Equal(t, map[string]float64{
 		metrics.InterruptsAnswered: 1,
 		metrics.InterruptsExpired:  1,

@@ -3,8 +3,6 @@ package serverless_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/pushtest"
 )
 
@@ -41,21 +40,7 @@ func TestDeliveryMetrics(t *testing.T) {
 		return dead == 2 && len(f.rcv.Delivered("/m-flaky")) == 1
 	})
 	require.NoError(t, sink.Flush())
-	got := map[string]float64{}
-	for l := range strings.SplitSeq(strings.TrimSpace(buf.String()), "\n") {
-		var d map[string]any
-		require.NoError(t, json.Unmarshal([]byte(l), &d))
-		for k, v := range d {
-			switch n := v.(type) {
-			case float64:
-				got[k] += n
-			case []any: // several values of one metric in one line
-				for _, x := range n {
-					got[k] += x.(float64)
-				}
-			}
-		}
-	}
+	got := emftest.Totals(emftest.Documents(t, buf.Bytes()))
 	assert.Equal(t, map[string]float64{
 		metrics.WebhookDelivered:  1,
 		metrics.WebhookRetried:    3, // flaky once, down twice
