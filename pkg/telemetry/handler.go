@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // Redacted replaces a secret in a log line.
@@ -54,7 +55,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
 		out.AddAttrs(slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
 	}
-	if tid := TraceID(ctx); tid != "" {
+	if tid := traceID(ctx); tid != "" {
 		out.AddAttrs(slog.String(logfields.FieldTraceID, tid))
 	}
 	own := map[string]bool{}
@@ -144,18 +145,16 @@ func maybeSecretText(s string) bool {
 		strings.Contains(s, "earer") || strings.Contains(s, "EARER")
 }
 
-// TraceID returns the X-Ray trace header of the invocation in ctx (what
+// traceID returns the X-Ray trace header of the invocation in ctx (what
 // Lambda passes with an active or pass-through trace), or "".
-func TraceID(ctx context.Context) string {
+func traceID(ctx context.Context) string {
 	s := logfields.TraceHeader(ctx)
 	if s == "" {
 		return ""
 	}
 	// Root=1-...;Parent=...;Sampled=1: the root names the trace.
-	for part := range strings.SplitSeq(s, ";") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "Root="); ok {
-			return v
-		}
+	if root, _, _ := tracing.ParseHeader(s); root != "" {
+		return root
 	}
 	return s
 }
