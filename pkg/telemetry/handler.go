@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
@@ -19,8 +20,12 @@ const Redacted = "[REDACTED]"
 var secretKeys = []string{"token", "authorization", "password", "secret", "apikey", "api_key", "signing_key", "private_key", "credential"}
 
 // secretText matches secrets by their shape in free text: bearer
-// credentials, PEM blocks, and API keys of the usual providers.
-var secretText = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]+=*|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)|\bsk-[A-Za-z0-9_\-]{8,}`)
+// credentials, PEM blocks, and API keys of the usual providers. It is
+// compiled on first use, not at every function's cold start: most
+// processes never log a string that passes maybeSecretText.
+var secretText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]+=*|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)|\bsk-[A-Za-z0-9_\-]{8,}`)
+})
 
 // Handler adds the fields of the invocation to every record and redacts
 // secrets: the values of attributes whose names look secret (token,
@@ -132,8 +137,10 @@ func (h *Handler) redactString(s string) string {
 			s = strings.ReplaceAll(s, sec, Redacted)
 		}
 	}
-	if maybeSecretText(s) && secretText.MatchString(s) {
-		s = secretText.ReplaceAllString(s, Redacted)
+	if maybeSecretText(s) {
+		if rx := secretText(); rx.MatchString(s) {
+			s = rx.ReplaceAllString(s, Redacted)
+		}
 	}
 	return s
 }
