@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -35,6 +36,11 @@ var secretText = sync.OnceValue(func() *regexp.Regexp {
 type Handler struct {
 	next    slog.Handler
 	secrets []string
+	// withKeys are the keys WithAttrs gave at the level the record's
+	// attributes land on (since the last WithGroup): like the record's own
+	// attributes, they take precedence over the invocation's fields, so
+	// that a line never carries a key twice.
+	withKeys []string
 }
 
 // NewHandler wraps next; secrets are values never to print (the configured
@@ -70,7 +76,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 		return true
 	})
 	for _, a := range logfields.Fields(ctx) {
-		if !own[a.Key] {
+		if !own[a.Key] && !slices.Contains(h.withKeys, a.Key) {
 			out.AddAttrs(h.redact(a))
 		}
 	}
@@ -80,10 +86,12 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 // WithAttrs redacts attrs and hands them to next.
 func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	red := make([]slog.Attr, len(attrs))
+	keys := slices.Clip(h.withKeys)
 	for i, a := range attrs {
 		red[i] = h.redact(a)
+		keys = append(keys, a.Key)
 	}
-	return &Handler{next: h.next.WithAttrs(red), secrets: h.secrets}
+	return &Handler{next: h.next.WithAttrs(red), secrets: h.secrets, withKeys: keys}
 }
 
 // WithGroup opens a group on next.
