@@ -70,16 +70,17 @@ func ForLambda(name string, getenv func(string) string, metricsOut, logOut io.Wr
 	return f
 }
 
-// Context returns ctx carrying the function's metrics sink, for the
-// constructors that wire it (the DynamoDB store's capacity callback).
+// Context returns ctx carrying the function's metrics sink and tracer, for
+// each invocation and for the constructors that wire them (the DynamoDB
+// store's capacity callback).
 func (f *Function) Context(ctx context.Context) context.Context {
 	return tracing.NewContext(metrics.NewContext(ctx, f.Metrics), f.Tracer)
 }
 
 // begin starts an invocation: a field bag with the function's name and the
-// cold start flag, and the metrics sink, in ctx.
+// cold start flag, and the metrics sink and tracer (Context), in ctx.
 func (f *Function) begin(ctx context.Context) (context.Context, time.Time) {
-	ctx = tracing.NewContext(metrics.NewContext(logfields.WithFields(ctx), f.Metrics), f.Tracer)
+	ctx = f.Context(logfields.WithFields(ctx))
 	logfields.Add(ctx, logfields.FieldFunction, f.Name, logfields.FieldColdStart, !f.warm.Swap(true))
 	return ctx, f.Clock.Now()
 }
