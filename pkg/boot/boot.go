@@ -103,10 +103,10 @@ func (f invokeFunc) Invoke(ctx context.Context, payload []byte) ([]byte, error) 
 	return f(ctx, payload)
 }
 
-// NewLogger returns the JSON logger every binary uses: each line carries
-// the fields of its invocation and never a secret (see pkg/telemetry).
+// NewLogger returns the JSON logger every binary uses (telemetry.NewLogger,
+// which the function's summary lines use too).
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(telemetry.NewHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})))
+	return telemetry.NewLogger(w, level)
 }
 
 // InitFailed reports that a function could not start: as a JSON log line on

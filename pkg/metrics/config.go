@@ -32,10 +32,8 @@ func FromEnv(getenv func(string) string, out io.Writer, clk clock.Clock) (*Sink,
 	default:
 		return nil, fmt.Errorf("A2A_METRICS=%q: use emf or off", mode)
 	}
+	// An empty namespace is DefaultNamespace (New).
 	ns := strings.TrimSpace(getenv("A2A_METRICS_NAMESPACE"))
-	if ns == "" {
-		ns = DefaultNamespace
-	}
 	svc := strings.TrimSpace(getenv("A2A_METRICS_SERVICE"))
 	if svc == "" {
 		svc = "a2a"

@@ -4,11 +4,14 @@ import (
 	"context"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // Redacted replaces a secret in a log line.
@@ -18,8 +21,12 @@ const Redacted = "[REDACTED]"
 var secretKeys = []string{"token", "authorization", "password", "secret", "apikey", "api_key", "signing_key", "private_key", "credential"}
 
 // secretText matches secrets by their shape in free text: bearer
-// credentials, PEM blocks, and API keys of the usual providers.
-var secretText = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]+=*|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)|\bsk-[A-Za-z0-9_\-]{8,}`)
+// credentials, PEM blocks, and API keys of the usual providers. It is
+// compiled on first use, not at every function's cold start: most
+// processes never log a string that passes maybeSecretText.
+var secretText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]+=*|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)|\bsk-[A-Za-z0-9_\-]{8,}`)
+})
 
 // Handler adds the fields of the invocation to every record and redacts
 // secrets: the values of attributes whose names look secret (token,
@@ -29,6 +36,11 @@ var secretText = regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]+=*|-----BEG
 type Handler struct {
 	next    slog.Handler
 	secrets []string
+	// withKeys are the keys WithAttrs gave at the level the record's
+	// attributes land on (since the last WithGroup): like the record's own
+	// attributes, they take precedence over the invocation's fields, so
+	// that a line never carries a key twice.
+	withKeys []string
 }
 
 // NewHandler wraps next; secrets are values never to print (the configured
@@ -54,7 +66,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
 		out.AddAttrs(slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
 	}
-	if tid := TraceID(ctx); tid != "" {
+	if tid := traceID(ctx); tid != "" {
 		out.AddAttrs(slog.String(logfields.FieldTraceID, tid))
 	}
 	own := map[string]bool{}
@@ -64,7 +76,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 		return true
 	})
 	for _, a := range logfields.Fields(ctx) {
-		if !own[a.Key] {
+		if !own[a.Key] && !slices.Contains(h.withKeys, a.Key) {
 			out.AddAttrs(h.redact(a))
 		}
 	}
@@ -74,10 +86,12 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 // WithAttrs redacts attrs and hands them to next.
 func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	red := make([]slog.Attr, len(attrs))
+	keys := slices.Clip(h.withKeys)
 	for i, a := range attrs {
 		red[i] = h.redact(a)
+		keys = append(keys, a.Key)
 	}
-	return &Handler{next: h.next.WithAttrs(red), secrets: h.secrets}
+	return &Handler{next: h.next.WithAttrs(red), secrets: h.secrets, withKeys: keys}
 }
 
 // WithGroup opens a group on next.
@@ -131,8 +145,10 @@ func (h *Handler) redactString(s string) string {
 			s = strings.ReplaceAll(s, sec, Redacted)
 		}
 	}
-	if maybeSecretText(s) && secretText.MatchString(s) {
-		s = secretText.ReplaceAllString(s, Redacted)
+	if maybeSecretText(s) {
+		if rx := secretText(); rx.MatchString(s) {
+			s = rx.ReplaceAllString(s, Redacted)
+		}
 	}
 	return s
 }
@@ -144,18 +160,16 @@ func maybeSecretText(s string) bool {
 		strings.Contains(s, "earer") || strings.Contains(s, "EARER")
 }
 
-// TraceID returns the X-Ray trace header of the invocation in ctx (what
+// traceID returns the X-Ray trace header of the invocation in ctx (what
 // Lambda passes with an active or pass-through trace), or "".
-func TraceID(ctx context.Context) string {
+func traceID(ctx context.Context) string {
 	s := logfields.TraceHeader(ctx)
 	if s == "" {
 		return ""
 	}
 	// Root=1-...;Parent=...;Sampled=1: the root names the trace.
-	for part := range strings.SplitSeq(s, ";") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "Root="); ok {
-			return v
-		}
+	if root, _, _ := tracing.ParseHeader(s); root != "" {
+		return root
 	}
 	return s
 }

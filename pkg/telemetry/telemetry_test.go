@@ -136,3 +136,17 @@ func TestCallerHash(t *testing.T) {
 	assert.NotContains(t, h, "alice")
 	assert.Empty(t, logfields.CallerHash(""))
 }
+
+func TestWithAttrsTakePrecedenceOverFields(t *testing.T) {
+	var buf bytes.Buffer
+	log := telemetry.NewLogger(&buf, slog.LevelInfo).With(logfields.FieldFunction, "card")
+	ctx := logfields.WithFields(context.Background())
+	logfields.Add(ctx, logfields.FieldFunction, "card", logfields.FieldMethod, "GET")
+	log.InfoContext(ctx, "line")
+	log.WithGroup("g").InfoContext(ctx, "grouped")
+	out := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, out, 2)
+	assert.Equal(t, 1, strings.Count(out[0], `"function"`), "a key once per line: %s", out[0])
+	assert.Contains(t, out[0], `"method":"GET"`)
+	assert.Contains(t, out[1], `"g":{"function":"card","method":"GET"}`, "inside a group the fields are the group's: %s", out[1])
+}

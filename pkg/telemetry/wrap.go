@@ -39,6 +39,12 @@ func NewFunction(name string, log *slog.Logger, sink *metrics.Sink, clk clock.Cl
 	return &Function{Name: name, Log: log, Metrics: sink, Clock: clock.Or(clk)}
 }
 
+// NewLogger returns the JSON logger every binary uses, at level: each line
+// carries the fields of its invocation and never a secret (Handler).
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(NewHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})))
+}
+
 // ForLambda is the telemetry of a Lambda function from its environment:
 // JSON summary lines on logOut at A2A_LOG_LEVEL (they are Info lines), EMF
 // metrics on metricsOut as A2A_METRICS says. An invalid A2A_METRICS turns
@@ -48,7 +54,7 @@ func ForLambda(name string, getenv func(string) string, metricsOut, logOut io.Wr
 	if v := getenv("A2A_LOG_LEVEL"); v != "" {
 		_ = level.UnmarshalText([]byte(v))
 	}
-	log := slog.New(NewHandler(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level})))
+	log := NewLogger(logOut, level)
 	sink, err := metrics.FromEnv(getenv, metricsOut, nil)
 	if err != nil {
 		log.Warn("metrics are off", "error", err.Error())
@@ -64,16 +70,17 @@ func ForLambda(name string, getenv func(string) string, metricsOut, logOut io.Wr
 	return f
 }
 
-// Context returns ctx carrying the function's metrics sink, for the
-// constructors that wire it (the DynamoDB store's capacity callback).
+// Context returns ctx carrying the function's metrics sink and tracer, for
+// each invocation and for the constructors that wire them (the DynamoDB
+// store's capacity callback).
 func (f *Function) Context(ctx context.Context) context.Context {
 	return tracing.NewContext(metrics.NewContext(ctx, f.Metrics), f.Tracer)
 }
 
 // begin starts an invocation: a field bag with the function's name and the
-// cold start flag, and the metrics sink, in ctx.
+// cold start flag, and the metrics sink and tracer (Context), in ctx.
 func (f *Function) begin(ctx context.Context) (context.Context, time.Time) {
-	ctx = tracing.NewContext(metrics.NewContext(logfields.WithFields(ctx), f.Metrics), f.Tracer)
+	ctx = f.Context(logfields.WithFields(ctx))
 	logfields.Add(ctx, logfields.FieldFunction, f.Name, logfields.FieldColdStart, !f.warm.Swap(true))
 	return ctx, f.Clock.Now()
 }

@@ -156,6 +156,14 @@ func (f *Fanout) sendBatch(ctx context.Context, bodies []string) error {
 	for i, b := range bodies {
 		pending[strconv.Itoa(i)] = b
 	}
+	// The delivery joins the trace the jobs were enqueued under: the
+	// task's (WithTrace), or the push invocation's.
+	var attrs map[string]types.MessageSystemAttributeValue
+	if h := tracing.Header(ctx); h != "" {
+		attrs = map[string]types.MessageSystemAttributeValue{
+			"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String(h)},
+		}
+	}
 	var last error
 	for attempt := 1; attempt <= sendAttempts && len(pending) > 0; attempt++ {
 		if attempt > 1 {
@@ -166,15 +174,7 @@ func (f *Fanout) sendBatch(ctx context.Context, bodies []string) error {
 		}
 		entries := make([]types.SendMessageBatchRequestEntry, 0, len(pending))
 		for id, b := range pending {
-			e := types.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b)}
-			if h := tracing.Header(ctx); h != "" {
-				// The delivery joins the trace the jobs were enqueued under:
-				// the task's (WithTrace), or the push invocation's.
-				e.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{
-					"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String(h)},
-				}
-			}
-			entries = append(entries, e)
+			entries = append(entries, types.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(b), MessageSystemAttributes: attrs})
 		}
 		out, err := f.sqs.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(f.queueURL), Entries: entries})
 		if err != nil {

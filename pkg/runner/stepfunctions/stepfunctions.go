@@ -21,7 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // API is the part of the Step Functions client the runner uses;
@@ -279,12 +279,11 @@ func executionName(s string) string {
 	return string(b)
 }
 
-// traceHeader is the X-Ray trace header of ctx's invocation, or nil; Step
-// Functions takes at most 256 characters.
+// traceHeader is the X-Ray trace header ctx hands on (tracing.Header,
+// which keeps Step Functions' 256-character limit), or nil.
 func traceHeader(ctx context.Context) *string {
-	h := logfields.TraceHeader(ctx)
-	if h == "" || len(h) > 256 {
-		return nil
+	if h := tracing.Header(ctx); h != "" {
+		return aws.String(h)
 	}
-	return aws.String(h)
+	return nil
 }

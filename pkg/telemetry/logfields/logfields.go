@@ -111,9 +111,6 @@ func CallerHash(owner string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// AddCaller sets the caller field to the hash of owner.
-func AddCaller(ctx context.Context, owner string) { Add(ctx, FieldCaller, CallerHash(owner)) }
-
 // AddTask sets the task and context id fields.
 func AddTask(ctx context.Context, taskID, contextID string) {
 	Add(ctx, FieldTaskID, taskID, FieldContextID, contextID)
