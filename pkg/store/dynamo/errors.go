@@ -29,18 +29,6 @@ var (
 	errContention = errors.New("dynamo: transaction conflict")
 )
 
-// movedError is errVersionMoved with what the refused write's old image
-// says of the task now, so that the next attempt writes without reading it
-// again: against a step that writes often, a read between attempts is one
-// more round trip for another writer to get in.
-type movedError struct {
-	version          int64
-	childrenExpireAt int64
-}
-
-func (e *movedError) Error() string { return errVersionMoved.Error() }
-func (e *movedError) Unwrap() error { return errVersionMoved }
-
 // cancellation returns the reasons of a canceled transaction, or nil when
 // err is something else.
 func cancellation(err error) []types.CancellationReason {
@@ -122,7 +110,7 @@ func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expec
 	case len(u.IfStates) > 0 && !slices.Contains(u.IfStates, state):
 		return &service.ConflictError{Reason: service.ConflictState, State: state, Version: it.Version}
 	case it.Version != expected:
-		return &movedError{version: it.Version, childrenExpireAt: it.ChildrenExpireAt}
+		return errVersionMoved
 	case it.ChildrenExpireAt < taskExpiry:
 		return errChildrenExpire
 	}
