@@ -101,6 +101,22 @@ func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expec
 	if err != nil {
 		return err
 	}
+	if err := conflictOf(it, u); err != nil {
+		return err
+	}
+	switch {
+	case it.Version != expected:
+		return errVersionMoved
+	case it.ChildrenExpireAt < taskExpiry:
+		return errChildrenExpire
+	}
+	return fmt.Errorf("dynamo: update of task %s refused, but the task meets its conditions", taskIDFromPK(it.PK))
+}
+
+// conflictOf returns the *service.ConflictError of u's conditions against
+// the task item it, nil when it meets them. The order is the memory
+// store's: terminal, version, state.
+func conflictOf(it *taskItem, u *service.Update) error {
 	state := a2a.TaskState(it.State)
 	switch {
 	case state.Terminal():
@@ -109,12 +125,8 @@ func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expec
 		return &service.ConflictError{Reason: service.ConflictVersion, State: state, Version: it.Version}
 	case len(u.IfStates) > 0 && !slices.Contains(u.IfStates, state):
 		return &service.ConflictError{Reason: service.ConflictState, State: state, Version: it.Version}
-	case it.Version != expected:
-		return errVersionMoved
-	case it.ChildrenExpireAt < taskExpiry:
-		return errChildrenExpire
 	}
-	return fmt.Errorf("dynamo: update of task %s refused, but the task meets its conditions", taskIDFromPK(it.PK))
+	return nil
 }
 
 // liveTask decodes the old image of a refused write to a task item:

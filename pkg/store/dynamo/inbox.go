@@ -113,10 +113,8 @@ func (s *Store) appendInbox(ctx context.Context, u *service.Update, c *updateCon
 			if err != nil {
 				return 0, err
 			}
-			if st := a2a.TaskState(old.State); st.Terminal() {
-				return 0, &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: old.Version}
-			} else if len(u.IfStates) > 0 && !slices.Contains(u.IfStates, st) {
-				return 0, &service.ConflictError{Reason: service.ConflictState, State: st, Version: old.Version}
+			if err := conflictOf(old, u); err != nil {
+				return 0, err
 			}
 			seen = old // a step's write or another message got in first: write after it
 		case slices.ContainsFunc(reasons, func(r types.CancellationReason) bool { return aws.ToString(r.Code) == "ConditionalCheckFailed" }):
