@@ -244,7 +244,7 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 		t := s.times()
 		ue, err := expression.NewBuilder().
 			WithUpdate(expression.Add(expression.Name(attrInbox), expression.Value(-len(msgs)))).
-			WithCondition(exists.And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix)))).Build()
+			WithCondition(s.liveTaskCond(t)).Build()
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: build inbox count update: %w", err)
 		}

@@ -209,8 +209,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 		set = set.Set(expression.Name(attrTrace), expression.Value(h))
 	}
 	set = leaseUpdate(set, u)
-	cond := expression.AttributeExists(expression.Name(attrPK)).
-		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).
+	cond := s.liveTaskCond(t).
 		And(expression.Name(attrVersion).Equal(expression.Value(expected))).
 		And(expression.Not(inStates(terminalStates)))
 	if len(u.IfStates) > 0 {
