@@ -211,6 +211,10 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: build inbox query: %w", err)
 	}
+	de, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: build inbox delete: %w", err)
+	}
 	for attempt := 1; ; attempt++ {
 		out, err := s.query(ctx, &dynamodb.QueryInput{
 			KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
@@ -224,7 +228,6 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 		}
 		msgs := make([]a2a.Message, len(out.Items))
 		items := make([]types.TransactWriteItem, 0, len(out.Items)+1)
-		exists := expression.AttributeExists(expression.Name(attrPK))
 		for i, it := range out.Items {
 			var c childItem
 			if err := attributevalue.UnmarshalMap(it, &c); err != nil {
@@ -232,10 +235,6 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 			}
 			if err := json.Unmarshal([]byte(c.Data), &msgs[i]); err != nil {
 				return nil, fmt.Errorf("dynamo: decode inbox message %s of task %s: %w", c.SK, taskID, err)
-			}
-			de, err := expression.NewBuilder().WithCondition(exists).Build()
-			if err != nil {
-				return nil, fmt.Errorf("dynamo: build inbox delete: %w", err)
 			}
 			items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 				Key: key(c.PK, c.SK), ConditionExpression: de.Condition(), ExpressionAttributeNames: de.Names(),
