@@ -96,7 +96,7 @@ func tooLarge(what string) error {
 // refusedUpdate explains why the condition of an update failed, from the
 // task item as it was (ALL_OLD; nil when there was none). The order is the
 // memory store's: not found, terminal, version, state.
-func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expected, taskExpiry int64, t clockTimes) error {
+func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expected int64, t clockTimes) error {
 	it, err := liveTask(old, t)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expec
 	switch {
 	case it.Version != expected:
 		return errVersionMoved
-	case it.ChildrenExpireAt < taskExpiry:
+	case it.ChildrenExpireAt < t.taskExpiry:
 		return errChildrenExpire
 	}
 	return fmt.Errorf("dynamo: update of task %s refused, but the task meets its conditions", taskIDFromPK(it.PK))

@@ -272,7 +272,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		if old, ok := conditionFailedItem(err); ok {
-			return refusedUpdate(old, u, expected, t.taskExpiry, t)
+			return refusedUpdate(old, u, expected, t)
 		}
 		return otherFailure(err, what)
 	}
@@ -283,7 +283,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	reasons := cancellation(err)
 	var refused error
 	if failedCondition(reasons, 0) {
-		refused = refusedUpdate(reasons[0].Item, u, expected, t.taskExpiry, t)
+		refused = refusedUpdate(reasons[0].Item, u, expected, t)
 		if errors.Is(refused, service.ErrNotFound) {
 			return refused
 		}
