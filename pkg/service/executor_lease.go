@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
 // stepTrigger is what started the step req asks for.
@@ -209,7 +207,7 @@ func (x *Executor) failStuck(ctx context.Context, l LapsedLease) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("fail stuck task %s: %w", l.TaskID, err)
 	}
-	if res.State == a2a.TaskStateFailed {
+	if res.failed {
 		x.log.WarnContext(ctx, "task failed: taken over too often", "taskId", l.TaskID, "takeovers", l.Takeovers)
 		return true, nil
 	}

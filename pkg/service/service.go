@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -612,9 +613,9 @@ const responseKey = "a2a-lambda.response"
 
 // markResponse marks msg as the direct response of its task.
 func markResponse(msg *a2a.Message) {
-	md := make(a2a.Metadata, len(msg.Metadata)+1)
-	for k, v := range msg.Metadata {
-		md[k] = v
+	md := maps.Clone(msg.Metadata)
+	if md == nil {
+		md = a2a.Metadata{}
 	}
 	md[responseKey] = "message"
 	msg.Metadata = md
@@ -630,12 +631,8 @@ func (s *Service) Send(ctx context.Context, owner string, p a2a.MessageSendParam
 	}
 	if m := t.Status.Message; m != nil && t.Status.State == a2a.TaskStateCompleted && m.Metadata[responseKey] == "message" {
 		reply := *m
-		reply.Metadata = make(a2a.Metadata, len(m.Metadata))
-		for k, v := range m.Metadata {
-			if k != responseKey {
-				reply.Metadata[k] = v
-			}
-		}
+		reply.Metadata = maps.Clone(m.Metadata)
+		delete(reply.Metadata, responseKey)
 		if len(reply.Metadata) == 0 {
 			reply.Metadata = nil
 		}

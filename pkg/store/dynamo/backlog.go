@@ -51,8 +51,7 @@ func (s *Store) Defer(ctx context.Context, job service.Job) error {
 	t := s.times()
 	set := expression.Set(expression.Name(attrAwaitingJob), expression.Value(string(b))).
 		Set(expression.Name(attrAwaitingSince), expression.Value(t.unix))
-	cond := expression.AttributeExists(expression.Name(attrPK)).
-		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).
+	cond := s.liveTaskCond(t).
 		And(expression.Not(inStates(terminalStates)))
 	e, err := expression.NewBuilder().WithUpdate(set).WithCondition(cond).Build()
 	if err != nil {

@@ -319,8 +319,7 @@ func (s *Store) SetFeedback(ctx context.Context, taskID string, f service.Feedba
 		return fmt.Errorf("dynamo: encode feedback: %w", err)
 	}
 	t := s.times()
-	cond := expression.AttributeExists(expression.Name(attrPK)).
-		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).
+	cond := s.liveTaskCond(t).
 		And(inStates(terminalStates))
 	e, err := expression.NewBuilder().WithCondition(cond).
 		WithUpdate(expression.Set(expression.Name(attrFeedback), expression.Value(string(b)))).Build()

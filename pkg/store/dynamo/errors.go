@@ -29,18 +29,6 @@ var (
 	errContention = errors.New("dynamo: transaction conflict")
 )
 
-// movedError is errVersionMoved with what the refused write's old image
-// says of the task now, so that the next attempt writes without reading it
-// again: against a step that writes often, a read between attempts is one
-// more round trip for another writer to get in.
-type movedError struct {
-	version          int64
-	childrenExpireAt int64
-}
-
-func (e *movedError) Error() string { return errVersionMoved.Error() }
-func (e *movedError) Unwrap() error { return errVersionMoved }
-
 // cancellation returns the reasons of a canceled transaction, or nil when
 // err is something else.
 func cancellation(err error) []types.CancellationReason {
@@ -108,11 +96,27 @@ func tooLarge(what string) error {
 // refusedUpdate explains why the condition of an update failed, from the
 // task item as it was (ALL_OLD; nil when there was none). The order is the
 // memory store's: not found, terminal, version, state.
-func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expected, taskExpiry int64, t clockTimes) error {
+func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expected int64, t clockTimes) error {
 	it, err := liveTask(old, t)
 	if err != nil {
 		return err
 	}
+	if err := conflictOf(it, u); err != nil {
+		return err
+	}
+	switch {
+	case it.Version != expected:
+		return errVersionMoved
+	case it.ChildrenExpireAt < t.taskExpiry:
+		return errChildrenExpire
+	}
+	return fmt.Errorf("dynamo: update of task %s refused, but the task meets its conditions", taskIDFromPK(it.PK))
+}
+
+// conflictOf returns the *service.ConflictError of u's conditions against
+// the task item it, nil when it meets them. The order is the memory
+// store's: terminal, version, state.
+func conflictOf(it *taskItem, u *service.Update) error {
 	state := a2a.TaskState(it.State)
 	switch {
 	case state.Terminal():
@@ -121,12 +125,8 @@ func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expec
 		return &service.ConflictError{Reason: service.ConflictVersion, State: state, Version: it.Version}
 	case len(u.IfStates) > 0 && !slices.Contains(u.IfStates, state):
 		return &service.ConflictError{Reason: service.ConflictState, State: state, Version: it.Version}
-	case it.Version != expected:
-		return &movedError{version: it.Version, childrenExpireAt: it.ChildrenExpireAt}
-	case it.ChildrenExpireAt < taskExpiry:
-		return errChildrenExpire
 	}
-	return fmt.Errorf("dynamo: update of task %s refused, but the task meets its conditions", taskIDFromPK(it.PK))
+	return nil
 }
 
 // liveTask decodes the old image of a refused write to a task item:

@@ -113,10 +113,8 @@ func (s *Store) appendInbox(ctx context.Context, u *service.Update, c *updateCon
 			if err != nil {
 				return 0, err
 			}
-			if st := a2a.TaskState(old.State); st.Terminal() {
-				return 0, &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: old.Version}
-			} else if len(u.IfStates) > 0 && !slices.Contains(u.IfStates, st) {
-				return 0, &service.ConflictError{Reason: service.ConflictState, State: st, Version: old.Version}
+			if err := conflictOf(old, u); err != nil {
+				return 0, err
 			}
 			seen = old // a step's write or another message got in first: write after it
 		case slices.ContainsFunc(reasons, func(r types.CancellationReason) bool { return aws.ToString(r.Code) == "ConditionalCheckFailed" }):
@@ -213,6 +211,10 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: build inbox query: %w", err)
 	}
+	de, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: build inbox delete: %w", err)
+	}
 	for attempt := 1; ; attempt++ {
 		out, err := s.query(ctx, &dynamodb.QueryInput{
 			KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
@@ -226,7 +228,6 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 		}
 		msgs := make([]a2a.Message, len(out.Items))
 		items := make([]types.TransactWriteItem, 0, len(out.Items)+1)
-		exists := expression.AttributeExists(expression.Name(attrPK))
 		for i, it := range out.Items {
 			var c childItem
 			if err := attributevalue.UnmarshalMap(it, &c); err != nil {
@@ -235,10 +236,6 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 			if err := json.Unmarshal([]byte(c.Data), &msgs[i]); err != nil {
 				return nil, fmt.Errorf("dynamo: decode inbox message %s of task %s: %w", c.SK, taskID, err)
 			}
-			de, err := expression.NewBuilder().WithCondition(exists).Build()
-			if err != nil {
-				return nil, fmt.Errorf("dynamo: build inbox delete: %w", err)
-			}
 			items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 				Key: key(c.PK, c.SK), ConditionExpression: de.Condition(), ExpressionAttributeNames: de.Names(),
 			}})
@@ -246,7 +243,7 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 		t := s.times()
 		ue, err := expression.NewBuilder().
 			WithUpdate(expression.Add(expression.Name(attrInbox), expression.Value(-len(msgs)))).
-			WithCondition(exists.And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix)))).Build()
+			WithCondition(s.liveTaskCond(t)).Build()
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: build inbox count update: %w", err)
 		}

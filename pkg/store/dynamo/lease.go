@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -199,7 +200,7 @@ func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]s
 			return nil, err
 		}
 		l := it.lease()
-		if !it.live(t) || !l.Held() || !(it.State == string(a2a.TaskStateSubmitted) || it.State == string(a2a.TaskStateWorking)) {
+		if !it.live(t) || !l.Held() || !slices.Contains(leasable, a2a.TaskState(it.State)) {
 			continue // an index entry on its way out
 		}
 		lapsed = append(lapsed, service.LapsedLease{TaskID: taskIDFromPK(it.PK), Lease: l, Takeovers: it.Takeovers})

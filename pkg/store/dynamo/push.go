@@ -137,8 +137,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c service.PushConfig) error {
 	room := expression.AttributeNotExists(expression.Name(attrPushConfigs)).
 		Or(expression.Size(expression.Name(attrPushConfigs)).LessThan(expression.Value(service.MaxPushConfigs))).
 		Or(expression.Contains(expression.Name(attrPushConfigs), c.Config.ID))
-	cond := expression.AttributeExists(expression.Name(attrPK)).
-		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).
+	cond := s.liveTaskCond(t).
 		And(room)
 	e, err := expression.NewBuilder().WithUpdate(expression.Add(expression.Name(attrPushConfigs), ids)).WithCondition(cond).Build()
 	if err != nil {

@@ -84,18 +84,10 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 		return s.appendInbox(ctx, &u, c)
 	}
 	extend := false
-	// moved is what the last refused attempt saw of the task: the next one
-	// writes against it without reading the task again.
-	var moved *movedError
 	for attempt := 1; ; attempt++ {
 		t := s.times()
 		expected := u.IfVersion
-		switch {
-		case expected != 0:
-		case moved != nil:
-			expected = moved.version
-			extend = extend || moved.childrenExpireAt < t.taskExpiry
-		default:
+		if expected == 0 {
 			it, err := s.readTask(ctx, u.TaskID)
 			if err != nil {
 				return 0, err
@@ -103,7 +95,6 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 			expected = it.Version
 			extend = extend || it.ChildrenExpireAt < t.taskExpiry
 		}
-		moved = nil
 		if extend {
 			if err := s.extendChildren(ctx, u.TaskID, t); err != nil {
 				return 0, err
@@ -115,18 +106,16 @@ func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (i
 			return expected + 1, nil
 		case errors.Is(err, errChildrenExpire):
 			extend = true
-		case errors.As(err, &moved), errors.Is(err, errContention):
+		case errors.Is(err, errVersionMoved), errors.Is(err, errContention):
 		default:
 			return 0, err
 		}
 		if attempt == maxUpdateAttempts {
 			return 0, fmt.Errorf("dynamo: update of task %s: gave up after %d attempts: %w", u.TaskID, attempt, err)
 		}
-		if errors.Is(err, errContention) || attempt > 2 {
-			// Lost a race again: back off, jittered, so that a writer
-			// without IfVersion (a message to a working task) gets in
-			// between the frequent writes of a running step. The first
-			// retries go at once, against the version the refusal showed.
+		if !errors.Is(err, errChildrenExpire) {
+			// Lost a race (only a rare update without IfVersion reads the
+			// version itself): back off, jittered, and write again.
 			if err := pause(ctx, attempt); err != nil {
 				return 0, err
 			}
@@ -220,8 +209,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 		set = set.Set(expression.Name(attrTrace), expression.Value(h))
 	}
 	set = leaseUpdate(set, u)
-	cond := expression.AttributeExists(expression.Name(attrPK)).
-		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).
+	cond := s.liveTaskCond(t).
 		And(expression.Name(attrVersion).Equal(expression.Value(expected))).
 		And(expression.Not(inStates(terminalStates)))
 	if len(u.IfStates) > 0 {
@@ -284,7 +272,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		if old, ok := conditionFailedItem(err); ok {
-			return refusedUpdate(old, u, expected, t.taskExpiry, t)
+			return refusedUpdate(old, u, expected, t)
 		}
 		return otherFailure(err, what)
 	}
@@ -295,7 +283,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	reasons := cancellation(err)
 	var refused error
 	if failedCondition(reasons, 0) {
-		refused = refusedUpdate(reasons[0].Item, u, expected, t.taskExpiry, t)
+		refused = refusedUpdate(reasons[0].Item, u, expected, t)
 		if errors.Is(refused, service.ErrNotFound) {
 			return refused
 		}
