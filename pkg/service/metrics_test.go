@@ -30,13 +30,7 @@ func TestOperationsAreCounted(t *testing.T) {
 	assert.Equal(t, task.ID, logfields.Get(ctx, logfields.FieldTaskID))
 	assert.Equal(t, task.ContextID, logfields.Get(ctx, logfields.FieldContextID))
 
-	task, id = ask(t, f, "alice", "question")
-	f.clock.Advance(time.Hour + time.Second)
-	res, err := f.exec.Expire(ctx, task.ID, id)
-	require.NoError(t, err)
-	require.Equal(t, a2a.TaskStateFailed, res.State)
-	_, err = f.exec.Expire(ctx, task.ID, id)
-	require.NoError(t, err, "a repeated expiry changes nothing, and is not counted")
+	expiring, expiringID := ask(t, f, "alice", "question")
 
 	task, _ = ask(t, f, "alice", "permission")
 	_, err = f.svc.CancelTask(ctx, "alice", a2a.TaskIDParams{ID: task.ID})
@@ -48,6 +42,17 @@ func TestOperationsAreCounted(t *testing.T) {
 	step, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID})
 	require.NoError(t, err)
 	assert.Equal(t, service.NextDone, step.Next, "a canceled task is not stepped")
+
+	// The interrupt's TTL passes. The local runner follows the fake clock
+	// and would expire the task itself, outside this request's metrics, as
+	// soon as the clock moves: stop it, and play its timer here.
+	f.runner.Close()
+	f.clock.Advance(time.Hour + time.Second)
+	res, err := f.exec.Expire(ctx, expiring.ID, expiringID)
+	require.NoError(t, err)
+	require.Equal(t, a2a.TaskStateFailed, res.State)
+	_, err = f.exec.Expire(ctx, expiring.ID, expiringID)
+	require.NoError(t, err, "a repeated expiry changes nothing, and is not counted")
 
 	require.NoError(t, sink.Flush())
 	docs := emftest.Documents(t, buf.Bytes())
