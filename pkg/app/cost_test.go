@@ -83,13 +83,13 @@ func TestCostPerTask(t *testing.T) {
 		ops  string
 	}{
 		{"non-blocking message/send (task created, awaits execution)", func() { rpc("message/send", sendParams("cost-1", false)) },
-			"1×Query, 1×TransactWriteItems, 1×UpdateItem"},
+			"1×PutItem, 1×Query, 1×UpdateItem"},
 		{"tasks/get of a task with 10 messages (all history, artifacts)", func() { rpc("tasks/get", `{"id":"ten-messages"}`) },
 			"1×Query"},
 		{"tasks/cancel of a working task", func() { rpc("tasks/cancel", `{"id":"to-cancel"}`) },
 			"2×Query, 1×UpdateItem"},
 		{"full lifecycle: blocking message/send, one artifact, completed", func() { rpc("message/send", sendParams("cost-2", true)) },
-			"1×Query, 2×TransactWriteItems"},
+			"1×PutItem, 1×Query, 1×TransactWriteItems"},
 	} {
 		meter.Reset()
 		mu.Lock()

@@ -105,6 +105,10 @@ type NewTask struct {
 	// SessionID is the agent session to bind to the task's context when
 	// the context has none yet (see ContextStore).
 	SessionID string
+	// NewContext says that no task has the task's context yet (its id was
+	// made for this task): a store need not look for the context's session
+	// binding.
+	NewContext bool
 	// Lease, when held (see Lease.Held), is the task's first lease: the
 	// time a runner has to start it.
 	Lease Lease
@@ -227,7 +231,8 @@ type TaskStore interface {
 	// CreateTask stores a new task and the idempotency record of its first
 	// message (Owner, History[0].MessageID) in one atomic step. When that
 	// record exists, nothing is written and a *DuplicateError names the task
-	// the record points to.
+	// the record points to. A live task whose id is TaskIDFor(Owner,
+	// History[0].MessageID) is such a record for as long as it lives.
 	CreateTask(ctx context.Context, t NewTask) error
 	// GetTask reads a task. Unknown and expired tasks return ErrNotFound.
 	GetTask(ctx context.Context, taskID string, opts GetOptions) (*TaskRecord, error)
@@ -389,17 +394,18 @@ type InboxStore interface {
 }
 
 // ContextRecord is one of a caller's conversation contexts: the contextId
-// its tasks share.
+// its tasks share. A context is as live as its tasks: it exists while one
+// of them has not expired or been cleared.
 type ContextRecord struct {
 	Owner     string
 	ContextID string
-	// TaskCount is the number of tasks created in the context since it was
-	// created (or last cleared).
+	// TaskCount is the number of its live tasks.
 	TaskCount int
-	// UpdatedAt is the status timestamp (a2a.FormatTime) the latest task
-	// created in the context was created with.
+	// UpdatedAt is the newest status timestamp (a2a.FormatTime) of its
+	// tasks.
 	UpdatedAt string
-	// SessionID is the agent session bound to the context, or "".
+	// SessionID is the agent session bound to the context, or "": the
+	// session of its first task that had one, carried from task to task.
 	SessionID string
 }
 
@@ -442,7 +448,7 @@ type ContextStore interface {
 	// has none with that id (never used, cleared or expired).
 	GetContext(ctx context.Context, owner, contextID string) (*ContextRecord, error)
 	// ListContexts returns one page of the owner's contexts, latest
-	// UpdatedAt first (ties by context id, descending).
+	// UpdatedAt first (ties by the id of the task that has it, descending).
 	ListContexts(ctx context.Context, q ContextQuery) (ContextPage, error)
 	// ClearContext removes an owner's context and its tasks: they are no
 	// longer read (ErrNotFound), listed, counted or written, and the

@@ -8,6 +8,7 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -74,6 +75,19 @@ type Service struct {
 
 // NewID returns a random UUID string, the default id generator.
 func NewID() string { return uuid.NewString() }
+
+// TaskIDFor is the id of the task that owner's message messageID creates: a
+// name-based UUID (version 8, from SHA-256 of the two). So a retried send
+// names its task before anything is read, and a store can keep the task
+// item as the message's idempotency record (see TaskStore.CreateTask).
+func TaskIDFor(owner, messageID string) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "a2a-lambda task %d:%s;%d:%s", len(owner), owner, len(messageID), messageID))
+	var u uuid.UUID
+	copy(u[:], sum[:16])
+	u[6] = u[6]&0x0f | 0x80 // version 8
+	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
+	return u.String()
+}
 
 // New returns a service over store and runner for the agent described by info.
 func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
@@ -183,7 +197,8 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 // the one bound to its context, else a new one, which the store binds to a
 // new context.
 func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig) (Job, error) {
-	taskID := s.newID()
+	taskID := TaskIDFor(owner, msg.MessageID)
+	newContext := msg.ContextID == ""
 	if session == "" && msg.ContextID != "" {
 		c, err := s.store.GetContext(ctx, owner, msg.ContextID)
 		switch {
@@ -209,7 +224,7 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 	// The session is stored as a value and shown as metadata on the way
 	// out (withRuntimeMetadata, a2a.WithSession): a task keeps no metadata
 	// maps of its own for it.
-	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, Lease: s.startLease(TriggerMessage)}
+	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, NewContext: newContext, Lease: s.startLease(TriggerMessage)}
 	if push != nil {
 		push.TaskID = taskID
 		if push.Config.ID == "" {

@@ -2,14 +2,13 @@ package dynamo
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -18,125 +17,158 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
-// Contexts (service.ContextStore). An owner's context is an item of its own:
+// Contexts (service.ContextStore) have no items of their own: an owner's
+// context is its live tasks that share a contextId, which the byContext
+// index already lists (newest status first). So creating a task costs no
+// context write, and
 //
-//	item      PK                              SK   index keys (byOwner)
-//	context   X#<sha256(owner, contextId)>    X    listOwner X#<owner>, listSK <updatedAt>#<sha256(owner, contextId)>
+//   - GetContext is one Query of the context's index entries (about 150
+//     bytes each: the count and the newest status come from it) and one
+//     GetItem of its newest task, which holds the context's session
+//     binding (contextSession, see CreateTask);
+//   - ListContexts walks the owner's tasks on byOwner, newest status
+//     first, reads their contextIds (one BatchGetItem per walked page) and
+//     lists a context where its newest task stands; each context listed
+//     costs one Query of its index entries;
+//   - ClearContext reads the context's tasks from byContext, refuses while
+//     one is not terminal, then expires each task (expiresAt = now, index
+//     keys removed: reads, lists, counts and writes treat it as gone at
+//     once; TTL deletes it and its messages later). A task created in the
+//     context while a clear runs may survive it.
 //
-// holding the owner, the context id, taskCount, updatedAt and the bound
-// sessionId. CreateTask updates it in its own transaction (ADD taskCount 1,
-// SET updatedAt, sessionId only if absent), so counting costs one more item
-// per new task and no extra request. contexts/list is one descending Query
-// of byOwner under X#<owner> (the context items' own partition of the
-// index, apart from the tasks' O#<owner>), then one BatchGetItem of the
-// page's items. contexts/clear reads the context's tasks from byContext,
-// refuses while one is not terminal, then expires each task (expiresAt =
-// now, index keys removed: reads, lists, counts and writes treat it as
-// gone at once; TTL deletes it and its messages later) and deletes the
-// context item. A task created in the context while a clear runs may
-// survive it. Feedback is an attribute of the task item, written only on a
-// terminal task, which nothing else writes.
+// A context is as live as its tasks: it is gone once the last of them
+// expired or was cleared, and its UpdatedAt is the newest status timestamp
+// of its tasks. Indexes are eventually consistent: for a moment after a
+// task is created or changed, its context may be read as it was (its
+// count, order, or, for the context's second task, the session binding).
+// Feedback is an attribute of the task item, written only on a terminal
+// task, which nothing else writes.
+//
+// Tables written before this layout also hold context items (PK
+// X#<sha256(owner, contextId)>, SK X): nothing reads them any more and TTL
+// deletes them.
 
 const (
-	skContext     = "X"
-	attrTaskCount = "taskCount"
-	attrCtxUpdate = "updatedAtTS"
-	attrSessionID = "sessionId"
 	attrContextID = "contextId"
 	attrFeedback  = "feedback"
+	attrSessionID = "sessionId"
+	// attrContextSession is the task item's copy of its context's session
+	// binding when the task was created.
+	attrContextSession = "contextSession"
 )
 
-func contextPK(owner, contextID string) string { return "X#" + digest(owner, contextID) }
-
-func contextListOwner(owner string) string { return "X#" + owner }
-
-// contextItem is a context item, as stored.
-type contextItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	Owner     string `dynamodbav:"owner"`
-	ContextID string `dynamodbav:"contextId"`
-	TaskCount int    `dynamodbav:"taskCount"`
-	UpdatedAt string `dynamodbav:"updatedAtTS"`
-	SessionID string `dynamodbav:"sessionId,omitempty"`
-	ExpiresAt int64  `dynamodbav:"expiresAt"`
-	ListOwner string `dynamodbav:"listOwner"`
-	ListSK    string `dynamodbav:"listSK"`
+// contextEntry is a task of a context as the byContext index has it.
+type contextEntry struct {
+	taskID string
+	listSK string
+	state  a2a.TaskState
 }
 
-func (c *contextItem) record() service.ContextRecord {
-	return service.ContextRecord{Owner: c.Owner, ContextID: c.ContextID, TaskCount: c.TaskCount, UpdatedAt: c.UpdatedAt, SessionID: c.SessionID}
-}
-
-// contextWrite is the CreateTask transaction item that counts the new task
-// in its context. The context expires two task TTLs after its latest task.
-func (s *Store) contextWrite(nt *service.NewTask, t clockTimes) (types.TransactWriteItem, error) {
-	owner, ctxID := nt.Owner, nt.Task.ContextID
-	pk := contextPK(owner, ctxID)
-	updatedAt := nt.Task.Status.Timestamp
-	upd := expression.Set(expression.Name(attrOwner), expression.Value(owner)).
-		Set(expression.Name(attrContextID), expression.Value(ctxID)).
-		Set(expression.Name(attrCtxUpdate), expression.Value(updatedAt)).
-		Set(expression.Name(attrExpiresAt), expression.Value(t.now.Add(2*s.taskTTL).Unix())).
-		Set(expression.Name(attrListOwner), expression.Value(contextListOwner(owner))).
-		Set(expression.Name(attrListSK), expression.Value(updatedAt+"#"+strings.TrimPrefix(pk, "X#"))).
-		Add(expression.Name(attrTaskCount), expression.Value(1))
-	if nt.SessionID != "" {
-		upd = upd.Set(expression.Name(attrSessionID), expression.IfNotExists(expression.Name(attrSessionID), expression.Value(nt.SessionID)))
-	}
-	e, err := expression.NewBuilder().WithUpdate(upd).Build()
+// contextTasks reads the byContext entries of an owner's context's live
+// tasks, newest status first.
+func (s *Store) contextTasks(ctx context.Context, owner, contextID string, t clockTimes) ([]contextEntry, error) {
+	e, err := expression.NewBuilder().
+		WithKeyCondition(expression.Key(attrListContext).Equal(expression.Value(listContextKey(owner, contextID)))).
+		WithFilter(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).Build()
 	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("dynamo: build context update: %w", err)
+		return nil, fmt.Errorf("dynamo: build context tasks query: %w", err)
 	}
-	return types.TransactWriteItem{Update: &types.Update{
-		Key: key(pk, skContext), UpdateExpression: e.Update(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	}}, nil
+	in := &dynamodb.QueryInput{
+		IndexName: aws.String(indexByContext), KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(), ScanIndexForward: aws.Bool(false),
+	}
+	var entries []contextEntry
+	for {
+		out, err := s.query(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range out.Items {
+			pk, _ := m[attrPK].(*types.AttributeValueMemberS)
+			sk, _ := m[attrListSK].(*types.AttributeValueMemberS)
+			st, _ := m[attrState].(*types.AttributeValueMemberS)
+			if pk == nil || sk == nil || st == nil {
+				return nil, errors.New("dynamo: index entry without the task's key, sort key or state")
+			}
+			entries = append(entries, contextEntry{taskID: taskIDFromPK(pk.Value), listSK: sk.Value, state: a2a.TaskState(st.Value)})
+		}
+		if out.LastEvaluatedKey == nil {
+			return entries, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
 
-// readContext reads a live context item (strongly consistent).
-func (s *Store) readContext(ctx context.Context, owner, contextID string) (*contextItem, error) {
-	out, err := s.getItem(ctx, &dynamodb.GetItemInput{Key: key(contextPK(owner, contextID), skContext), ConsistentRead: aws.Bool(true)})
+// contextRecord is the record of a context whose live tasks are entries
+// (not empty), the newest of which is the task item newest.
+func contextRecord(owner, contextID string, entries []contextEntry, newest *taskItem) service.ContextRecord {
+	ts, _, _ := strings.Cut(entries[0].listSK, "#")
+	return service.ContextRecord{Owner: owner, ContextID: contextID, TaskCount: len(entries), UpdatedAt: ts, SessionID: newest.contextSession()}
+}
+
+// contextSession is the session bound to the task's context when the task
+// was created. Tasks written before contextSession existed hold their own.
+func (it *taskItem) contextSession() string {
+	if it.ContextSession != "" {
+		return it.ContextSession
+	}
+	return it.SessionID
+}
+
+// boundSession returns the session bound to an owner's context: that of
+// its newest live task, or "" when it has none.
+func (s *Store) boundSession(ctx context.Context, owner, contextID string, t clockTimes) (string, error) {
+	entries, err := s.contextTasks(ctx, owner, contextID, t)
+	if err != nil || len(entries) == 0 {
+		return "", err
+	}
+	it, err := s.readTask(ctx, entries[0].taskID)
+	if errors.Is(err, service.ErrNotFound) {
+		return "", nil
+	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if len(out.Item) == 0 {
-		return nil, service.ErrNotFound
-	}
-	var c contextItem
-	if err := attributevalue.UnmarshalMap(out.Item, &c); err != nil {
-		return nil, fmt.Errorf("dynamo: decode context item: %w", err)
-	}
-	if c.Owner != owner || s.times().unix >= c.ExpiresAt {
-		return nil, service.ErrNotFound
-	}
-	return &c, nil
+	return it.contextSession(), nil
 }
 
-// GetContext implements service.ContextStore with one GetItem.
+// GetContext implements service.ContextStore: one Query of the context's
+// byContext entries, one GetItem of its newest task.
 func (s *Store) GetContext(ctx context.Context, owner, contextID string) (*service.ContextRecord, error) {
-	c, err := s.readContext(ctx, owner, contextID)
+	t := s.times()
+	entries, err := s.contextTasks(ctx, owner, contextID, t)
 	if err != nil {
 		return nil, err
 	}
-	rec := c.record()
+	if len(entries) == 0 {
+		return nil, service.ErrNotFound
+	}
+	newest, err := s.readTask(ctx, entries[0].taskID)
+	if err != nil {
+		return nil, err
+	}
+	rec := contextRecord(owner, contextID, entries, newest)
 	return &rec, nil
 }
 
-// ListContexts implements service.ContextStore: one descending Query of the
-// byOwner index under X#<owner> (expired items filtered out), then one
-// BatchGetItem of the page's context items (at most 100: a page). The cursor is the index sort
-// key of the page's last context, base64url encoded; the query is confined
-// to the owner's partition whatever it says.
+// contextWalkPage is how many of the owner's tasks ListContexts reads at a
+// time, for a page of n contexts.
+func contextWalkPage(n int) int32 { return int32(min(2*n+1, 100)) }
+
+// ListContexts implements service.ContextStore: it walks the owner's tasks
+// on byOwner, newest status first, and lists each context at its newest
+// task (a context whose newest task is above the walk's start was listed
+// on an earlier page). The cursor is the byOwner sort key of the last
+// walked task, as ListTasks has it; the walk is confined to the owner's
+// partition whatever it says.
 func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (service.ContextPage, error) {
 	pageSize := q.PageSize
 	if pageSize <= 0 {
 		pageSize = a2a.DefaultPageSize
 	}
 	t := s.times()
-	listOwner := contextListOwner(q.Owner)
 	e, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrListOwner).Equal(expression.Value(listOwner))).
+		WithKeyCondition(expression.Key(attrListOwner).Equal(expression.Value(listOwnerKey(q.Owner)))).
 		WithFilter(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).Build()
 	if err != nil {
 		return service.ContextPage{}, fmt.Errorf("dynamo: build context list query: %w", err)
@@ -144,144 +176,142 @@ func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (servi
 	in := &dynamodb.QueryInput{
 		IndexName: aws.String(indexByOwner), KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(pageSize + 1)),
+		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(contextWalkPage(pageSize)),
 	}
 	if q.Cursor != "" {
-		sk, pk, err := decodeContextCursor(q.Cursor)
+		sk, taskID, err := decodeCursor(q.Cursor)
 		if err != nil {
 			return service.ContextPage{}, err
 		}
-		start := key(pk, skContext)
-		start[attrListOwner] = &types.AttributeValueMemberS{Value: listOwner}
+		start := taskKey(taskID)
+		start[attrListOwner] = &types.AttributeValueMemberS{Value: listOwnerKey(q.Owner)}
 		start[attrListSK] = &types.AttributeValueMemberS{Value: sk}
 		in.ExclusiveStartKey = start
 	}
-	var entries []map[string]types.AttributeValue
-	for len(entries) <= pageSize {
+	var page service.ContextPage
+	seen := map[string]bool{}
+	for {
 		out, err := s.query(ctx, in)
 		if err != nil {
 			return service.ContextPage{}, err
 		}
-		entries = append(entries, out.Items...)
+		walked, err := s.walkContexts(ctx, q.Owner, out.Items, seen, t)
+		if err != nil {
+			return service.ContextPage{}, err
+		}
+		for _, w := range walked {
+			if w.rec != nil {
+				page.Contexts = append(page.Contexts, *w.rec)
+			}
+			if len(page.Contexts) == pageSize {
+				if w.listSK != lastSK(out.Items) || out.LastEvaluatedKey != nil {
+					page.NextCursor = encodeCursor(w.listSK)
+				}
+				return page, nil
+			}
+		}
 		if out.LastEvaluatedKey == nil {
-			break
+			return page, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	var page service.ContextPage
-	if len(entries) > pageSize {
-		entries = entries[:pageSize]
-		last, _ := entries[pageSize-1][attrListSK].(*types.AttributeValueMemberS)
-		if last == nil {
-			return service.ContextPage{}, errors.New("dynamo: index entry without its sort key")
-		}
-		page.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(last.Value))
-	}
+}
+
+// lastSK is the index sort key of the last of entries, or "".
+func lastSK(entries []map[string]types.AttributeValue) string {
 	if len(entries) == 0 {
-		return page, nil
+		return ""
 	}
-	keys := make([]map[string]types.AttributeValue, len(entries))
-	order := make(map[string]int, len(entries))
+	sk, _ := entries[len(entries)-1][attrListSK].(*types.AttributeValueMemberS)
+	if sk == nil {
+		return ""
+	}
+	return sk.Value
+}
+
+// walkedTask is one task of a ListContexts walk: its place, and the record
+// of the context listed there, if any.
+type walkedTask struct {
+	listSK string
+	rec    *service.ContextRecord
+}
+
+// walkContexts reads the contexts of a page of byOwner entries: one
+// BatchGetItem of their task items, then, for each context not seen
+// before, one Query of its entries, eight at a time. A context is listed at
+// a task that is its newest.
+func (s *Store) walkContexts(ctx context.Context, owner string, entries []map[string]types.AttributeValue, seen map[string]bool, t clockTimes) ([]walkedTask, error) {
+	walked := make([]walkedTask, len(entries))
+	ids := make([]string, len(entries))
 	for i, m := range entries {
 		pk, _ := m[attrPK].(*types.AttributeValueMemberS)
-		if pk == nil {
-			return service.ContextPage{}, errors.New("dynamo: index entry without the context's key")
+		sk, _ := m[attrListSK].(*types.AttributeValueMemberS)
+		if pk == nil || sk == nil {
+			return nil, errors.New("dynamo: index entry without the task's key or sort key")
 		}
-		keys[i], order[pk.Value] = key(pk.Value, skContext), i
+		ids[i], walked[i].listSK = taskIDFromPK(pk.Value), sk.Value
 	}
-	items, err := s.batchGetAll(ctx, keys)
+	keys := make([]map[string]types.AttributeValue, len(ids))
+	for i, id := range ids {
+		keys[i] = taskKey(id)
+	}
+	items, err := s.getItems(ctx, false, keys...)
 	if err != nil {
-		return service.ContextPage{}, err
+		return nil, err
 	}
-	got := make([]*service.ContextRecord, len(entries))
-	for _, m := range items {
-		var c contextItem
-		if err := attributevalue.UnmarshalMap(m, &c); err != nil {
-			return service.ContextPage{}, fmt.Errorf("dynamo: decode context item: %w", err)
+	errs := make([]error, len(items))
+	sem := make(chan struct{}, listReadConcurrency)
+	var wg sync.WaitGroup
+	for i, m := range items {
+		if m == nil {
+			continue
 		}
-		if c.Owner == q.Owner && t.unix < c.ExpiresAt {
-			rec := c.record()
-			got[order[c.PK]] = &rec
+		it, err := decodeTaskItem(m)
+		if err != nil {
+			return nil, err
 		}
+		if it.Owner != owner || !it.live(t) || seen[it.ContextID] {
+			continue
+		}
+		seen[it.ContextID] = true
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			entries, err := s.contextTasks(ctx, owner, it.ContextID, t)
+			if err != nil || len(entries) == 0 || entries[0].taskID != ids[i] {
+				// Listed where its newest task stands: above the walk's
+				// start (an earlier page), or changed just now.
+				errs[i] = err
+				return
+			}
+			rec := contextRecord(owner, it.ContextID, entries, it)
+			walked[i].rec = &rec
+		})
 	}
-	for _, r := range got {
-		if r != nil {
-			page.Contexts = append(page.Contexts, *r)
-		}
-	}
-	return page, nil
+	wg.Wait()
+	return walked, errors.Join(errs...)
 }
 
-// decodeContextCursor returns the index sort key and the item's partition
-// key of a context list cursor, or an invalid params error.
-func decodeContextCursor(c string) (sk, pk string, err error) {
-	sk, dig, err := decodeListCursor(c, func(id string) bool { return len(id) == 64 })
-	if err != nil {
-		return "", "", err
-	}
-	if strings.HasPrefix(sk, "#") {
-		return "", "", a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
-	}
-	return sk, "X#" + dig, nil
-}
-
-// ClearContext implements service.ContextStore: one GetItem (the context),
-// the byContext Query of its tasks, one UpdateItem per task and one
-// DeleteItem-like transaction for the context item.
+// ClearContext implements service.ContextStore: the byContext Query of the
+// context's tasks, then one UpdateItem per task.
 func (s *Store) ClearContext(ctx context.Context, owner, contextID string) error {
-	if _, err := s.readContext(ctx, owner, contextID); err != nil {
+	t := s.times()
+	entries, err := s.contextTasks(ctx, owner, contextID, t)
+	if err != nil {
 		return err
 	}
-	t := s.times()
-	e, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrListContext).Equal(expression.Value(listContextKey(owner, contextID)))).
-		WithFilter(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).Build()
-	if err != nil {
-		return fmt.Errorf("dynamo: build context tasks query: %w", err)
+	if len(entries) == 0 {
+		return service.ErrNotFound
 	}
-	in := &dynamodb.QueryInput{
-		IndexName: aws.String(indexByContext), KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+	for _, e := range entries {
+		if !e.state.Terminal() {
+			return &service.ContextLiveError{TaskID: e.taskID, State: e.state}
+		}
 	}
-	var ids []string
-	for {
-		out, err := s.query(ctx, in)
-		if err != nil {
+	for _, e := range entries {
+		if err := s.expireTask(ctx, e.taskID, owner, t); err != nil {
 			return err
 		}
-		for _, m := range out.Items {
-			pk, _ := m[attrPK].(*types.AttributeValueMemberS)
-			st, _ := m[attrState].(*types.AttributeValueMemberS)
-			if pk == nil || st == nil {
-				return errors.New("dynamo: index entry without the task's key or state")
-			}
-			if state := a2a.TaskState(st.Value); !state.Terminal() {
-				return &service.ContextLiveError{TaskID: taskIDFromPK(pk.Value), State: state}
-			}
-			ids = append(ids, taskIDFromPK(pk.Value))
-		}
-		if out.LastEvaluatedKey == nil {
-			break
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-	for _, id := range ids {
-		if err := s.expireTask(ctx, id, owner, t); err != nil {
-			return err
-		}
-	}
-	del, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return fmt.Errorf("dynamo: build condition: %w", err)
-	}
-	err = s.transact(ctx, []types.TransactWriteItem{{Delete: &types.Delete{
-		Key: key(contextPK(owner, contextID), skContext), ConditionExpression: del.Condition(), ExpressionAttributeNames: del.Names(),
-	}}})
-	if failedCondition(cancellation(err), 0) {
-		return nil // another clear removed it first
-	}
-	if err != nil {
-		return otherFailure(err, "the context")
 	}
 	return nil
 }

@@ -43,6 +43,8 @@ type API interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 }
@@ -174,6 +176,28 @@ func (s *Store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*
 		s.observe("UpdateItem", nil)
 	}
 	return out, wrap("UpdateItem", err)
+}
+
+func (s *Store) putItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
+	out, err := s.api.PutItem(ctx, in)
+	if out != nil {
+		s.observe("PutItem", out.ConsumedCapacity)
+	} else {
+		s.observe("PutItem", nil)
+	}
+	return out, wrap("PutItem", err)
+}
+
+func (s *Store) deleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
+	out, err := s.api.DeleteItem(ctx, in)
+	if out != nil {
+		s.observe("DeleteItem", out.ConsumedCapacity)
+	} else {
+		s.observe("DeleteItem", nil)
+	}
+	return out, wrap("DeleteItem", err)
 }
 
 // transact runs a transaction whose items name no table yet.

@@ -146,11 +146,14 @@ func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, err
 }
 
 // duplicateOf returns the *service.DuplicateError of an idempotency record
-// (ALL_OLD of its failed condition).
+// (ALL_OLD of its failed condition): a record item, or the task that is its
+// own record.
 func duplicateOf(old map[string]types.AttributeValue) error {
-	v, ok := old[attrTaskID].(*types.AttributeValueMemberS)
-	if !ok {
-		return errors.New("dynamo: idempotency record without a task id")
+	if v, ok := old[attrRecordOf].(*types.AttributeValueMemberS); ok {
+		return &service.DuplicateError{TaskID: v.Value}
 	}
-	return &service.DuplicateError{TaskID: v.Value}
+	if pk, ok := old[attrPK].(*types.AttributeValueMemberS); ok && old[attrState] != nil {
+		return &service.DuplicateError{TaskID: taskIDFromPK(pk.Value)}
+	}
+	return errors.New("dynamo: idempotency record without a task")
 }

@@ -186,7 +186,7 @@ func (s *Store) inboxWrites(u *service.Update, c *updateContent, it *taskItem, t
 	}
 	idem = -1
 	if u.IdempotencyKey != "" {
-		put, err := s.idempotencyPut(u.Owner, u.IdempotencyKey, u.TaskID, t)
+		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, t)
 		if err != nil {
 			return nil, -1, err
 		}

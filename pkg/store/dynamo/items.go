@@ -46,8 +46,14 @@ type taskItem struct {
 	// Feedback is the JSON of the client's rating (service.Feedback),
 	// written only once the task is terminal (contexts.go).
 	Feedback string `dynamodbav:"feedback,omitempty"`
-	// SessionID is the task's agent session (service.TaskRecord.SessionID).
-	SessionID     string `dynamodbav:"sessionId,omitempty"`
+	// SessionID is the task's agent session (service.TaskRecord.SessionID)
+	// and ContextSession the session bound to its context when it was
+	// created (see contexts.go).
+	SessionID      string `dynamodbav:"sessionId,omitempty"`
+	ContextSession string `dynamodbav:"contextSession,omitempty"`
+	// RecordOf is set on an idempotency record kept at a task's key, which
+	// is no task (see recordPut).
+	RecordOf      string `dynamodbav:"recordOf,omitempty"`
 	AwaitingJob   string `dynamodbav:"awaitingJob,omitempty"`
 	AwaitingSince int64  `dynamodbav:"awaitingSince,omitempty"`
 	// PushConfigs are the ids of the task's push configs (see push.go).
@@ -95,6 +101,7 @@ const (
 	attrTaskID           = "taskId"
 	attrInbox            = "inbox"
 	attrInboxSeq         = "inboxSeq"
+	attrRecordOf         = "recordOf"
 	attrTrace            = "trace"
 )
 
@@ -108,11 +115,12 @@ type childItem struct {
 	ExpiresAt int64  `dynamodbav:"expiresAt"`
 }
 
-// idempotencyItem records that (owner, messageId) created or continued a task.
-type idempotencyItem struct {
+// recordItem records that (owner, messageId) created or continued the task
+// RecordOf (see recordPut).
+type recordItem struct {
 	PK        string `dynamodbav:"PK"`
 	SK        string `dynamodbav:"SK"`
-	TaskID    string `dynamodbav:"taskId"`
+	RecordOf  string `dynamodbav:"recordOf"`
 	ExpiresAt int64  `dynamodbav:"expiresAt"`
 }
 
@@ -132,8 +140,8 @@ func decodeTaskItem(m map[string]types.AttributeValue) (*taskItem, error) {
 	return &it, nil
 }
 
-// live reports whether the task has not expired at t.
-func (it *taskItem) live(t clockTimes) bool { return t.unix < it.ExpiresAt }
+// live reports whether the item is a task that has not expired at t.
+func (it *taskItem) live(t clockTimes) bool { return it.RecordOf == "" && t.unix < it.ExpiresAt }
 
 // record turns the task item into a record without history or artifacts.
 func (it *taskItem) record() (*service.TaskRecord, error) {

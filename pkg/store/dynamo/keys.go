@@ -21,7 +21,8 @@ import (
 //	history message     T#<taskId>          H#<inverted version>#<inverted index>
 //	                    (a first message of at most 1 KiB is inside the task item instead)
 //	push config         T#<taskId>          P#<configId>          (see push.go)
-//	idempotency record  I#<sha256(owner, messageId)>  I
+//	idempotency record  T#<TaskIDFor(owner, messageId)>  H       recordOf <taskId>
+//	                    (the task of that id, while it lives, is the record itself; see recordPut)
 //	interrupt binding   R#<requestId>       R                     (see interrupts.go)
 //
 // Within a task's partition, artifacts sort before the task item and
@@ -53,7 +54,6 @@ const (
 	skMessagePrefix  = "H#"
 	skHistoryEnd     = "H$"
 	skArtifactPrefix = "A#"
-	skIdempotency    = "I"
 	// skInboxPrefix starts the sort keys of inbox items (see inbox.go).
 	skInboxPrefix = "N#"
 
@@ -97,10 +97,6 @@ func digest(parts ...string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
-
-// idempotencyPK names the record of (owner, messageId). It is a digest, so
-// that client-chosen ids of any length and content make a valid key.
-func idempotencyPK(owner, messageID string) string { return "I#" + digest(owner, messageID) }
 
 func listOwnerKey(owner string) string { return "O#" + owner }
 

@@ -131,7 +131,7 @@ func (s *Store) TakeOver(ctx context.Context, l service.LapsedLease, owner strin
 }
 
 func (s *Store) liveTaskCond(t clockTimes) expression.ConditionBuilder {
-	return expression.AttributeExists(expression.Name(attrPK)).
+	return expression.AttributeExists(expression.Name(attrState)).
 		And(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix)))
 }
 

@@ -97,6 +97,20 @@ func (f *fixture) create(taskID string) {
 	}}))
 }
 
+// createOwn creates alice's task of message messageID, with the id the
+// service gives it (service.TaskIDFor), in a new context, holding the text,
+// and returns its id.
+func (f *fixture) createOwn(messageID, text string) string {
+	f.t.Helper()
+	id := service.TaskIDFor("alice", messageID)
+	m := a2a.Message{Role: a2a.RoleUser, MessageID: messageID, TaskID: id, ContextID: "c-" + messageID, Parts: []a2a.Part{a2a.TextPart("hi" + text)}}
+	require.NoError(f.t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", NewContext: true, Task: a2a.Task{
+		ID: id, ContextID: m.ContextID, History: []a2a.Message{m},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
+	}}))
+	return id
+}
+
 func (f *fixture) update(u service.Update) int64 {
 	f.t.Helper()
 	v, err := f.store.UpdateTask(f.ctx, u)
@@ -281,7 +295,8 @@ func TestUsageIsReported(t *testing.T) {
 		do   func()
 		ops  []string
 	}{
-		{"create", func() { f.create("t1") }, []string{"TransactWriteItems"}},
+		{"create", func() { f.create("t1") }, []string{"Query", "TransactWriteItems"}},
+		{"create its own record", func() { f.createOwn("m-own", "") }, []string{"PutItem"}},
 		{"status without message", func() {
 			f.update(service.Update{TaskID: "t1", IfVersion: 1, Status: f.status(a2a.TaskStateWorking, nil)})
 		},
@@ -543,4 +558,45 @@ func TestFirstMessageOfEitherLayout(t *testing.T) {
 		require.ErrorAs(t, err, &dup, id)
 		assert.Equal(t, id, dup.TaskID)
 	}
+}
+
+// A task with the id the service gives it is its own idempotency record:
+// one PutItem creates it, a retry is its duplicate, and once it expired the
+// id serves a new task, which none of the old one's items joins.
+func TestTaskIsItsOwnRecord(t *testing.T) {
+	f := newFixture(t)
+	id := f.createOwn("m1", "")
+	dup := func(nt service.NewTask) {
+		t.Helper()
+		var de *service.DuplicateError
+		require.ErrorAs(t, f.store.CreateTask(f.ctx, nt), &de)
+		assert.Equal(t, id, de.TaskID)
+	}
+	first := a2a.Message{Role: a2a.RoleUser, MessageID: "m1", ContextID: "c", Parts: []a2a.Part{a2a.TextPart("again")}}
+	status := a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())}
+	dup(service.NewTask{Owner: "alice", NewContext: true, Task: a2a.Task{ID: id, ContextID: "c", Status: status, History: []a2a.Message{first}}})
+	dup(service.NewTask{Owner: "alice", Task: a2a.Task{ID: "another", ContextID: "c", Status: status, History: []a2a.Message{first}}})
+	_, err := f.store.GetTask(f.ctx, "another", service.GetOptions{})
+	require.ErrorIs(t, err, service.ErrNotFound)
+
+	// The task takes messages and artifacts of their own items.
+	big := strings.Repeat("x", 2000)
+	f.update(service.Update{TaskID: id, Messages: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m2", Parts: []a2a.Part{a2a.TextPart(big)}}},
+		Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart(big)}}}})
+	rec, err := f.store.GetTask(f.ctx, id, service.AllHistory)
+	require.NoError(t, err)
+	require.Len(t, rec.Task.History, 2)
+	require.Len(t, rec.Task.Artifacts, 1)
+
+	f.clock.Advance(ttl)
+	f.reset()
+	again := f.createOwn("m1", " once more")
+	assert.Equal(t, id, again)
+	rec, err = f.store.GetTask(f.ctx, id, service.AllHistory)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), rec.Version)
+	require.Len(t, rec.Task.History, 1, "the expired task's messages are gone")
+	assert.Equal(t, "hi once more", rec.Task.History[0].Parts[0].Text)
+	assert.Empty(t, rec.Task.Artifacts, "the expired task's artifacts are gone")
+	assert.Contains(t, f.ops(), "DeleteItem")
 }

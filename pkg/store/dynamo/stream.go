@@ -15,28 +15,34 @@ import (
 // ChangeFromStream reads one record of the table's stream (view type
 // NEW_AND_OLD_IMAGES, as a Lambda event source mapping delivers it) and
 // returns the task change webhooks are told about, or nil when the record
-// is not one: an item other than a task, a new task (its creator has the
-// answer already), a task removed by TTL, a write that did not move the
-// version (a push config added or removed), or an update that changed
-// neither the status nor completed an artifact. It reports the same
-// changes as the memory store's OnChange.
+// is not one: an item other than a task (an idempotency record kept at a
+// task's key included), a new task that is still submitted (its creator
+// has the answer already), a task removed by TTL, a write that did not
+// move the version (a push config added or removed), or an update that
+// changed neither the status nor completed an artifact. A task created
+// already at work or finished (its first step ran before it was written)
+// is a change from submitted. It reports the same changes as the memory
+// store's OnChange.
 func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error) {
-	if r.EventName != string(events.DynamoDBOperationTypeModify) {
+	insert := r.EventName == string(events.DynamoDBOperationTypeInsert)
+	if !insert && r.EventName != string(events.DynamoDBOperationTypeModify) {
 		return nil, nil
 	}
 	if sk := r.Change.Keys[attrSK]; sk.DataType() != events.DataTypeString || sk.String() != skTask {
 		return nil, nil
 	}
-	if r.Change.NewImage == nil || r.Change.OldImage == nil {
+	if r.Change.NewImage == nil || (!insert && r.Change.OldImage == nil) {
 		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", r.EventID)
 	}
 	newer, err := convertImage(r.Change.NewImage, fromStream)
 	if err != nil {
 		return nil, err
 	}
-	older, err := convertImage(r.Change.OldImage, fromStream)
-	if err != nil {
-		return nil, err
+	older := map[string]types.AttributeValue{}
+	if !insert {
+		if older, err = convertImage(r.Change.OldImage, fromStream); err != nil {
+			return nil, err
+		}
 	}
 	return changeOf(newer, older)
 }
@@ -55,14 +61,18 @@ func TraceFromStream(r events.DynamoDBEventRecord) string {
 // changeOf is the change between two images of a task item.
 func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.TaskChange, error) {
 	newer, err := decodeTaskItem(newImage)
-	if err != nil {
+	if err != nil || newer.RecordOf != "" {
 		return nil, err
 	}
 	older, err := decodeTaskItem(oldImage)
 	if err != nil {
 		return nil, err
 	}
-	if newer.Version <= older.Version {
+	if older.RecordOf != "" || older.CreatedAt != newer.CreatedAt {
+		// No earlier image of this task: it was created submitted.
+		older = &taskItem{State: string(a2a.TaskStateSubmitted)}
+	}
+	if newer.Version <= older.Version || (newer.Version == 1 && newer.State == older.State) {
 		return nil, nil
 	}
 	c := &service.TaskChange{

@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,14 +13,21 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
-// CreateTask implements service.TaskStore. One transaction writes the task
-// item (with its first message inside when that is small, otherwise the
-// message as its own item), the idempotency record of (owner, first
-// message id), the count in its context (see contexts.go) and the task's
-// push configs. When a live record exists the transaction is refused and a
-// *service.DuplicateError names the task the record points to; nothing is
-// written. Content above service.MaxContentBytes is refused with a
+// CreateTask implements service.TaskStore. A task whose id is
+// service.TaskIDFor(owner, first message id), as the service makes them, is
+// its own idempotency record: with a small first message (kept inside the
+// task item) and no push configs it is one conditional PutItem. Otherwise
+// one transaction writes the task item, the record of (owner, first
+// message id) when the task is not its own (an item at the key of the task
+// that message would have created, see recordPut), the first message when
+// it is too large to keep inside, and the push configs. When a live record
+// exists nothing is written and a *service.DuplicateError names its task.
+// Content above service.MaxContentBytes is refused with a
 // *service.TooLargeError before anything is sent.
+//
+// A task in a context that other tasks have (not nt.NewContext) keeps the
+// session bound to the context: one Query and one GetItem (see
+// contexts.go).
 func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	task := nt.Task
 	if len(task.History) != 1 {
@@ -52,6 +58,16 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return err
 	}
+	bound := nt.SessionID
+	if !nt.NewContext {
+		b, err := s.boundSession(ctx, nt.Owner, task.ContextID, t)
+		if err != nil {
+			return err
+		}
+		if b != "" {
+			bound = b
+		}
+	}
 	inline := len(msgJSON) <= maxInlineMessageBytes
 	firstInline := ""
 	if inline {
@@ -64,71 +80,146 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		CreatedAt: t.now.UnixNano(), UpdatedAt: t.now.UnixNano(),
 		ExpiresAt: t.taskExpiry, ChildrenExpireAt: t.childExpiry,
 		ListOwner: listOwnerKey(nt.Owner), ListContext: listContextKey(nt.Owner, task.ContextID),
-		ListSK:       listSK(task.Status.Timestamp, task.ID),
-		PushConfigs:  configIDs,
-		SessionID:    nt.SessionID,
-		FirstMessage: firstInline,
-		Trace:        tracing.Header(ctx),
-		leaseAttrs:   newLeaseAttrs(nt.Lease),
+		ListSK:         listSK(task.Status.Timestamp, task.ID),
+		PushConfigs:    configIDs,
+		SessionID:      nt.SessionID,
+		ContextSession: bound,
+		FirstMessage:   firstInline,
+		Trace:          tracing.Header(ctx),
+		leaseAttrs:     newLeaseAttrs(nt.Lease),
 	})
 	if err != nil {
 		return err
 	}
-	idem, err := s.idempotencyPut(nt.Owner, first.MessageID, task.ID, t)
-	if err != nil {
-		return err
-	}
-	cw, err := s.contextWrite(&nt, t)
-	if err != nil {
-		return err
-	}
-	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return fmt.Errorf("dynamo: build condition: %w", err)
-	}
-	// The task comes first and the idempotency record second: the
-	// refusals below are told apart by position.
-	items := []types.TransactWriteItem{
-		{Put: &types.Put{Item: ti, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names()}},
-		idem,
-		cw,
+	own := task.ID == service.TaskIDFor(nt.Owner, first.MessageID)
+	// The task comes first and its record, when it is not its own, second:
+	// the refusals below are told apart by position.
+	var more []types.TransactWriteItem
+	if !own {
+		rec, err := s.recordPut(nt.Owner, first.MessageID, task.ID, t)
+		if err != nil {
+			return err
+		}
+		more = append(more, rec)
 	}
 	if !inline {
 		mi, err := marshalItem(childItem{PK: taskPK(task.ID), SK: messageSK(1, 0), Data: msgJSON, ExpiresAt: t.childExpiry})
 		if err != nil {
 			return err
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{Item: mi}})
+		more = append(more, types.TransactWriteItem{Put: &types.Put{Item: mi}})
 	}
-	items = append(items, configs...)
+	more = append(more, configs...)
 	for attempt := 1; ; attempt++ {
-		err = s.transact(ctx, items)
-		reasons := cancellation(err)
-		switch {
-		case err == nil:
-			return nil
-		case failedCondition(reasons, 1):
-			return duplicateOf(reasons[1].Item)
-		case failedCondition(reasons, 0):
-			return fmt.Errorf("dynamo: task id %s already exists", task.ID)
-		}
-		err = otherFailure(err, "the new task")
-		// The context item is shared by the tasks of its context: tasks
-		// created at once in one context contend for it.
-		if !errors.Is(err, errContention) || attempt == maxUpdateAttempts {
+		old, err := s.putTask(ctx, ti, more)
+		if old == nil {
 			return err
 		}
-		if err := pause(ctx, attempt); err != nil {
+		if it, _ := decodeTaskItem(old); it != nil && t.unix < it.ExpiresAt { // a live task or record
+			if !own {
+				return fmt.Errorf("dynamo: task id %s already exists", task.ID)
+			}
+			return duplicateOf(old)
+		}
+		// An expired task or record of an earlier use of the id: its
+		// items go, so that none of them joins the new task.
+		if attempt == 2 {
+			return fmt.Errorf("dynamo: task id %s: the items of its expired predecessor are still there", task.ID)
+		}
+		if err := s.clearPartition(ctx, task.ID, t); err != nil {
 			return err
 		}
 	}
 }
 
-// idempotencyPut is the transaction item that records (owner, messageID)
-// for taskID, unless a live record exists (its old image then names the
-// first task).
-func (s *Store) idempotencyPut(owner, messageID, taskID string, t clockTimes) (types.TransactWriteItem, error) {
-	item, err := marshalItem(idempotencyItem{PK: idempotencyPK(owner, messageID), SK: skIdempotency, TaskID: taskID, ExpiresAt: t.idemExpiry})
+// putTask writes a new task item, and more in the same transaction when
+// there is more, on the condition that no item has its key. When an item
+// has it, putTask returns that item (and no error); a refused record is a
+// *service.DuplicateError.
+func (s *Store) putTask(ctx context.Context, item map[string]types.AttributeValue, more []types.TransactWriteItem) (map[string]types.AttributeValue, error) {
+	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: build condition: %w", err)
+	}
+	if len(more) == 0 {
+		_, err := s.putItem(ctx, &dynamodb.PutItemInput{
+			Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+		if old, refused := conditionFailedItem(err); refused {
+			return old, nil
+		}
+		return nil, otherFailure(err, "the new task")
+	}
+	put := types.TransactWriteItem{Put: &types.Put{
+		Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}
+	err = s.transact(ctx, append([]types.TransactWriteItem{put}, more...))
+	reasons := cancellation(err)
+	switch {
+	case err == nil:
+		return nil, nil
+	case failedCondition(reasons, 1) && more[0].Put != nil && more[0].Put.Item[attrRecordOf] != nil:
+		return nil, duplicateOf(reasons[1].Item)
+	case failedCondition(reasons, 0):
+		return reasons[0].Item, nil
+	}
+	return nil, otherFailure(err, "the new task")
+}
+
+// clearPartition deletes the items of an expired task (or record) at
+// taskID's key: its item, on the condition that it has expired, and all the
+// rest of its partition.
+func (s *Store) clearPartition(ctx context.Context, taskID string, t clockTimes) error {
+	e, err := expression.NewBuilder().
+		WithKeyCondition(expression.Key(attrPK).Equal(expression.Value(taskPK(taskID)))).
+		WithProjection(expression.NamesList(expression.Name(attrPK), expression.Name(attrSK))).Build()
+	if err != nil {
+		return fmt.Errorf("dynamo: build partition query: %w", err)
+	}
+	expired, err := expression.NewBuilder().WithCondition(expression.Name(attrExpiresAt).LessThanEqual(expression.Value(t.unix))).Build()
+	if err != nil {
+		return fmt.Errorf("dynamo: build condition: %w", err)
+	}
+	in := &dynamodb.QueryInput{
+		KeyConditionExpression: e.KeyCondition(), ProjectionExpression: e.Projection(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(), ConsistentRead: aws.Bool(true),
+	}
+	for {
+		out, err := s.query(ctx, in)
+		if err != nil {
+			return err
+		}
+		for _, k := range out.Items {
+			del := &dynamodb.DeleteItemInput{Key: k}
+			if sk, _ := k[attrSK].(*types.AttributeValueMemberS); sk != nil && sk.Value == skTask {
+				del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues = expired.Condition(), expired.Names(), expired.Values()
+			}
+			if _, err := s.deleteItem(ctx, del); err != nil {
+				if _, refused := conditionFailedItem(err); refused {
+					return fmt.Errorf("dynamo: task id %s was taken again while its predecessor's items were deleted", taskID)
+				}
+				return err
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			s.log.InfoContext(ctx, "deleted the items of an expired task whose id was used again", "taskId", taskID, "items", len(out.Items))
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// recordPut is the transaction item that records (owner, messageID) for
+// taskID, unless a live record exists (its old image then names the first
+// task). The record is an item at the key of the task the message would
+// have created (service.TaskIDFor): that task, while it lives, is the
+// record, and other records there hold recordOf, the task they point to.
+// A record overwrites only an expired item (see CreateTask for what
+// happens to its partition).
+func (s *Store) recordPut(owner, messageID, taskID string, t clockTimes) (types.TransactWriteItem, error) {
+	item, err := marshalItem(recordItem{PK: taskPK(service.TaskIDFor(owner, messageID)), SK: skTask, RecordOf: taskID, ExpiresAt: t.idemExpiry})
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}

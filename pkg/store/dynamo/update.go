@@ -245,7 +245,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	items = append(items, arts...)
 	idem := -1
 	if u.IdempotencyKey != "" {
-		put, err := s.idempotencyPut(u.Owner, u.IdempotencyKey, u.TaskID, t)
+		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, t)
 		if err != nil {
 			return err
 		}

@@ -13,32 +13,47 @@ import (
 
 var _ service.ContextStore = (*Store)(nil)
 
-func contextKey(owner, contextID string) string { return owner + "\x00" + contextID }
+// Contexts are derived from the tasks, as the DynamoDB store has them: an
+// owner's context is its live tasks that share a contextId; it is gone
+// once the last of them expired or was cleared. Its UpdatedAt is the
+// newest status timestamp of those tasks (ties: the greatest task id), and
+// its session the one bound to the context when that newest task was
+// created (entry.contextSession).
 
-// recordInContext counts a new task in its context, creating the context
-// (and binding the task's session) on its first task. Callers hold s.mu.
-func (s *Store) recordInContext(t service.NewTask, now time.Time) {
-	key := contextKey(t.Owner, t.Task.ContextID)
-	c, ok := s.contexts[key]
-	if !ok || !now.Before(c.expiresAt) {
-		c = &contextEntry{rec: service.ContextRecord{Owner: t.Owner, ContextID: t.Task.ContextID}}
-		s.contexts[key] = c
+// contextTasks returns the live tasks of an owner's context, newest status
+// first. Callers hold s.mu.
+func (s *Store) contextTasks(owner, contextID string, now time.Time) []*entry {
+	var tasks []*entry
+	for _, e := range s.tasks {
+		if e.rec.Owner == owner && e.rec.Task.ContextID == contextID && now.Before(e.expiresAt) {
+			tasks = append(tasks, e)
+		}
 	}
-	c.rec.TaskCount++
-	c.rec.UpdatedAt = t.Task.Status.Timestamp
-	if c.rec.SessionID == "" {
-		c.rec.SessionID = t.SessionID
-	}
-	c.expiresAt = now.Add(2 * s.taskTTL)
+	slices.SortFunc(tasks, newestStatusFirst)
+	return tasks
 }
 
-// liveContext returns an owner's unexpired context. Callers hold s.mu.
-func (s *Store) liveContext(owner, contextID string, now time.Time) *contextEntry {
-	c, ok := s.contexts[contextKey(owner, contextID)]
-	if !ok || !now.Before(c.expiresAt) {
-		return nil
+// newestStatusFirst orders tasks as the task list does: newest status
+// timestamp first, ties by task id, descending.
+func newestStatusFirst(a, b *entry) int {
+	return cmp.Or(cmp.Compare(b.rec.Task.Status.Timestamp, a.rec.Task.Status.Timestamp), cmp.Compare(b.rec.Task.ID, a.rec.Task.ID))
+}
+
+// boundSession is the session bound to an owner's context: that of its
+// newest live task, or "". Callers hold s.mu.
+func (s *Store) boundSession(owner, contextID string, now time.Time) string {
+	if tasks := s.contextTasks(owner, contextID, now); len(tasks) > 0 {
+		return tasks[0].contextSession
 	}
-	return c
+	return ""
+}
+
+// contextRecord is the record of the context whose live tasks, newest
+// status first, are tasks (not empty).
+func contextRecord(tasks []*entry) service.ContextRecord {
+	newest := tasks[0]
+	return service.ContextRecord{Owner: newest.rec.Owner, ContextID: newest.rec.Task.ContextID, TaskCount: len(tasks),
+		UpdatedAt: newest.rec.Task.Status.Timestamp, SessionID: newest.contextSession}
 }
 
 // GetContext implements service.ContextStore.
@@ -46,16 +61,16 @@ func (s *Store) GetContext(_ context.Context, owner, contextID string) (*service
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.liveContext(owner, contextID, now)
-	if c == nil {
+	tasks := s.contextTasks(owner, contextID, now)
+	if len(tasks) == 0 {
 		return nil, service.ErrNotFound
 	}
-	rec := c.rec
+	rec := contextRecord(tasks)
 	return &rec, nil
 }
 
-// ListContexts implements service.ContextStore. The cursor is the
-// UpdatedAt and context id of the page's last context.
+// ListContexts implements service.ContextStore. The cursor is the status
+// timestamp and task id of the newest task of the page's last context.
 func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service.ContextPage, error) {
 	afterTS, afterID, hasCursor := strings.Cut(q.Cursor, "|")
 	if q.Cursor != "" && !hasCursor {
@@ -68,30 +83,33 @@ func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var match []service.ContextRecord
-	for _, c := range s.contexts {
-		if c.rec.Owner == q.Owner && now.Before(c.expiresAt) {
-			match = append(match, c.rec)
+	byContext := map[string][]*entry{}
+	for _, e := range s.tasks {
+		if e.rec.Owner == q.Owner && now.Before(e.expiresAt) {
+			byContext[e.rec.Task.ContextID] = append(byContext[e.rec.Task.ContextID], e)
 		}
 	}
-	slices.SortFunc(match, func(a, b service.ContextRecord) int {
-		return cmp.Or(cmp.Compare(b.UpdatedAt, a.UpdatedAt), cmp.Compare(b.ContextID, a.ContextID))
-	})
-	start := 0
-	if hasCursor {
-		start = len(match)
-		for i, c := range match {
-			if c.UpdatedAt < afterTS || (c.UpdatedAt == afterTS && c.ContextID < afterID) {
-				start = i
-				break
-			}
+	type listed struct {
+		rec    service.ContextRecord
+		newest *entry
+	}
+	var match []listed
+	for _, tasks := range byContext {
+		slices.SortFunc(tasks, newestStatusFirst)
+		ts, id := tasks[0].rec.Task.Status.Timestamp, tasks[0].rec.Task.ID
+		if !hasCursor || ts < afterTS || (ts == afterTS && id < afterID) {
+			match = append(match, listed{contextRecord(tasks), tasks[0]})
 		}
 	}
-	end := min(start+pageSize, len(match))
-	page := service.ContextPage{Contexts: match[start:end:end]}
+	slices.SortFunc(match, func(a, b listed) int { return newestStatusFirst(a.newest, b.newest) })
+	end := min(pageSize, len(match))
+	var page service.ContextPage
+	for _, m := range match[:end] {
+		page.Contexts = append(page.Contexts, m.rec)
+	}
 	if end < len(match) {
-		last := match[end-1]
-		page.NextCursor = last.UpdatedAt + "|" + last.ContextID
+		last := match[end-1].newest
+		page.NextCursor = last.rec.Task.Status.Timestamp + "|" + last.rec.Task.ID
 	}
 	return page, nil
 }
@@ -101,23 +119,18 @@ func (s *Store) ClearContext(_ context.Context, owner, contextID string) error {
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.liveContext(owner, contextID, now) == nil {
+	tasks := s.contextTasks(owner, contextID, now)
+	if len(tasks) == 0 {
 		return service.ErrNotFound
 	}
-	var ids []string
-	for id, e := range s.tasks {
-		if e.rec.Owner != owner || e.rec.Task.ContextID != contextID || !now.Before(e.expiresAt) {
-			continue
-		}
+	for _, e := range tasks {
 		if st := e.rec.Task.Status.State; !st.Terminal() {
-			return &service.ContextLiveError{TaskID: id, State: st}
+			return &service.ContextLiveError{TaskID: e.rec.Task.ID, State: st}
 		}
-		ids = append(ids, id)
 	}
-	for _, id := range ids {
-		s.drop(id, s.tasks[id])
+	for _, e := range tasks {
+		s.drop(e.rec.Task.ID, e)
 	}
-	delete(s.contexts, contextKey(owner, contextID))
 	return nil
 }
 

@@ -63,17 +63,10 @@ type Store struct {
 	tasks      map[string]*entry
 	idem       map[string]idemRecord
 	interrupts map[string]*service.InterruptBinding
-	contexts   map[string]*contextEntry
 	lastSweep  time.Time
 	// finished are the ids of terminal tasks in the order they finished:
 	// the eviction order (ids of tasks gone since are skipped).
 	finished []string
-}
-
-// contextEntry is an owner's context (service.ContextStore).
-type contextEntry struct {
-	rec       service.ContextRecord
-	expiresAt time.Time
 }
 
 type entry struct {
@@ -92,6 +85,9 @@ type entry struct {
 	settled chan struct{}
 	// inbox holds the messages of updates with Inbox set, not taken yet.
 	inbox []a2a.Message
+	// contextSession is the session bound to the task's context when the
+	// task was created (see contexts.go).
+	contextSession string
 }
 
 type idemRecord struct {
@@ -108,8 +104,7 @@ var (
 func New(opts Options) *Store {
 	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
-		contexts: map[string]*contextEntry{},
-		closed:   make(chan struct{})}
+		closed: make(chan struct{})}
 	close(s.closed)
 	if s.taskTTL <= 0 {
 		s.taskTTL = DefaultTaskTTL
@@ -148,10 +143,17 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 		return &service.DuplicateError{TaskID: r.taskID}
 	}
 	if e, ok := s.tasks[t.Task.ID]; ok && now.Before(e.expiresAt) {
+		if t.Task.ID == service.TaskIDFor(t.Owner, t.Task.History[0].MessageID) && e.rec.Owner == t.Owner {
+			return &service.DuplicateError{TaskID: t.Task.ID} // the task is the record
+		}
 		return fmt.Errorf("memory: task id %s already exists", t.Task.ID)
 	}
 	if err := s.makeRoom(now); err != nil {
 		return err
+	}
+	bound := t.SessionID
+	if b := s.boundSession(t.Owner, t.Task.ContextID, now); b != "" && !t.NewContext {
+		bound = b
 	}
 	task := t.Task
 	task.History = slices.Clone(task.History)
@@ -159,8 +161,9 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	e := &entry{
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
 			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored()},
-		expiresAt: now.Add(s.taskTTL),
-		idemKey:   key,
+		expiresAt:      now.Add(s.taskTTL),
+		idemKey:        key,
+		contextSession: bound,
 	}
 	for _, c := range t.PushConfigs {
 		if e.configs == nil {
@@ -171,7 +174,6 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	}
 	s.tasks[task.ID] = e
 	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
-	s.recordInContext(t, now)
 	if now.Sub(s.lastSweep) >= sweepInterval {
 		s.sweep(now)
 		s.lastSweep = now
@@ -194,11 +196,6 @@ func (s *Store) sweep(now time.Time) {
 	for id, b := range s.interrupts {
 		if !now.Before(b.ExpiresAt) {
 			delete(s.interrupts, id)
-		}
-	}
-	for k, c := range s.contexts {
-		if !now.Before(c.expiresAt) {
-			delete(s.contexts, k)
 		}
 	}
 	s.finished = slices.DeleteFunc(s.finished, func(id string) bool { _, ok := s.tasks[id]; return !ok })

@@ -148,14 +148,31 @@ func testClearContext(t *testing.T, s *suite) {
 }
 
 func testContextExpiry(t *testing.T, s *suite) {
-	s.createIn("alice", "t1", "ctx-a", "")
-	s.clock.Advance(TaskTTL)
+	s.createIn("alice", "t1", "ctx-a", "session-1")
 	s.createIn("alice", "t2", "ctx-b", "")
-	s.clock.Advance(TaskTTL)
+	s.clock.Advance(TaskTTL - time.Second) // t1 expires, t2 has a second left
 	_, err := s.store.GetContext(s.ctx, "alice", "ctx-a")
-	assert.ErrorIs(t, err, service.ErrNotFound, "a context expires two TTLs after its latest task")
+	assert.ErrorIs(t, err, service.ErrNotFound, "a context expires with its last task")
 	assert.Equal(t, []string{"ctx-b"}, listContexts(t, s, "alice", 10))
 	assert.ErrorIs(t, s.store.ClearContext(s.ctx, "alice", "ctx-a"), service.ErrNotFound)
+
+	// Its id starts a new context, with a session of its own.
+	s.createIn("alice", "t3", "ctx-a", "session-2")
+	assert.Equal(t, "session-2", s.context("alice", "ctx-a").SessionID)
+	assert.Equal(t, 1, s.context("alice", "ctx-a").TaskCount)
+}
+
+// A context's UpdatedAt follows the newest status of its tasks, and the
+// list follows it.
+func testContextFollowsItsTasks(t *testing.T, s *suite) {
+	s.createIn("alice", "t1", "ctx-a", "")
+	s.createIn("alice", "t2", "ctx-b", "")
+	assert.Equal(t, []string{"ctx-b", "ctx-a"}, listContexts(t, s, "alice", 1))
+	s.clock.Advance(time.Second)
+	st := s.status(a2a.TaskStateWorking, nil)
+	s.update(service.Update{TaskID: "t1", Status: st})
+	assert.Equal(t, st.Timestamp, s.context("alice", "ctx-a").UpdatedAt)
+	assert.Equal(t, []string{"ctx-a", "ctx-b"}, listContexts(t, s, "alice", 1))
 }
 
 func testFeedback(t *testing.T, s *suite) {

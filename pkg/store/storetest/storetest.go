@@ -87,6 +87,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"ListContexts", testListContexts},
 		{"ClearContext", testClearContext},
 		{"ContextExpiry", testContextExpiry},
+		{"ContextFollowsItsTasks", testContextFollowsItsTasks},
 		{"Feedback", testFeedback},
 		{"Inbox", testInbox},
 		{"InboxTakenOnce", testInboxTakenOnce},

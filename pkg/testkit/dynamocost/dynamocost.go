@@ -184,11 +184,26 @@ func (m *Meter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput
 
 // UpdateItem counts one write of the item and its index entries.
 func (m *Meter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	before := m.peek(ctx, in.Key)
-	out, err := m.Client.UpdateItem(ctx, in, opts...)
-	after := m.peek(ctx, in.Key)
+	return meterWrite(ctx, m, "UpdateItem", in.Key, func() (*dynamodb.UpdateItemOutput, error) { return m.Client.UpdateItem(ctx, in, opts...) })
+}
+
+// PutItem counts one write of the item and its index entries.
+func (m *Meter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return meterWrite(ctx, m, "PutItem", m.keyOf(in.Item), func() (*dynamodb.PutItemOutput, error) { return m.Client.PutItem(ctx, in, opts...) })
+}
+
+// DeleteItem counts one write of the item and its index entries.
+func (m *Meter) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return meterWrite(ctx, m, "DeleteItem", in.Key, func() (*dynamodb.DeleteItemOutput, error) { return m.Client.DeleteItem(ctx, in, opts...) })
+}
+
+// meterWrite counts one write of the item at key by write.
+func meterWrite[T any](ctx context.Context, m *Meter, op string, key map[string]types.AttributeValue, write func() (T, error)) (T, error) {
+	before := m.peek(ctx, key)
+	out, err := write()
+	after := m.peek(ctx, key)
 	w, iw := m.writeUnits(before, after, err == nil)
-	m.add("UpdateItem", 0, w, iw)
+	m.add(op, 0, w, iw)
 	return out, err
 }
 
