@@ -80,7 +80,9 @@ type StepRequest struct {
 	// created it, is the task as stored (Job.Created): the step starts
 	// from it instead of reading the task. Its version condition still
 	// stops the step if anything changed the task meanwhile.
-	Created *TaskRecord
+	Created *TaskRecord	// Unsaved is the task Created describes when it is not stored yet
+	// (Job.Unsaved): the step's first write stores it.
+	Unsaved *NewTask
 }
 
 // StepResult says how a step (or an Await, Expire or Fail action) ended.
@@ -202,7 +204,8 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 	if state != a2a.TaskStateWorking {
 		acquire.Status = &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
 	}
-	if req.Blocking && x.acquireLater(rec) {
+	w.unsaved = req.Unsaved
+	if req.Unsaved != nil || (req.Blocking && x.acquireLater(rec)) {
 		// The first step of a new task, whose lease waits for a runner
 		// and lasts long enough: the step's first write takes the lease
 		// and says working, so a step that finishes at once writes the
@@ -297,7 +300,7 @@ func (x *Executor) observe(ctx context.Context, state a2a.TaskState) {
 // context's earlier tasks compares creation times, which only the store
 // knows exactly: for it the task is read.
 func (x *Executor) load(ctx context.Context, req StepRequest) (*TaskRecord, error) {
-	if c := req.Created; c != nil && c.Task.ID == req.TaskID && c.Version == 1 && x.agent.Info().ContextHistory <= 0 {
+	if c := req.Created; c != nil && c.Task.ID == req.TaskID && c.Version == 1 && (req.Unsaved != nil || x.agent.Info().ContextHistory <= 0) {
 		rec := *c
 		rec.Task.History = slices.Clone(c.Task.History)
 		rec.Task.Artifacts = slices.Clone(c.Task.Artifacts)
@@ -605,6 +608,9 @@ type taskWriter struct {
 	// acquire, until the first write, is the update that takes the lease
 	// (and says working): that write carries it.
 	acquire *Update
+	// unsaved, until the first write, is the task when it is not stored
+	// yet (StepRequest.Unsaved): that write stores it (see storeUnsaved).
+	unsaved *NewTask
 }
 
 // acquireLater reports whether a blocking step of rec may take the task's
@@ -644,6 +650,11 @@ func (w *taskWriter) takeLease(ctx context.Context) (bool, error) {
 
 func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
 	u.TaskID = w.taskID
+	if w.unsaved != nil {
+		if done, err := w.storeUnsaved(ctx, u); done || err != nil {
+			return err
+		}
+	}
 	if a := w.acquire; a != nil {
 		if u.Status == nil && a.Status != nil {
 			st := *a.Status
@@ -668,6 +679,61 @@ func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
 		}
 		w.version = ce.Version
 	}
+}
+
+// storeUnsaved stores the step's task, which is not stored yet: when u
+// finishes it (a terminal status and whole artifacts, nothing else), as
+// finished, once, which is all u asks (done); otherwise as it was created,
+// for u to follow. The finished task is left in the job (Job.Unsaved) for
+// the send to answer with. A task that a send of the same message stored
+// first is the same task: this step's result is dropped as that of a task
+// finished meanwhile.
+func (w *taskWriter) storeUnsaved(ctx context.Context, u Update) (done bool, err error) {
+	nt := *w.unsaved
+	finishes := u.Status != nil && u.Status.State.Terminal() && len(u.Messages) == 0 && u.Pending == nil &&
+		!u.AppendArtifact && u.RequestMetadata == nil && u.Checkpoint == nil && !u.Inbox
+	if finishes {
+		nt.Task.Status = *u.Status
+		nt.Task.History = slices.Clone(nt.Task.History)
+		if m := u.Status.Message; m != nil {
+			nt.Task.History = append(nt.Task.History, *m)
+		}
+		nt.Task.Artifacts = latestOfEach(u.Artifacts)
+		nt.Lease = Lease{}
+	}
+	err = w.x.store.CreateTask(ctx, nt)
+	var dup *DuplicateError
+	if errors.As(err, &dup) {
+		return true, &ConflictError{Reason: ConflictTerminal}
+	}
+	if err != nil {
+		return true, err
+	}
+	w.version = 1
+	if finishes {
+		*w.unsaved = nt
+		w.unsaved, w.acquire = nil, nil
+		return true, nil
+	}
+	w.unsaved = nil
+	return false, nil
+}
+
+// latestOfEach returns the artifacts, each id once, in the order of first
+// appearance, holding its latest version (a later artifact with the same id
+// replaces an earlier one).
+func latestOfEach(arts []a2a.Artifact) []a2a.Artifact {
+	out := make([]a2a.Artifact, 0, len(arts))
+	at := make(map[string]int, len(arts))
+	for _, a := range arts {
+		if i, ok := at[a.ArtifactID]; ok {
+			out[i] = a
+			continue
+		}
+		at[a.ArtifactID] = len(out)
+		out = append(out, a)
+	}
+	return out
 }
 
 // finish turns a write error into the step's result: a terminal task ends the

@@ -94,7 +94,10 @@ type InterruptBinding struct {
 // NewTask is a task to create.
 type NewTask struct {
 	// Task holds the id, context id, submitted status and, in History,
-	// exactly the first user message.
+	// exactly the first user message. A task whose first step finished
+	// before it was stored (Job.Unsaved) holds its terminal status instead,
+	// the status message after the first message in History, and the
+	// step's complete Artifacts.
 	Task  a2a.Task
 	Owner string
 	// RequestMetadata is stored with the task (see TaskRecord).
@@ -112,6 +115,27 @@ type NewTask struct {
 	// Lease, when held (see Lease.Held), is the task's first lease: the
 	// time a runner has to start it.
 	Lease Lease
+}
+
+// Check reports what makes nt no task to create: a History other than the
+// first message (followed, for a finished task, by its status message), or
+// artifacts on a task that is not finished.
+func (nt *NewTask) Check() error {
+	t := &nt.Task
+	finished := t.Status.State.Terminal()
+	want := 1
+	if finished && t.Status.Message != nil {
+		want = 2
+	}
+	switch {
+	case len(t.History) != want:
+		return fmt.Errorf("a new %s task holds %d messages, got %d", t.Status.State, want, len(t.History))
+	case want == 2 && t.History[1].MessageID != t.Status.Message.MessageID:
+		return fmt.Errorf("a new finished task's second message must be its status message")
+	case len(t.Artifacts) > 0 && !finished:
+		return fmt.Errorf("a new %s task holds no artifacts", t.Status.State)
+	}
+	return nil
 }
 
 // GetOptions say how much of a task to read.
@@ -585,6 +609,33 @@ type Job struct {
 	// step in that same request passes it on (StepRequest.Created), so the
 	// step need not read it back. Nil otherwise; never stored.
 	Created *TaskRecord
+	// Unsaved, for a blocking send to an InlineRunner, is the new task the
+	// send did not store: the first step stores it with its first write
+	// (StepRequest.Unsaved), once, finished, when that write finishes the
+	// task, and then leaves the finished task here for the send to answer
+	// with. Nil otherwise; never stored.
+	Unsaved *NewTask
+}
+
+// InlineRunner is a Runner that runs a blocking send's first step in the
+// send's own request, and so may be given a job whose task is not stored
+// yet (Job.Unsaved).
+type InlineRunner interface {
+	Runner
+	// StartsInline reports whether it does.
+	StartsInline() bool
+}
+
+// record is the task as a finished NewTask holds it, with at most
+// historyLength messages (negative: all).
+func (nt *NewTask) record(historyLength int) *TaskRecord {
+	t := nt.Task
+	if historyLength >= 0 && len(t.History) > historyLength {
+		t.History = t.History[len(t.History)-historyLength:]
+	}
+	t.History = slices.Clone(t.History)
+	t.Artifacts = slices.Clone(t.Artifacts)
+	return &TaskRecord{Task: t, Owner: nt.Owner, Version: 1, RequestMetadata: nt.RequestMetadata, SessionID: nt.SessionID}
 }
 
 // Resume is where handed-over work picks up.

@@ -153,7 +153,15 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	session := requestedSession(&p)
 	queued := false
 	if msg.TaskID == "" {
-		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline)
+		if blocking && s.startsInline() {
+			// The task is stored by its first step (see Job.Unsaved),
+			// unless a send of the same message made it already.
+			id := TaskIDFor(owner, msg.MessageID)
+			if t, err := s.read(ctx, owner, id, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !isTaskNotFound(err) {
+				return t, err
+			}
+		}
+		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline, blocking && s.startsInline())
 		if err == nil {
 			metrics.From(ctx).Count(metrics.TasksCreated, metrics.DimAgent, s.info.Name)
 		}
@@ -179,6 +187,10 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		return nil, err
 	}
 	opts := GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}
+	if u := job.Unsaved; u != nil && u.Task.Status.State.Terminal() {
+		// The step stored the task once, finished: it is the answer.
+		return withRuntimeMetadata(u.record(historyLength)), nil
+	}
 	if blocking {
 		// An inline runner returns with the task settled: the answer is
 		// then read once, without polling first.
@@ -196,7 +208,7 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 // in the request metadata its steps see): the one the request names, else
 // the one bound to its context, else a new one, which the store binds to a
 // new context.
-func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig) (Job, error) {
+func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig, unsaved bool) (Job, error) {
 	taskID := TaskIDFor(owner, msg.MessageID)
 	newContext := msg.ContextID == ""
 	if session == "" && msg.ContextID != "" {
@@ -233,12 +245,30 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 		nt.PushConfigs = []PushConfig{*push}
 	}
 	created := s.clock.Now()
+	rec := &TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
+		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored()}
+	job := Job{TaskID: taskID, Message: &msg, Created: rec}
+	if unsaved {
+		job.Unsaved = &nt
+		return job, nil
+	}
 	if err := s.store.CreateTask(ctx, nt); err != nil {
 		return Job{}, s.storeError(err, taskID, "params.message")
 	}
-	rec := &TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
-		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored()}
-	return Job{TaskID: taskID, Message: &msg, Created: rec}, nil
+	return job, nil
+}
+
+// startsInline reports whether the runner runs a blocking send's first
+// step in the request and so may store its task (see InlineRunner).
+func (s *Service) startsInline() bool {
+	r, ok := s.runner.(InlineRunner)
+	return ok && r.StartsInline()
+}
+
+// isTaskNotFound reports whether err is the protocol's task-not-found error.
+func isTaskNotFound(err error) bool {
+	var ae *a2a.Error
+	return errors.As(err, &ae) && ae.Code == a2a.CodeTaskNotFound
 }
 
 // continueTask appends a user message to a task that is not finished. An

@@ -21,7 +21,14 @@ type Runner struct {
 	machine service.Runner
 }
 
-var _ service.Runner = (*Runner)(nil)
+var _ service.InlineRunner = (*Runner)(nil)
+
+// StartsInline implements service.InlineRunner: new tasks go to the inline
+// runner, which may run them in the request.
+func (r *Runner) StartsInline() bool {
+	in, ok := r.inline.(service.InlineRunner)
+	return ok && in.StartsInline()
+}
 
 // New returns a runner that runs jobs with inline, except replies whose
 // execution waits on a token, which machine resumes. inline must hand the

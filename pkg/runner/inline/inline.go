@@ -76,7 +76,11 @@ type Runner struct {
 	log      *slog.Logger
 }
 
-var _ service.Runner = (*Runner)(nil)
+var _ service.InlineRunner = (*Runner)(nil)
+
+// StartsInline implements service.InlineRunner: a blocking job's steps run
+// in the request, so its task may be stored by its first step.
+func (r *Runner) StartsInline() bool { return true }
 
 // New returns a runner of exec's steps that defers to backlog what it
 // cannot run.
@@ -114,7 +118,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		defer cancel()
 	}
 	end := r.clock.Now().Add(r.budget)
-	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger, Blocking: true, Created: job.Created}
+	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger, Blocking: true, Created: job.Created, Unsaved: job.Unsaved}
 	for {
 		left := end.Sub(r.clock.Now())
 		if left <= 0 || runCtx.Err() != nil {

@@ -70,6 +70,11 @@ type taskItem struct {
 	// Tasks written before it existed, and tasks whose first message is
 	// larger, keep that message as the history item at version 1.
 	FirstMessage string `dynamodbav:"firstMessage,omitempty"`
+	// StatusInHistory says that the status message is also the history's
+	// last message, and Artifacts (JSON) holds the task's artifacts, for a
+	// task created finished (see CreateTask); nothing changes them later.
+	StatusInHistory bool   `dynamodbav:"statusInHistory,omitempty"`
+	Artifacts       string `dynamodbav:"artifacts,omitempty"`
 	// Trace is the X-Ray trace header of the traced invocation that last
 	// created or changed the task (tracing.Header): the push function hands
 	// it to the delivery jobs of the change (see stream.go), so that the
@@ -83,6 +88,11 @@ type taskItem struct {
 // a small one costs no item (and no transactional write) of its own, and
 // adds at most one write unit to the task item's later writes.
 const maxInlineMessageBytes = 1024
+
+// maxInlineArtifactBytes bounds the artifacts a task created finished keeps
+// inside its item (larger ones are items of their own, as updates write
+// them): small enough that the task item stays within a few write units.
+const maxInlineArtifactBytes = 2048
 
 // Attribute names of the task item used in expressions.
 const (
@@ -252,21 +262,38 @@ func (p *partition) record(historyLength int, artifacts bool) (*service.TaskReco
 	if err != nil {
 		return nil, err
 	}
+	// The history, newest first: the status message when it is also the
+	// last message, the messages' items, then the first message when it is
+	// inside the task item (the oldest of all: a read that stopped early
+	// holds at least the historyLength newer ones, so the cut drops it).
+	var newest []a2a.Message
+	if p.task.StatusInHistory && rec.Task.Status.Message != nil {
+		newest = append(newest, *rec.Task.Status.Message)
+	}
 	msgs := p.messages
 	if first := p.task.FirstMessage; first != "" {
-		// The oldest message of all. A read that stopped early holds at
-		// least the historyLength newer ones, so the cut below drops it.
 		msgs = append(slices.Clone(msgs), childItem{PK: p.task.PK, SK: messageSK(1, 0), Data: first})
 	}
-	if historyLength >= 0 && len(msgs) > historyLength {
-		msgs = msgs[:historyLength]
-	}
-	for i := len(msgs) - 1; i >= 0; i-- { // oldest first
-		var m a2a.Message
-		if err := json.Unmarshal([]byte(msgs[i].Data), &m); err != nil {
-			return nil, fmt.Errorf("dynamo: decode message %s of task %s: %w", msgs[i].SK, rec.Task.ID, err)
+	for _, c := range msgs {
+		if historyLength >= 0 && len(newest) >= historyLength {
+			break
 		}
-		rec.Task.History = append(rec.Task.History, m)
+		var m a2a.Message
+		if err := json.Unmarshal([]byte(c.Data), &m); err != nil {
+			return nil, fmt.Errorf("dynamo: decode message %s of task %s: %w", c.SK, rec.Task.ID, err)
+		}
+		newest = append(newest, m)
+	}
+	if historyLength >= 0 && len(newest) > historyLength {
+		newest = newest[:historyLength]
+	}
+	for i := len(newest) - 1; i >= 0; i-- { // oldest first
+		rec.Task.History = append(rec.Task.History, newest[i])
+	}
+	if artifacts && p.task.Artifacts != "" {
+		if err := json.Unmarshal([]byte(p.task.Artifacts), &rec.Task.Artifacts); err != nil {
+			return nil, fmt.Errorf("dynamo: decode artifacts of task %s: %w", rec.Task.ID, err)
+		}
 	}
 	if artifacts {
 		arts := slices.Clone(p.artifacts)

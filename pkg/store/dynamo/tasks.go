@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
@@ -30,8 +31,8 @@ import (
 // contexts.go).
 func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	task := nt.Task
-	if len(task.History) != 1 {
-		return fmt.Errorf("dynamo: a new task must hold exactly its first message, got %d", len(task.History))
+	if err := nt.Check(); err != nil {
+		return fmt.Errorf("dynamo: %w", err)
 	}
 	if !validTaskID(task.ID) {
 		return fmt.Errorf("dynamo: %q is not a usable task id", task.ID)
@@ -73,6 +74,17 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if inline {
 		firstInline = msgJSON
 	}
+	// A task created finished: its status message is the history's last
+	// (kept once, in the status), its artifacts inside the task item while
+	// small, as items otherwise.
+	arts, artItems, err := newArtifacts(task.ID, task.Artifacts, t)
+	if err != nil {
+		return err
+	}
+	var completed []string
+	for _, a := range task.Artifacts {
+		completed = append(completed, a.ArtifactID)
+	}
 	ti, err := marshalItem(taskItem{
 		PK: taskPK(task.ID), SK: skTask,
 		Owner: nt.Owner, ContextID: task.ContextID, State: string(task.Status.State), Status: status,
@@ -80,13 +92,16 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		CreatedAt: t.now.UnixNano(), UpdatedAt: t.now.UnixNano(),
 		ExpiresAt: t.taskExpiry, ChildrenExpireAt: t.childExpiry,
 		ListOwner: listOwnerKey(nt.Owner), ListContext: listContextKey(nt.Owner, task.ContextID),
-		ListSK:         listSK(task.Status.Timestamp, task.ID),
-		PushConfigs:    configIDs,
-		SessionID:      nt.SessionID,
-		ContextSession: bound,
-		FirstMessage:   firstInline,
-		Trace:          tracing.Header(ctx),
-		leaseAttrs:     newLeaseAttrs(nt.Lease),
+		ListSK:             listSK(task.Status.Timestamp, task.ID),
+		PushConfigs:        configIDs,
+		SessionID:          nt.SessionID,
+		ContextSession:     bound,
+		FirstMessage:       firstInline,
+		StatusInHistory:    len(task.History) == 2,
+		Artifacts:          arts,
+		CompletedArtifacts: completed,
+		Trace:              tracing.Header(ctx),
+		leaseAttrs:         newLeaseAttrs(nt.Lease),
 	})
 	if err != nil {
 		return err
@@ -109,6 +124,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		}
 		more = append(more, types.TransactWriteItem{Put: &types.Put{Item: mi}})
 	}
+	more = append(more, artItems...)
 	more = append(more, configs...)
 	for attempt := 1; ; attempt++ {
 		old, err := s.putTask(ctx, ti, more)
@@ -130,6 +146,35 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 			return err
 		}
 	}
+}
+
+// newArtifacts are the artifacts of a task created finished: their JSON,
+// to keep inside the task item, when it is at most maxInlineArtifactBytes,
+// else their items.
+func newArtifacts(taskID string, arts []a2a.Artifact, t clockTimes) (string, []types.TransactWriteItem, error) {
+	if len(arts) == 0 {
+		return "", nil, nil
+	}
+	all, err := encodeJSON("artifacts", arts)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(all) <= maxInlineArtifactBytes {
+		return all, nil, nil
+	}
+	items := make([]types.TransactWriteItem, len(arts))
+	for i, a := range arts {
+		data, err := encodeJSON("artifact", a)
+		if err != nil {
+			return "", nil, err
+		}
+		it, err := marshalItem(childItem{PK: taskPK(taskID), SK: artifactSK(a.ArtifactID), Data: data, Order: int64(i + 1), ExpiresAt: t.childExpiry})
+		if err != nil {
+			return "", nil, err
+		}
+		items[i] = types.TransactWriteItem{Put: &types.Put{Item: it}}
+	}
+	return "", items, nil
 }
 
 // putTask writes a new task item, and more in the same transaction when

@@ -120,19 +120,32 @@ func New(opts Options) *Store {
 
 func idemKey(owner, messageID string) string { return owner + "\x00" + messageID }
 
-// CreateTask implements service.TaskStore.
+// CreateTask implements service.TaskStore. A task created past submitted
+// (its first step ran before it was stored) is a change OnChange hears of.
 func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
-	if len(t.Task.History) != 1 {
-		return fmt.Errorf("memory: a new task must hold exactly its first message, got %d", len(t.Task.History))
+	change, err := s.create(t)
+	s.notify(change)
+	return err
+}
+
+func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
+	if err := t.Check(); err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
 	}
-	if err := checkSize("message", t.Task.History[0].ApproxSize()); err != nil {
-		return err
+	for i := range t.Task.History {
+		if err := checkSize("message", t.Task.History[i].ApproxSize()); err != nil {
+			return nil, err
+		}
+	}
+	arts, artBytes, err := applyArtifacts(nil, nil, t.Task.Artifacts, false)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkSize("request metadata", t.RequestMetadata.ApproxSize()); err != nil {
-		return err
+		return nil, err
 	}
 	if len(t.PushConfigs) > service.MaxPushConfigs {
-		return &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+		return nil, &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
 	}
 	now := s.clock.Now()
 	key := idemKey(t.Owner, t.Task.History[0].MessageID)
@@ -140,16 +153,16 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r, ok := s.idem[key]; ok && now.Before(r.expiresAt) {
-		return &service.DuplicateError{TaskID: r.taskID}
+		return nil, &service.DuplicateError{TaskID: r.taskID}
 	}
 	if e, ok := s.tasks[t.Task.ID]; ok && now.Before(e.expiresAt) {
 		if t.Task.ID == service.TaskIDFor(t.Owner, t.Task.History[0].MessageID) && e.rec.Owner == t.Owner {
-			return &service.DuplicateError{TaskID: t.Task.ID} // the task is the record
+			return nil, &service.DuplicateError{TaskID: t.Task.ID} // the task is the record
 		}
-		return fmt.Errorf("memory: task id %s already exists", t.Task.ID)
+		return nil, fmt.Errorf("memory: task id %s already exists", t.Task.ID)
 	}
 	if err := s.makeRoom(now); err != nil {
-		return err
+		return nil, err
 	}
 	bound := t.SessionID
 	if b := s.boundSession(t.Owner, t.Task.ContextID, now); b != "" && !t.NewContext {
@@ -157,8 +170,9 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 	}
 	task := t.Task
 	task.History = slices.Clone(task.History)
-	task.Artifacts = nil
+	task.Artifacts = arts
 	e := &entry{
+		artBytes: artBytes,
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
 			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored()},
 		expiresAt:      now.Add(s.taskTTL),
@@ -173,12 +187,23 @@ func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
 		e.configs[c.Config.ID] = c
 	}
 	s.tasks[task.ID] = e
+	var change *service.TaskChange
+	if st := task.Status.State; st != a2a.TaskStateSubmitted {
+		if st.Terminal() {
+			s.finished = append(s.finished, task.ID)
+		}
+		var ids []string
+		for _, a := range arts {
+			ids = append(ids, a.ArtifactID)
+		}
+		change = s.change(e, true, ids)
+	}
 	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
 	if now.Sub(s.lastSweep) >= sweepInterval {
 		s.sweep(now)
 		s.lastSweep = now
 	}
-	return nil
+	return change, nil
 }
 
 // sweep drops expired tasks and idempotency records. Callers hold s.mu.

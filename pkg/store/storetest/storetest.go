@@ -89,6 +89,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"ContextExpiry", testContextExpiry},
 		{"ContextFollowsItsTasks", testContextFollowsItsTasks},
 		{"Feedback", testFeedback},
+		{"CreateFinished", testCreateFinished},
 		{"Inbox", testInbox},
 		{"InboxTakenOnce", testInboxTakenOnce},
 		{"InboxExpiry", testInboxExpiry},

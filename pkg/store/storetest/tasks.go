@@ -415,3 +415,48 @@ func recordIDs(recs []service.TaskRecord) []string {
 	}
 	return ids
 }
+
+// A task whose first step finished before it was stored (service.Job.Unsaved)
+// is created once, finished: its history ends with its status message, its
+// artifacts are whole, it takes no more writes and is its message's record.
+func testCreateFinished(t *testing.T, s *suite) {
+	for _, tc := range []struct {
+		name string
+		arts []a2a.Artifact
+	}{
+		{"small", []a2a.Artifact{textArtifact("a1", "x"), textArtifact("a2", "y")}},
+		{"large", []a2a.Artifact{textArtifact("a1", strings.Repeat("x", 3000)), textArtifact("a2", strings.Repeat("y", 3000))}},
+		{"no artifacts", nil},
+	} {
+		id := "f-" + strings.ReplaceAll(tc.name, " ", "-")
+		nt := s.newTask("alice", id, "c-"+id, "m-"+id)
+		done := agentMessage(id, "s-"+id, "done")
+		nt.Task.Status = *s.status(a2a.TaskStateCompleted, done)
+		nt.Task.History = append(nt.Task.History, *done)
+		nt.Task.Artifacts = tc.arts
+		require.NoError(t, s.store.CreateTask(s.ctx, nt), tc.name)
+
+		rec := s.get(id, service.AllHistory)
+		assert.Equal(t, a2a.TaskStateCompleted, rec.Task.Status.State, tc.name)
+		assert.Equal(t, int64(1), rec.Version, tc.name)
+		assert.Equal(t, []string{"m-" + id, "s-" + id}, messageIDs(rec.Task.History), tc.name)
+		assert.Equal(t, tc.arts, rec.Task.Artifacts, tc.name)
+		assert.False(t, rec.Lease.Held(), tc.name)
+		assert.Equal(t, []string{"s-" + id}, messageIDs(s.get(id, service.GetOptions{HistoryLength: 1}).Task.History), tc.name)
+		assert.Empty(t, s.get(id, service.GetOptions{}).Task.Artifacts, tc.name)
+
+		_, err := s.store.UpdateTask(s.ctx, service.Update{TaskID: id, Status: s.status(a2a.TaskStateFailed, nil)})
+		requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 1)
+		dup := s.newTask("alice", "other-"+id, "c", "m-"+id)
+		requireDuplicate(t, s.store.CreateTask(s.ctx, dup), id)
+	}
+
+	// Only a finished task is created with more than its first message, and
+	// with artifacts.
+	nt := s.newTask("alice", "w1", "c1", "m-w1")
+	nt.Task.Artifacts = []a2a.Artifact{textArtifact("a1", "x")}
+	assert.Error(t, s.store.CreateTask(s.ctx, nt), "artifacts on a submitted task")
+	nt = s.newTask("alice", "w2", "c1", "m-w2")
+	nt.Task.Status = *s.status(a2a.TaskStateCompleted, agentMessage("w2", "s-w2", "done"))
+	assert.Error(t, s.store.CreateTask(s.ctx, nt), "a finished task without its status message in the history")
+}
