@@ -111,6 +111,14 @@ func TestStreamFilter(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.NoError(t, store.DeletePushConfig(ctx, "t-f", "h2"))
+	// A task its first step finished before it was stored: one insert,
+	// which notifies.
+	done := msg("s-done", "done at once")
+	done.TaskID = "t-once"
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", NewContext: true, Task: a2a.Task{
+		ID: "t-once", ContextID: "c-once", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: done, Timestamp: now()},
+		History: []a2a.Message{*msg("m-once", "hi"), *done}, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("42")}}},
+	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h1", URL: "https://hooks.example.com/1"}, ProtocolVersion: a2a.V03}}}))
 	// TTL deletes every item of the task: the stream has a REMOVE for each.
 	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: ptr("PK = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "T#t-f"}}})
@@ -147,6 +155,7 @@ func TestStreamFilter(t *testing.T) {
 		}
 	}
 	assert.Positive(t, changes, "the task's changes notify")
+	assert.Equal(t, 1, seen["INSERT true"], "the task created finished notifies")
 	assert.Positive(t, seen["INSERT false"], "inserts are dropped")
 	assert.Positive(t, seen["REMOVE false"], "deletions are dropped")
 	assert.Positive(t, seen["MODIFY true"], seen)

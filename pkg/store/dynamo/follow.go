@@ -123,13 +123,14 @@ func followShards(ctx context.Context, api StreamsAPI, streamARN string, iterato
 // changeOfRecord is ChangeFromStream for a record read with GetRecords.
 func changeOfRecord(r streamtypes.Record) (*service.TaskChange, error) {
 	d := r.Dynamodb
-	if r.EventName != streamtypes.OperationTypeModify || d == nil {
+	insert := r.EventName == streamtypes.OperationTypeInsert
+	if (!insert && r.EventName != streamtypes.OperationTypeModify) || d == nil {
 		return nil, nil
 	}
 	if sk, ok := d.Keys[attrSK].(*streamtypes.AttributeValueMemberS); !ok || sk.Value != skTask {
 		return nil, nil
 	}
-	if d.NewImage == nil || d.OldImage == nil {
+	if d.NewImage == nil || (!insert && d.OldImage == nil) {
 		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", aws.ToString(r.EventID))
 	}
 	newer, err := convertImage(d.NewImage, fromStreamsAPI)
