@@ -600,3 +600,65 @@ func TestTaskIsItsOwnRecord(t *testing.T) {
 	assert.Empty(t, rec.Task.Artifacts, "the expired task's artifacts are gone")
 	assert.Contains(t, f.ops(), "DeleteItem")
 }
+
+// A table written before issue 16: its tasks have no contextSession, and it
+// holds context items and idempotency records of their own, which are no
+// longer read. Old tasks read, list and make contexts as new ones do.
+func TestOldLayoutTable(t *testing.T) {
+	f := newFixture(t)
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	// The task as the old layout wrote it: its own session and no copy of
+	// its context's, no record at the key of its message's task.
+	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-old", TaskID: "old", ContextID: "ctx-old", Parts: []a2a.Part{a2a.TextPart("hi")}}
+	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", SessionID: "old-session", NewContext: true, Task: a2a.Task{
+		ID: "old", ContextID: "ctx-old", History: []a2a.Message{m},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
+	}}))
+	task := f.partition("old")[0]
+	delete(task, "contextSession")
+	expires := task["expiresAt"]
+	for _, it := range []map[string]types.AttributeValue{
+		task,
+		{"PK": s("X#" + strings.Repeat("a", 64)), "SK": s("X"), "owner": s("alice"), "contextId": s("ctx-old"), "taskCount": &types.AttributeValueMemberN{Value: "7"},
+			"updatedAtTS": s("2020-01-01T00:00:00.000000Z"), "sessionId": s("old-session"), "expiresAt": expires,
+			"listOwner": s("X#alice"), "listSK": s("2020-01-01T00:00:00.000000Z#" + strings.Repeat("a", 64))},
+		{"PK": s("I#" + strings.Repeat("b", 64)), "SK": s("I"), "taskId": s("old"), "expiresAt": expires},
+	} {
+		_, err := f.client.PutItem(f.ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: it})
+		require.NoError(t, err)
+	}
+	_, err := f.client.DeleteItem(f.ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.table),
+		Key: map[string]types.AttributeValue{"PK": s("T#" + service.TaskIDFor("alice", "m-old")), "SK": s("H")}})
+	require.NoError(t, err)
+
+	rec, err := f.store.GetTask(f.ctx, "old", service.AllHistory)
+	require.NoError(t, err)
+	assert.Equal(t, "old-session", rec.SessionID)
+	c, err := f.store.GetContext(f.ctx, "alice", "ctx-old")
+	require.NoError(t, err)
+	assert.Equal(t, service.ContextRecord{Owner: "alice", ContextID: "ctx-old", TaskCount: 1, UpdatedAt: rec.Task.Status.Timestamp, SessionID: "old-session"}, *c,
+		"the context comes from its task, not from the old context item")
+	page, err := f.store.ListContexts(f.ctx, service.ContextQuery{Owner: "alice", PageSize: 10})
+	require.NoError(t, err)
+	require.Len(t, page.Contexts, 1)
+	assert.Equal(t, "ctx-old", page.Contexts[0].ContextID)
+
+	// A new task in the old context keeps the old task's session bound.
+	f.clock.Advance(time.Second)
+	m2 := a2a.Message{Role: a2a.RoleUser, MessageID: "m-new", ContextID: "ctx-old", Parts: []a2a.Part{a2a.TextPart("more")}}
+	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", SessionID: "new-session", Task: a2a.Task{
+		ID: service.TaskIDFor("alice", "m-new"), ContextID: "ctx-old", History: []a2a.Message{m2},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
+	}}))
+	c, err = f.store.GetContext(f.ctx, "alice", "ctx-old")
+	require.NoError(t, err)
+	assert.Equal(t, 2, c.TaskCount)
+	assert.Equal(t, "old-session", c.SessionID)
+
+	// The old idempotency record is not read: the message, sent again as
+	// a new task, makes one (see README "Migration").
+	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", NewContext: true, Task: a2a.Task{
+		ID: service.TaskIDFor("alice", "m-old"), ContextID: "ctx-2", History: []a2a.Message{m},
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
+	}}))
+}
