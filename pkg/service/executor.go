@@ -80,7 +80,8 @@ type StepRequest struct {
 	// created it, is the task as stored (Job.Created): the step starts
 	// from it instead of reading the task. Its version condition still
 	// stops the step if anything changed the task meanwhile.
-	Created *TaskRecord // Unsaved is the task Created describes when it is not stored yet
+	Created *TaskRecord
+	// Unsaved is the task Created describes when it is not stored yet
 	// (Job.Unsaved): the step's first write stores it.
 	Unsaved *NewTask
 }
