@@ -1,0 +1,100 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+)
+
+// writes records the task writes a store is asked for.
+type writes struct {
+	service.Store
+	mu      sync.Mutex
+	created []a2a.TaskState
+	updates int
+}
+
+func (w *writes) CreateTask(ctx context.Context, nt service.NewTask) error {
+	w.mu.Lock()
+	w.created = append(w.created, nt.Task.Status.State)
+	w.mu.Unlock()
+	return w.Store.CreateTask(ctx, nt)
+}
+
+func (w *writes) UpdateTask(ctx context.Context, u service.Update) (int64, error) {
+	w.mu.Lock()
+	w.updates++
+	w.mu.Unlock()
+	return w.Store.UpdateTask(ctx, u)
+}
+
+// noBacklog refuses every job: these steps all finish in their request.
+type noBacklog struct{}
+
+func (noBacklog) Defer(context.Context, service.Job) error { return errors.New("no backlog") }
+
+// A blocking send run in its request stores its task once, finished, when
+// the first step finishes it; a retry answers with that task and runs
+// nothing; a step that reports progress first stores the task as created
+// and updates it as before.
+func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
+	progressFirst := func(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
+		if err := emit.Status(ctx, *agent.Text("looking")); err != nil {
+			return agent.Outcome{}, err
+		}
+		return completeWithEcho(ctx, in, emit)
+	}
+	for _, tc := range []struct {
+		name    string
+		step    func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error)
+		created []a2a.TaskState
+		updates int
+		history int
+	}{
+		{"finished at once", completeWithEcho, []a2a.TaskState{a2a.TaskStateCompleted}, 0, 2},
+		{"progress first", progressFirst, []a2a.TaskState{a2a.TaskStateSubmitted}, 2, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			clk := clocktest.New(clocktest.Start(t))
+			store := &writes{Store: memory.New(memory.Options{Clock: clk})}
+			ag := &scripted{info: agent.Info{Name: "test"}, step: tc.step}
+			exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk})
+			runner := inline.New(exec, noBacklog{}, inline.Options{Clock: clk})
+			svc := service.New(store, runner, ag.Info(), service.Config{}, service.Options{Clock: clk})
+
+			task, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
+			require.NoError(t, err)
+			assert.Equal(t, service.TaskIDFor("alice", "m1"), task.ID)
+			assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+			require.Len(t, task.Artifacts, 1)
+			assert.Equal(t, "echo: hello", task.Artifacts[0].Parts[0].Text)
+			assert.Len(t, task.History, tc.history)
+			assert.Equal(t, tc.created, store.created)
+			assert.Equal(t, tc.updates, store.updates)
+
+			stored, err := svc.GetTask(ctx, "alice", a2a.TaskQueryParams{ID: task.ID})
+			require.NoError(t, err)
+			assert.Equal(t, task.Status, stored.Status, "the answer is the task as stored")
+			assert.Equal(t, task.History, stored.History)
+			assert.Equal(t, task.Artifacts, stored.Artifacts)
+
+			again, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
+			require.NoError(t, err)
+			assert.Equal(t, task.ID, again.ID)
+			assert.Equal(t, int32(1), ag.calls.Load(), "a retried send runs nothing")
+			assert.Len(t, store.created, len(tc.created), "a retried send stores nothing")
+		})
+	}
+}
