@@ -417,7 +417,7 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 		Message:   &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: taskID, Parts: []a2a.Part{a2a.TextPart("The task could not be started; send the message again.")}},
 		Timestamp: s.now(),
 	}})
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrNotFound) { // not found: never stored (Job.Unsaved), nothing to mark
 		s.log.ErrorContext(ctx, "could not mark unstarted task failed", "taskId", taskID, "error", err)
 	}
 }
