@@ -22,6 +22,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
@@ -66,7 +67,7 @@ func getenv(env map[string]string) func(string) string {
 // startFunction starts a function the way its main does: a cold start.
 func startFunction(t *testing.T, env map[string]string, routes httpapi.Routes) lambdaFn {
 	t.Helper()
-	h, err := app.NewLambdaHTTP(context.Background(), getenv(env), builtin.Registry(), routes, io.Discard)
+	h, err := httpfn.New(context.Background(), getenv(env), builtin.Registry(), routes, io.Discard)
 	require.NoError(t, err)
 	return httpadapter.NewV2(h).ProxyWithContext
 }
@@ -380,7 +381,7 @@ func TestLambdaRefusesBadConfig(t *testing.T) {
 			[]string{"A2A_AGENT"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := app.NewLambdaHTTP(context.Background(), getenv(tc.env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
+			_, err := httpfn.New(context.Background(), getenv(tc.env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
 			require.Error(t, err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)

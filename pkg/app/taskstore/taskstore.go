@@ -1,0 +1,78 @@
+// Package taskstore opens the DynamoDB task store the configuration names,
+// for the Lambda functions and the local server. It links the DynamoDB
+// clients and nothing else of the AWS SDK's services.
+package taskstore
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+)
+
+// Options are the collaborators of a task store that tests replace.
+type Options struct {
+	Clock clock.Clock
+	Log   *slog.Logger
+	// OnUsage receives the capacity of every DynamoDB request.
+	OnUsage func(dynamo.Usage)
+	// AWS is the AWS configuration when the caller loaded it already (a
+	// function that also needs other clients); nil makes it from the
+	// process's environment (boot.AWSConfig).
+	AWS *aws.Config
+}
+
+// OpenDynamo returns the DynamoDB store of cfg's table, reached with o.AWS,
+// or the environment's AWS configuration (boot.AWSConfig: credentials from
+// the environment, as Lambda sets them) in AWS_REGION, or at
+// AWS_ENDPOINT_URL when it is set. With A2A_TASK_STORE_CREATE_TABLE it
+// first creates the table if it is missing.
+func OpenDynamo(ctx context.Context, cfg config.Config, o Options) (*dynamo.Store, error) {
+	if o.AWS == nil {
+		awsCfg, err := boot.AWSConfig(cfg, os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		o.AWS = &awsCfg
+	}
+	client := dynamodb.NewFromConfig(*o.AWS)
+	if cfg.TaskStore.CreateTable {
+		if err := dynamo.CreateTable(ctx, client, cfg.TaskStore.Table); err != nil {
+			return nil, fmt.Errorf("A2A_TASK_STORE_CREATE_TABLE: %w", err)
+		}
+	}
+	if o.Log != nil {
+		o.Log.Info("tasks are kept in DynamoDB", "table", cfg.TaskStore.Table, "region", cfg.AWS.Region, "endpoint", cfg.AWS.EndpointURL)
+	}
+	if sink := metrics.From(ctx); o.OnUsage == nil && sink != nil {
+		// The capacity of every request, as EMF metrics by operation.
+		o.OnUsage = func(u dynamo.Usage) { sink.Capacity(u.Op, u.Units, u.Read, u.Write) }
+	}
+	return dynamo.New(client, dynamo.Options{
+		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, OnUsage: o.OnUsage, Logger: o.Log,
+	})
+}
+
+// ForFunction returns a Lambda function's AWS configuration, built from
+// the environment Lambda provides (boot.AWSConfig), and the DynamoDB store
+// of its table reached with it.
+func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, error) {
+	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	store, err := OpenDynamo(ctx, env.Config, Options{Log: env.Log, AWS: &awsCfg})
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	return store, awsCfg, nil
+}
