@@ -5,6 +5,7 @@ package taskstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -31,11 +32,11 @@ type Options struct {
 	AWS *aws.Config
 }
 
-// OpenDynamo returns the DynamoDB store of cfg's table, reached with o.AWS,
-// or the environment's AWS configuration (boot.AWSConfig: credentials from
-// the environment, as Lambda sets them) in AWS_REGION, or at
-// AWS_ENDPOINT_URL when it is set. With A2A_TASK_STORE_CREATE_TABLE it
-// first creates the table if it is missing.
+// OpenDynamo returns the DynamoDB store of cfg's table, reached with
+// o.AWS, or the environment's AWS configuration (boot.AWSConfig:
+// credentials from the environment, as Lambda sets them) in AWS_REGION, or
+// at AWS_ENDPOINT_URL when it is set. With A2A_TASK_STORE_CREATE_TABLE
+// (local development) it first creates the table if it is missing.
 func OpenDynamo(ctx context.Context, cfg config.Config, o Options) (*dynamo.Store, error) {
 	if o.AWS == nil {
 		awsCfg, err := boot.AWSConfig(cfg, os.Getenv)
@@ -50,6 +51,32 @@ func OpenDynamo(ctx context.Context, cfg config.Config, o Options) (*dynamo.Stor
 			return nil, fmt.Errorf("A2A_TASK_STORE_CREATE_TABLE: %w", err)
 		}
 	}
+	return open(ctx, cfg, client, o)
+}
+
+// ForFunction returns a Lambda function's AWS configuration, built from
+// the environment Lambda provides (boot.AWSConfig), and the DynamoDB store
+// of its table reached with it. It refuses A2A_TASK_STORE_CREATE_TABLE: the
+// stack creates the functions' table, and a function that never creates
+// one does not link the code that does (table creation and its waiter),
+// which would weigh on its binary.
+func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, error) {
+	if env.Config.TaskStore.CreateTable {
+		return nil, aws.Config{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for local development: the stack creates the Lambda functions' table")
+	}
+	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	store, err := open(ctx, env.Config, dynamodb.NewFromConfig(awsCfg), Options{Log: env.Log})
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	return store, awsCfg, nil
+}
+
+// open returns the store of cfg's table on client.
+func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o Options) (*dynamo.Store, error) {
 	if o.Log != nil {
 		o.Log.Info("tasks are kept in DynamoDB", "table", cfg.TaskStore.Table, "region", cfg.AWS.Region, "endpoint", cfg.AWS.EndpointURL)
 	}
@@ -60,19 +87,4 @@ func OpenDynamo(ctx context.Context, cfg config.Config, o Options) (*dynamo.Stor
 	return dynamo.New(client, dynamo.Options{
 		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, OnUsage: o.OnUsage, Logger: o.Log,
 	})
-}
-
-// ForFunction returns a Lambda function's AWS configuration, built from
-// the environment Lambda provides (boot.AWSConfig), and the DynamoDB store
-// of its table reached with it.
-func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, error) {
-	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	store, err := OpenDynamo(ctx, env.Config, Options{Log: env.Log, AWS: &awsCfg})
-	if err != nil {
-		return nil, aws.Config{}, err
-	}
-	return store, awsCfg, nil
 }
