@@ -381,7 +381,7 @@ func TestLambdaRefusesBadConfig(t *testing.T) {
 			[]string{"A2A_AGENT"}},
 		// The stack creates the table: a function links no code to create one.
 		{"table creation", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks", "AWS_REGION": "us-east-1", "A2A_BEARER_TOKEN": "t", "A2A_TASK_STORE_CREATE_TABLE": "true"},
-			[]string{"A2A_TASK_STORE_CREATE_TABLE=true is for local development"}},
+			[]string{"A2A_TASK_STORE_CREATE_TABLE=true is for the local server"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := httpfn.New(context.Background(), getenv(tc.env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)

@@ -62,7 +62,7 @@ func OpenDynamo(ctx context.Context, cfg config.Config, o Options) (*dynamo.Stor
 // which would weigh on its binary.
 func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, error) {
 	if env.Config.TaskStore.CreateTable {
-		return nil, aws.Config{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for local development: the stack creates the Lambda functions' table")
+		return nil, aws.Config{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for the local server: a Lambda function does not create its table (the stack does; for sam local, create it first, e.g. with A2A_TASK_STORE_BACKEND=dynamodb AWS_ENDPOINT_URL=http://127.0.0.1:8001 make run)")
 	}
 	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
 	if err != nil {
