@@ -89,23 +89,15 @@ func function(name string, reg *agent.Registry, routes httpapi.Routes) boot.Buil
 // callers: they need bearer tokens, or A2A_AUTH=jwt behind API Gateway's
 // JWT authorizer.
 func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer) (http.Handler, error) {
-	env, err := boot.Start(ctx, getenv, logOut, checkConfig)
+	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, checkConfig)
 	if err != nil {
 		return nil, err
 	}
-	ag, err := env.Agent(reg)
-	if err != nil {
-		return nil, err
+	o := Options{Routes: routes, Log: fn.Log}
+	if fn.Config.Execution.Mode != config.ExecutionInline {
+		o.StepFunctions = sfn.NewFromConfig(fn.AWS)
 	}
-	store, awsCfg, err := taskstore.ForFunction(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	o := Options{Routes: routes, Log: env.Log}
-	if env.Config.Execution.Mode != config.ExecutionInline {
-		o.StepFunctions = sfn.NewFromConfig(awsCfg)
-	}
-	return NewHandler(env.Config, ag, store, o)
+	return NewHandler(fn.Config, fn.Agent, fn.Store, o)
 }
 
 // runner returns the runner of the execution mode for exec (the Step

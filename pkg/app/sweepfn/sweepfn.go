@@ -45,23 +45,15 @@ type Store interface {
 // state machine execution; in inline mode it runs in the sweep's
 // invocation. Call it once per cold start.
 func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (Func, error) {
-	env, err := boot.Start(ctx, getenv, logOut, boot.CheckLambdaStore)
-	if err != nil {
-		return nil, err
-	}
-	ag, err := env.Agent(reg)
-	if err != nil {
-		return nil, err
-	}
-	store, awsCfg, err := taskstore.ForFunction(ctx, env)
+	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, boot.CheckLambdaStore)
 	if err != nil {
 		return nil, err
 	}
 	var api stepfunctions.API
-	if env.Config.Execution.Mode != config.ExecutionInline {
-		api = sfn.NewFromConfig(awsCfg)
+	if fn.Config.Execution.Mode != config.ExecutionInline {
+		api = sfn.NewFromConfig(fn.AWS)
 	}
-	return NewHandler(env.Config, ag, store, api, nil, env.Log)
+	return NewHandler(fn.Config, fn.Agent, fn.Store, api, nil, fn.Log)
 }
 
 // Function builds the sweep function's Lambda handler (New).

@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
@@ -73,6 +75,35 @@ func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, 
 		return nil, aws.Config{}, err
 	}
 	return store, awsCfg, nil
+}
+
+// Function is what a Lambda function that runs the agent's steps on the
+// task store opens at its cold start.
+type Function struct {
+	boot.Env
+	Agent agent.Agent
+	Store *dynamo.Store
+	// AWS is the configuration the store's client was made with, for the
+	// function's other clients.
+	AWS aws.Config
+}
+
+// StartFunction starts a Lambda function (boot.Start, with checks), builds
+// the agent A2A_AGENT names from reg and opens the store (ForFunction).
+func StartFunction(ctx context.Context, getenv func(string) string, logOut io.Writer, reg *agent.Registry, checks ...func(config.Config) error) (Function, error) {
+	env, err := boot.Start(ctx, getenv, logOut, checks...)
+	if err != nil {
+		return Function{}, err
+	}
+	ag, err := env.Agent(reg)
+	if err != nil {
+		return Function{}, err
+	}
+	store, awsCfg, err := ForFunction(ctx, env)
+	if err != nil {
+		return Function{}, err
+	}
+	return Function{Env: env, Agent: ag, Store: store, AWS: awsCfg}, nil
 }
 
 // open returns the store of cfg's table on client.

@@ -24,19 +24,11 @@ import (
 // through getenv (see boot.Start): the DynamoDB store and the agent named
 // by A2A_AGENT from reg. Call it once per cold start.
 func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (*worker.Handler, error) {
-	env, err := boot.Start(ctx, getenv, logOut, checkStore)
+	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, checkStore)
 	if err != nil {
 		return nil, err
 	}
-	ag, err := env.Agent(reg)
-	if err != nil {
-		return nil, err
-	}
-	store, _, err := taskstore.ForFunction(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	return NewHandler(env.Config, ag, store, nil, env.Log), nil
+	return NewHandler(fn.Config, fn.Agent, fn.Store, nil, fn.Log), nil
 }
 
 // Function builds the worker function's Lambda handler (New).
