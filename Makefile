@@ -114,7 +114,8 @@ deploy:
 	sam deploy $(DEPLOY_FLAGS)
 
 ## bench: in-process benchmarks of the hot paths and the Lambda binaries' cold
-##        starts (see README "Measured" and "Deploy")
+##        starts, each as a ratio to a minimal aws-lambda-go binary measured in
+##        turn with it (see README "Measured" and "Binaries and cold starts")
 bench:
 	$(LOCAL_AWS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 

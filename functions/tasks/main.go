@@ -1,12 +1,13 @@
 // Command tasks is the tasks Lambda function: the REST task routes (get, list, cancel) and the extended card,
 // behind an API Gateway HTTP API (payload 2.0), on the DynamoDB task store.
-// It only wires; pkg/app assembles the handler once per cold start and pkg/boot starts it.
+// It only wires; pkg/app/httpfn assembles the handler once per cold start
+// and pkg/boot starts it.
 package main
 
 import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 )
 
-func main() { boot.Main("tasks", app.TasksFunction(builtin.Registry())) }
+func main() { boot.Main("tasks", httpfn.Tasks(builtin.Registry())) }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -85,7 +85,7 @@ func TestJWTMode(t *testing.T) {
 	}
 
 	env["A2A_BEARER_TOKEN"] = "t"
-	_, err = app.NewLambdaHTTP(context.Background(), getenv(env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
+	_, err = httpfn.New(context.Background(), getenv(env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
 	assert.ErrorContains(t, err, "A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer")
 }
 
@@ -118,7 +118,7 @@ func TestSecretReferences(t *testing.T) {
 	}
 
 	env["A2A_BEARER_TOKEN"] = "ssm:" + name + "/missing"
-	_, err = app.NewLambdaHTTP(context.Background(), getenv(env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
+	_, err = httpfn.New(context.Background(), getenv(env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "A2A_BEARER_TOKEN: ssm:"+name+"/missing")
 	assert.NotContains(t, err.Error(), eventsToken)

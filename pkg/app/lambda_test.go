@@ -22,6 +22,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
@@ -46,16 +47,16 @@ const (
 // lambdaFn is a Lambda function's handler, as main hands it to lambda.Start.
 type lambdaFn func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 
-// lambdaEnv is the environment of the functions on a new table (created by
-// the first function that starts, as A2A_TASK_STORE_CREATE_TABLE asks).
+// lambdaEnv is the environment of the functions on a new table, created
+// here as the stack creates it (the functions refuse to create one).
 func lambdaEnv(t *testing.T) map[string]string {
 	env := awstest.SDKEnv(t)
 	env["A2A_TASK_STORE_BACKEND"] = "dynamodb"
 	env["A2A_TASK_STORE_TABLE"] = awstest.UniqueName(t, "lambda")
-	env["A2A_TASK_STORE_CREATE_TABLE"] = "true"
 	env["A2A_BEARER_TOKEN"] = eventsToken
 	env["A2A_AGENT"] = "echo"
 	env["A2A_LOG_LEVEL"] = "error"
+	storeOf(t, env)
 	return env
 }
 
@@ -66,7 +67,7 @@ func getenv(env map[string]string) func(string) string {
 // startFunction starts a function the way its main does: a cold start.
 func startFunction(t *testing.T, env map[string]string, routes httpapi.Routes) lambdaFn {
 	t.Helper()
-	h, err := app.NewLambdaHTTP(context.Background(), getenv(env), builtin.Registry(), routes, io.Discard)
+	h, err := httpfn.New(context.Background(), getenv(env), builtin.Registry(), routes, io.Discard)
 	require.NoError(t, err)
 	return httpadapter.NewV2(h).ProxyWithContext
 }
@@ -364,7 +365,7 @@ func TestTaskSurvivesRestart(t *testing.T) {
 }
 
 // The functions refuse to start without DynamoDB or without bearer tokens,
-// naming the variable.
+// or asked to create their table, naming the variable.
 func TestLambdaRefusesBadConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -378,9 +379,12 @@ func TestLambdaRefusesBadConfig(t *testing.T) {
 		{"dynamodb without table", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_BEARER_TOKEN": "t"}, []string{"A2A_TASK_STORE_TABLE", "AWS_REGION"}},
 		{"unknown agent", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks", "AWS_REGION": "us-east-1", "A2A_BEARER_TOKEN": "t", "A2A_AGENT": "nope"},
 			[]string{"A2A_AGENT"}},
+		// The stack creates the table: a function links no code to create one.
+		{"table creation", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks", "AWS_REGION": "us-east-1", "A2A_BEARER_TOKEN": "t", "A2A_TASK_STORE_CREATE_TABLE": "true"},
+			[]string{"A2A_TASK_STORE_CREATE_TABLE=true is for the local server"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := app.NewLambdaHTTP(context.Background(), getenv(tc.env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
+			_, err := httpfn.New(context.Background(), getenv(tc.env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
 			require.Error(t, err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)

@@ -1,9 +1,11 @@
-// Package app assembles servers from configuration: it is the composition
-// root of the local server (local.go, run.go) and of the Lambda functions,
-// one file each (send.go, tasks.go, worker.go, push.go, deliver.go,
-// sweep.go; the HTTP functions share http.go). What every function needs at
-// start-up is pkg/boot's, which also assembles the card function: it must
-// link none of the AWS service clients this package does.
+// Package app assembles the local server from configuration (local.go,
+// run.go). The Lambda functions are assembled by packages of their own, so
+// that each links only the AWS service clients it calls (Go initializes
+// every linked package at every cold start): httpfn (send and tasks),
+// workerfn, sweepfn, pushfn and deliverfn, on what they share (taskstore,
+// serviceopts, pushsetup) and what every function needs at start-up,
+// pkg/boot, which also assembles the card function. This package links
+// them all; lambda.go keeps the names its tests and others use.
 package app
 
 import (
@@ -12,9 +14,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
@@ -46,31 +49,6 @@ func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authentica
 // ExecutionLocal is the execution mode of the local server's profile: task
 // steps run in goroutines.
 const ExecutionLocal = "local"
-
-// Profile is the deployment profile GET /health reports.
-func Profile(cfg config.Config, info agent.Info, storeBackend, executionMode string) *httpapi.Profile {
-	return httpapi.NewProfile(BuildVersion(), info.Name, info.Version, storeBackend, executionMode, cfg.Push.Enabled)
-}
-
-// BuildVersion is this binary's module version ("(devel)" for a local
-// build).
-func BuildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
-
-// ServiceConfig is the service part of the configuration.
-func ServiceConfig(cfg config.Config) service.Config {
-	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout, PushNotifications: cfg.Push.Enabled, LeaseDuration: cfg.LeaseDuration}
-}
-
-// ExecutorOptions is the executor part of the configuration.
-func ExecutorOptions(cfg config.Config, clk clock.Clock, log *slog.Logger) service.ExecutorOptions {
-	return service.ExecutorOptions{Clock: clk, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL,
-		LeaseDuration: cfg.LeaseDuration, MaxTakeovers: cfg.MaxTakeovers}
-}
 
 // Local is the all-in-one local server: a task store (in memory unless
 // configured otherwise), goroutine runner and one agent behind the full HTTP
@@ -144,10 +122,10 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	} else {
 		onChange = func(service.TaskChange) {}
 	}
-	exec := service.NewExecutor(store, ag, ExecutorOptions(cfg, o.Clock, o.Log))
+	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log))
 	runner := local.New(exec, local.Options{Clock: o.Clock, Logger: o.Log})
 	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), cfg.LeaseDuration/2, o.Log)
-	svc := service.New(store, runner, ag.Info(), ServiceConfig(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: PushChecker(cfg)})
+	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
 	_, anonymous := o.Auth.(auth.Anonymous)
 	backend := cfg.TaskStore.Backend
 	if o.Store == nil {
@@ -161,7 +139,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		PublicURL:       cfg.PublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
 		GzipMinimumSize: boot.GzipMinimumSize(cfg),
-		Profile:         Profile(cfg, ag.Info(), backend, ExecutionLocal),
+		Profile:         boot.Profile(cfg, ag.Info(), backend, ExecutionLocal),
 		Logger:          o.Log,
 	}
 	if pipeline != nil {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/deliverfn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
@@ -71,7 +73,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	// The stream, as the event source mapping reads it.
 	recs, err := awstest.NewStreamReader(t, env["A2A_TASK_STORE_TABLE"]).Read(ctx)
 	require.NoError(t, err)
-	fanout, err := app.NewPushFunction(ctx, getenv(env), io.Discard)
+	fanout, err := pushfn.New(ctx, getenv(env), io.Discard)
 	require.NoError(t, err)
 	resp, err := fanout.Handle(ctx, events.DynamoDBEvent{Records: recs})
 	require.NoError(t, err)
@@ -94,7 +96,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 		ops = append(ops, u.Op)
 	}})
 	require.NoError(t, err)
-	deliver, err := app.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil)
 	require.NoError(t, err)
 	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], deliver.Handle, 30*time.Second,
 		func() bool { return len(rcv.Delivered("/hook")) == 3 })
@@ -134,7 +136,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 func TestPushAndDeliverFunctionConfiguration(t *testing.T) {
 	env := pushEnv(t)
 	ctx := context.Background()
-	_, err := app.NewDeliverFunction(ctx, getenv(env), io.Discard)
+	_, err := deliverfn.New(ctx, getenv(env), io.Discard)
 	require.NoError(t, err, "the deliver function starts on its environment")
 
 	for name, tc := range map[string]struct {
@@ -158,9 +160,9 @@ func TestPushAndDeliverFunctionConfiguration(t *testing.T) {
 				e[k] = v
 			}
 			if tc.push {
-				_, err = app.NewPushFunction(ctx, getenv(e), io.Discard)
+				_, err = pushfn.New(ctx, getenv(e), io.Discard)
 			} else {
-				_, err = app.NewDeliverFunction(ctx, getenv(e), io.Discard)
+				_, err = deliverfn.New(ctx, getenv(e), io.Discard)
 			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)

@@ -25,6 +25,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/workerfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
@@ -83,7 +84,7 @@ func newStack(t *testing.T, ag agent.Agent, mode string, ttl, budget time.Durati
 	cfg.InterruptTTL = ttl
 	cfg.BlockingTimeout = budget
 	log := boot.NewLogger(&testWriter{t}, cfg.LogLevel)
-	w := app.NewWorker(cfg, ag, store, nil, log)
+	w := workerfn.NewHandler(cfg, ag, store, nil, log)
 	m := sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) { return w.Handle(ctx, ev) }))
 	cfg.Execution = config.Execution{Mode: mode, StateMachineARN: m.ARN}
 	h, err := app.NewLambdaHandler(cfg, ag, store, app.LambdaOptions{Routes: httpapi.RoutesAll, StepFunctions: m.Client, Log: log})

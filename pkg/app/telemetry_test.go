@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
@@ -89,7 +89,7 @@ func TestTelemetryJoinsUpAndRedacts(t *testing.T) {
 		require.NoError(t, err)
 		tel := telemetry.NewFunction(name, boot.NewLogger(&logs, slog.LevelDebug), sink, clk)
 		tel.Tracer = tracing.New(spans, clk)
-		h, err := app.NewLambdaHTTP(tel.Context(context.Background()), getenv(env), builtin.Registry(), routes, &logs)
+		h, err := httpfn.New(tel.Context(context.Background()), getenv(env), builtin.Registry(), routes, &logs)
 		require.NoError(t, err)
 		return telemetry.HTTP(tel, boot.LambdaHTTP(h, boot.NewLogger(&logs, slog.LevelDebug)))
 	}

@@ -19,6 +19,9 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/deliverfn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
@@ -89,7 +92,7 @@ func TestOneTracePerTask(t *testing.T) {
 
 	// The send: a blocking message/send to the echo agent, with a webhook.
 	sendFn := function("send")
-	h, err := app.NewLambdaHTTP(sendFn.Context(context.Background()), getenv(env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
+	h, err := httpfn.New(sendFn.Context(context.Background()), getenv(env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
 	require.NoError(t, err)
 	send := telemetry.HTTP(sendFn, boot.LambdaHTTP(h, nil))
 	ev := loadEvent(t, "send/jsonrpc-message-send.json")
@@ -127,7 +130,7 @@ func TestOneTracePerTask(t *testing.T) {
 	require.NoError(t, err)
 	pushAWS, err := boot.AWSConfig(cfg, getenv(env))
 	require.NoError(t, err)
-	fanout, err := app.NewFanout(cfg, batchAsSingles{sqs.NewFromConfig(pushAWS)}, nil)
+	fanout, err := pushfn.NewFanout(cfg, batchAsSingles{sqs.NewFromConfig(pushAWS)}, nil)
 	require.NoError(t, err)
 	pushResp, err := telemetry.Wrap(function("push"), fanout.Handle, nil)(invocation(pushTrace), events.DynamoDBEvent{Records: recs})
 	require.NoError(t, err)
@@ -154,7 +157,7 @@ func TestOneTracePerTask(t *testing.T) {
 	require.NoError(t, err)
 	deliverStore, err := app.OpenDynamoStore(ctx, cfg, app.StoreOptions{})
 	require.NoError(t, err)
-	deliver, err := app.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil)
 	require.NoError(t, err)
 	deliverFn := telemetry.Wrap(function("deliver"), deliver.Handle, nil)
 	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {

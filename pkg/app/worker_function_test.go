@@ -15,7 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/workerfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
@@ -71,7 +71,7 @@ func TestWorkerEvents(t *testing.T) {
 	env["A2A_AGENT"] = "demo"
 	env["A2A_DEMO_WORK_MS"] = "0"
 	store := storeOf(t, env)
-	h, err := app.NewWorkerFunction(context.Background(), getenv(env), builtin.Registry(), io.Discard)
+	h, err := workerfn.New(context.Background(), getenv(env), builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	invoke := lambda.NewHandler(h.Handle)
 

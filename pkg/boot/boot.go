@@ -2,9 +2,11 @@
 // secret references resolved, the configuration loaded and checked, the
 // JSON logger, the AWS configuration built from what Lambda puts in the
 // environment, the HTTP API adapter, reporting a failed cold start, the
-// push signing keys and the card edge options. The card function needs
-// nothing more, so it is assembled here too (card.go); every other
-// function's assembly is in pkg/app, one file each.
+// push signing keys and the edge options (cards, health profile). The card
+// function needs nothing more, so it is assembled here too (card.go);
+// every other function is assembled by a package of its own under pkg/app
+// (httpfn, workerfn, sweepfn, pushfn, deliverfn), which links only the AWS
+// service clients that function calls.
 //
 // It must not import the AWS SDK's service clients, nor its default
 // configuration loader (github.com/aws/aws-sdk-go-v2/config): Go runs every

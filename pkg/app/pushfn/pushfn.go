@@ -1,4 +1,9 @@
-package app
+// Package pushfn assembles the push function, on the task table's DynamoDB
+// stream: it turns the task changes webhooks are told about into delivery
+// jobs on the delivery queue. It links the SQS client and the DynamoDB
+// store's stream decoding, and no other AWS service client; a test in
+// functions/ holds the binary to that.
+package pushfn
 
 import (
 	"context"
@@ -14,10 +19,10 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
-// NewPushFunction builds the push function's handler (the table's stream
-// to the delivery queue) from the environment read through getenv (see
+// New builds the push function's handler (the table's stream to the
+// delivery queue) from the environment read through getenv (see
 // boot.Start). Call it once per cold start.
-func NewPushFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Fanout, error) {
+func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Fanout, error) {
 	env, err := boot.Start(ctx, getenv, logOut, func(cfg config.Config) error {
 		if cfg.Push.DeliveryQueueURL == "" {
 			return errors.New("A2A_PUSH_DELIVERY_QUEUE_URL is required: the push function sends delivery jobs to that queue")
@@ -45,10 +50,9 @@ func NewFanout(cfg config.Config, client serverless.SQS, log *slog.Logger) (*ser
 	return f.WithTrace(dynamo.TraceFromStream), nil
 }
 
-// PushFunction builds the push function's Lambda handler
-// (NewPushFunction).
-func PushFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
-	h, err := NewPushFunction(ctx, getenv, logOut)
+// Function builds the push function's Lambda handler (New).
+func Function(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+	h, err := New(ctx, getenv, logOut)
 	if err != nil {
 		return nil, err
 	}

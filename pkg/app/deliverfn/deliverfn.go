@@ -1,4 +1,9 @@
-package app
+// Package deliverfn assembles the deliver function, on the push delivery
+// queue: it POSTs each job's signed notification to its webhook and
+// records the outcome on the push config. It links the DynamoDB and SQS
+// clients and no other AWS service client; a test in functions/ holds the
+// binary to that.
+package deliverfn
 
 import (
 	"context"
@@ -8,19 +13,20 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/serverless"
 )
 
-// NewDeliverFunction builds the deliver function's handler (the delivery
-// queue to the webhooks) from the environment read through getenv (see
-// boot.Start; the signing keys may be secret references). Call it once per
-// cold start.
-func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Deliver, error) {
+// New builds the deliver function's handler (the delivery queue to the
+// webhooks) from the environment read through getenv (see boot.Start; the
+// signing keys may be secret references). Call it once per cold start.
+func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Deliver, error) {
 	env, err := boot.Start(ctx, getenv, logOut, func(cfg config.Config) error {
-		return errors.Join(checkLambdaStore(cfg), checkDeliverConfig(cfg))
+		return errors.Join(boot.CheckLambdaStore(cfg), checkConfig(cfg))
 	})
 	if err != nil {
 		return nil, err
@@ -30,39 +36,33 @@ func NewDeliverFunction(ctx context.Context, getenv func(string) string, logOut 
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := boot.AWSConfig(cfg, env.Getenv)
+	store, awsCfg, err := taskstore.ForFunction(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	store, err := OpenDynamoStore(ctx, cfg, StoreOptions{Log: env.Log, AWS: &awsCfg})
-	if err != nil {
-		return nil, err
-	}
-	d, err := newDeliverer(cfg, ks, pushIssuer(cfg, false), nil)
+	d, err := pushsetup.NewDeliverer(cfg, ks, pushsetup.Issuer(cfg, false), nil)
 	if err != nil {
 		return nil, err
 	}
 	return NewDeliver(cfg, store, sqs.NewFromConfig(awsCfg), d, env.Log)
 }
 
-// DeliverFunction builds the deliver function's Lambda handler
-// (NewDeliverFunction).
-func DeliverFunction(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
-	h, err := NewDeliverFunction(ctx, getenv, logOut)
+// Function builds the deliver function's Lambda handler (New).
+func Function(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+	h, err := New(ctx, getenv, logOut)
 	if err != nil {
 		return nil, err
 	}
 	return h.Handle, nil
 }
 
-// checkDeliverConfig refuses a deliver function without its queues or an
-// issuer.
-func checkDeliverConfig(cfg config.Config) error {
+// checkConfig refuses a deliver function without its queues or an issuer.
+func checkConfig(cfg config.Config) error {
 	var errs []error
 	if cfg.Push.DeliveryQueueURL == "" || cfg.Push.DeadLetterQueueURL == "" {
 		errs = append(errs, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL and A2A_PUSH_DEAD_LETTER_QUEUE_URL are required: the deliver function schedules retries on the first and dead-letters to the second"))
 	}
-	if pushIssuer(cfg, false) == "" {
+	if pushsetup.Issuer(cfg, false) == "" {
 		errs = append(errs, errors.New("A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required: it is the iss claim receivers check"))
 	}
 	return errors.Join(errs...)
@@ -71,9 +71,9 @@ func checkDeliverConfig(cfg config.Config) error {
 // NewDeliver assembles the deliver function around its store, queue client
 // and deliverer.
 func NewDeliver(cfg config.Config, store notify.Store, client serverless.SQS, d notify.Deliverer, log *slog.Logger) (*serverless.Deliver, error) {
-	if err := checkDeliverConfig(cfg); err != nil {
+	if err := checkConfig(cfg); err != nil {
 		return nil, err
 	}
-	sender := notify.NewSender(notify.NewResolver(store, pushBodies()), d, retryPolicy(cfg), store, log)
+	sender := notify.NewSender(notify.NewResolver(store, pushsetup.Bodies()), d, pushsetup.Retry(cfg), store, log)
 	return serverless.NewDeliver(sender, client, cfg.Push.DeliveryQueueURL, cfg.Push.DeadLetterQueueURL, log)
 }

@@ -1,0 +1,101 @@
+// Package sweepfn assembles the sweep function, which EventBridge invokes
+// every minute to take over the tasks whose runner died. It links the
+// DynamoDB and Step Functions clients (a taken-over task's step runs in a
+// new execution in the auto and stepfunctions modes) and no other AWS
+// service client; a test in functions/ holds the binary to that.
+package sweepfn
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+)
+
+// Func is the sweep function's handler: one sweep per scheduled event.
+type Func func(ctx context.Context, ev events.CloudWatchEvent) (service.SweepResult, error)
+
+// Store is what the sweep needs of a task store: the tasks, and the
+// backlog of the inline runner (the DynamoDB store is both).
+type Store interface {
+	service.Store
+	inline.Backlog
+}
+
+// New builds the sweep function's handler (scheduled every minute by
+// template.yaml) from the environment read through getenv: the DynamoDB
+// store, the agent named by A2A_AGENT from reg and the runner of the
+// execution mode. Every tick it takes over the tasks whose lease lapsed: a
+// send function that crashed or timed out in the middle of an inline step,
+// a task a non-blocking send left to no runner (A2A_EXECUTION=inline). In
+// auto and stepfunctions modes a taken-over task's step runs in a new
+// state machine execution; in inline mode it runs in the sweep's
+// invocation. Call it once per cold start.
+func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (Func, error) {
+	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, boot.CheckLambdaStore)
+	if err != nil {
+		return nil, err
+	}
+	var api stepfunctions.API
+	if fn.Config.Execution.Mode != config.ExecutionInline {
+		api = sfn.NewFromConfig(fn.AWS)
+	}
+	return NewHandler(fn.Config, fn.Agent, fn.Store, api, nil, fn.Log)
+}
+
+// Function builds the sweep function's Lambda handler (New).
+func Function(reg *agent.Registry) boot.Builder {
+	return func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
+		return New(ctx, getenv, reg, logOut)
+	}
+}
+
+// NewHandler assembles the sweep function around store; api is the Step
+// Functions client of the auto and stepfunctions modes (nil in inline
+// mode), clk tells the time (nil: the system clock).
+func NewHandler(cfg config.Config, ag agent.Agent, store Store, api stepfunctions.API, clk clock.Clock, log *slog.Logger) (Func, error) {
+	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log))
+	var r service.Starter
+	if cfg.Execution.Mode == config.ExecutionInline {
+		r = blockingStarter{inline.New(exec, store, inline.Options{Budget: cfg.BlockingTimeout, Clock: clk, Logger: log})}
+	} else {
+		if api == nil {
+			return nil, fmt.Errorf("A2A_EXECUTION=%s needs a Step Functions client", cfg.Execution.Mode)
+		}
+		machine, err := stepfunctions.New(api, stepfunctions.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		r = machine
+	}
+	return func(ctx context.Context, ev events.CloudWatchEvent) (service.SweepResult, error) {
+		if ev.DetailType != "Scheduled Event" {
+			return service.SweepResult{}, fmt.Errorf("sweep: want an EventBridge scheduled event, got detail-type %q", ev.DetailType)
+		}
+		res, err := exec.Sweep(ctx, r)
+		log.InfoContext(ctx, "swept tasks whose runner died", "takenOver", res.TakenOver, "failed", res.Failed, "error", err)
+		return res, err
+	}, nil
+}
+
+// blockingStarter runs a job's steps in the caller's invocation (the inline
+// runner defers non-blocking jobs).
+type blockingStarter struct{ r *inline.Runner }
+
+func (b blockingStarter) Start(ctx context.Context, job service.Job) error {
+	job.Blocking = true
+	return b.r.Start(ctx, job)
+}

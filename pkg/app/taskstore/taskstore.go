@@ -1,0 +1,121 @@
+// Package taskstore opens the DynamoDB task store the configuration names,
+// for the Lambda functions and the local server. It links the DynamoDB
+// clients and nothing else of the AWS SDK's services.
+package taskstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+)
+
+// Options are the collaborators of a task store that tests replace.
+type Options struct {
+	Clock clock.Clock
+	Log   *slog.Logger
+	// OnUsage receives the capacity of every DynamoDB request.
+	OnUsage func(dynamo.Usage)
+	// AWS is the AWS configuration when the caller loaded it already (a
+	// function that also needs other clients); nil makes it from the
+	// process's environment (boot.AWSConfig).
+	AWS *aws.Config
+}
+
+// OpenDynamo returns the DynamoDB store of cfg's table, reached with
+// o.AWS, or the environment's AWS configuration (boot.AWSConfig:
+// credentials from the environment, as Lambda sets them) in AWS_REGION, or
+// at AWS_ENDPOINT_URL when it is set. With A2A_TASK_STORE_CREATE_TABLE
+// (local development) it first creates the table if it is missing.
+func OpenDynamo(ctx context.Context, cfg config.Config, o Options) (*dynamo.Store, error) {
+	if o.AWS == nil {
+		awsCfg, err := boot.AWSConfig(cfg, os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		o.AWS = &awsCfg
+	}
+	client := dynamodb.NewFromConfig(*o.AWS)
+	if cfg.TaskStore.CreateTable {
+		if err := dynamo.CreateTable(ctx, client, cfg.TaskStore.Table); err != nil {
+			return nil, fmt.Errorf("A2A_TASK_STORE_CREATE_TABLE: %w", err)
+		}
+	}
+	return open(ctx, cfg, client, o)
+}
+
+// ForFunction returns a Lambda function's AWS configuration, built from
+// the environment Lambda provides (boot.AWSConfig), and the DynamoDB store
+// of its table reached with it. It refuses A2A_TASK_STORE_CREATE_TABLE: the
+// stack creates the functions' table, and a function that never creates
+// one does not link the code that does (table creation and its waiter),
+// which would weigh on its binary.
+func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, error) {
+	if env.Config.TaskStore.CreateTable {
+		return nil, aws.Config{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for the local server: a Lambda function does not create its table (the stack does; for sam local, create it first, e.g. with A2A_TASK_STORE_BACKEND=dynamodb AWS_ENDPOINT_URL=http://127.0.0.1:8001 make run)")
+	}
+	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	store, err := open(ctx, env.Config, dynamodb.NewFromConfig(awsCfg), Options{Log: env.Log})
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	return store, awsCfg, nil
+}
+
+// Function is what a Lambda function that runs the agent's steps on the
+// task store opens at its cold start.
+type Function struct {
+	boot.Env
+	Agent agent.Agent
+	Store *dynamo.Store
+	// AWS is the configuration the store's client was made with, for the
+	// function's other clients.
+	AWS aws.Config
+}
+
+// StartFunction starts a Lambda function (boot.Start, with checks), builds
+// the agent A2A_AGENT names from reg and opens the store (ForFunction).
+func StartFunction(ctx context.Context, getenv func(string) string, logOut io.Writer, reg *agent.Registry, checks ...func(config.Config) error) (Function, error) {
+	env, err := boot.Start(ctx, getenv, logOut, checks...)
+	if err != nil {
+		return Function{}, err
+	}
+	ag, err := env.Agent(reg)
+	if err != nil {
+		return Function{}, err
+	}
+	store, awsCfg, err := ForFunction(ctx, env)
+	if err != nil {
+		return Function{}, err
+	}
+	return Function{Env: env, Agent: ag, Store: store, AWS: awsCfg}, nil
+}
+
+// open returns the store of cfg's table on client.
+func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o Options) (*dynamo.Store, error) {
+	if o.Log != nil {
+		o.Log.Info("tasks are kept in DynamoDB", "table", cfg.TaskStore.Table, "region", cfg.AWS.Region, "endpoint", cfg.AWS.EndpointURL)
+	}
+	if sink := metrics.From(ctx); o.OnUsage == nil && sink != nil {
+		// The capacity of every request, as EMF metrics by operation.
+		o.OnUsage = func(u dynamo.Usage) { sink.Capacity(u.Op, u.Units, u.Read, u.Write) }
+	}
+	return dynamo.New(client, dynamo.Options{
+		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, OnUsage: o.OnUsage, Logger: o.Log,
+	})
+}
