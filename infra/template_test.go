@@ -353,6 +353,7 @@ func TestLocalEnvironment(t *testing.T) {
 			assert.Contains(t, declared[fn], name, "events/env.json: %s.%s is not declared in the template, so sam local ignores it", fn, name)
 		}
 	}
+	assert.NotContains(t, local["Parameters"], "A2A_TASK_STORE_CREATE_TABLE", "the functions refuse to create their table: sam local would fail at every cold start")
 	for _, fn := range []string{"SendFunction", "TasksFunction"} {
 		assert.Equal(t, "events-sample-token", local[fn]["A2A_BEARER_TOKEN"], "%s: sam local invoke -e events/... must pass with the sample events' token", fn)
 		assert.Equal(t, "inline", local[fn]["A2A_EXECUTION"], "%s runs steps inline under sam local (no Step Functions)", fn)
