@@ -52,4 +52,11 @@ func (s *Store) drop(id string, e *entry) {
 		}
 	}
 	delete(s.tasks, id)
+	ck := contextKey(e.rec.Owner, e.rec.Task.ContextID)
+	if tasks := s.contexts[ck]; tasks[id] == e {
+		delete(tasks, id)
+		if len(tasks) == 0 {
+			delete(s.contexts, ck)
+		}
+	}
 }

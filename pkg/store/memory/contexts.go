@@ -20,12 +20,14 @@ var _ service.ContextStore = (*Store)(nil)
 // its session the one bound to the context when that newest task was
 // created (entry.contextSession).
 
+func contextKey(owner, contextID string) string { return owner + "\x00" + contextID }
+
 // contextTasks returns the live tasks of an owner's context, newest status
 // first. Callers hold s.mu.
 func (s *Store) contextTasks(owner, contextID string, now time.Time) []*entry {
 	var tasks []*entry
-	for _, e := range s.tasks {
-		if e.rec.Owner == owner && e.rec.Task.ContextID == contextID && now.Before(e.expiresAt) {
+	for _, e := range s.contexts[contextKey(owner, contextID)] {
+		if now.Before(e.expiresAt) {
 			tasks = append(tasks, e)
 		}
 	}

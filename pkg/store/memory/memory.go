@@ -63,6 +63,8 @@ type Store struct {
 	tasks      map[string]*entry
 	idem       map[string]idemRecord
 	interrupts map[string]*service.InterruptBinding
+	// contexts holds the tasks of each (owner, context), by task id.
+	contexts map[string]map[string]*entry
 	lastSweep  time.Time
 	// finished are the ids of terminal tasks in the order they finished:
 	// the eviction order (ids of tasks gone since are skipped).
@@ -104,6 +106,7 @@ var (
 func New(opts Options) *Store {
 	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
+		contexts: map[string]map[string]*entry{},
 		closed: make(chan struct{})}
 	close(s.closed)
 	if s.taskTTL <= 0 {
@@ -164,9 +167,14 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 	if err := s.makeRoom(now); err != nil {
 		return nil, err
 	}
+	if old, ok := s.tasks[t.Task.ID]; ok {
+		s.drop(t.Task.ID, old) // expired
+	}
 	bound := t.SessionID
-	if b := s.boundSession(t.Owner, t.Task.ContextID, now); b != "" && !t.NewContext {
-		bound = b
+	if !t.NewContext {
+		if b := s.boundSession(t.Owner, t.Task.ContextID, now); b != "" {
+			bound = b
+		}
 	}
 	task := t.Task
 	task.History = slices.Clone(task.History)
@@ -187,6 +195,11 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		e.configs[c.Config.ID] = c
 	}
 	s.tasks[task.ID] = e
+	ck := contextKey(t.Owner, task.ContextID)
+	if s.contexts[ck] == nil {
+		s.contexts[ck] = map[string]*entry{}
+	}
+	s.contexts[ck][task.ID] = e
 	var change *service.TaskChange
 	if st := task.Status.State; st != a2a.TaskStateSubmitted {
 		if st.Terminal() {
