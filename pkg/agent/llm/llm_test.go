@@ -21,6 +21,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 const testKey = "sk-test-0123456789abcdef"
@@ -411,13 +412,7 @@ func TestHistoryBound(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return func(k string) string { return m[k] }
-	}
+	env := envtest.Getenv
 	_, err := llm.New(env())
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "A2A_LLM_BASE_URL is required")
