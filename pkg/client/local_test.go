@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpstatus"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
@@ -189,10 +190,10 @@ func TestCardRevalidation(t *testing.T) {
 		mu.Lock()
 		inm = append(inm, r.Header.Get("If-None-Match"))
 		mu.Unlock()
-		rw := &statusWriter{ResponseWriter: w}
+		rw := httpstatus.NewWriter(w)
 		reverse(srv.URL).ServeHTTP(rw, r)
 		mu.Lock()
-		statuses = append(statuses, rw.status)
+		statuses = append(statuses, rw.Status())
 		mu.Unlock()
 	}))
 	t.Cleanup(proxy.Close)
@@ -220,23 +221,6 @@ func TestCardRevalidation(t *testing.T) {
 	ep, err = client.SelectInterface(first, a2a.V03, "")
 	require.NoError(t, err)
 	assert.Equal(t, client.AgentInterface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(s int) {
-	w.status = s
-	w.ResponseWriter.WriteHeader(s)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
 }
 
 // reverse forwards requests to base, keeping the Host of the original
