@@ -40,15 +40,10 @@ func TestLocalServer(t *testing.T) {
 		t.Run(string(tc.version)+"/"+tc.binding, func(t *testing.T) {
 			c := client.New(proxy.URL, client.Options{Token: "s3cret", Binding: tc.binding, Version: tc.version})
 			ctx := clienttest.Context(t)
-			ep, err := c.Endpoint(ctx)
-			require.NoError(t, err)
-			assert.Equal(t, tc.version, ep.Version)
-			assert.Equal(t, tc.binding, ep.Binding)
+			clienttest.RequireEndpoint(t, c, tc.version, tc.binding)
 			rec.Take()
 
-			done := clienttest.Send(t, c, "hello", "", true)
-			assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
-			assert.Equal(t, "echo: hello", clienttest.ArtifactText(done, "echo"))
+			done := clienttest.SendHello(t, c)
 
 			got, err := c.GetTask(ctx, a2a.TaskQueryParams{ID: done.ID})
 			require.NoError(t, err)
