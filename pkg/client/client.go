@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // Defaults.
@@ -85,9 +86,7 @@ func New(target string, opts Options) *Client {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	if c.maxBody <= 0 {
-		c.maxBody = DefaultMaxResponseBytes
-	}
+	c.maxBody = positive.Or(c.maxBody, DefaultMaxResponseBytes)
 	if opts.Endpoint != nil {
 		ep := *opts.Endpoint
 		ep.Version = a2a.NormalizeVersion(string(ep.Version))

@@ -35,6 +35,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // Name is the agent's registry name.
@@ -148,15 +149,9 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%s=%q must be an absolute http(s) URL", EnvURL, cfg.URL)
 	}
-	if cfg.Wait <= 0 {
-		cfg.Wait = DefaultWait
-	}
-	if cfg.Poll <= 0 {
-		cfg.Poll = DefaultPoll
-	}
-	if cfg.MaxFailures <= 0 {
-		cfg.MaxFailures = DefaultMaxFailures
-	}
+	cfg.Wait = positive.Or(cfg.Wait, DefaultWait)
+	cfg.Poll = positive.Or(cfg.Poll, DefaultPoll)
+	cfg.MaxFailures = positive.Or(cfg.MaxFailures, DefaultMaxFailures)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

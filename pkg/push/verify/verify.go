@@ -30,6 +30,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
@@ -167,22 +168,12 @@ func New(o Options) (*Verifier, error) {
 		keys: o.Keys, audience: o.Audience, issuer: o.Issuer, token: o.Token,
 		skew: o.ClockSkew, maxAge: o.MaxAge, dedupe: o.DedupeWindow, maxBodyBytes: o.MaxBodyBytes, clock: clock.Or(o.Clock), unanswered: o.OnUnanswered,
 	}
-	if v.skew <= 0 {
-		v.skew = DefaultClockSkew
-	}
-	if v.maxAge <= 0 {
-		v.maxAge = DefaultMaxAge
-	}
-	if v.dedupe <= 0 {
-		v.dedupe = DefaultDedupeWindow
-	}
-	if v.maxBodyBytes <= 0 {
-		v.maxBodyBytes = DefaultMaxBodyBytes
-	}
+	v.skew = positive.Or(v.skew, DefaultClockSkew)
+	v.maxAge = positive.Or(v.maxAge, DefaultMaxAge)
+	v.dedupe = positive.Or(v.dedupe, DefaultDedupeWindow)
+	v.maxBodyBytes = positive.Or(v.maxBodyBytes, DefaultMaxBodyBytes)
 	maxEvents := o.MaxEvents
-	if maxEvents <= 0 {
-		maxEvents = DefaultMaxEvents
-	}
+	maxEvents = positive.Or(maxEvents, DefaultMaxEvents)
 	v.events = newEventCache(maxEvents)
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods([]string{keys.AlgES256, keys.AlgEdDSA}),
