@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
@@ -83,9 +84,7 @@ func New(target string, opts Options) *Client {
 	if c.http == nil {
 		c.http = &http.Client{Timeout: DefaultTimeout}
 	}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
+	c.log = logger.Or(c.log)
 	c.maxBody = positive.Or(c.maxBody, DefaultMaxResponseBytes)
 	if opts.Endpoint != nil {
 		ep := *opts.Endpoint

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
@@ -34,9 +35,7 @@ type Function struct {
 // NewFunction returns the telemetry of function name, logging summary
 // lines on log (nil: none) and metrics on sink (nil: off).
 func NewFunction(name string, log *slog.Logger, sink *metrics.Sink, clk clock.Clock) *Function {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Function{Name: name, Log: log, Metrics: sink, Clock: clock.Or(clk)}
 }
 

@@ -35,6 +35,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
@@ -152,9 +153,7 @@ func NewAgent(cfg Config) (*Agent, error) {
 	cfg.Wait = positive.Or(cfg.Wait, DefaultWait)
 	cfg.Poll = positive.Or(cfg.Poll, DefaultPoll)
 	cfg.MaxFailures = positive.Or(cfg.MaxFailures, DefaultMaxFailures)
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Logger = logger.Or(cfg.Logger)
 	remote := client.New(cfg.URL, client.Options{Token: cfg.Token, Binding: cfg.Binding, Version: a2a.Version(cfg.Protocol), HTTPClient: cfg.HTTPClient})
 	return &Agent{cfg: cfg, remote: remote}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
@@ -36,9 +37,7 @@ type Sender struct {
 // NewSender returns a sender that resolves jobs with resolver, delivers
 // with d, decides retries with retry and records outcomes in store.
 func NewSender(resolver *Resolver, d Deliverer, retry push.RetryPolicy, store Store, log *slog.Logger) *Sender {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Sender{resolver: resolver, deliverer: d, retry: retry, recorder: NewRecorder(store, log), log: log}
 }
 
@@ -67,9 +66,7 @@ type Recorder struct {
 
 // NewRecorder returns a recorder on store.
 func NewRecorder(store Store, log *slog.Logger) *Recorder {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Recorder{store: store, log: log}
 }
 
@@ -115,9 +112,7 @@ type Local struct {
 
 // NewLocal returns the local fan-out.
 func NewLocal(resolver *Resolver, queue Queue, log *slog.Logger) *Local {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Local{resolver: resolver, queue: queue, log: log}
 }
 
