@@ -11,5 +11,6 @@
 //	envtest     a getenv function over name, value pairs
 //
 // Test rigs that belong to one package's contract sit beside it instead
-// (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest).
+// (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest,
+// pkg/agent/agenttest).
 package testkit
