@@ -199,10 +199,8 @@ type checkpoint struct {
 // Step implements agent.Agent.
 func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
 	var cp checkpoint
-	if len(in.Checkpoint) > 0 {
-		if err := json.Unmarshal(in.Checkpoint, &cp); err != nil {
-			return agent.Outcome{}, fmt.Errorf("a2a-proxy: bad checkpoint: %w", err)
-		}
+	if err := in.DecodeCheckpoint(&cp); err != nil {
+		return agent.Outcome{}, fmt.Errorf("a2a-proxy: %w", err)
 	}
 	switch {
 	case in.Message != nil:
