@@ -6,13 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var trickyStrings = []string{
-	"", "plain", `quote " backslash \ slash /`, "nl\n cr\r tab\t", "\x00\x01\x1f\x7f",
-	"héllo wörld ✓ 😀", "bad utf8 \xff\xfe end", "\xed\xa0\x80 surrogate", "line\u2028sep\u2029par",
-	"<script>&amp;</script>",
-}
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/jsontest"
+)
 
 // reference encodes a task the slow, obviously right way: encoding/json on
 // plain maps that mirror the wire format.
@@ -102,7 +98,7 @@ func omitEmpty(m map[string]any, key string, v any) {
 }
 
 func TestTaskEncodingMatchesReference(t *testing.T) {
-	for _, s := range trickyStrings {
+	for _, s := range jsontest.TrickyStrings() {
 		agentMsg := Message{Role: RoleAgent, MessageID: s, TaskID: "t", ContextID: s,
 			Parts:            []Part{TextPart(s), FileURIPart("https://x/"+s, s, "text/plain"), FileBytesPart("", "", ""), {Kind: PartKindData, Data: json.RawMessage(`{"k": [1, "x"]}`), Metadata: Metadata{s: s}}},
 			ReferenceTaskIDs: []string{s, "r2"}, Extensions: []string{"https://ext/" + s},

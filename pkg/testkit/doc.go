@@ -9,6 +9,7 @@
 //	clienttest  a local A2A server for client tests
 //	syncbuf     a buffer one goroutine writes while another reads it
 //	envtest     a getenv function over name, value pairs
+//	jsontest    strings that hand-written JSON encoders get wrong
 //
 // Test rigs that belong to one package's contract sit beside it instead
 // (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest,
