@@ -26,8 +26,9 @@ import sys
 import tomllib
 
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+sys.dont_write_bytecode = True  # no __pycache__ in infra/ from the import below
 
-from cfnlint.decode import decode  # noqa: E402
+from sam_transform import load_template  # noqa: E402  (beside this script)
 
 JWT = {"JwtIssuer": "https://issuer.example.com", "JwtAudience": "client-id", "BearerToken": "", "BearerTokens": ""}
 
@@ -110,10 +111,8 @@ def main():
     ap.add_argument("--samconfig", default="samconfig.toml")
     args = ap.parse_args()
 
-    template, matches = decode(args.template)
-    if matches:
-        for m in matches:
-            print(f"{args.template}: {m}", file=sys.stderr)
+    template = load_template(args.template)
+    if template is None:
         return 1
     want, problems = declared_routes(template)
     bearer = samconfig_overrides(args.samconfig)

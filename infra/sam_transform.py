@@ -121,16 +121,25 @@ def check_and_package(template, base):
     return problems
 
 
+def load_template(path):
+    """Return the template at path as cfn-lint decodes it, or None when it
+    cannot be decoded, after printing why (one line per problem)."""
+    template, matches = decode(path)
+    if matches:
+        for m in matches:
+            print(f"{path}: {m}", file=sys.stderr)
+        return None
+    return template
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("template")
     ap.add_argument("-o", "--output", help="where to write the CloudFormation template (JSON)")
     args = ap.parse_args()
 
-    template, matches = decode(args.template)
-    if matches:
-        for m in matches:
-            print(f"{args.template}: {m}", file=sys.stderr)
+    template = load_template(args.template)
+    if template is None:
         return 1
     problems = check_and_package(template, os.path.dirname(os.path.abspath(args.template)))
     try:

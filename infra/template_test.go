@@ -295,41 +295,38 @@ func TestPoliciesAreScoped(t *testing.T) {
 		policies := fn.Prop("Policies")
 		require.NotNil(t, policies, fn.Name)
 		if fn.Name == "CardFunction" {
-			var actions []string
-			var collect func(n *yaml.Node, key string)
-			collect = func(n *yaml.Node, key string) {
-				if key == "Action" && n.Kind == yaml.ScalarNode {
-					actions = append(actions, n.Value)
-				}
-				for i, c := range n.Content {
-					k := ""
-					if n.Kind == yaml.MappingNode && i%2 == 1 {
-						k = n.Content[i-1].Value
-					}
-					collect(c, k)
-				}
-			}
-			collect(policies, "")
-			assert.ElementsMatch(t, []string{"ssm:GetParameter", "secretsmanager:GetSecretValue", "kms:Decrypt"}, actions,
+			assert.ElementsMatch(t, []string{"ssm:GetParameter", "secretsmanager:GetSecretValue", "kms:Decrypt"}, scalarsAt(policies, "Action"),
 				"the card function's only AWS access is reading its signing keys")
 		}
 		var stars []string
-		var walk func(n *yaml.Node, key string)
-		walk = func(n *yaml.Node, key string) {
-			if key == "Resource" && n.Kind == yaml.ScalarNode && n.Value == "*" {
+		for _, r := range scalarsAt(policies, "Resource") {
+			if r == "*" {
 				stars = append(stars, fn.Name)
 			}
-			for i, c := range n.Content {
-				k := ""
-				if n.Kind == yaml.MappingNode && i%2 == 1 {
-					k = n.Content[i-1].Value
-				}
-				walk(c, k)
-			}
 		}
-		walk(policies, "")
 		assert.Empty(t, stars, "%s: a statement grants on Resource '*'", fn.Name)
 	}
+}
+
+// scalarsAt returns the scalar values of the mapping key key anywhere
+// below n (a key whose value is a list or a mapping is passed over).
+func scalarsAt(n *yaml.Node, key string) []string {
+	var out []string
+	var walk func(n *yaml.Node, k string)
+	walk = func(n *yaml.Node, k string) {
+		if k == key && n.Kind == yaml.ScalarNode {
+			out = append(out, n.Value)
+		}
+		for i, c := range n.Content {
+			ck := ""
+			if n.Kind == yaml.MappingNode && i%2 == 1 {
+				ck = n.Content[i-1].Value
+			}
+			walk(c, ck)
+		}
+	}
+	walk(n, "")
+	return out
 }
 
 // events/env.json (sam local --env-vars) sets only variables the template

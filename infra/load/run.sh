@@ -41,11 +41,12 @@ fi
 TICKS=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
 
-# measure NAME SCRIPT: runs wrk and prints µs of server CPU per request.
+# measure NAME LOAD: runs wrk with load.lua sending the LOAD requests (send,
+# get or card) and prints µs of server CPU per request.
 measure() {
-  local name=$1 script=$2 before after out reqs errs
+  local name=$1 load=$2 before after out reqs errs
   before=$(cpu_ticks)
-  out=$(RUN_ID=$RANDOM $WRK_PIN wrk -t2 -c32 -d"$DURATION" -s "infra/load/$script" "$URL")
+  out=$(LOAD=$load RUN_ID=$RANDOM $WRK_PIN wrk -t2 -c32 -d"$DURATION" -s infra/load/load.lua "$URL")
   after=$(cpu_ticks)
   reqs=$(sed -n 's/^LOAD requests=\([0-9]*\).*/\1/p' <<<"$out")
   errs=$(sed -n 's/^LOAD .*errors=\([0-9]*\)/\1/p' <<<"$out")
@@ -56,9 +57,9 @@ measure() {
 }
 
 echo "wrk -t2 -c32 -d$DURATION against $URL (echo agent, memory store; $MODE)"
-start; measure "message/send (blocking)" send.lua; stop
+start; measure "message/send (blocking)" send; stop
 start
 TASK_ID=$(curl -s "$URL/" -d '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"load-get-'$RANDOM'","parts":[{"kind":"text","text":"hello"}]},"configuration":{"blocking":true}}}' | sed -n 's/.*"result":{"id":"\([^"]*\)".*/\1/p')
 [ -n "$TASK_ID" ] || { echo "could not create the task to get" >&2; exit 1; }
-TASK_ID=$TASK_ID measure "tasks/get" get.lua; stop
-start; measure "agent card" card.lua; stop
+TASK_ID=$TASK_ID measure "tasks/get" get; stop
+start; measure "agent card" card; stop

@@ -60,8 +60,12 @@ func AppendPartEnd(b []byte, p *Part) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+func appendPart(b []byte, p *Part) ([]byte, error) { return p.AppendJSON(b) }
+
+func appendMessage(b []byte, m *Message) ([]byte, error) { return m.AppendJSON(b) }
+
 func appendParts(b []byte, parts []Part) ([]byte, error) {
-	return jsonw.Array(jsonw.Key(b, "parts"), parts, func(b []byte, p *Part) ([]byte, error) { return p.AppendJSON(b) })
+	return jsonw.Array(jsonw.Key(b, "parts"), parts, appendPart)
 }
 
 // AppendJSON appends the 0.3 wire form of the message.
@@ -84,13 +88,20 @@ func (m *Message) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// AppendJSON appends the wire form of the status.
+// AppendJSON appends the 0.3 wire form of the status.
 func (s *TaskStatus) AppendJSON(b []byte) ([]byte, error) {
+	return AppendStatus(b, s, string(s.State), appendMessage)
+}
+
+// AppendStatus appends the wire form of a task status, whose members are the
+// same in 0.3 and 1.0: state is the status's state as the version spells
+// it, and message writes the version's form of the status message.
+func AppendStatus(b []byte, s *TaskStatus, state string, message func([]byte, *Message) ([]byte, error)) ([]byte, error) {
 	b = append(b, '{')
-	b = jsonw.StringField(b, "state", string(s.State))
+	b = jsonw.StringField(b, "state", state)
 	if s.Message != nil {
 		var err error
-		if b, err = s.Message.AppendJSON(jsonw.Key(b, "message")); err != nil {
+		if b, err = message(jsonw.Key(b, "message"), s.Message); err != nil {
 			return b, err
 		}
 	}
@@ -98,13 +109,19 @@ func (s *TaskStatus) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// AppendJSON appends the wire form of the artifact.
+// AppendJSON appends the 0.3 wire form of the artifact.
 func (a *Artifact) AppendJSON(b []byte) ([]byte, error) {
+	return AppendArtifact(b, a, appendPart)
+}
+
+// AppendArtifact appends the wire form of an artifact, whose members are the
+// same in 0.3 and 1.0: part writes the version's form of each part.
+func AppendArtifact(b []byte, a *Artifact, part func([]byte, *Part) ([]byte, error)) ([]byte, error) {
 	b = append(b, '{')
 	b = jsonw.StringField(b, "artifactId", a.ArtifactID)
 	b = jsonw.OptString(b, "name", a.Name)
 	b = jsonw.OptString(b, "description", a.Description)
-	b, err := appendParts(b, a.Parts)
+	b, err := jsonw.Array(jsonw.Key(b, "parts"), a.Parts, part)
 	if err != nil {
 		return b, err
 	}
@@ -125,7 +142,7 @@ func (t *Task) AppendJSON(b []byte) ([]byte, error) {
 		return b, err
 	}
 	if len(t.History) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, func(b []byte, m *Message) ([]byte, error) { return m.AppendJSON(b) }); err != nil {
+		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, appendMessage); err != nil {
 			return b, err
 		}
 	}

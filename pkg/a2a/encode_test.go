@@ -6,13 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var trickyStrings = []string{
-	"", "plain", `quote " backslash \ slash /`, "nl\n cr\r tab\t", "\x00\x01\x1f\x7f",
-	"héllo wörld ✓ 😀", "bad utf8 \xff\xfe end", "\xed\xa0\x80 surrogate", "line\u2028sep\u2029par",
-	"<script>&amp;</script>",
-}
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/jsontest"
+)
 
 // reference encodes a task the slow, obviously right way: encoding/json on
 // plain maps that mirror the wire format.
@@ -31,49 +27,31 @@ func reference(t *Task) any {
 				} else {
 					f["bytes"] = p.File.Bytes
 				}
-				if p.File.Name != "" {
-					f["name"] = p.File.Name
-				}
-				if p.File.MimeType != "" {
-					f["mimeType"] = p.File.MimeType
-				}
+				omitEmpty(f, "name", p.File.Name)
+				omitEmpty(f, "mimeType", p.File.MimeType)
 				m["file"] = f
 			case PartKindData:
 				m["data"] = p.Data
 			}
-			if len(p.Metadata) > 0 {
-				m["metadata"] = map[string]any(p.Metadata)
-			}
+			omitEmpty(m, "metadata", p.Metadata)
 			out = append(out, m)
 		}
 		return out
 	}
 	msg := func(m *Message) map[string]any {
 		out := map[string]any{"kind": "message", "role": string(m.Role), "messageId": m.MessageID, "parts": parts(m.Parts)}
-		if m.TaskID != "" {
-			out["taskId"] = m.TaskID
-		}
-		if m.ContextID != "" {
-			out["contextId"] = m.ContextID
-		}
-		if len(m.ReferenceTaskIDs) > 0 {
-			out["referenceTaskIds"] = m.ReferenceTaskIDs
-		}
-		if len(m.Extensions) > 0 {
-			out["extensions"] = m.Extensions
-		}
-		if len(m.Metadata) > 0 {
-			out["metadata"] = map[string]any(m.Metadata)
-		}
+		omitEmpty(out, "taskId", m.TaskID)
+		omitEmpty(out, "contextId", m.ContextID)
+		omitEmpty(out, "referenceTaskIds", m.ReferenceTaskIDs)
+		omitEmpty(out, "extensions", m.Extensions)
+		omitEmpty(out, "metadata", m.Metadata)
 		return out
 	}
 	status := map[string]any{"state": string(t.Status.State)}
 	if t.Status.Message != nil {
 		status["message"] = msg(t.Status.Message)
 	}
-	if t.Status.Timestamp != "" {
-		status["timestamp"] = t.Status.Timestamp
-	}
+	omitEmpty(status, "timestamp", t.Status.Timestamp)
 	out := map[string]any{"kind": "task", "id": t.ID, "contextId": t.ContextID, "status": status}
 	if len(t.History) > 0 {
 		h := []any{}
@@ -86,30 +64,41 @@ func reference(t *Task) any {
 		as := []any{}
 		for _, a := range t.Artifacts {
 			m := map[string]any{"artifactId": a.ArtifactID, "parts": parts(a.Parts)}
-			if a.Name != "" {
-				m["name"] = a.Name
-			}
-			if a.Description != "" {
-				m["description"] = a.Description
-			}
-			if len(a.Extensions) > 0 {
-				m["extensions"] = a.Extensions
-			}
-			if len(a.Metadata) > 0 {
-				m["metadata"] = map[string]any(a.Metadata)
-			}
+			omitEmpty(m, "name", a.Name)
+			omitEmpty(m, "description", a.Description)
+			omitEmpty(m, "extensions", a.Extensions)
+			omitEmpty(m, "metadata", a.Metadata)
 			as = append(as, m)
 		}
 		out["artifacts"] = as
 	}
-	if len(t.Metadata) > 0 {
-		out["metadata"] = map[string]any(t.Metadata)
-	}
+	omitEmpty(out, "metadata", t.Metadata)
 	return out
 }
 
+// omitEmpty sets m[key] to v unless v is "" or an empty list or metadata,
+// as the wire's omitempty members are left out.
+func omitEmpty(m map[string]any, key string, v any) {
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return
+		}
+	case []string:
+		if len(x) == 0 {
+			return
+		}
+	case Metadata:
+		if len(x) == 0 {
+			return
+		}
+		v = map[string]any(x)
+	}
+	m[key] = v
+}
+
 func TestTaskEncodingMatchesReference(t *testing.T) {
-	for _, s := range trickyStrings {
+	for _, s := range jsontest.TrickyStrings() {
 		agentMsg := Message{Role: RoleAgent, MessageID: s, TaskID: "t", ContextID: s,
 			Parts:            []Part{TextPart(s), FileURIPart("https://x/"+s, s, "text/plain"), FileBytesPart("", "", ""), {Kind: PartKindData, Data: json.RawMessage(`{"k": [1, "x"]}`), Metadata: Metadata{s: s}}},
 			ReferenceTaskIDs: []string{s, "r2"}, Extensions: []string{"https://ext/" + s},

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
 
 // Metadata is a free-form JSON object attached to tasks, messages, parts,
@@ -199,11 +201,8 @@ type TaskStatusUpdateEvent struct {
 
 // MarshalJSON writes the event with "kind":"status-update".
 func (e TaskStatusUpdateEvent) MarshalJSON() ([]byte, error) {
-	type plain TaskStatusUpdateEvent
-	return json.Marshal(struct {
-		plain
-		Kind string `json:"kind"`
-	}{plain(e), "status-update"})
+	type plain TaskStatusUpdateEvent // without this MarshalJSON
+	return marshalWithKind(plain(e), "status-update")
 }
 
 // TaskArtifactUpdateEvent tells that an artifact was added or extended.
@@ -218,11 +217,20 @@ type TaskArtifactUpdateEvent struct {
 
 // MarshalJSON writes the event with "kind":"artifact-update".
 func (e TaskArtifactUpdateEvent) MarshalJSON() ([]byte, error) {
-	type plain TaskArtifactUpdateEvent
-	return json.Marshal(struct {
-		plain
-		Kind string `json:"kind"`
-	}{plain(e), "artifact-update"})
+	type plain TaskArtifactUpdateEvent // without this MarshalJSON
+	return marshalWithKind(plain(e), "artifact-update")
+}
+
+// marshalWithKind writes v, a struct with no MarshalJSON of its own, as
+// encoding/json does, with a last member "kind": the tag 0.3 gives the
+// objects of a stream.
+func marshalWithKind(v any, kind string) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	b = jsonw.StringField(b[:len(b)-1], "kind", kind)
+	return append(b, '}'), nil
 }
 
 func isJSONObject(b []byte) bool {

@@ -18,7 +18,7 @@ type AgentCard struct {
 	SecuritySchemes     map[string]SecurityScheme `json:"securitySchemes,omitempty"`
 	DefaultInputModes   []string                  `json:"defaultInputModes"`
 	DefaultOutputModes  []string                  `json:"defaultOutputModes"`
-	Skills              []AgentSkill              `json:"skills"`
+	Skills              []a2a.AgentSkill          `json:"skills"` // without Security (see Card)
 	Signatures          []a2a.AgentCardSignature  `json:"signatures,omitempty"`
 	IconURL             string                    `json:"iconUrl,omitempty"`
 }
@@ -38,17 +38,6 @@ type SecurityScheme struct {
 	APIKey   *a2a.APIKeyScheme   `json:"apiKeySecurityScheme,omitempty"`
 }
 
-// AgentSkill is the 1.0 AgentSkill.
-type AgentSkill struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Tags        []string `json:"tags"`
-	Examples    []string `json:"examples,omitempty"`
-	InputModes  []string `json:"inputModes,omitempty"`
-	OutputModes []string `json:"outputModes,omitempty"`
-}
-
 // Card returns the 1.0 form of a card: its 1.0 fields, without the 0.3
 // ones. Security requirements are left out (the 0.3 security member, and
 // skills' security): ProtoJSON writes their scopes as {"list": [...]},
@@ -64,7 +53,7 @@ func Card(c a2a.AgentCard) AgentCard {
 			Extensions: c.Capabilities.Extensions, ExtendedAgentCard: c.Capabilities.ExtendedAgentCard,
 		},
 		DefaultInputModes: c.DefaultInputModes, DefaultOutputModes: c.DefaultOutputModes,
-		Skills: make([]AgentSkill, len(c.Skills)), Signatures: c.Signatures, IconURL: c.IconURL,
+		Skills: make([]a2a.AgentSkill, len(c.Skills)), Signatures: c.Signatures, IconURL: c.IconURL,
 	}
 	if out.SupportedInterfaces == nil {
 		out.SupportedInterfaces = []a2a.SupportedInterface{}
@@ -79,8 +68,8 @@ func Card(c a2a.AgentCard) AgentCard {
 		out.SecuritySchemes[name] = SecurityScheme{HTTPAuth: s.HTTPAuth, APIKey: s.APIKey}
 	}
 	for i, s := range c.Skills {
-		out.Skills[i] = AgentSkill{ID: s.ID, Name: s.Name, Description: s.Description, Tags: s.Tags,
-			Examples: s.Examples, InputModes: s.InputModes, OutputModes: s.OutputModes}
+		s.Security = nil // left out, as said above
+		out.Skills[i] = s
 	}
 	return out
 }

@@ -57,33 +57,12 @@ func AppendMessage(b []byte, m *a2a.Message) ([]byte, error) {
 
 // AppendStatus appends the 1.0 form of a task status.
 func AppendStatus(b []byte, s *a2a.TaskStatus) ([]byte, error) {
-	b = append(b, '{')
-	b = jsonw.StringField(b, "state", State(s.State))
-	if s.Message != nil {
-		var err error
-		if b, err = AppendMessage(jsonw.Key(b, "message"), s.Message); err != nil {
-			return b, err
-		}
-	}
-	b = jsonw.OptString(b, "timestamp", s.Timestamp)
-	return append(b, '}'), nil
+	return a2a.AppendStatus(b, s, State(s.State), AppendMessage)
 }
 
 // AppendArtifact appends the 1.0 form of an artifact.
 func AppendArtifact(b []byte, a *a2a.Artifact) ([]byte, error) {
-	b = append(b, '{')
-	b = jsonw.StringField(b, "artifactId", a.ArtifactID)
-	b = jsonw.OptString(b, "name", a.Name)
-	b = jsonw.OptString(b, "description", a.Description)
-	b, err := appendParts(b, a.Parts)
-	if err != nil {
-		return b, err
-	}
-	if b, err = jsonw.Object(b, "metadata", a.Metadata); err != nil {
-		return b, err
-	}
-	b = jsonw.Strings(b, "extensions", a.Extensions)
-	return append(b, '}'), nil
+	return a2a.AppendArtifact(b, a, AppendPart)
 }
 
 // AppendTask appends the 1.0 form of a task.

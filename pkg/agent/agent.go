@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -239,6 +240,19 @@ func Continue(d time.Duration, checkpoint any) (Outcome, error) {
 		o.Checkpoint = b
 	}
 	return o, nil
+}
+
+// DecodeCheckpoint reads the checkpoint of the previous step into v (a
+// pointer, as for json.Unmarshal): the state a WithCheckpoint outcome
+// carried. Without a checkpoint (a task's first step) it leaves v as it is.
+func (in *StepInput) DecodeCheckpoint(v any) error {
+	if len(in.Checkpoint) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(in.Checkpoint, v); err != nil {
+		return fmt.Errorf("bad checkpoint: %w", err)
+	}
+	return nil
 }
 
 // WithCheckpoint returns o carrying v (JSON-marshalable) as the checkpoint

@@ -202,7 +202,7 @@ func (r *runner) reply(args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	if *allow != "" && *allow != client.PermissionOnce && *allow != client.PermissionAlways {
+	if *allow != "" && *allow != a2a.PermissionOnce && *allow != a2a.PermissionAlways {
 		fmt.Fprintf(r.errw, "a2a reply: --allow takes once or always, not %q\n", *allow)
 		return ExitUsage
 	}
@@ -244,8 +244,8 @@ func (r *runner) reply(args []string) int {
 		text = *allow
 		callback = func() error { _, err := c.ReplyPermission(ctx, rid, *allow, *message); return err }
 	case *deny:
-		text = client.PermissionReject
-		callback = func() error { _, err := c.ReplyPermission(ctx, rid, client.PermissionReject, *message); return err }
+		text = a2a.PermissionReject
+		callback = func() error { _, err := c.ReplyPermission(ctx, rid, a2a.PermissionReject, *message); return err }
 	}
 	if callback != nil && rid != "" {
 		err := callback()

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // Defaults.
@@ -82,12 +84,8 @@ func New(target string, opts Options) *Client {
 	if c.http == nil {
 		c.http = &http.Client{Timeout: DefaultTimeout}
 	}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
-	if c.maxBody <= 0 {
-		c.maxBody = DefaultMaxResponseBytes
-	}
+	c.log = logger.Or(c.log)
+	c.maxBody = positive.Or(c.maxBody, DefaultMaxResponseBytes)
 	if opts.Endpoint != nil {
 		ep := *opts.Endpoint
 		ep.Version = a2a.NormalizeVersion(string(ep.Version))

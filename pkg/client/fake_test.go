@@ -78,9 +78,9 @@ func TestInterruptCallbacks(t *testing.T) {
 			c := client.New(url, client.Options{Token: "tok", Endpoint: &client.AgentInterface{URL: url, Binding: "jsonrpc", Version: version}})
 			ctx := clienttest.Context(t)
 
-			r, err := c.ReplyPermission(ctx, "perm-1", client.PermissionAlways, "go ahead")
+			r, err := c.ReplyPermission(ctx, "perm-1", a2a.PermissionAlways, "go ahead")
 			require.NoError(t, err)
-			assert.Equal(t, &client.InterruptResult{OK: true, RequestID: "perm-1"}, r)
+			assert.Equal(t, &a2a.InterruptReplyResult{OK: true, RequestID: "perm-1"}, r)
 			call := f.last()
 			assert.Equal(t, "a2a.interrupt.permission.reply", call.Body["method"])
 			assert.Equal(t, map[string]any{"request_id": "perm-1", "reply": "always", "message": "go ahead"}, call.Body["params"])

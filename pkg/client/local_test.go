@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpstatus"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
@@ -39,15 +40,10 @@ func TestLocalServer(t *testing.T) {
 		t.Run(string(tc.version)+"/"+tc.binding, func(t *testing.T) {
 			c := client.New(proxy.URL, client.Options{Token: "s3cret", Binding: tc.binding, Version: tc.version})
 			ctx := clienttest.Context(t)
-			ep, err := c.Endpoint(ctx)
-			require.NoError(t, err)
-			assert.Equal(t, tc.version, ep.Version)
-			assert.Equal(t, tc.binding, ep.Binding)
+			clienttest.RequireEndpoint(t, c, tc.version, tc.binding)
 			rec.Take()
 
-			done := clienttest.Send(t, c, "hello", "", true)
-			assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
-			assert.Equal(t, "echo: hello", clienttest.ArtifactText(done, "echo"))
+			done := clienttest.SendHello(t, c)
 
 			got, err := c.GetTask(ctx, a2a.TaskQueryParams{ID: done.ID})
 			require.NoError(t, err)
@@ -189,10 +185,10 @@ func TestCardRevalidation(t *testing.T) {
 		mu.Lock()
 		inm = append(inm, r.Header.Get("If-None-Match"))
 		mu.Unlock()
-		rw := &statusWriter{ResponseWriter: w}
+		rw := httpstatus.NewWriter(w)
 		reverse(srv.URL).ServeHTTP(rw, r)
 		mu.Lock()
-		statuses = append(statuses, rw.status)
+		statuses = append(statuses, rw.Status())
 		mu.Unlock()
 	}))
 	t.Cleanup(proxy.Close)
@@ -220,23 +216,6 @@ func TestCardRevalidation(t *testing.T) {
 	ep, err = client.SelectInterface(first, a2a.V03, "")
 	require.NoError(t, err)
 	assert.Equal(t, client.AgentInterface{URL: proxy.URL, Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(s int) {
-	w.status = s
-	w.ResponseWriter.WriteHeader(s)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
 }
 
 // reverse forwards requests to base, keeping the Host of the original

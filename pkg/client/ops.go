@@ -137,41 +137,22 @@ func (c *Client) DeletePushConfig(ctx context.Context, p a2a.DeleteTaskPushNotif
 	return err
 }
 
-// Interrupt callback methods (JSON-RPC extension methods).
-const (
-	MethodPermissionReply = "a2a.interrupt.permission.reply"
-	MethodQuestionReply   = "a2a.interrupt.question.reply"
-	MethodQuestionReject  = "a2a.interrupt.question.reject"
-)
-
-// Permission replies.
-const (
-	PermissionOnce   = "once"
-	PermissionAlways = "always"
-	PermissionReject = "reject"
-)
-
-// InterruptResult is the answer of an interrupt callback.
-type InterruptResult struct {
-	OK        bool   `json:"ok"`
-	RequestID string `json:"request_id"`
-}
-
-// ReplyPermission answers a permission interrupt: reply is once, always or
-// reject; message is optional.
-func (c *Client) ReplyPermission(ctx context.Context, requestID, reply, message string) (*InterruptResult, error) {
+// ReplyPermission answers a permission interrupt: reply is
+// a2a.PermissionOnce, a2a.PermissionAlways or a2a.PermissionReject; message
+// is optional.
+func (c *Client) ReplyPermission(ctx context.Context, requestID, reply, message string) (*a2a.InterruptReplyResult, error) {
 	switch reply {
-	case PermissionOnce, PermissionAlways, PermissionReject:
+	case a2a.PermissionOnce, a2a.PermissionAlways, a2a.PermissionReject:
 	default:
-		return nil, fmt.Errorf("permission reply %q: must be %s, %s or %s", reply, PermissionOnce, PermissionAlways, PermissionReject)
+		return nil, fmt.Errorf("permission reply %q: must be %s, %s or %s", reply, a2a.PermissionOnce, a2a.PermissionAlways, a2a.PermissionReject)
 	}
 	params := struct {
 		RequestID string `json:"request_id"`
 		Reply     string `json:"reply"`
 		Message   string `json:"message,omitempty"`
 	}{requestID, reply, message}
-	var r InterruptResult
-	if err := c.CallJSONRPC(ctx, MethodPermissionReply, params, &r); err != nil {
+	var r a2a.InterruptReplyResult
+	if err := c.CallJSONRPC(ctx, a2a.MethodInterruptPermissionReply, params, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -179,25 +160,25 @@ func (c *Client) ReplyPermission(ctx context.Context, requestID, reply, message 
 
 // ReplyQuestion answers a question interrupt: one list of answers per
 // question asked.
-func (c *Client) ReplyQuestion(ctx context.Context, requestID string, answers [][]string) (*InterruptResult, error) {
+func (c *Client) ReplyQuestion(ctx context.Context, requestID string, answers [][]string) (*a2a.InterruptReplyResult, error) {
 	params := struct {
 		RequestID string     `json:"request_id"`
 		Answers   [][]string `json:"answers"`
 	}{requestID, answers}
-	var r InterruptResult
-	if err := c.CallJSONRPC(ctx, MethodQuestionReply, params, &r); err != nil {
+	var r a2a.InterruptReplyResult
+	if err := c.CallJSONRPC(ctx, a2a.MethodInterruptQuestionReply, params, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
 // RejectQuestion declines to answer a question interrupt.
-func (c *Client) RejectQuestion(ctx context.Context, requestID string) (*InterruptResult, error) {
+func (c *Client) RejectQuestion(ctx context.Context, requestID string) (*a2a.InterruptReplyResult, error) {
 	params := struct {
 		RequestID string `json:"request_id"`
 	}{requestID}
-	var r InterruptResult
-	if err := c.CallJSONRPC(ctx, MethodQuestionReject, params, &r); err != nil {
+	var r a2a.InterruptReplyResult
+	if err := c.CallJSONRPC(ctx, a2a.MethodInterruptQuestionReject, params, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil

@@ -30,6 +30,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
@@ -152,9 +153,7 @@ func New(o Options) (http.Handler, error) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
+	o.Logger = logger.Or(o.Logger)
 	if o.Cards == nil {
 		return nil, errors.New("httpapi: Cards is required")
 	}

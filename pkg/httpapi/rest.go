@@ -51,11 +51,7 @@ func (h *handler) restGet(w http.ResponseWriter, r *http.Request, c call) {
 	}
 	p.HistoryLength = n
 	task, err := h.svc.GetTask(r.Context(), c.id.Owner, p)
-	if err != nil {
-		h.restError(w, r, err, "rest get")
-		return
-	}
-	h.restResult(w, r, c, encoded[*a2a.Task]{task, c.wire.appendTask}, "rest get")
+	restAnswer(h, w, r, c, "rest get", task, err, c.wire.appendTask)
 }
 
 // restTaskAction serves POST /tasks/{id}:cancel (and refuses :subscribe).
@@ -64,11 +60,7 @@ func (h *handler) restTaskAction(w http.ResponseWriter, r *http.Request, c call)
 	switch action {
 	case "cancel":
 		task, err := h.svc.CancelTask(r.Context(), c.id.Owner, a2a.TaskIDParams{ID: taskID})
-		if err != nil {
-			h.restError(w, r, err, "rest cancel")
-			return
-		}
-		h.restResult(w, r, c, encoded[*a2a.Task]{task, c.wire.appendTask}, "rest cancel")
+		restAnswer(h, w, r, c, "rest cancel", task, err, c.wire.appendTask)
 	case "subscribe":
 		h.restError(w, r, errStreaming, "rest subscribe")
 	default:
@@ -108,11 +100,7 @@ func (h *handler) restList(w http.ResponseWriter, r *http.Request, c call) {
 		return
 	}
 	res, err := h.svc.ListTasks(r.Context(), c.id.Owner, p)
-	if err != nil {
-		h.restError(w, r, err, "rest list")
-		return
-	}
-	h.restResult(w, r, c, encoded[*a2a.ListTasksResult]{res, c.wire.appendList}, "rest list")
+	restAnswer(h, w, r, c, "rest list", res, err, c.wire.appendList)
 }
 
 func (h *handler) restUnsupportedStream(w http.ResponseWriter, r *http.Request, _ call) {
@@ -133,11 +121,7 @@ func (h *handler) restSetPushConfig(w http.ResponseWriter, r *http.Request, c ca
 		return
 	}
 	res, err := h.svc.SetPushConfig(r.Context(), c.id.Owner, c.wire.version, p)
-	if err != nil {
-		h.restError(w, r, err, "rest set push config")
-		return
-	}
-	h.restResult(w, r, c, encoded[*a2a.TaskPushNotificationConfig]{res, c.wire.appendPushConfig}, "rest set push config")
+	restAnswer(h, w, r, c, "rest set push config", res, err, c.wire.appendPushConfig)
 }
 
 // decodeRESTPushConfig reads a 0.3 REST push config body: the
@@ -173,20 +157,12 @@ func decodeRESTPushConfig(body json.RawMessage, taskID string) (a2a.TaskPushNoti
 // array under 0.3 (the JSON-RPC result), {configs, nextPageToken} under 1.0.
 func (h *handler) restListPushConfigs(w http.ResponseWriter, r *http.Request, c call) {
 	res, err := h.svc.ListPushConfigs(r.Context(), c.id.Owner, a2a.ListTaskPushNotificationConfigParams{ID: r.PathValue("id")})
-	if err != nil {
-		h.restError(w, r, err, "rest list push configs")
-		return
-	}
-	h.restResult(w, r, c, encoded[[]a2a.TaskPushNotificationConfig]{res, c.wire.appendPushList}, "rest list push configs")
+	restAnswer(h, w, r, c, "rest list push configs", res, err, c.wire.appendPushList)
 }
 
 func (h *handler) restGetPushConfig(w http.ResponseWriter, r *http.Request, c call) {
 	res, err := h.svc.GetPushConfig(r.Context(), c.id.Owner, a2a.GetTaskPushNotificationConfigParams{ID: r.PathValue("id"), PushNotificationConfigID: r.PathValue("configId")})
-	if err != nil {
-		h.restError(w, r, err, "rest get push config")
-		return
-	}
-	h.restResult(w, r, c, encoded[*a2a.TaskPushNotificationConfig]{res, c.wire.appendPushConfig}, "rest get push config")
+	restAnswer(h, w, r, c, "rest get push config", res, err, c.wire.appendPushConfig)
 }
 
 // restDeletePushConfig answers 200 with {} (google.protobuf.Empty): the
@@ -216,6 +192,16 @@ func (h *handler) restResult(w http.ResponseWriter, r *http.Request, c call, v a
 	if err := h.writeResult(w, r, restContentType, b); err != nil {
 		h.restError(w, r, err, op)
 	}
+}
+
+// restAnswer answers a service call: its result v written by enc, or its
+// error err.
+func restAnswer[R any](h *handler, w http.ResponseWriter, r *http.Request, c call, op string, v R, err error, enc func([]byte, R) ([]byte, error)) {
+	if err != nil {
+		h.restError(w, r, err, op)
+		return
+	}
+	h.restResult(w, r, c, encoded[R]{v, enc}, op)
 }
 
 func (h *handler) restError(w http.ResponseWriter, r *http.Request, err error, op string) {

@@ -283,19 +283,10 @@ func AppendResultStart(b []byte, id json.RawMessage) []byte {
 
 // EncodeResult writes a success response. result must already be JSON.
 func EncodeResult(id json.RawMessage, result json.RawMessage) []byte {
-	if id == nil {
-		id = NullID
-	}
 	if result == nil {
 		result = json.RawMessage("null")
 	}
-	b := make([]byte, 0, len(id)+len(result)+40)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":`...)
-	b = append(b, result...)
-	b = append(b, '}')
-	return b
+	return encodeResponse(id, "result", result)
 }
 
 // EncodeError writes an error response.
@@ -308,11 +299,21 @@ func EncodeError(id json.RawMessage, e ErrorObject) []byte {
 		// Data could not be marshalled: keep code and message, which always can.
 		eb, _ = json.Marshal(ErrorObject{Code: e.Code, Message: e.Message})
 	}
-	b := make([]byte, 0, len(id)+len(eb)+40)
+	return encodeResponse(id, "error", eb)
+}
+
+// encodeResponse writes {"jsonrpc":"2.0","id":id,"member":value}, with a
+// null id when id is nil.
+func encodeResponse(id json.RawMessage, member string, value []byte) []byte {
+	if id == nil {
+		id = NullID
+	}
+	b := make([]byte, 0, len(id)+len(member)+len(value)+32)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
-	b = append(b, `,"error":`...)
-	b = append(b, eb...)
-	b = append(b, '}')
-	return b
+	b = append(b, `,"`...)
+	b = append(b, member...)
+	b = append(b, `":`...)
+	b = append(b, value...)
+	return append(b, '}')
 }

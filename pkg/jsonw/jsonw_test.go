@@ -8,18 +8,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var trickyStrings = []string{
-	"", "plain", `quote " backslash \ slash /`, "nl\n cr\r tab\t", "\x00\x01\x1f\x7f",
-	"héllo wörld ✓ 😀", "bad utf8 \xff\xfe end", "\xed\xa0\x80 surrogate", "line\u2028sep\u2029par",
-	"<script>&amp;</script>",
-}
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/jsontest"
+)
 
 // FuzzAppendString checks the escaper against encoding/json: always valid
 // JSON, decoding to what encoding/json's own encoding decodes to.
 func FuzzAppendString(f *testing.F) {
-	for _, s := range trickyStrings {
+	for _, s := range jsontest.TrickyStrings() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -156,21 +156,26 @@ func Decode(body []byte) (*Request, error) {
 	if req.EnvelopeType == "" {
 		return req, a2a.Errorf(a2a.CodeInvalidRequest, `"envelope_type" is required and must be a non-empty string`)
 	}
-	switch p := bytes.TrimSpace(w.Params); {
-	case len(p) == 0 || string(p) == "null":
-	case p[0] == '{':
-		req.Params = p
-	default:
-		return req, a2a.Errorf(a2a.CodeInvalidRequest, `"params" must be an object`)
+	var err error
+	if req.Params, err = optionalObject(w.Params, "params"); err != nil {
+		return req, err
 	}
-	switch m := bytes.TrimSpace(w.Meta); {
-	case len(m) == 0 || string(m) == "null":
-	case m[0] == '{':
-		req.Meta = m
-	default:
-		return req, a2a.Errorf(a2a.CodeInvalidRequest, `"_meta" must be an object`)
+	if req.Meta, err = optionalObject(w.Meta, "_meta"); err != nil {
+		return req, err
 	}
 	return req, nil
+}
+
+// optionalObject checks an envelope member that may be absent or null
+// (nil is returned) or else must be a JSON object.
+func optionalObject(raw json.RawMessage, member string) (json.RawMessage, error) {
+	switch v := bytes.TrimSpace(raw); {
+	case len(v) == 0 || string(v) == "null":
+		return nil, nil
+	case v[0] == '{':
+		return v, nil
+	}
+	return nil, a2a.Errorf(a2a.CodeInvalidRequest, "%q must be an object", member)
 }
 
 // Meta is the _meta of a response: the request's _meta with the

@@ -15,6 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
@@ -155,9 +156,7 @@ func NewDeliverer(o DelivererOptions) (*Deliverer, error) {
 		// Each webhook POST is a span of the delivery's trace, when on.
 		d.client.Transport = tracing.Transport(d.client.Transport)
 	}
-	if d.tokenTTL <= 0 {
-		d.tokenTTL = DefaultTokenTTL
-	}
+	d.tokenTTL = positive.Or(d.tokenTTL, DefaultTokenTTL)
 	return d, nil
 }
 

@@ -3,6 +3,8 @@ package push
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // Retry policy defaults.
@@ -50,12 +52,8 @@ func (p RetryPolicy) Next(attempt int, r Result) (time.Duration, bool) {
 		return 0, false
 	}
 	base, maxDelay := p.BaseDelay, p.MaxDelay
-	if base <= 0 {
-		base = DefaultBaseDelay
-	}
-	if maxDelay <= 0 {
-		maxDelay = DefaultMaxDelay
-	}
+	base = positive.Or(base, DefaultBaseDelay)
+	maxDelay = positive.Or(maxDelay, DefaultMaxDelay)
 	d := base
 	for i := 1; i < attempt && d < maxDelay; i++ {
 		d *= 2
@@ -68,9 +66,7 @@ func (p RetryPolicy) Next(attempt int, r Result) (time.Duration, bool) {
 	delay := d/2 + time.Duration(random()*float64(d/2))
 	if r.RetryAfter > 0 {
 		capRA := p.MaxRetryAfter
-		if capRA <= 0 {
-			capRA = DefaultMaxRetryAfter
-		}
+		capRA = positive.Or(capRA, DefaultMaxRetryAfter)
 		delay = max(delay, min(r.RetryAfter, capRA))
 	}
 	return delay, true

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
@@ -33,9 +35,7 @@ type Function struct {
 // NewFunction returns the telemetry of function name, logging summary
 // lines on log (nil: none) and metrics on sink (nil: off).
 func NewFunction(name string, log *slog.Logger, sink *metrics.Sink, clk clock.Clock) *Function {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Function{Name: name, Log: log, Metrics: sink, Clock: clock.Or(clk)}
 }
 
@@ -137,21 +137,12 @@ func HTTP(f *Function, next func(context.Context, events.APIGatewayV2HTTPRequest
 func Middleware(f *Function, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, start := f.begin(r.Context())
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := httpstatus.NewWriter(w)
 		next.ServeHTTP(sw, r.WithContext(ctx))
-		f.end(ctx, start, nil, "route", r.Method+" "+r.URL.Path, "status", sw.status)
+		status := sw.Status()
+		if status == 0 {
+			status = http.StatusOK // nothing written: net/http answers 200
+		}
+		f.end(ctx, start, nil, "route", r.Method+" "+r.URL.Path, "status", status)
 	})
 }
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-// Unwrap lets http.ResponseController reach the writer's Flush.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -8,7 +8,10 @@
 //	pushtest    a webhook receiver that verifies what it receives
 //	clienttest  a local A2A server for client tests
 //	syncbuf     a buffer one goroutine writes while another reads it
+//	envtest     a getenv function over name, value pairs
+//	jsontest    strings that hand-written JSON encoders get wrong
 //
 // Test rigs that belong to one package's contract sit beside it instead
-// (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest).
+// (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest,
+// pkg/agent/agenttest).
 package testkit

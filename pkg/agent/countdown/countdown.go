@@ -6,7 +6,6 @@ package countdown
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -56,10 +55,8 @@ type state struct {
 // Step says one number per step; the host stores everything in between.
 func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
 	var st state
-	if len(in.Checkpoint) > 0 {
-		if err := json.Unmarshal(in.Checkpoint, &st); err != nil {
-			return agent.Outcome{}, err
-		}
+	if err := in.DecodeCheckpoint(&st); err != nil {
+		return agent.Outcome{}, fmt.Errorf("countdown: %w", err)
 	}
 	switch {
 	case st.Launch && in.Reply.Permission == agent.PermissionReject:

@@ -18,7 +18,6 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -108,10 +107,8 @@ type checkpoint struct {
 // Step implements agent.Agent.
 func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
 	var cp checkpoint
-	if len(in.Checkpoint) > 0 {
-		if err := json.Unmarshal(in.Checkpoint, &cp); err != nil {
-			return agent.Outcome{}, fmt.Errorf("demo: bad checkpoint: %w", err)
-		}
+	if err := in.DecodeCheckpoint(&cp); err != nil {
+		return agent.Outcome{}, fmt.Errorf("demo: %w", err)
 	}
 	if in.Reply != nil {
 		return a.resume(in.Reply, cp), nil

@@ -10,30 +10,15 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/agenttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
-
-// run sends text to the demo agent through the real executor and waits.
-func run(t *testing.T, svc *service.Service, text, taskID string) *a2a.Task {
-	t.Helper()
-	blocking := true
-	msg := a2a.Message{Role: a2a.RoleUser, MessageID: service.NewID(), TaskID: taskID, Parts: []a2a.Part{a2a.TextPart(text)}}
-	task, err := svc.SendMessage(context.Background(), "me", a2a.MessageSendParams{Message: msg, Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
-	require.NoError(t, err)
-	return task
-}
 
 func newService(t *testing.T) *service.Service {
 	ag, err := demo.New(func(k string) string { return map[string]string{demo.EnvWorkMS: "1", demo.EnvStepMS: "1"}[k] })
 	require.NoError(t, err)
-	store := memory.New(memory.Options{})
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{})
-	r := local.New(exec, local.Options{})
-	t.Cleanup(r.Close)
-	return service.New(store, r, ag.Info(), service.Config{BlockingTimeout: 10 * time.Second}, service.Options{})
+	return agenttest.Serve(t, ag)
 }
 
 func artifact(t *testing.T, task *a2a.Task, name string) a2a.Artifact {
@@ -50,13 +35,13 @@ func artifact(t *testing.T, task *a2a.Task, name string) a2a.Artifact {
 func TestDemoCommands(t *testing.T) {
 	svc := newService(t)
 	t.Run("echo", func(t *testing.T) {
-		task := run(t, svc, "hello there", "")
+		task := agenttest.SendText(t, svc, "hello there", "")
 		assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
 		assert.Equal(t, "echo: hello there", artifact(t, task, "echo").Parts[0].Text)
 		assert.Equal(t, "Working on it...", task.History[1].Text(), "a progress message while working")
 	})
 	t.Run("long", func(t *testing.T) {
-		task := run(t, svc, "long 3", "")
+		task := agenttest.SendText(t, svc, "long 3", "")
 		assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
 		parts := artifact(t, task, "progress").Parts
 		require.Len(t, parts, 3, "one part appended per step")
@@ -64,37 +49,37 @@ func TestDemoCommands(t *testing.T) {
 	})
 	t.Run("long needs a count", func(t *testing.T) {
 		for _, text := range []string{"long", "long 0", "long 101", "long x"} {
-			task := run(t, svc, text, "")
+			task := agenttest.SendText(t, svc, text, "")
 			assert.Equal(t, a2a.TaskStateRejected, task.Status.State, text)
 			assert.Contains(t, task.Status.Message.Text(), "between 1 and 100")
 		}
 	})
 	t.Run("fail and reject", func(t *testing.T) {
-		assert.Equal(t, a2a.TaskStateFailed, run(t, svc, "fail", "").Status.State)
-		assert.Equal(t, a2a.TaskStateRejected, run(t, svc, "reject", "").Status.State)
+		assert.Equal(t, a2a.TaskStateFailed, agenttest.SendText(t, svc, "fail", "").Status.State)
+		assert.Equal(t, a2a.TaskStateRejected, agenttest.SendText(t, svc, "reject", "").Status.State)
 	})
 	t.Run("data", func(t *testing.T) {
-		task := run(t, svc, "data please", "")
+		task := agenttest.SendText(t, svc, "data please", "")
 		p := artifact(t, task, "data").Parts[0]
 		assert.Equal(t, a2a.PartKindData, p.Kind)
 		assert.JSONEq(t, `{"input":"data please","words":2,"characters":11}`, string(p.Data))
 	})
 	t.Run("ask", func(t *testing.T) {
-		task := run(t, svc, "ask Favourite colour?", "")
+		task := agenttest.SendText(t, svc, "ask Favourite colour?", "")
 		require.Equal(t, a2a.TaskStateInputRequired, task.Status.State)
 		assert.Equal(t, "Favourite colour?", task.Status.Message.Text())
-		done := run(t, svc, "blue", task.ID)
+		done := agenttest.SendText(t, svc, "blue", task.ID)
 		assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
 		assert.Equal(t, `You answered: "blue"`, done.Status.Message.Text())
 		assert.Equal(t, "answer: blue", artifact(t, done, "result").Parts[0].Text)
 	})
 	t.Run("permission", func(t *testing.T) {
 		for reply, want := range map[string]string{"once": "performed deploy", "always": "performed deploy", "reject": "deploy was not performed: permission rejected"} {
-			task := run(t, svc, "permission deploy", "")
+			task := agenttest.SendText(t, svc, "permission deploy", "")
 			require.Equal(t, a2a.TaskStateInputRequired, task.Status.State)
 			im := task.Status.Message.Metadata.Object("shared").Object("interrupt")
 			assert.Equal(t, "permission", im["type"])
-			done := run(t, svc, reply, task.ID)
+			done := agenttest.SendText(t, svc, reply, task.ID)
 			assert.Equal(t, a2a.TaskStateCompleted, done.Status.State, reply)
 			assert.Equal(t, want, artifact(t, done, "result").Parts[0].Text, reply)
 		}

@@ -42,6 +42,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // Name is the agent's registry name.
@@ -222,21 +224,13 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if cfg.APIKey == nil {
 		cfg.APIKey = StaticKey("")
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MaxHistoryChars <= 0 {
-		cfg.MaxHistoryChars = DefaultMaxHistoryChars
-	}
-	if cfg.RetryBase <= 0 {
-		cfg.RetryBase = DefaultRetryBase
-	}
+	cfg.Timeout = positive.Or(cfg.Timeout, DefaultTimeout)
+	cfg.MaxHistoryChars = positive.Or(cfg.MaxHistoryChars, DefaultMaxHistoryChars)
+	cfg.RetryBase = positive.Or(cfg.RetryBase, DefaultRetryBase)
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{}
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Logger = logger.Or(cfg.Logger)
 	return &Agent{cfg: cfg, endpoint: endpoint}, nil
 }
 

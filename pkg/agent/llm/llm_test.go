@@ -17,10 +17,10 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent/agenttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/llm"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 const testKey = "sk-test-0123456789abcdef"
@@ -115,22 +115,11 @@ func newAgent(t *testing.T, e *endpoint, mutate func(*llm.Config)) (*llm.Agent, 
 	return ag, logs
 }
 
-// newService runs ag behind the real service with the local runner.
-func newService(t *testing.T, ag agent.Agent) *service.Service {
-	store := memory.New(memory.Options{})
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{})
-	r := local.New(exec, local.Options{})
-	t.Cleanup(r.Close)
-	return service.New(store, r, ag.Info(), service.Config{BlockingTimeout: 10 * time.Second}, service.Options{})
-}
-
 func send(t *testing.T, svc *service.Service, text, taskID string, md a2a.Metadata) *a2a.Task {
 	t.Helper()
-	blocking := true
-	msg := a2a.Message{Role: a2a.RoleUser, MessageID: service.NewID(), TaskID: taskID, Parts: []a2a.Part{a2a.TextPart(text)}}
-	task, err := svc.SendMessage(context.Background(), "me", a2a.MessageSendParams{Message: msg, Metadata: md, Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
-	require.NoError(t, err)
-	return task
+	msg := agenttest.Message(text)
+	msg.TaskID = taskID
+	return agenttest.Send(t, svc, msg, md)
 }
 
 func usage(m *a2a.Message) map[string]any {
@@ -140,7 +129,7 @@ func usage(m *a2a.Message) map[string]any {
 func TestAnswerWithUsage(t *testing.T) {
 	e := newEndpoint(t, ok("Paris.", 12, 3))
 	ag, logs := newAgent(t, e, func(c *llm.Config) { c.SystemPrompt = "Be brief."; c.MaxTokens = 50 })
-	svc := newService(t, ag)
+	svc := agenttest.Serve(t, ag)
 
 	task := send(t, svc, "Capital of France?", "", nil)
 	require.Equal(t, a2a.TaskStateCompleted, task.Status.State)
@@ -189,7 +178,7 @@ func toInt(v any) int64 {
 func TestChatKeepsTheConversation(t *testing.T) {
 	e := newEndpoint(t, ok("Hello Ada!", 5, 2), ok("Your name is Ada.", 20, 4))
 	ag, _ := newAgent(t, e, func(c *llm.Config) { c.Chat = true })
-	svc := newService(t, ag)
+	svc := agenttest.Serve(t, ag)
 
 	first := send(t, svc, "Hi, I am Ada.", "", nil)
 	require.Equal(t, a2a.TaskStateInputRequired, first.Status.State)
@@ -217,13 +206,12 @@ func TestChatKeepsTheConversation(t *testing.T) {
 func TestContextKeepsTheConversation(t *testing.T) {
 	e := newEndpoint(t, ok("Hello Ada!", 5, 2), ok("Your name is Ada.", 20, 4), ok("I do not know your name.", 5, 5), ok("Ada, still.", 9, 3))
 	ag, _ := newAgent(t, e, func(c *llm.Config) { c.ContextMessages = 10 })
-	svc := newService(t, ag)
+	svc := agenttest.Serve(t, ag)
 	inContext := func(text, contextID string) *a2a.Task {
 		t.Helper()
-		blocking := true
-		msg := a2a.Message{Role: a2a.RoleUser, MessageID: service.NewID(), ContextID: contextID, Parts: []a2a.Part{a2a.TextPart(text)}}
-		task, err := svc.SendMessage(context.Background(), "me", a2a.MessageSendParams{Message: msg, Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
-		require.NoError(t, err)
+		msg := agenttest.Message(text)
+		msg.ContextID = contextID
+		task := agenttest.Send(t, svc, msg, nil)
 		require.Equal(t, a2a.TaskStateCompleted, task.Status.State)
 		return task
 	}
@@ -411,13 +399,7 @@ func TestHistoryBound(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return func(k string) string { return m[k] }
-	}
+	env := envtest.Getenv
 	_, err := llm.New(env())
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "A2A_LLM_BASE_URL is required")

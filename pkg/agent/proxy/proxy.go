@@ -35,6 +35,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // Name is the agent's registry name.
@@ -148,18 +150,10 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%s=%q must be an absolute http(s) URL", EnvURL, cfg.URL)
 	}
-	if cfg.Wait <= 0 {
-		cfg.Wait = DefaultWait
-	}
-	if cfg.Poll <= 0 {
-		cfg.Poll = DefaultPoll
-	}
-	if cfg.MaxFailures <= 0 {
-		cfg.MaxFailures = DefaultMaxFailures
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Wait = positive.Or(cfg.Wait, DefaultWait)
+	cfg.Poll = positive.Or(cfg.Poll, DefaultPoll)
+	cfg.MaxFailures = positive.Or(cfg.MaxFailures, DefaultMaxFailures)
+	cfg.Logger = logger.Or(cfg.Logger)
 	remote := client.New(cfg.URL, client.Options{Token: cfg.Token, Binding: cfg.Binding, Version: a2a.Version(cfg.Protocol), HTTPClient: cfg.HTTPClient})
 	return &Agent{cfg: cfg, remote: remote}, nil
 }
@@ -205,10 +199,8 @@ type checkpoint struct {
 // Step implements agent.Agent.
 func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
 	var cp checkpoint
-	if len(in.Checkpoint) > 0 {
-		if err := json.Unmarshal(in.Checkpoint, &cp); err != nil {
-			return agent.Outcome{}, fmt.Errorf("a2a-proxy: bad checkpoint: %w", err)
-		}
+	if err := in.DecodeCheckpoint(&cp); err != nil {
+		return agent.Outcome{}, fmt.Errorf("a2a-proxy: %w", err)
 	}
 	switch {
 	case in.Message != nil:

@@ -13,6 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/proxy"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 const remoteToken = "remote-s3cret"
@@ -199,13 +200,7 @@ func TestProxyFailures(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return func(k string) string { return m[k] }
-	}
+	env := envtest.Getenv
 	_, err := proxy.New(env())
 	assert.ErrorContains(t, err, "A2A_PROXY_URL is required")
 	_, err = proxy.New(env(proxy.EnvURL, "localhost:9"))

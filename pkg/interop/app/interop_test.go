@@ -278,12 +278,37 @@ func pushIDs(ps []pushView) []string {
 	return ids
 }
 
+// taskResult is the task a send answered with, an error when the agent
+// answered with something else.
+func taskResult[T, R any](res R, err error) (T, error) {
+	var task T
+	if err != nil {
+		return task, err
+	}
+	task, ok := any(res).(T)
+	if !ok {
+		return task, errors.New("result is not a task")
+	}
+	return task, nil
+}
+
+// sentinels are a client library's errors for the outcomes the scenario
+// checks.
+type sentinels struct{ notFound, notCancelable, unsupported error }
+
+func (s sentinels) isNotFound(err error) bool      { return errors.Is(err, s.notFound) }
+func (s sentinels) isNotCancelable(err error) bool { return errors.Is(err, s.notCancelable) }
+func (s sentinels) isUnsupported(err error) bool   { return errors.Is(err, s.unsupported) }
+
 // --- a2a-go v0.3.15 ---
 
 type legacyDriver struct {
+	sentinels
 	client *legacyclient.Client
 	card   *legacy.AgentCard
 }
+
+var legacySentinels = sentinels{legacy.ErrTaskNotFound, legacy.ErrTaskNotCancelable, legacy.ErrUnsupportedOperation}
 
 func openLegacy(t *testing.T, url string, withAuth bool) driver {
 	ctx := context.Background()
@@ -293,7 +318,7 @@ func openLegacy(t *testing.T, url string, withAuth bool) driver {
 	client, err := legacyclient.NewFromCard(ctx, card, legacyclient.WithJSONRPCTransport(hc))
 	require.NoError(t, err)
 	t.Cleanup(func() { client.Destroy() })
-	return &legacyDriver{client: client, card: card}
+	return &legacyDriver{sentinels: legacySentinels, client: client, card: card}
 }
 
 func (d *legacyDriver) cardName() string { return d.card.Name }
@@ -303,15 +328,7 @@ func (d *legacyDriver) send(ctx context.Context, text string, cont *view, blocki
 	if cont != nil {
 		msg.TaskID, msg.ContextID = legacy.TaskID(cont.id), cont.contextID
 	}
-	res, err := d.client.SendMessage(ctx, &legacy.MessageSendParams{Message: msg, Config: &legacy.MessageSendConfig{Blocking: &blocking}})
-	if err != nil {
-		return view{}, err
-	}
-	task, ok := res.(*legacy.Task)
-	if !ok {
-		return view{}, errors.New("result is not a task")
-	}
-	return legacyView(task), nil
+	return mapped(legacyView)(taskResult[*legacy.Task](d.client.SendMessage(ctx, &legacy.MessageSendParams{Message: msg, Config: &legacy.MessageSendConfig{Blocking: &blocking}})))
 }
 
 func (d *legacyDriver) get(ctx context.Context, id string) (view, error) {
@@ -327,11 +344,7 @@ func (d *legacyDriver) list(ctx context.Context, contextID string) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, t := range res.Tasks {
-		ids = append(ids, string(t.ID))
-	}
-	return ids, nil
+	return mappedAll(func(t *legacy.Task) string { return string(t.ID) })(res.Tasks, nil)
 }
 
 func legacyPushView(c *legacy.TaskPushConfig) pushView {
@@ -352,14 +365,6 @@ func (d *legacyDriver) listPush(ctx context.Context, taskID string) ([]pushView,
 
 func (d *legacyDriver) deletePush(ctx context.Context, taskID, configID string) error {
 	return d.client.DeleteTaskPushConfig(ctx, &legacy.DeleteTaskPushConfigParams{TaskID: legacy.TaskID(taskID), ConfigID: configID})
-}
-
-func (d *legacyDriver) isNotFound(err error) bool { return errors.Is(err, legacy.ErrTaskNotFound) }
-func (d *legacyDriver) isNotCancelable(err error) bool {
-	return errors.Is(err, legacy.ErrTaskNotCancelable)
-}
-func (d *legacyDriver) isUnsupported(err error) bool {
-	return errors.Is(err, legacy.ErrUnsupportedOperation)
 }
 
 func legacyText(parts legacy.ContentParts) string {
@@ -387,6 +392,7 @@ func legacyView(t *legacy.Task) view {
 
 // v2Driver drives a2a-go v2.3.1's client, whatever protocol it speaks.
 type v2Driver struct {
+	sentinels
 	client *a2aclient.Client
 	card   *a2a.AgentCard
 	// transport and compat say what the client was opened with.
@@ -395,6 +401,8 @@ type v2Driver struct {
 }
 
 type compatDriver = v2Driver
+
+var v2Sentinels = sentinels{a2a.ErrTaskNotFound, a2a.ErrTaskNotCancelable, a2a.ErrUnsupportedOperation}
 
 // openNative discovers the agent with the default (1.0) card parser and
 // the default transports, as an unmodified 1.0 client does.
@@ -410,7 +418,7 @@ func openNative(t *testing.T, url string, withAuth bool, transport a2a.Transport
 	)
 	require.NoError(t, err)
 	t.Cleanup(func() { client.Destroy() })
-	return &v2Driver{client: client, card: card, transport: transport}
+	return &v2Driver{sentinels: v2Sentinels, client: client, card: card, transport: transport}
 }
 
 func openCompat(t *testing.T, url string, withAuth bool, transport a2a.TransportProtocol) driver {
@@ -428,7 +436,7 @@ func openCompat(t *testing.T, url string, withAuth bool, transport a2a.Transport
 	)
 	require.NoError(t, err)
 	t.Cleanup(func() { client.Destroy() })
-	return &v2Driver{client: client, card: card, transport: transport, compat: true}
+	return &v2Driver{sentinels: v2Sentinels, client: client, card: card, transport: transport, compat: true}
 }
 
 func (d *compatDriver) cardName() string { return d.card.Name }
@@ -438,15 +446,7 @@ func (d *compatDriver) send(ctx context.Context, text string, cont *view, blocki
 	if cont != nil {
 		msg.TaskID, msg.ContextID = a2a.TaskID(cont.id), cont.contextID
 	}
-	res, err := d.client.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg, Config: &a2a.SendMessageConfig{ReturnImmediately: !blocking}})
-	if err != nil {
-		return view{}, err
-	}
-	task, ok := res.(*a2a.Task)
-	if !ok {
-		return view{}, errors.New("result is not a task")
-	}
-	return compatView(task), nil
+	return mapped(compatView)(taskResult[*a2a.Task](d.client.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg, Config: &a2a.SendMessageConfig{ReturnImmediately: !blocking}})))
 }
 
 func (d *compatDriver) get(ctx context.Context, id string) (view, error) {
@@ -465,11 +465,7 @@ func (d *compatDriver) list(ctx context.Context, contextID string) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, t := range res.Tasks {
-		ids = append(ids, string(t.ID))
-	}
-	return ids, nil
+	return mappedAll(func(t *a2a.Task) string { return string(t.ID) })(res.Tasks, nil)
 }
 
 func v2PushView(c *a2a.PushConfig) pushView {
@@ -490,14 +486,6 @@ func (d *compatDriver) listPush(ctx context.Context, taskID string) ([]pushView,
 
 func (d *compatDriver) deletePush(ctx context.Context, taskID, configID string) error {
 	return d.client.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: a2a.TaskID(taskID), ID: configID})
-}
-
-func (d *compatDriver) isNotFound(err error) bool { return errors.Is(err, a2a.ErrTaskNotFound) }
-func (d *compatDriver) isNotCancelable(err error) bool {
-	return errors.Is(err, a2a.ErrTaskNotCancelable)
-}
-func (d *compatDriver) isUnsupported(err error) bool {
-	return errors.Is(err, a2a.ErrUnsupportedOperation)
 }
 
 func compatText(parts a2a.ContentParts) string {

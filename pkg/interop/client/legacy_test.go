@@ -89,9 +89,7 @@ func TestOfficialLegacyServer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, client.AgentInterface{URL: hs.URL + "/rpc", Binding: client.BindingJSONRPC, Version: a2a.V03}, ep)
 
-	done := clienttest.Send(t, c, "hello", "", true)
-	assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
-	assert.Equal(t, "echo: hello", clienttest.ArtifactText(done, "echo"))
+	done := clienttest.SendHello(t, c)
 	assert.Equal(t, "Done.", done.Status.Message.Text())
 	got, err := c.GetTask(ctx, a2a.TaskQueryParams{ID: done.ID})
 	require.NoError(t, err)
@@ -102,11 +100,7 @@ func TestOfficialLegacyServer(t *testing.T) {
 	answered := clienttest.Send(t, c, "Ada", asked.ID, true)
 	assert.Equal(t, "You answered: Ada", answered.Status.Message.Text())
 
-	slow := clienttest.Send(t, c, "slow", "", false)
-	assert.False(t, slow.Status.State.Terminal())
-	canceled, err := c.CancelTask(ctx, a2a.TaskIDParams{ID: slow.ID})
-	require.NoError(t, err)
-	assert.Equal(t, a2a.TaskStateCanceled, canceled.Status.State)
+	clienttest.CancelSlow(t, c)
 
 	_, err = c.GetTask(ctx, a2a.TaskQueryParams{ID: "no-such-task"})
 	assert.ErrorIs(t, err, a2a.ErrTaskNotFound)

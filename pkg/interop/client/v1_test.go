@@ -131,16 +131,11 @@ func TestOfficialV1Server(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "v1 test agent", card.Name, "a 1.0 card is read into the 0.3 model")
 			assert.Len(t, card.Interfaces, 2)
-			ep, err := c.Endpoint(ctx)
-			require.NoError(t, err)
-			assert.Equal(t, a2a.V10, ep.Version)
-			assert.Equal(t, tc.want, ep.Binding)
+			clienttest.RequireEndpoint(t, c, a2a.V10, tc.want)
 			log.Take()
 
 			// Blocking send: the wrapped {"task":...} result, 1.0 enums.
-			done := clienttest.Send(t, c, "hello", "", true)
-			assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
-			assert.Equal(t, "echo: hello", clienttest.ArtifactText(done, "echo"))
+			done := clienttest.SendHello(t, c)
 			assert.Equal(t, a2a.RoleAgent, done.Status.Message.Role)
 			require.NotEmpty(t, done.History)
 			assert.Equal(t, a2a.RoleUser, done.History[0].Role)
@@ -173,11 +168,7 @@ func TestOfficialV1Server(t *testing.T) {
 			assert.Equal(t, "You answered: Ada", answered.Status.Message.Text())
 
 			// returnImmediately, then cancel; Wait sees the canceled state.
-			slow := clienttest.Send(t, c, "slow", "", false)
-			assert.False(t, slow.Status.State.Terminal())
-			canceled, err := c.CancelTask(ctx, a2a.TaskIDParams{ID: slow.ID})
-			require.NoError(t, err)
-			assert.Equal(t, a2a.TaskStateCanceled, canceled.Status.State)
+			slow := clienttest.CancelSlow(t, c)
 			final, err := c.Wait(ctx, slow.ID, client.WaitOptions{MinInterval: 5 * time.Millisecond})
 			require.NoError(t, err)
 			assert.Equal(t, a2a.TaskStateCanceled, final.Status.State)

@@ -137,12 +137,7 @@ func TestRetriesUntilDelivered(t *testing.T) {
 // those to a healthy webhook are delivered; nothing is lost, and the logs
 // carry no secret.
 func TestFailingWebhookIsDeadLettered(t *testing.T) {
-	var failing atomic.Int32
-	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		failing.Add(1)
-		w.WriteHeader(http.StatusBadGateway)
-	}))
-	defer bad.Close()
+	bad, failing := answering(t, http.StatusBadGateway)
 	var mu sync.Mutex
 	delivered := map[string]int{}
 	good := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
@@ -204,13 +199,21 @@ func TestFailingWebhookIsDeadLettered(t *testing.T) {
 	assert.NotContains(t, logs.String(), "s3cret")
 }
 
-func TestPermanentFailureIsNotRetried(t *testing.T) {
+// answering starts a webhook that answers every request with status, and
+// counts the requests.
+func answering(t *testing.T, status int) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
 	var requests atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		requests.Add(1)
-		w.WriteHeader(http.StatusGone)
+		w.WriteHeader(status)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv, &requests
+}
+
+func TestPermanentFailureIsNotRetried(t *testing.T) {
+	srv, requests := answering(t, http.StatusGone)
 	q := newQueue(t, Options{Retry: fastRetry(5)})
 	require.NoError(t, q.Enqueue(context.Background(), notification(srv.URL, "t", 1)))
 	// A URL the production policy refuses never gets a request either.

@@ -7,13 +7,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/pushtest"
@@ -23,14 +20,13 @@ import (
 func TestDeliveryMetrics(t *testing.T) {
 	var buf bytes.Buffer
 	sink := metrics.New(metrics.Config{Dimensions: map[string]string{"Service": "t"}, Out: &buf})
-	f := newDeliverFixture(t, push.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	f := newDeliverFixture(t, threeQuickAttempts)
 	f.task(t, "t-m", map[string]string{
 		"flaky": f.rcv.Hook("/m-flaky", pushtest.Behaviour{FailFirst: 1}),
 		"down":  f.rcv.Hook("/m-down", pushtest.Behaviour{Status: 500}),
 	})
 	f.enqueue(t, "t-m", "flaky", "down")
-	_, err := f.client.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(f.url), MessageBody: aws.String(`{"not":"a job"}`)})
-	require.NoError(t, err)
+	f.send(t, `{"not":"a job"}`)
 	handle := func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		return f.handler.Handle(metrics.NewContext(ctx, sink), ev)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
@@ -77,9 +78,7 @@ func NewFanout(client SQS, queueURL string, decode ChangeDecoder, log *slog.Logg
 	if client == nil || queueURL == "" || decode == nil {
 		return nil, errors.New("push fanout: an SQS client, the delivery queue URL and a change decoder are required")
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Fanout{sqs: client, queueURL: queueURL, decode: decode, log: log}, nil
 }
 
@@ -218,9 +217,7 @@ func NewDeliver(sender Sender, client SQS, queueURL, dlqURL string, log *slog.Lo
 	if sender == nil || client == nil || queueURL == "" || dlqURL == "" {
 		return nil, errors.New("push deliver: a sender, an SQS client and the delivery and dead-letter queue URLs are required")
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Deliver{sender: sender, sqs: client, queueURL: queueURL, dlqURL: dlqURL, log: log}, nil
 }
 

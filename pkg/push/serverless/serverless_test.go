@@ -144,6 +144,9 @@ func TestFanoutFailures(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// threeQuickAttempts gives up after three attempts a millisecond apart.
+var threeQuickAttempts = push.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
+
 // deliverFixture is a deliver function on the stand-in's queues, a memory
 // store and a receiver.
 type deliverFixture struct {
@@ -189,9 +192,15 @@ func (f *deliverFixture) enqueue(t *testing.T, taskID string, configs ...string)
 		Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}}, Version: 2, StatusChanged: true, PushConfigIDs: configs}) {
 		b, err := j.Encode()
 		require.NoError(t, err)
-		_, err = f.client.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(f.url), MessageBody: aws.String(string(b))})
-		require.NoError(t, err)
+		f.send(t, string(b))
 	}
+}
+
+// send puts one message body on the delivery queue.
+func (f *deliverFixture) send(t *testing.T, body string) {
+	t.Helper()
+	_, err := f.client.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(f.url), MessageBody: aws.String(body)})
+	require.NoError(t, err)
 }
 
 func (f *deliverFixture) delivery(t *testing.T, taskID, configID string) service.DeliveryRecord {
@@ -247,14 +256,13 @@ func TestDeliverRetriesThroughTheQueue(t *testing.T) {
 }
 
 func TestDeliverDeadLetters(t *testing.T) {
-	f := newDeliverFixture(t, push.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	f := newDeliverFixture(t, threeQuickAttempts)
 	f.task(t, "t-broken", map[string]string{
 		"down": f.rcv.Hook("/down", pushtest.Behaviour{Status: 500}),
 		"gone": f.rcv.Hook("/gone", pushtest.Behaviour{Status: 410}),
 	})
 	f.enqueue(t, "t-broken", "down", "gone")
-	_, err := f.client.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(f.url), MessageBody: aws.String(`{"not":"a job"}`)})
-	require.NoError(t, err)
+	f.send(t, `{"not":"a job"}`)
 
 	var dead []events.SQSMessage
 	awstest.Pump(t, f.client, f.url, f.handler.Handle, 30*time.Second, func() bool {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
@@ -106,12 +107,8 @@ func NewJWKS(url string, o JWKSOptions) *JWKS {
 	if j.client == nil {
 		j.client = &http.Client{Timeout: 10 * time.Second}
 	}
-	if j.maxAge <= 0 {
-		j.maxAge = DefaultJWKSMaxAge
-	}
-	if j.minRefresh <= 0 {
-		j.minRefresh = DefaultMinRefreshInterval
-	}
+	j.maxAge = positive.Or(j.maxAge, DefaultJWKSMaxAge)
+	j.minRefresh = positive.Or(j.minRefresh, DefaultMinRefreshInterval)
 	return j
 }
 

@@ -29,6 +29,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
@@ -166,22 +168,12 @@ func New(o Options) (*Verifier, error) {
 		keys: o.Keys, audience: o.Audience, issuer: o.Issuer, token: o.Token,
 		skew: o.ClockSkew, maxAge: o.MaxAge, dedupe: o.DedupeWindow, maxBodyBytes: o.MaxBodyBytes, clock: clock.Or(o.Clock), unanswered: o.OnUnanswered,
 	}
-	if v.skew <= 0 {
-		v.skew = DefaultClockSkew
-	}
-	if v.maxAge <= 0 {
-		v.maxAge = DefaultMaxAge
-	}
-	if v.dedupe <= 0 {
-		v.dedupe = DefaultDedupeWindow
-	}
-	if v.maxBodyBytes <= 0 {
-		v.maxBodyBytes = DefaultMaxBodyBytes
-	}
+	v.skew = positive.Or(v.skew, DefaultClockSkew)
+	v.maxAge = positive.Or(v.maxAge, DefaultMaxAge)
+	v.dedupe = positive.Or(v.dedupe, DefaultDedupeWindow)
+	v.maxBodyBytes = positive.Or(v.maxBodyBytes, DefaultMaxBodyBytes)
 	maxEvents := o.MaxEvents
-	if maxEvents <= 0 {
-		maxEvents = DefaultMaxEvents
-	}
+	maxEvents = positive.Or(maxEvents, DefaultMaxEvents)
 	v.events = newEventCache(maxEvents)
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods([]string{keys.AlgES256, keys.AlgEdDSA}),
@@ -382,19 +374,23 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 			v.tell(r, http.StatusTooManyRequests, busy)
 			return
 		}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := httpstatus.NewWriter(w)
+		returned := false
 		defer func() {
-			// A panicking handler leaves code 0: the event is released.
-			if sw.code >= 200 && sw.code < 300 {
+			code := sw.Status()
+			if code == 0 && returned {
+				code = http.StatusOK // nothing written: net/http answers 200
+			}
+			// A handler that panics before writing leaves code 0: the
+			// event is released.
+			if code >= 200 && code < 300 {
 				v.events.commit(n.EventID)
 			} else {
 				v.events.release(n.EventID)
 			}
 		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), contextKey{}, n)))
-		if sw.code == 0 {
-			sw.code = http.StatusOK // nothing written: net/http answers 200
-		}
+		returned = true
 	})
 }
 
@@ -417,26 +413,3 @@ func (v *Verifier) tell(r *http.Request, status int, err error) {
 		v.unanswered(r, status, err)
 	}
 }
-
-// statusWriter remembers the final status code next wrote.
-type statusWriter struct {
-	http.ResponseWriter
-	code int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if s.code == 0 && code >= 200 {
-		s.code = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(p []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
-	return s.ResponseWriter.Write(p)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -1,11 +1,16 @@
 package notify
 
+// The two pipelines of the package doc, built on the same Resolver: Sender,
+// one delivery attempt per queue message (Lambda), and Local, the in-process
+// fan-out of the local server.
+
 import (
 	"context"
 	"errors"
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
@@ -32,9 +37,7 @@ type Sender struct {
 // NewSender returns a sender that resolves jobs with resolver, delivers
 // with d, decides retries with retry and records outcomes in store.
 func NewSender(resolver *Resolver, d Deliverer, retry push.RetryPolicy, store Store, log *slog.Logger) *Sender {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Sender{resolver: resolver, deliverer: d, retry: retry, recorder: NewRecorder(store, log), log: log}
 }
 
@@ -63,9 +66,7 @@ type Recorder struct {
 
 // NewRecorder returns a recorder on store.
 func NewRecorder(store Store, log *slog.Logger) *Recorder {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Recorder{store: store, log: log}
 }
 
@@ -88,5 +89,50 @@ func (r *Recorder) RecordOutcome(ctx context.Context, s push.DeliveryStatus) {
 	err := r.store.RecordDelivery(ctx, s.TaskID, s.ConfigID, Record(s))
 	if err != nil && !errors.Is(err, service.ErrNotFound) {
 		r.log.ErrorContext(ctx, "could not record a push notification outcome", "event_id", s.EventID, "config_id", s.ConfigID, "error", err)
+	}
+}
+
+// Queue accepts notifications for delivery; *memqueue.Queue implements it.
+type Queue interface {
+	Enqueue(ctx context.Context, n push.Notification) error
+}
+
+// resolveTimeout bounds resolving one local job.
+const resolveTimeout = 5 * time.Second
+
+// Local is the fan-out of the local server: given to the memory store as
+// its OnChange, it resolves the jobs of every change and hands the
+// notifications to an in-process queue (memqueue), which delivers them
+// with the same code and retry policy as the Lambda functions.
+type Local struct {
+	resolver *Resolver
+	queue    Queue
+	log      *slog.Logger
+}
+
+// NewLocal returns the local fan-out.
+func NewLocal(resolver *Resolver, queue Queue, log *slog.Logger) *Local {
+	log = logger.Or(log)
+	return &Local{resolver: resolver, queue: queue, log: log}
+}
+
+// OnChange enqueues the notifications of c. It reads the store (without
+// holding its lock: the memory store calls OnChange after unlocking) and
+// never waits on a webhook.
+func (l *Local) OnChange(c service.TaskChange) {
+	for _, j := range Jobs(c) {
+		ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+		n, err := l.resolver.Resolve(ctx, j)
+		cancel()
+		switch {
+		case errors.Is(err, ErrGone):
+			continue // deleted between the change and now
+		case err != nil:
+			l.log.Error("could not prepare a push notification", "event_id", j.EventID(), "config_id", j.ConfigID, "error", err)
+			continue
+		}
+		if err := l.queue.Enqueue(context.Background(), n); err != nil {
+			l.log.Error("push notification dropped", "event_id", j.EventID(), "config_id", j.ConfigID, "error", err)
+		}
 	}
 }
