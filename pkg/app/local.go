@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
@@ -87,9 +89,7 @@ type ChangeSource func(ctx context.Context, fn func(service.TaskChange))
 
 // NewLocal builds a local server for ag.
 func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error) {
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	o.Log = logger.Or(o.Log)
 	if o.Auth == nil {
 		return nil, errors.New("app: an authenticator is required")
 	}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
@@ -58,9 +60,7 @@ func ResponseSize(body []byte) int {
 // invocation and API Gateway answer a bare 500.
 func LambdaHTTP(h http.Handler, log *slog.Logger) HTTPFunc {
 	adapter := httpadapter.NewV2(h)
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	// What adapter.ProxyWithContext does, without its plain-text log line.
 	proxy := func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		req, err := adapter.EventToRequestWithContext(ctx, ev)

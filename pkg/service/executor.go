@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
@@ -152,24 +155,12 @@ func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 	if x.newID == nil {
 		x.newID = NewID
 	}
-	if x.log == nil {
-		x.log = slog.New(slog.DiscardHandler)
-	}
-	if x.maxCheckpoint <= 0 {
-		x.maxCheckpoint = DefaultMaxCheckpointBytes
-	}
-	if x.interruptTTL <= 0 {
-		x.interruptTTL = DefaultInterruptTTL
-	}
-	if x.tombstoneTTL <= 0 {
-		x.tombstoneTTL = DefaultInterruptTombstoneTTL
-	}
-	if x.lease <= 0 {
-		x.lease = DefaultLeaseDuration
-	}
-	if x.maxTakeovers <= 0 {
-		x.maxTakeovers = DefaultMaxTakeovers
-	}
+	x.log = logger.Or(x.log)
+	x.maxCheckpoint = positive.Or(x.maxCheckpoint, DefaultMaxCheckpointBytes)
+	x.interruptTTL = positive.Or(x.interruptTTL, DefaultInterruptTTL)
+	x.tombstoneTTL = positive.Or(x.tombstoneTTL, DefaultInterruptTombstoneTTL)
+	x.lease = positive.Or(x.lease, DefaultLeaseDuration)
+	x.maxTakeovers = positive.Or(x.maxTakeovers, DefaultMaxTakeovers)
 	x.owner = "step-" + NewID()
 	return x
 }

@@ -17,6 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/google/uuid"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -92,18 +95,12 @@ func TaskIDFor(owner, messageID string) string {
 // New returns a service over store and runner for the agent described by info.
 func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
 	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig}
-	if s.cfg.BlockingTimeout <= 0 {
-		s.cfg.BlockingTimeout = DefaultBlockingTimeout
-	}
-	if s.cfg.LeaseDuration <= 0 {
-		s.cfg.LeaseDuration = DefaultLeaseDuration
-	}
+	s.cfg.BlockingTimeout = positive.Or(s.cfg.BlockingTimeout, DefaultBlockingTimeout)
+	s.cfg.LeaseDuration = positive.Or(s.cfg.LeaseDuration, DefaultLeaseDuration)
 	if s.newID == nil {
 		s.newID = NewID
 	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
+	s.log = logger.Or(s.log)
 	return s
 }
 

@@ -20,6 +20,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
@@ -80,9 +82,7 @@ type Handler struct {
 
 // New returns a handler running exec's actions.
 func New(exec Executor, log *slog.Logger) *Handler {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	return &Handler{exec: exec, log: log}
 }
 

@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
@@ -163,9 +165,7 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	if err != nil {
 		return nil, err
 	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	o.Log = logger.Or(o.Log)
 	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log))
 	r, inRequest, err := runner(cfg, exec, store, o)
 	if err != nil {

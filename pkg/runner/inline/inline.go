@@ -21,6 +21,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
@@ -86,15 +89,9 @@ func (r *Runner) StartsInline() bool { return true }
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
 	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
-	if r.budget <= 0 {
-		r.budget = DefaultBudget
-	}
-	if r.reserve <= 0 {
-		r.reserve = DefaultReserve
-	}
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
-	}
+	r.budget = positive.Or(r.budget, DefaultBudget)
+	r.reserve = positive.Or(r.reserve, DefaultReserve)
+	r.log = logger.Or(r.log)
 	return r
 }
 

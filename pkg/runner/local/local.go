@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
@@ -56,9 +58,7 @@ type Options struct {
 func New(exec Executor, opts Options) *Runner {
 	base, stop := context.WithCancel(context.Background())
 	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, stepTimeout: opts.StepTimeout, base: base, stop: stop, running: map[string]*execution{}}
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
-	}
+	r.log = logger.Or(r.log)
 	return r
 }
 

@@ -16,6 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
@@ -81,15 +84,9 @@ func New(api API, o Options) (*Runner, error) {
 	}
 	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, maxSteps: o.MaxSteps, log: o.Logger,
 		execARN: strings.Replace(o.StateMachineARN, ":stateMachine:", ":execution:", 1)}
-	if r.ttl <= 0 {
-		r.ttl = service.DefaultInterruptTTL
-	}
-	if r.maxSteps <= 0 {
-		r.maxSteps = DefaultMaxSteps
-	}
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
-	}
+	r.ttl = positive.Or(r.ttl, service.DefaultInterruptTTL)
+	r.maxSteps = positive.Or(r.maxSteps, DefaultMaxSteps)
+	r.log = logger.Or(r.log)
 	return r, nil
 }
 

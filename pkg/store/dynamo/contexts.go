@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -163,9 +165,7 @@ func contextWalkPage(n int) int32 { return int32(min(2*n+1, 100)) }
 // partition whatever it says.
 func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (service.ContextPage, error) {
 	pageSize := q.PageSize
-	if pageSize <= 0 {
-		pageSize = a2a.DefaultPageSize
-	}
+	pageSize = positive.Or(pageSize, a2a.DefaultPageSize)
 	t := s.times()
 	e, err := expression.NewBuilder().
 		WithKeyCondition(expression.Key(attrListOwner).Equal(expression.Value(listOwnerKey(q.Owner)))).

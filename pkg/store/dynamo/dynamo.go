@@ -29,6 +29,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -104,15 +107,9 @@ func New(api API, o Options) (*Store, error) {
 		return nil, errors.New("dynamo: a table name is required")
 	}
 	s := &Store{api: api, table: o.Table, clock: clock.Or(o.Clock), taskTTL: o.TaskTTL, idemTTL: o.IdempotencyTTL, onUsage: o.OnUsage, log: o.Logger}
-	if s.taskTTL <= 0 {
-		s.taskTTL = DefaultTaskTTL
-	}
-	if s.idemTTL <= 0 {
-		s.idemTTL = DefaultIdempotencyTTL
-	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
+	s.taskTTL = positive.Or(s.taskTTL, DefaultTaskTTL)
+	s.idemTTL = positive.Or(s.idemTTL, DefaultIdempotencyTTL)
+	s.log = logger.Or(s.log)
 	return s, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -36,9 +38,7 @@ const followListShards = 10 * time.Second
 // mapping reads the stream and ChangeFromStream decodes it. Errors are
 // logged and retried.
 func Follow(ctx context.Context, api StreamsAPI, streamARN string, fn func(service.TaskChange), log *slog.Logger) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = logger.Or(log)
 	iterators := map[string]*string{} // shard id -> next iterator; nil once closed
 	started := false
 	// New shards appear every few hours: list them now and then, not

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -38,9 +40,7 @@ const listReadConcurrency = 8
 // *a2a.Error (invalid params).
 func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.ListPage, error) {
 	pageSize := q.PageSize
-	if pageSize <= 0 {
-		pageSize = a2a.DefaultPageSize
-	}
+	pageSize = positive.Or(pageSize, a2a.DefaultPageSize)
 	t := s.times()
 	index, partition := indexByOwner, expression.Key(attrListOwner).Equal(expression.Value(listOwnerKey(q.Owner)))
 	startKey := map[string]types.AttributeValue{attrListOwner: &types.AttributeValueMemberS{Value: listOwnerKey(q.Owner)}}

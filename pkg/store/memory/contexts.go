@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
@@ -79,9 +81,7 @@ func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service
 		return service.ContextPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
 	}
 	pageSize := q.PageSize
-	if pageSize <= 0 {
-		pageSize = a2a.DefaultPageSize
-	}
+	pageSize = positive.Or(pageSize, a2a.DefaultPageSize)
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()

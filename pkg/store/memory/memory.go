@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
@@ -64,8 +66,8 @@ type Store struct {
 	idem       map[string]idemRecord
 	interrupts map[string]*service.InterruptBinding
 	// contexts holds the tasks of each (owner, context), by task id.
-	contexts map[string]map[string]*entry
-	lastSweep  time.Time
+	contexts  map[string]map[string]*entry
+	lastSweep time.Time
 	// finished are the ids of terminal tasks in the order they finished:
 	// the eviction order (ids of tasks gone since are skipped).
 	finished []string
@@ -107,17 +109,11 @@ func New(opts Options) *Store {
 	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
 		contexts: map[string]map[string]*entry{},
-		closed: make(chan struct{})}
+		closed:   make(chan struct{})}
 	close(s.closed)
-	if s.taskTTL <= 0 {
-		s.taskTTL = DefaultTaskTTL
-	}
-	if s.idemTTL <= 0 {
-		s.idemTTL = DefaultIdempotencyTTL
-	}
-	if s.maxTasks <= 0 {
-		s.maxTasks = DefaultMaxTasks
-	}
+	s.taskTTL = positive.Or(s.taskTTL, DefaultTaskTTL)
+	s.idemTTL = positive.Or(s.idemTTL, DefaultIdempotencyTTL)
+	s.maxTasks = positive.Or(s.maxTasks, DefaultMaxTasks)
 	return s
 }
 
