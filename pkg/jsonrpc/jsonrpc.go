@@ -58,8 +58,8 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 		return nil, NullID, a2a.Errorf(a2a.CodeInvalidRequest, "member %q appears twice in one object; a request must not repeat a name", truncate([]byte(name)))
 	}
 	var w struct{ jsonrpc, id, method, params json.RawMessage }
-	err := members(trimmed, func(key string, value []byte) {
-		switch key {
+	err := members(trimmed, func(key, value []byte) {
+		switch string(key) { // no allocation: the compiler compares the bytes
 		case "jsonrpc":
 			w.jsonrpc = value
 		case "id":
@@ -112,16 +112,19 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 }
 
 // members calls fn with the name and raw value of each member of obj, a
-// valid JSON object, in order. Values are subslices of obj.
-func members(obj []byte, fn func(key string, value []byte)) error {
+// valid JSON object, in order. Values, and names without escapes, are
+// subslices of obj.
+func members(obj []byte, fn func(key, value []byte)) error {
 	i := skipSpace(obj, 1)
 	for i < len(obj) && obj[i] != '}' {
 		end := skipString(obj, i)
-		key := string(obj[i+1 : end-1])
+		key := obj[i+1 : end-1]
 		if bytes.IndexByte(obj[i:end], '\\') >= 0 {
-			if err := json.Unmarshal(obj[i:end], &key); err != nil {
+			var k string
+			if err := json.Unmarshal(obj[i:end], &k); err != nil {
 				return err
 			}
+			key = []byte(k)
 		}
 		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
 		vend := skipValue(obj, i)
