@@ -118,8 +118,10 @@ type AwaitRequest struct {
 // goroutines, inline, the Step Functions worker) drives the same Executor,
 // which is what makes their observable task histories identical.
 type Executor struct {
-	store         Store
-	agent         agent.Agent
+	store Store
+	agent agent.Agent
+	// info is the agent's description, read once.
+	info          agent.Info
 	clock         clock.Clock
 	newID         func() string
 	log           *slog.Logger
@@ -150,7 +152,7 @@ type ExecutorOptions struct {
 
 // NewExecutor returns an executor of ag's steps on store.
 func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
-	x := &Executor{store: store, agent: ag, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
+	x := &Executor{store: store, agent: ag, info: ag.Info(), clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
 		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL, lease: opts.LeaseDuration, maxTakeovers: opts.MaxTakeovers}
 	if x.newID == nil {
 		x.newID = NewID
@@ -243,7 +245,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 	spanCtx, span := tracing.Start(stepCtx, "agent step", "")
 	out, agentErr := x.runAgent(spanCtx, in, w)
 	span.End(agentErr)
-	metrics.From(ctx).Add(metrics.StepDuration, metrics.UnitMilliseconds, float64(x.clock.Now().Sub(stepStart).Microseconds())/1000, metrics.DimAgent, x.agent.Info().Name)
+	metrics.From(ctx).Add(metrics.StepDuration, metrics.UnitMilliseconds, float64(x.clock.Now().Sub(stepStart).Microseconds())/1000, metrics.DimAgent, x.info.Name)
 	lost := x.keeper.release(w)
 	if w.finished {
 		return StepResult{Next: NextDone, State: w.finalState}, nil
@@ -277,7 +279,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 // observe counts a task reaching state through this executor: a terminal
 // state, or input-required (an interrupt asked).
 func (x *Executor) observe(ctx context.Context, state a2a.TaskState) {
-	name := x.agent.Info().Name
+	name := x.info.Name
 	metrics.TaskState(ctx, name, state)
 	if state.Interrupted() {
 		metrics.From(ctx).Count(metrics.InterruptsAsked, metrics.DimAgent, name)
@@ -292,7 +294,7 @@ func (x *Executor) observe(ctx context.Context, state a2a.TaskState) {
 // context's earlier tasks compares creation times, which only the store
 // knows exactly: for it the task is read.
 func (x *Executor) load(ctx context.Context, req StepRequest) (*TaskRecord, error) {
-	if c := req.Created; c != nil && c.Task.ID == req.TaskID && c.Version == 1 && (req.Unsaved != nil || x.agent.Info().ContextHistory <= 0) {
+	if c := req.Created; c != nil && c.Task.ID == req.TaskID && c.Version == 1 && (req.Unsaved != nil || x.info.ContextHistory <= 0) {
 		rec := *c
 		rec.Task.History = slices.Clone(c.Task.History)
 		rec.Task.Artifacts = slices.Clone(c.Task.Artifacts)
@@ -337,7 +339,7 @@ const contextTasksRead = 20
 // asks for none). A failed read is logged: the agent then sees the task
 // alone.
 func (x *Executor) contextHistory(ctx context.Context, rec *TaskRecord) []a2a.Message {
-	limit := x.agent.Info().ContextHistory
+	limit := x.info.ContextHistory
 	if limit <= 0 {
 		return nil
 	}
@@ -490,7 +492,7 @@ func (x *Executor) Expire(ctx context.Context, taskID, requestID string) (StepRe
 			return rec.Task.Status.State.Interrupted() && ok && im.RequestID == requestID
 		})
 	if err == nil && res.failed {
-		metrics.From(ctx).Count(metrics.InterruptsExpired, metrics.DimAgent, x.agent.Info().Name)
+		metrics.From(ctx).Count(metrics.InterruptsExpired, metrics.DimAgent, x.info.Name)
 	}
 	return res.StepResult, err
 }
@@ -534,7 +536,7 @@ func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies fu
 		if err != nil {
 			return failResult{}, fmt.Errorf("fail task %s: %w", taskID, err)
 		}
-		metrics.TaskState(ctx, x.agent.Info().Name, a2a.TaskStateFailed)
+		metrics.TaskState(ctx, x.info.Name, a2a.TaskStateFailed)
 		return failResult{StepResult: StepResult{Next: NextDone, State: a2a.TaskStateFailed}, failed: true}, nil
 	}
 }

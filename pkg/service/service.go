@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +85,13 @@ func NewID() string { return uuid.NewString() }
 // names its task before anything is read, and a store can keep the task
 // item as the message's idempotency record (see TaskStore.CreateTask).
 func TaskIDFor(owner, messageID string) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "a2a-lambda task %d:%s;%d:%s", len(owner), owner, len(messageID), messageID))
+	var buf [160]byte
+	b := append(buf[:0], "a2a-lambda task "...)
+	b = strconv.AppendInt(b, int64(len(owner)), 10)
+	b = append(append(append(b, ':'), owner...), ';')
+	b = strconv.AppendInt(b, int64(len(messageID)), 10)
+	b = append(append(b, ':'), messageID...)
+	sum := sha256.Sum256(b)
 	var u uuid.UUID
 	copy(u[:], sum[:16])
 	u[6] = u[6]&0x0f | 0x80 // version 8
