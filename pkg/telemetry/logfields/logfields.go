@@ -57,20 +57,23 @@ func Add(ctx context.Context, args ...any) {
 	defer b.mu.Unlock()
 	for i := 0; i+1 < len(args); i += 2 {
 		k, _ := args[i].(string)
-		if s, isStr := args[i+1].(string); k == "" || (isStr && s == "") {
-			continue
-		}
-		a := slog.Any(k, args[i+1])
-		replaced := false
-		for j := range b.attrs {
-			if b.attrs[j].Key == k {
-				b.attrs[j], replaced = a, true
-			}
-		}
-		if !replaced {
-			b.attrs = append(b.attrs, a)
+		b.set(slog.Any(k, args[i+1]))
+	}
+}
+
+// set sets one field, unless its key or its string value is empty. Callers
+// hold b.mu.
+func (b *bag) set(a slog.Attr) {
+	if a.Key == "" || (a.Value.Kind() == slog.KindString && a.Value.String() == "") {
+		return
+	}
+	for j := range b.attrs {
+		if b.attrs[j].Key == a.Key {
+			b.attrs[j] = a
+			return
 		}
 	}
+	b.attrs = append(b.attrs, a)
 }
 
 // Get returns the value of field key in the bag of ctx, or "".
@@ -113,7 +116,14 @@ func CallerHash(owner string) string {
 
 // AddTask sets the task and context id fields.
 func AddTask(ctx context.Context, taskID, contextID string) {
-	Add(ctx, FieldTaskID, taskID, FieldContextID, contextID)
+	b, ok := ctx.Value(bagKey{}).(*bag)
+	if !ok {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.set(slog.String(FieldTaskID, taskID))
+	b.set(slog.String(FieldContextID, contextID))
 }
 
 // TraceHeader returns the X-Ray trace header of the invocation in ctx, as
