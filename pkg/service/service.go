@@ -193,14 +193,17 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	opts := GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}
 	if u := job.Unsaved; u != nil && u.Task.Status.State.Terminal() {
 		// The step stored the task once, finished: it is the answer.
-		return withRuntimeMetadata(u.record(historyLength)), nil
+		return s.wire(ctx, u.record(historyLength)), nil
 	}
 	if blocking {
 		// An inline runner returns with the task settled: the answer is
 		// then read once, without polling first.
-		t, err := s.read(ctx, owner, job.TaskID, opts)
-		if err != nil || t.Status.State.Settled() {
-			return t, err
+		rec, err := s.get(ctx, owner, job.TaskID, opts)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Task.Status.State.Settled() {
+			return s.wire(ctx, rec), nil
 		}
 		s.waitSettled(ctx, job.TaskID)
 	}
@@ -626,8 +629,13 @@ func (s *Service) read(ctx context.Context, owner, taskID string, opts GetOption
 	if err != nil {
 		return nil, err
 	}
+	return s.wire(ctx, rec), nil
+}
+
+// wire is rec as a request answers with it.
+func (s *Service) wire(ctx context.Context, rec *TaskRecord) *a2a.Task {
 	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
-	return withRuntimeMetadata(rec), nil
+	return withRuntimeMetadata(rec)
 }
 
 // storeError maps a store error to the protocol: not found, too large, or
