@@ -17,12 +17,12 @@ import (
 // DynamoDB store (pkg/store/dynamo) brings the stream client along.
 var serviceClients = map[string][]string{
 	"card":    nil,
-	"send":    {"dynamodb", "dynamodbstreams", "sfn"},
-	"tasks":   {"dynamodb", "dynamodbstreams", "sfn"},
-	"worker":  {"dynamodb", "dynamodbstreams"},
-	"sweep":   {"dynamodb", "dynamodbstreams", "sfn"},
-	"push":    {"dynamodb", "dynamodbstreams", "sqs"},
-	"deliver": {"dynamodb", "dynamodbstreams", "sqs"},
+	"send":    {"dynamodb", "sfn"},
+	"tasks":   {"dynamodb", "sfn"},
+	"worker":  {"dynamodb"},
+	"sweep":   {"dynamodb", "sfn"},
+	"push":    {"dynamodb", "sqs"},
+	"deliver": {"dynamodb", "sqs"},
 }
 
 // Nothing a function never calls: the composition root of the local

@@ -15,6 +15,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
@@ -48,7 +49,7 @@ func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*d
 
 // DynamoChanges returns the change source of cfg's table for the local
 // server: its stream, followed from the moment the server starts (see
-// dynamo.Follow).
+// follow.Changes).
 func DynamoChanges(ctx context.Context, cfg config.Config, awsCfg aws.Config, log *slog.Logger) (ChangeSource, error) {
 	out, err := dynamodb.NewFromConfig(awsCfg).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(cfg.TaskStore.Table)})
 	if err != nil {
@@ -59,5 +60,5 @@ func DynamoChanges(ctx context.Context, cfg config.Config, awsCfg aws.Config, lo
 		return nil, fmt.Errorf("table %s has no stream: push notifications need one (NEW_AND_OLD_IMAGES)", cfg.TaskStore.Table)
 	}
 	streams := dynamodbstreams.NewFromConfig(awsCfg)
-	return func(ctx context.Context, fn func(service.TaskChange)) { dynamo.Follow(ctx, streams, arn, fn, log) }, nil
+	return func(ctx context.Context, fn func(service.TaskChange)) { follow.Changes(ctx, streams, arn, fn, log) }, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
@@ -98,7 +99,7 @@ func TestFollow(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		dynamo.Follow(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), aws.ToString(desc.Table.LatestStreamArn), func(c service.TaskChange) {
+		follow.Changes(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), aws.ToString(desc.Table.LatestStreamArn), func(c service.TaskChange) {
 			mu.Lock()
 			defer mu.Unlock()
 			changes = append(changes, c)

@@ -47,6 +47,16 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error)
 	return changeOf(newer, older)
 }
 
+// ChangeOfImages is ChangeFromStream for a record whose keys and images
+// are already the DynamoDB API's attribute values (the Streams API's
+// GetRecords, converted): oldImage is nil for an insert.
+func ChangeOfImages(keys, newImage, oldImage map[string]types.AttributeValue) (*service.TaskChange, error) {
+	if sk, ok := keys[attrSK].(*types.AttributeValueMemberS); !ok || sk.Value != skTask {
+		return nil, nil
+	}
+	return changeOf(newImage, oldImage)
+}
+
 // TraceFromStream returns the X-Ray trace header a stream record's task
 // was last changed under (the new image's trace attribute), or "" when the
 // record has none: its delivery jobs carry it, so that the deliver

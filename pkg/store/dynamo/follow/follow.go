@@ -1,4 +1,8 @@
-package dynamo
+// Package follow reads a task table's DynamoDB stream for the local
+// server, as the push function's event source mapping does in Lambda. It is
+// a package of its own so that the functions, which never read the stream
+// themselves, do not link the Streams client.
+package follow
 
 import (
 	"context"
@@ -6,17 +10,17 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
-// StreamsAPI is the part of the DynamoDB Streams client Follow uses;
+// StreamsAPI is the part of the DynamoDB Streams client Changes uses;
 // *dynamodbstreams.Client implements it.
 type StreamsAPI interface {
 	DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error)
@@ -24,20 +28,20 @@ type StreamsAPI interface {
 	GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error)
 }
 
-// followPoll is how often Follow asks a shard for new records when it had
+// followPoll is how often Changes asks a shard for new records when it had
 // none.
 const followPoll = 250 * time.Millisecond
 
-// followListShards is how often Follow looks for new shards.
+// followListShards is how often Changes looks for new shards.
 const followListShards = 10 * time.Second
 
-// Follow reads the table's stream (its ARN: DescribeTable's
+// Changes reads the table's stream (its ARN: DescribeTable's
 // LatestStreamArn) from now on and calls fn with every task change, in the
 // stream's order within a shard, until ctx ends. It is the local server's
 // stand-in for the push function's event source mapping; in Lambda, the
-// mapping reads the stream and ChangeFromStream decodes it. Errors are
-// logged and retried.
-func Follow(ctx context.Context, api StreamsAPI, streamARN string, fn func(service.TaskChange), log *slog.Logger) {
+// mapping reads the stream and dynamo.ChangeFromStream decodes it. Errors
+// are logged and retried.
+func Changes(ctx context.Context, api StreamsAPI, streamARN string, fn func(service.TaskChange), log *slog.Logger) {
 	log = logger.Or(log)
 	iterators := map[string]*string{} // shard id -> next iterator; nil once closed
 	started := false
@@ -120,28 +124,39 @@ func followShards(ctx context.Context, api StreamsAPI, streamARN string, iterato
 	return nil
 }
 
-// changeOfRecord is ChangeFromStream for a record read with GetRecords.
+// changeOfRecord is dynamo.ChangeFromStream for a record read with
+// GetRecords.
 func changeOfRecord(r streamtypes.Record) (*service.TaskChange, error) {
 	d := r.Dynamodb
 	insert := r.EventName == streamtypes.OperationTypeInsert
 	if (!insert && r.EventName != streamtypes.OperationTypeModify) || d == nil {
 		return nil, nil
 	}
-	if sk, ok := d.Keys[attrSK].(*streamtypes.AttributeValueMemberS); !ok || sk.Value != skTask {
-		return nil, nil
-	}
 	if d.NewImage == nil || (!insert && d.OldImage == nil) {
 		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", aws.ToString(r.EventID))
 	}
-	newer, err := convertImage(d.NewImage, fromStreamsAPI)
-	if err != nil {
-		return nil, err
+	var images [3]map[string]types.AttributeValue
+	for i, image := range []map[string]streamtypes.AttributeValue{d.Keys, d.NewImage, d.OldImage} {
+		m, err := convertImage(image)
+		if err != nil {
+			return nil, err
+		}
+		images[i] = m
 	}
-	older, err := convertImage(d.OldImage, fromStreamsAPI)
-	if err != nil {
-		return nil, err
+	return dynamo.ChangeOfImages(images[0], images[1], images[2])
+}
+
+// convertImage converts a stream image attribute by attribute.
+func convertImage(image map[string]streamtypes.AttributeValue) (map[string]types.AttributeValue, error) {
+	m := make(map[string]types.AttributeValue, len(image))
+	for k, v := range image {
+		av, err := fromStreamsAPI(v)
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: stream attribute %s: %w", k, err)
+		}
+		m[k] = av
 	}
-	return changeOf(newer, older)
+	return m, nil
 }
 
 // fromStreamsAPI converts an attribute value of the Streams API to the
@@ -175,7 +190,7 @@ func fromStreamsAPI(v streamtypes.AttributeValue) (types.AttributeValue, error) 
 		}
 		return &types.AttributeValueMemberL{Value: out}, nil
 	case *streamtypes.AttributeValueMemberM:
-		m, err := convertImage(v.Value, fromStreamsAPI)
+		m, err := convertImage(v.Value)
 		return &types.AttributeValueMemberM{Value: m}, err
 	}
 	return nil, fmt.Errorf("unknown attribute value %T", v)
