@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
@@ -47,14 +49,29 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error)
 	return changeOf(newer, older)
 }
 
-// ChangeOfImages is ChangeFromStream for a record whose keys and images
-// are already the DynamoDB API's attribute values (the Streams API's
-// GetRecords, converted): oldImage is nil for an insert.
-func ChangeOfImages(keys, newImage, oldImage map[string]types.AttributeValue) (*service.TaskChange, error) {
-	if sk, ok := keys[attrSK].(*types.AttributeValueMemberS); !ok || sk.Value != skTask {
+// ChangeOfRecord is ChangeFromStream for a record read with the Streams
+// API's GetRecords (see pkg/store/dynamo/follow).
+func ChangeOfRecord(r streamtypes.Record) (*service.TaskChange, error) {
+	d := r.Dynamodb
+	insert := r.EventName == streamtypes.OperationTypeInsert
+	if (!insert && r.EventName != streamtypes.OperationTypeModify) || d == nil {
 		return nil, nil
 	}
-	return changeOf(newImage, oldImage)
+	if sk, ok := d.Keys[attrSK].(*streamtypes.AttributeValueMemberS); !ok || sk.Value != skTask {
+		return nil, nil
+	}
+	if d.NewImage == nil || (!insert && d.OldImage == nil) {
+		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", aws.ToString(r.EventID))
+	}
+	newer, err := convertImage(d.NewImage, fromStreamsAPI)
+	if err != nil {
+		return nil, err
+	}
+	older, err := convertImage(d.OldImage, fromStreamsAPI)
+	if err != nil {
+		return nil, err
+	}
+	return changeOf(newer, older)
 }
 
 // TraceFromStream returns the X-Ray trace header a stream record's task
@@ -164,4 +181,41 @@ func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberM{Value: out}, nil
 	}
 	return nil, fmt.Errorf("unknown data type %v", v.DataType())
+}
+
+// fromStreamsAPI converts an attribute value of the Streams API to the
+// DynamoDB API's.
+func fromStreamsAPI(v streamtypes.AttributeValue) (types.AttributeValue, error) {
+	switch v := v.(type) {
+	case *streamtypes.AttributeValueMemberS:
+		return &types.AttributeValueMemberS{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberN:
+		return &types.AttributeValueMemberN{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberB:
+		return &types.AttributeValueMemberB{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberBOOL:
+		return &types.AttributeValueMemberBOOL{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberNULL:
+		return &types.AttributeValueMemberNULL{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberSS:
+		return &types.AttributeValueMemberSS{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberNS:
+		return &types.AttributeValueMemberNS{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberBS:
+		return &types.AttributeValueMemberBS{Value: v.Value}, nil
+	case *streamtypes.AttributeValueMemberL:
+		out := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			av, err := fromStreamsAPI(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = av
+		}
+		return &types.AttributeValueMemberL{Value: out}, nil
+	case *streamtypes.AttributeValueMemberM:
+		m, err := convertImage(v.Value, fromStreamsAPI)
+		return &types.AttributeValueMemberM{Value: m}, err
+	}
+	return nil, fmt.Errorf("unknown attribute value %T", v)
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
@@ -79,7 +78,7 @@ func Changes(ctx context.Context, api StreamsAPI, streamARN string, fn func(serv
 			iterators[id] = out.NextShardIterator
 			for _, r := range out.Records {
 				idle = false
-				c, err := changeOfRecord(r)
+				c, err := dynamo.ChangeOfRecord(r)
 				if err != nil {
 					log.ErrorContext(ctx, "skipped a stream record that does not decode", "event_id", aws.ToString(r.EventID), "error", err)
 					continue
@@ -122,76 +121,4 @@ func followShards(ctx context.Context, api StreamsAPI, streamARN string, iterato
 		iterators[id] = out.ShardIterator
 	}
 	return nil
-}
-
-// changeOfRecord is dynamo.ChangeFromStream for a record read with
-// GetRecords.
-func changeOfRecord(r streamtypes.Record) (*service.TaskChange, error) {
-	d := r.Dynamodb
-	insert := r.EventName == streamtypes.OperationTypeInsert
-	if (!insert && r.EventName != streamtypes.OperationTypeModify) || d == nil {
-		return nil, nil
-	}
-	if d.NewImage == nil || (!insert && d.OldImage == nil) {
-		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", aws.ToString(r.EventID))
-	}
-	var images [3]map[string]types.AttributeValue
-	for i, image := range []map[string]streamtypes.AttributeValue{d.Keys, d.NewImage, d.OldImage} {
-		m, err := convertImage(image)
-		if err != nil {
-			return nil, err
-		}
-		images[i] = m
-	}
-	return dynamo.ChangeOfImages(images[0], images[1], images[2])
-}
-
-// convertImage converts a stream image attribute by attribute.
-func convertImage(image map[string]streamtypes.AttributeValue) (map[string]types.AttributeValue, error) {
-	m := make(map[string]types.AttributeValue, len(image))
-	for k, v := range image {
-		av, err := fromStreamsAPI(v)
-		if err != nil {
-			return nil, fmt.Errorf("dynamo: stream attribute %s: %w", k, err)
-		}
-		m[k] = av
-	}
-	return m, nil
-}
-
-// fromStreamsAPI converts an attribute value of the Streams API to the
-// DynamoDB API's.
-func fromStreamsAPI(v streamtypes.AttributeValue) (types.AttributeValue, error) {
-	switch v := v.(type) {
-	case *streamtypes.AttributeValueMemberS:
-		return &types.AttributeValueMemberS{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberN:
-		return &types.AttributeValueMemberN{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberB:
-		return &types.AttributeValueMemberB{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberBOOL:
-		return &types.AttributeValueMemberBOOL{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberNULL:
-		return &types.AttributeValueMemberNULL{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberSS:
-		return &types.AttributeValueMemberSS{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberNS:
-		return &types.AttributeValueMemberNS{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberBS:
-		return &types.AttributeValueMemberBS{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberL:
-		out := make([]types.AttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			av, err := fromStreamsAPI(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = av
-		}
-		return &types.AttributeValueMemberL{Value: out}, nil
-	case *streamtypes.AttributeValueMemberM:
-		m, err := convertImage(v.Value)
-		return &types.AttributeValueMemberM{Value: m}, err
-	}
-	return nil, fmt.Errorf("unknown attribute value %T", v)
 }
