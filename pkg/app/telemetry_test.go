@@ -26,9 +26,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )

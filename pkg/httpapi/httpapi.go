@@ -30,9 +30,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // Service is what the edge needs of the A2A operations.

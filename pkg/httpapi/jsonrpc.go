@@ -10,7 +10,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 )
 
 // rpcMethod serves one JSON-RPC method; its result is appended by its

@@ -31,8 +31,9 @@ import (
 	"encoding/base64"
 	"strconv"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
 // Header names of a notification.

@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
 func TestRetryPolicyBackoff(t *testing.T) {

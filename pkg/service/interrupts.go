@@ -8,8 +8,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // The interrupt callbacks: a client answers the question or permission an

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 )
 

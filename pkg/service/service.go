@@ -26,8 +26,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // Defaults of Config.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 func lines(t *testing.T, b *bytes.Buffer) []map[string]any {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 

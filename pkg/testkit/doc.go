@@ -10,8 +10,8 @@
 //	syncbuf     a buffer one goroutine writes while another reads it
 //	envtest     a getenv function over name, value pairs
 //	jsontest    strings that hand-written JSON encoders get wrong
+//	agenttest   an agent run behind the real service, store and runner
 //
 // Test rigs that belong to one package's contract sit beside it instead
-// (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest,
-// pkg/agent/agenttest).
+// (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest).
 package testkit

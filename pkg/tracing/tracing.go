@@ -1,7 +1,7 @@
 // Package tracing records spans (X-Ray subsegments) inside the trace of
 // the current Lambda invocation: around each agent step, each AWS call
 // (awstrace.Middleware) and each webhook POST (Transport). The trace comes from
-// the invocation's X-Ray header (pkg/telemetry/logfields.TraceHeader),
+// the invocation's X-Ray header (pkg/logfields.TraceHeader),
 // which the runners hand on, so a task's send, its execution's worker
 // steps and their calls share one trace id.
 //
@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 )
 
 // Span is one finished span.

@@ -22,8 +22,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry/logfields"
 )
 
 // Actions.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/agenttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/llm"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/agenttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
