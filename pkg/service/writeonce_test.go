@@ -98,3 +98,39 @@ func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 		})
 	}
 }
+
+// Two blocking sends of one message that race both run the step (nothing
+// is stored before it): the first write stores the task, the second finds
+// it and answers with it.
+func TestRacingBlockingSendsAnswerWithOneTask(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktest.New(clocktest.Start(t))
+	store := &writes{Store: memory.New(memory.Options{Clock: clk})}
+	var started sync.WaitGroup
+	started.Add(2)
+	ag := &scripted{info: agent.Info{Name: "test"}, step: func(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
+		started.Done()
+		started.Wait() // both steps run before either writes
+		return completeWithEcho(ctx, in, emit)
+	}}
+	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk})
+	svc := service.New(store, inline.New(exec, noBacklog{}, inline.Options{Clock: clk}), ag.Info(), service.Config{}, service.Options{Clock: clk})
+
+	tasks := make([]*a2a.Task, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range tasks {
+		wg.Go(func() { tasks[i], errs[i] = svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true)) })
+	}
+	wg.Wait()
+	for i := range tasks {
+		require.NoError(t, errs[i])
+		assert.Equal(t, service.TaskIDFor("alice", "m1"), tasks[i].ID)
+		assert.Equal(t, a2a.TaskStateCompleted, tasks[i].Status.State)
+	}
+	assert.Equal(t, int32(2), ag.calls.Load())
+	assert.Len(t, store.created, 2, "both steps tried to store the task")
+	page, err := svc.ListTasks(ctx, "alice", a2a.ListTasksParams{})
+	require.NoError(t, err)
+	assert.Len(t, page.Tasks, 1, "one task was stored")
+}
