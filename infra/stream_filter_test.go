@@ -115,7 +115,7 @@ func TestStreamFilter(t *testing.T) {
 	// which notifies.
 	done := msg("s-done", "done at once")
 	done.TaskID = "t-once"
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", NewContext: true, Task: a2a.Task{
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", BindingKnown: true, Task: a2a.Task{
 		ID: "t-once", ContextID: "c-once", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: done, Timestamp: now()},
 		History: []a2a.Message{*msg("m-once", "hi"), *done}, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("42")}}},
 	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h1", URL: "https://hooks.example.com/1"}, ProtocolVersion: a2a.V03}}}))

@@ -108,10 +108,10 @@ type NewTask struct {
 	// SessionID is the agent session to bind to the task's context when
 	// the context has none yet (see ContextStore).
 	SessionID string
-	// NewContext says that no task has the task's context yet (its id was
-	// made for this task): a store need not look for the context's session
-	// binding.
-	NewContext bool
+	// BindingKnown says that the caller knows the session bound to the
+	// task's context: none (a new context) or SessionID (read from the
+	// context). A store then need not look it up.
+	BindingKnown bool
 	// Lease, when held (see Lease.Held), is the task's first lease: the
 	// time a runner has to start it.
 	Lease Lease

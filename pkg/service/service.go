@@ -217,7 +217,8 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 // new context.
 func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig, unsaved bool) (Job, error) {
 	taskID := TaskIDFor(owner, msg.MessageID)
-	newContext := msg.ContextID == ""
+	// The context's binding is known for a new context, and once read.
+	bindingKnown := msg.ContextID == ""
 	if session == "" && msg.ContextID != "" {
 		c, err := s.store.GetContext(ctx, owner, msg.ContextID)
 		switch {
@@ -226,6 +227,7 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 		case !errors.Is(err, ErrNotFound):
 			return Job{}, fmt.Errorf("read context %s: %w", msg.ContextID, err)
 		}
+		bindingKnown = true
 	}
 	if session == "" {
 		session = s.newID()
@@ -243,7 +245,7 @@ func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message,
 	// The session is stored as a value and shown as metadata on the way
 	// out (withRuntimeMetadata, a2a.WithSession): a task keeps no metadata
 	// maps of its own for it.
-	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, NewContext: newContext, Lease: s.startLease(TriggerMessage)}
+	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, BindingKnown: bindingKnown, Lease: s.startLease(TriggerMessage)}
 	if push != nil {
 		push.TaskID = taskID
 		if push.Config.ID == "" {

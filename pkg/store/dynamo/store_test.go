@@ -104,7 +104,7 @@ func (f *fixture) createOwn(messageID, text string) string {
 	f.t.Helper()
 	id := service.TaskIDFor("alice", messageID)
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: messageID, TaskID: id, ContextID: "c-" + messageID, Parts: []a2a.Part{a2a.TextPart("hi" + text)}}
-	require.NoError(f.t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", NewContext: true, Task: a2a.Task{
+	require.NoError(f.t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{
 		ID: id, ContextID: m.ContextID, History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
@@ -574,7 +574,7 @@ func TestTaskIsItsOwnRecord(t *testing.T) {
 	}
 	first := a2a.Message{Role: a2a.RoleUser, MessageID: "m1", ContextID: "c", Parts: []a2a.Part{a2a.TextPart("again")}}
 	status := a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())}
-	dup(service.NewTask{Owner: "alice", NewContext: true, Task: a2a.Task{ID: id, ContextID: "c", Status: status, History: []a2a.Message{first}}})
+	dup(service.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{ID: id, ContextID: "c", Status: status, History: []a2a.Message{first}}})
 	dup(service.NewTask{Owner: "alice", Task: a2a.Task{ID: "another", ContextID: "c", Status: status, History: []a2a.Message{first}}})
 	_, err := f.store.GetTask(f.ctx, "another", service.GetOptions{})
 	require.ErrorIs(t, err, service.ErrNotFound)
@@ -610,7 +610,7 @@ func TestOldLayoutTable(t *testing.T) {
 	// The task as the old layout wrote it: its own session and no copy of
 	// its context's, no record at the key of its message's task.
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-old", TaskID: "old", ContextID: "ctx-old", Parts: []a2a.Part{a2a.TextPart("hi")}}
-	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", SessionID: "old-session", NewContext: true, Task: a2a.Task{
+	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", SessionID: "old-session", BindingKnown: true, Task: a2a.Task{
 		ID: "old", ContextID: "ctx-old", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
@@ -657,7 +657,7 @@ func TestOldLayoutTable(t *testing.T) {
 
 	// The old idempotency record is not read: the message, sent again as
 	// a new task, makes one (see README "Migration").
-	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", NewContext: true, Task: a2a.Task{
+	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{
 		ID: service.TaskIDFor("alice", "m-old"), ContextID: "ctx-2", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))

@@ -26,9 +26,9 @@ import (
 // Content above service.MaxContentBytes is refused with a
 // *service.TooLargeError before anything is sent.
 //
-// A task in a context that other tasks have (not nt.NewContext) keeps the
-// session bound to the context: one Query and one GetItem (see
-// contexts.go).
+// A task keeps the session bound to its context: unless the caller knows
+// it (nt.BindingKnown), CreateTask looks it up first with one Query and one
+// GetItem (see contexts.go).
 func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	task := nt.Task
 	if err := nt.Check(); err != nil {
@@ -60,7 +60,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		return err
 	}
 	bound := nt.SessionID
-	if !nt.NewContext {
+	if !nt.BindingKnown {
 		b, err := s.boundSession(ctx, nt.Owner, task.ContextID, t)
 		if err != nil {
 			return err

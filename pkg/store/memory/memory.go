@@ -167,7 +167,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		s.drop(t.Task.ID, old) // expired
 	}
 	bound := t.SessionID
-	if !t.NewContext {
+	if !t.BindingKnown {
 		if b := s.boundSession(t.Owner, t.Task.ContextID, now); b != "" {
 			bound = b
 		}
