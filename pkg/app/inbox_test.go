@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 // rpcCall posts one JSON-RPC request to a local server without auth.

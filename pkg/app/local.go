@@ -15,8 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
@@ -25,6 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"

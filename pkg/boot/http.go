@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 )
 
 // HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,6 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
 )
 
 // listener is a running "a2a webhook listen".

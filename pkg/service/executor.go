@@ -11,14 +11,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 

@@ -20,9 +20,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
-
 	legacy "github.com/a2aproject/a2a-go/a2a"
 	legacysrv "github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 // legacyAgent is an agent for the official a2a-go v0.3.15 server (A2A 0.3):

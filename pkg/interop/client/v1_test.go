@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
-
 	v1 "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
 // v1Agent is an agent for the official a2a-go v2 server:

@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 

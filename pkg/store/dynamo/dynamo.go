@@ -29,14 +29,13 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 

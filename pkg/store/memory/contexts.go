@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 

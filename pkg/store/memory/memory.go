@@ -13,10 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
