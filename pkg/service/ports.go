@@ -117,6 +117,13 @@ type NewTask struct {
 	Lease Lease
 }
 
+// ArtifactIDs are the ids of the artifacts of a task created finished,
+// each once, in order: they are complete (see Update.CompletedArtifacts).
+func (nt *NewTask) ArtifactIDs() []string {
+	u := Update{Artifacts: nt.Task.Artifacts, ArtifactLastChunk: true}
+	return u.CompletedArtifacts()
+}
+
 // Check reports what makes nt no task to create: a History other than the
 // first message (followed, for a finished task, by its status message), or
 // artifacts on a task that is not finished.

@@ -156,15 +156,17 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	session := requestedSession(&p)
 	queued := false
 	if msg.TaskID == "" {
-		if blocking && s.startsInline() {
-			// The task is stored by its first step (see Job.Unsaved),
-			// unless a send of the same message made it already.
+		// A blocking send run in the request leaves its task to its first
+		// step to store (see Job.Unsaved), unless a send of the same
+		// message stored it already.
+		unsaved := blocking && s.startsInline()
+		if unsaved {
 			id := TaskIDFor(owner, msg.MessageID)
 			if t, err := s.read(ctx, owner, id, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !isTaskNotFound(err) {
 				return t, err
 			}
 		}
-		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline, blocking && s.startsInline())
+		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline, unsaved)
 		if err == nil {
 			metrics.From(ctx).Count(metrics.TasksCreated, metrics.DimAgent, s.info.Name)
 		}

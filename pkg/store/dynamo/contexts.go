@@ -116,21 +116,17 @@ func (it *taskItem) contextSession() string {
 	return it.SessionID
 }
 
-// boundSession returns the session bound to an owner's context: that of
-// its newest live task, or "" when it has none.
-func (s *Store) boundSession(ctx context.Context, owner, contextID string, t clockTimes) (string, error) {
-	entries, err := s.contextTasks(ctx, owner, contextID, t)
-	if err != nil || len(entries) == 0 {
-		return "", err
-	}
-	it, err := s.readTask(ctx, entries[0].taskID)
+// boundSession returns the session bound to an owner's context (that of
+// its newest live task), or "" when it has none.
+func (s *Store) boundSession(ctx context.Context, owner, contextID string) (string, error) {
+	c, err := s.GetContext(ctx, owner, contextID)
 	if errors.Is(err, service.ErrNotFound) {
 		return "", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	return it.contextSession(), nil
+	return c.SessionID, nil
 }
 
 // GetContext implements service.ContextStore: one Query of the context's
@@ -163,8 +159,7 @@ func contextWalkPage(n int) int32 { return int32(min(2*n+1, 100)) }
 // walked task, as ListTasks has it; the walk is confined to the owner's
 // partition whatever it says.
 func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (service.ContextPage, error) {
-	pageSize := q.PageSize
-	pageSize = positive.Or(pageSize, a2a.DefaultPageSize)
+	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	t := s.times()
 	e, err := expression.NewBuilder().
 		WithKeyCondition(expression.Key(attrListOwner).Equal(expression.Value(listOwnerKey(q.Owner)))).

@@ -38,8 +38,7 @@ const listReadConcurrency = 8
 // of the page's last task; a cursor this store did not issue is an
 // *a2a.Error (invalid params).
 func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.ListPage, error) {
-	pageSize := q.PageSize
-	pageSize = positive.Or(pageSize, a2a.DefaultPageSize)
+	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	t := s.times()
 	index, partition := indexByOwner, expression.Key(attrListOwner).Equal(expression.Value(listOwnerKey(q.Owner)))
 	startKey := map[string]types.AttributeValue{attrListOwner: &types.AttributeValueMemberS{Value: listOwnerKey(q.Owner)}}

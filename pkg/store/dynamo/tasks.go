@@ -61,7 +61,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	}
 	bound := nt.SessionID
 	if !nt.BindingKnown {
-		b, err := s.boundSession(ctx, nt.Owner, task.ContextID, t)
+		b, err := s.boundSession(ctx, nt.Owner, task.ContextID)
 		if err != nil {
 			return err
 		}
@@ -81,10 +81,6 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return err
 	}
-	var completed []string
-	for _, a := range task.Artifacts {
-		completed = append(completed, a.ArtifactID)
-	}
 	ti, err := marshalItem(taskItem{
 		PK: taskPK(task.ID), SK: skTask,
 		Owner: nt.Owner, ContextID: task.ContextID, State: string(task.Status.State), Status: status,
@@ -99,7 +95,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		FirstMessage:       firstInline,
 		StatusInHistory:    len(task.History) == 2,
 		Artifacts:          arts,
-		CompletedArtifacts: completed,
+		CompletedArtifacts: nt.ArtifactIDs(),
 		Trace:              tracing.Header(ctx),
 		leaseAttrs:         newLeaseAttrs(nt.Lease),
 	})
@@ -231,11 +227,12 @@ func (s *Store) clearPartition(ctx context.Context, taskID string, t clockTimes)
 		KeyConditionExpression: e.KeyCondition(), ProjectionExpression: e.Projection(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(), ConsistentRead: aws.Bool(true),
 	}
-	for {
+	for deleted := 0; ; {
 		out, err := s.query(ctx, in)
 		if err != nil {
 			return err
 		}
+		deleted += len(out.Items)
 		for _, k := range out.Items {
 			del := &dynamodb.DeleteItemInput{Key: k}
 			if sk, _ := k[attrSK].(*types.AttributeValueMemberS); sk != nil && sk.Value == skTask {
@@ -249,7 +246,7 @@ func (s *Store) clearPartition(ctx context.Context, taskID string, t clockTimes)
 			}
 		}
 		if out.LastEvaluatedKey == nil {
-			s.log.InfoContext(ctx, "deleted the items of an expired task whose id was used again", "taskId", taskID, "items", len(out.Items))
+			s.log.InfoContext(ctx, "deleted the items of an expired task whose id was used again", "taskId", taskID, "items", deleted)
 			return nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey

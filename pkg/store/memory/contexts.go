@@ -79,8 +79,7 @@ func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service
 	if q.Cursor != "" && !hasCursor {
 		return service.ContextPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
 	}
-	pageSize := q.PageSize
-	pageSize = positive.Or(pageSize, a2a.DefaultPageSize)
+	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()

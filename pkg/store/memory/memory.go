@@ -200,11 +200,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		if st.Terminal() {
 			s.finished = append(s.finished, task.ID)
 		}
-		var ids []string
-		for _, a := range arts {
-			ids = append(ids, a.ArtifactID)
-		}
-		change = s.change(e, true, ids)
+		change = s.change(e, true, t.ArtifactIDs())
 	}
 	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
 	if now.Sub(s.lastSweep) >= sweepInterval {
