@@ -102,26 +102,24 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, r
 }
 
 // runner returns the runner of the execution mode for exec (the Step
-// Functions client of the auto and stepfunctions modes is o's), and
-// whether it runs blocking sends' steps in the request (the service then
-// need not wait for them).
-func runner(cfg config.Config, exec *service.Executor, store Store, o Options) (service.Runner, bool, error) {
+// Functions client of the auto and stepfunctions modes is o's).
+func runner(cfg config.Config, exec *service.Executor, store Store, o Options) (service.Runner, error) {
 	budget := inline.Options{Budget: cfg.BlockingTimeout, Clock: o.Clock, Logger: o.Log}
 	if cfg.Execution.Mode == config.ExecutionInline {
-		return inline.New(exec, store, budget), true, nil
+		return inline.New(exec, store, budget), nil
 	}
 	if o.StepFunctions == nil {
-		return nil, false, fmt.Errorf("A2A_EXECUTION=%s needs a Step Functions client", cfg.Execution.Mode)
+		return nil, fmt.Errorf("A2A_EXECUTION=%s needs a Step Functions client", cfg.Execution.Mode)
 	}
 	machine, err := stepfunctions.New(o.StepFunctions, stepfunctions.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: o.Log})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if cfg.Execution.Mode == config.ExecutionStepFunctions {
-		return machine, false, nil
+		return machine, nil
 	}
 	budget.HandOffInterrupts = true
-	return auto.New(inline.New(exec, machine, budget), machine), true, nil
+	return auto.New(inline.New(exec, machine, budget), machine), nil
 }
 
 // checkConfig refuses what cannot work in Lambda.
@@ -166,12 +164,12 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	}
 	o.Log = logger.Or(o.Log)
 	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log))
-	r, inRequest, err := runner(cfg, exec, store, o)
+	r, err := runner(cfg, exec, store, o)
 	if err != nil {
 		return nil, err
 	}
 	svcCfg := serviceopts.Service(cfg)
-	if inRequest {
+	if in, ok := r.(service.InlineRunner); ok && in.StartsInline() {
 		// A blocking send spends its time in the inline runner. When the
 		// runner returns, the task is settled or waits for a runner outside
 		// this request, so the service must not wait again: a second
