@@ -85,13 +85,15 @@ func (s *Store) contextTasks(ctx context.Context, owner, contextID string, t clo
 			return nil, err
 		}
 		for _, m := range out.Items {
-			pk, _ := m[attrPK].(*types.AttributeValueMemberS)
-			sk, _ := m[attrListSK].(*types.AttributeValueMemberS)
-			st, _ := m[attrState].(*types.AttributeValueMemberS)
-			if pk == nil || sk == nil || st == nil {
-				return nil, errors.New("dynamo: index entry without the task's key, sort key or state")
+			id, sk, err := listEntry(m)
+			if err != nil {
+				return nil, err
 			}
-			entries = append(entries, contextEntry{taskID: taskIDFromPK(pk.Value), listSK: sk.Value, state: a2a.TaskState(st.Value)})
+			st, _ := m[attrState].(*types.AttributeValueMemberS)
+			if st == nil {
+				return nil, errors.New("dynamo: byContext entry without the task's state")
+			}
+			entries = append(entries, contextEntry{taskID: id, listSK: sk, state: a2a.TaskState(st.Value)})
 		}
 		if out.LastEvaluatedKey == nil {
 			return entries, nil
@@ -193,12 +195,12 @@ func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (servi
 		if err != nil {
 			return service.ContextPage{}, err
 		}
-		for _, w := range walked {
+		for i, w := range walked {
 			if w.rec != nil {
 				page.Contexts = append(page.Contexts, *w.rec)
 			}
 			if len(page.Contexts) == pageSize {
-				if w.listSK != lastSK(out.Items) || out.LastEvaluatedKey != nil {
+				if i < len(walked)-1 || out.LastEvaluatedKey != nil {
 					page.NextCursor = encodeCursor(w.listSK)
 				}
 				return page, nil
@@ -209,18 +211,6 @@ func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (servi
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-}
-
-// lastSK is the index sort key of the last of entries, or "".
-func lastSK(entries []map[string]types.AttributeValue) string {
-	if len(entries) == 0 {
-		return ""
-	}
-	sk, _ := entries[len(entries)-1][attrListSK].(*types.AttributeValueMemberS)
-	if sk == nil {
-		return ""
-	}
-	return sk.Value
 }
 
 // walkedTask is one task of a ListContexts walk: its place, and the record
@@ -238,12 +228,11 @@ func (s *Store) walkContexts(ctx context.Context, owner string, entries []map[st
 	walked := make([]walkedTask, len(entries))
 	ids := make([]string, len(entries))
 	for i, m := range entries {
-		pk, _ := m[attrPK].(*types.AttributeValueMemberS)
-		sk, _ := m[attrListSK].(*types.AttributeValueMemberS)
-		if pk == nil || sk == nil {
-			return nil, errors.New("dynamo: index entry without the task's key or sort key")
+		id, sk, err := listEntry(m)
+		if err != nil {
+			return nil, err
 		}
-		ids[i], walked[i].listSK = taskIDFromPK(pk.Value), sk.Value
+		ids[i], walked[i].listSK = id, sk
 	}
 	keys := make([]map[string]types.AttributeValue, len(ids))
 	for i, id := range ids {

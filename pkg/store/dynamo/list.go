@@ -103,21 +103,18 @@ func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.Lis
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	if len(entries) > pageSize {
-		entries = entries[:pageSize]
-		last, _ := entries[pageSize-1][attrListSK].(*types.AttributeValueMemberS)
-		if last == nil {
-			return service.ListPage{}, errors.New("dynamo: index entry without its sort key")
-		}
-		page.NextCursor = encodeCursor(last.Value)
-	}
+	more := len(entries) > pageSize
+	entries = entries[:min(len(entries), pageSize)]
 	ids := make([]string, len(entries))
 	for i, m := range entries {
-		pk, _ := m[attrPK].(*types.AttributeValueMemberS)
-		if pk == nil {
-			return service.ListPage{}, errors.New("dynamo: index entry without the task's key")
+		id, sk, err := listEntry(m)
+		if err != nil {
+			return service.ListPage{}, err
 		}
-		ids[i] = taskIDFromPK(pk.Value)
+		ids[i] = id
+		if more && i == len(entries)-1 {
+			page.NextCursor = encodeCursor(sk)
+		}
 	}
 	recs, err := s.readPage(ctx, ids, q)
 	if err != nil {
@@ -125,6 +122,17 @@ func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.Lis
 	}
 	page.Tasks = recs
 	return page, nil
+}
+
+// listEntry reads the task id and the sort key of a byOwner or byContext
+// index entry.
+func listEntry(m map[string]types.AttributeValue) (taskID, sk string, err error) {
+	pk, _ := m[attrPK].(*types.AttributeValueMemberS)
+	lsk, _ := m[attrListSK].(*types.AttributeValueMemberS)
+	if pk == nil || lsk == nil {
+		return "", "", errors.New("dynamo: list index entry without the task's key or its sort key")
+	}
+	return taskIDFromPK(pk.Value), lsk.Value, nil
 }
 
 // count returns the number of index entries a query matches.
