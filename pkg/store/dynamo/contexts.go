@@ -49,14 +49,7 @@ import (
 // X#<sha256(owner, contextId)>, SK X): nothing reads them any more and TTL
 // deletes them.
 
-const (
-	attrContextID = "contextId"
-	attrFeedback  = "feedback"
-	attrSessionID = "sessionId"
-	// attrContextSession is the task item's copy of its context's session
-	// binding when the task was created.
-	attrContextSession = "contextSession"
-)
+const attrFeedback = "feedback"
 
 // contextEntry is a task of a context as the byContext index has it.
 type contextEntry struct {

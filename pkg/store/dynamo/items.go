@@ -108,7 +108,6 @@ const (
 	attrAwaitingSince    = "awaitingSince"
 	attrData             = "data"
 	attrOrder            = "ord"
-	attrTaskID           = "taskId"
 	attrInbox            = "inbox"
 	attrInboxSeq         = "inboxSeq"
 	attrRecordOf         = "recordOf"
