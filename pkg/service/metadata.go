@@ -90,17 +90,6 @@ func withRuntimeMetadata(rec *TaskRecord) *a2a.Task {
 	return t
 }
 
-// lastUserMessage returns the most recent user message of a history.
-func lastUserMessage(h []a2a.Message) *a2a.Message {
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role == a2a.RoleUser {
-			m := h[i]
-			return &m
-		}
-	}
-	return nil
-}
-
 // replyFromStatus rebuilds the reply a resolved interrupt recorded in a
 // status message (metadata.shared.interrupt with phase resolved): the inverse
 // of resolution. It returns nil when the message records none.
