@@ -159,14 +159,14 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		// A blocking send run in the request leaves its task to its first
 		// step to store (see Job.Unsaved), unless a send of the same
 		// message stored it already.
+		taskID := TaskIDFor(owner, msg.MessageID)
 		unsaved := blocking && s.startsInline()
 		if unsaved {
-			id := TaskIDFor(owner, msg.MessageID)
-			if t, err := s.read(ctx, owner, id, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !isTaskNotFound(err) {
+			if t, err := s.read(ctx, owner, taskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !isTaskNotFound(err) {
 				return t, err
 			}
 		}
-		job, err = s.createTask(ctx, owner, msg, p.Metadata, session, inline, unsaved)
+		job, err = s.createTask(ctx, owner, taskID, msg, p.Metadata, session, inline, unsaved)
 		if err == nil {
 			metrics.From(ctx).Count(metrics.TasksCreated, metrics.DimAgent, s.info.Name)
 		}
@@ -211,13 +211,13 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	return s.read(ctx, owner, job.TaskID, opts)
 }
 
-// createTask stores a new task and its first message. The task is bound to
+// createTask stores a new task, taskID (TaskIDFor its first message), or,
+// when unsaved, leaves it to its first step to store (Job.Unsaved). The task is bound to
 // an agent session (metadata.shared.session.id, in the task's metadata and
 // in the request metadata its steps see): the one the request names, else
 // the one bound to its context, else a new one, which the store binds to a
 // new context.
-func (s *Service) createTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig, unsaved bool) (Job, error) {
-	taskID := TaskIDFor(owner, msg.MessageID)
+func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig, unsaved bool) (Job, error) {
 	// The context's binding is known for a new context, and once read.
 	bindingKnown := msg.ContextID == ""
 	if session == "" && msg.ContextID != "" {
