@@ -10,12 +10,7 @@ package functions_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,6 +29,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/lambdaemu"
@@ -118,7 +114,7 @@ func newFixture(t *testing.T) *fixture {
 		"A2A_AGENT":              "demo",
 		"A2A_DEMO_WORK_MS":       "0",
 		"A2A_LOG_LEVEL":          "warn",
-		"A2A_PUSH_SIGNING_KEYS":  signingKeyPEM(t),
+		"A2A_PUSH_SIGNING_KEYS":  keystest.PEM(t, ""),
 	} {
 		env[k] = v
 	}
@@ -131,17 +127,6 @@ func newFixture(t *testing.T) *fixture {
 	// The template's redrive: above the deliver function's 10 attempts.
 	f.queue, f.dlq = awstest.Queues(t, awstest.SQS(t), 12)
 	return f
-}
-
-// signingKeyPEM returns a new push notification signing key (PKCS#8 EC
-// P-256, PEM).
-func signingKeyPEM(t testing.TB) string {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	require.NoError(t, err)
-	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 }
 
 // task stores a submitted task of the events' caller.
@@ -336,7 +321,7 @@ func BenchmarkColdStart(b *testing.B) {
 		"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "bench", "AWS_REGION": "us-east-1",
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "A2A_BEARER_TOKEN": token,
 		"A2A_PUSH_DELIVERY_QUEUE_URL": "http://127.0.0.1:1/queue/bench", "A2A_PUSH_DEAD_LETTER_QUEUE_URL": "http://127.0.0.1:1/queue/dlq",
-		"A2A_PUSH_ISSUER": "https://agent.example.com", "A2A_PUSH_SIGNING_KEYS": signingKeyPEM(b),
+		"A2A_PUSH_ISSUER": "https://agent.example.com", "A2A_PUSH_SIGNING_KEYS": keystest.PEM(b, ""),
 	})
 	names := functions(b)
 	minimal := buildMinimal(b)

@@ -8,12 +8,7 @@ package infra_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"io/fs"
 	"net/http"
@@ -35,6 +30,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
@@ -134,7 +130,7 @@ func (backlogStore) Defer(context.Context, service.Job) error { return nil }
 // on a memory store (the routes, not the store, are under test).
 func functionHandlers(t *testing.T) map[string]http.Handler {
 	t.Helper()
-	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo", "A2A_PUSH_SIGNING_KEYS": signingKeyPEM(t)}
+	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo", "A2A_PUSH_SIGNING_KEYS": keystest.PEM(t, "")}
 	card, err := boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	cfg, err := config.Load(func(k string) string { return env[k] })
@@ -396,17 +392,6 @@ func TestSamConfig(t *testing.T) {
 			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference by name, which the functions' policies grant")
 		}
 	}
-}
-
-// signingKeyPEM returns a new push notification signing key (PKCS#8 EC
-// P-256, PEM).
-func signingKeyPEM(t *testing.T) string {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	require.NoError(t, err)
-	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 }
 
 // The delivery queue's own redrive comes after the deliver function's last

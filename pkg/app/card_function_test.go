@@ -2,12 +2,7 @@ package app_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"net/http"
 	"testing"
@@ -17,10 +12,11 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 )
 
 func TestCardFunctionServesItsSampleEvent(t *testing.T) {
-	env := map[string]string{"A2A_PUSH_SIGNING_KEYS": pushKeyPEM(t, "card-test")}
+	env := map[string]string{"A2A_PUSH_SIGNING_KEYS": keystest.PEM(t, "card-test")}
 	h, err := boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	fn := boot.LambdaHTTP(h, nil)
@@ -91,15 +87,4 @@ func TestCardFunctionConfiguration(t *testing.T) {
 	env = map[string]string{"A2A_PUBLIC_URL": "ftp://x"}
 	_, err = boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
 	assert.ErrorContains(t, err, "A2A_PUBLIC_URL")
-}
-
-// pushKeyPEM returns a new ES256 private key as PEM with a kid header, as
-// A2A_PUSH_SIGNING_KEYS holds it.
-func pushKeyPEM(t *testing.T, kid string) string {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	require.NoError(t, err)
-	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Headers: map[string]string{"kid": kid}, Bytes: der}))
 }

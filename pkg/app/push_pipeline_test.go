@@ -21,6 +21,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -34,7 +35,7 @@ const pipelineIssuer = "https://agent.example.com"
 func pushEnv(t *testing.T) map[string]string {
 	env := lambdaEnv(t)
 	env["A2A_PUSH_DELIVERY_QUEUE_URL"], env["A2A_PUSH_DEAD_LETTER_QUEUE_URL"] = awstest.Queues(t, awstest.SQS(t), 12)
-	env["A2A_PUSH_SIGNING_KEYS"] = pushKeyPEM(t, "pipeline")
+	env["A2A_PUSH_SIGNING_KEYS"] = keystest.PEM(t, "pipeline")
 	env["A2A_PUBLIC_URL"] = pipelineIssuer
 	return env
 }

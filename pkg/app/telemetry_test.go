@@ -4,12 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"log/slog"
 	"strings"
 	"testing"
@@ -28,6 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
@@ -40,15 +36,6 @@ const (
 	secretPush   = "push-secret-token-9a8b7c"
 	secretProxy  = "proxy-secret-61c0"
 )
-
-func signingKeyPEM(t *testing.T) string {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	require.NoError(t, err)
-	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
-}
 
 // logLines decodes JSON lines.
 func logLines(t *testing.T, b []byte) []map[string]any {
@@ -70,7 +57,7 @@ func logLines(t *testing.T, b []byte) []map[string]any {
 // even those a request sends (a wrong bearer token, a push token); the
 // metrics are EMF lines.
 func TestTelemetryJoinsUpAndRedacts(t *testing.T) {
-	key := signingKeyPEM(t)
+	key := keystest.PEM(t, "")
 	env := lambdaEnv(t)
 	env["A2A_LOG_LEVEL"] = "debug"
 	env["A2A_BEARER_TOKEN"] = secretBearer
