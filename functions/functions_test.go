@@ -132,22 +132,23 @@ func newFixture(t *testing.T) *fixture {
 // task stores a submitted task of the events' caller.
 func (f *fixture) task(t *testing.T, id, text string) {
 	t.Helper()
-	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "ctx-functions", Parts: []a2a.Part{a2a.TextPart(text)}}
-	require.NoError(t, f.store.CreateTask(context.Background(), service.NewTask{Owner: config.DefaultTokenName, Task: a2a.Task{
-		ID: id, ContextID: "ctx-functions", History: []a2a.Message{m},
-		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
-	}}))
+	f.create(t, id, text, service.Lease{})
 }
 
 // stuckTask stores a task left working by a runner that died: its lease
 // lapsed a minute ago.
 func (f *fixture) stuckTask(t *testing.T, id, text string) {
 	t.Helper()
+	f.create(t, id, text, service.Lease{Owner: "crashed-step", Until: time.Now().Add(-time.Minute), Trigger: service.TriggerMessage})
+}
+
+func (f *fixture) create(t *testing.T, id, text string, lease service.Lease) {
+	t.Helper()
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "ctx-functions", Parts: []a2a.Part{a2a.TextPart(text)}}
 	require.NoError(t, f.store.CreateTask(context.Background(), service.NewTask{Owner: config.DefaultTokenName, Task: a2a.Task{
 		ID: id, ContextID: "ctx-functions", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
-	}, Lease: service.Lease{Owner: "crashed-step", Until: time.Now().Add(-time.Minute), Trigger: service.TriggerMessage}}))
+	}, Lease: lease}))
 }
 
 // httpResponse decodes an HTTP API function's result.

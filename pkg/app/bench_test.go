@@ -44,6 +44,21 @@ func sendBody10(blocking bool) string {
 		seq.Add(1), !blocking)
 }
 
+// sentTaskID is the id of the task a send answered with (the first "id"
+// member of its result, a UUID).
+func sentTaskID(w *httptest.ResponseRecorder) string {
+	body := w.Body.String()
+	return body[strings.Index(body, `"id":"`)+6:][:36]
+}
+
+func getBody(taskID string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":%q}}`, taskID)
+}
+
+func getBody10(taskID string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":%q}}`, taskID)
+}
+
 func serve(b *testing.B, h http.Handler, method, path, body string, headers ...string) *httptest.ResponseRecorder {
 	var rd io.Reader
 	if body != "" {
@@ -80,9 +95,7 @@ func BenchmarkSendBlocking(b *testing.B) {
 
 func BenchmarkGetTask(b *testing.B) {
 	h := newEchoServer(b)
-	w := serve(b, h, "POST", "/", sendBody(true))
-	id := w.Body.String()[strings.Index(w.Body.String(), `"id":"`)+6:][:36]
-	get := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":%q}}`, id)
+	get := getBody(sentTaskID(serve(b, h, "POST", "/", sendBody(true))))
 	b.ReportAllocs()
 	for b.Loop() {
 		serve(b, h, "POST", "/", get)
@@ -111,9 +124,7 @@ func BenchmarkSendBlocking10(b *testing.B) {
 
 func BenchmarkGetTask10(b *testing.B) {
 	h := newEchoServer(b)
-	w := serve(b, h, "POST", "/", sendBody10(true), v10...)
-	id := w.Body.String()[strings.Index(w.Body.String(), `"id":"`)+6:][:36]
-	get := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":%q}}`, id)
+	get := getBody10(sentTaskID(serve(b, h, "POST", "/", sendBody10(true), v10...)))
 	b.ReportAllocs()
 	for b.Loop() {
 		serve(b, h, "POST", "/", get, v10...)
@@ -122,8 +133,7 @@ func BenchmarkGetTask10(b *testing.B) {
 
 func BenchmarkGetTaskREST10(b *testing.B) {
 	h := newEchoServer(b)
-	w := serve(b, h, "POST", "/", sendBody10(true), v10...)
-	id := w.Body.String()[strings.Index(w.Body.String(), `"id":"`)+6:][:36]
+	id := sentTaskID(serve(b, h, "POST", "/", sendBody10(true), v10...))
 	b.ReportAllocs()
 	for b.Loop() {
 		serve(b, h, "GET", "/rest/tasks/"+id, "", v10...)

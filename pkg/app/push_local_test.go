@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"testing"
 	"time"
 
@@ -59,17 +58,13 @@ func TestLocalPushNotifications(t *testing.T) {
 	require.Eventually(t, func() bool { return len(rcv.Delivered("/hook")) >= 6 }, 10*time.Second, 10*time.Millisecond,
 		"six notifications arrive")
 
-	got := rcv.Delivered("/hook")
-	sort.Slice(got, func(i, j int) bool { return got[i].TaskVersion < got[j].TaskVersion })
 	var seen []string
-	for _, n := range got {
-		var task a2a.Task
-		require.NoError(t, json.Unmarshal(n.Body, &task))
-		line := string(task.Status.State)
-		if task.Status.Message != nil {
-			line += ": " + task.Status.Message.Text()
+	for _, d := range rcv.DeliveredTasks("/hook") {
+		line := string(d.Task.Status.State)
+		if d.Task.Status.Message != nil {
+			line += ": " + d.Task.Status.Message.Text()
 		}
-		for _, a := range task.Artifacts {
+		for _, a := range d.Task.Artifacts {
 			line += " [" + a.ArtifactID + ": " + a2a.PartsText(a.Parts) + "]"
 		}
 		seen = append(seen, line)

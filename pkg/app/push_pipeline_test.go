@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"sort"
 	"sync"
@@ -102,15 +101,11 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], deliver.Handle, 30*time.Second,
 		func() bool { return len(rcv.Delivered("/hook")) == 3 })
 
-	got := rcv.Delivered("/hook")
-	sort.Slice(got, func(i, j int) bool { return got[i].TaskVersion < got[j].TaskVersion })
 	var seen []string
-	for _, n := range got {
-		var task a2a.Task
-		require.NoError(t, json.Unmarshal(n.Body, &task))
-		assert.Equal(t, "t-pipe", task.ID)
-		desc := n.EventID + " " + string(task.Status.State)
-		for _, a := range task.Artifacts {
+	for _, d := range rcv.DeliveredTasks("/hook") {
+		assert.Equal(t, "t-pipe", d.Task.ID)
+		desc := d.EventID + " " + string(d.Task.Status.State)
+		for _, a := range d.Task.Artifacts {
 			desc += " artifact " + a.ArtifactID + "=" + a.Parts[0].Text
 		}
 		seen = append(seen, desc)

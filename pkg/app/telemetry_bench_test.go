@@ -1,11 +1,9 @@
 package app_test
 
 import (
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
@@ -35,9 +33,7 @@ func BenchmarkTelemetry(b *testing.B) {
 		})
 		b.Run("get/metrics="+mode, func(b *testing.B) {
 			h := wrap(b)
-			w := serve(b, h, "POST", "/", sendBody(true))
-			id := w.Body.String()[strings.Index(w.Body.String(), `"id":"`)+6:][:36]
-			get := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":%q}}`, id)
+			get := getBody(sentTaskID(serve(b, h, "POST", "/", sendBody(true))))
 			b.ReportAllocs()
 			for b.Loop() {
 				serve(b, h, "POST", "/", get)

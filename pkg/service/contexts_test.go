@@ -144,17 +144,29 @@ func TestContexts(t *testing.T) {
 	mu.Unlock()
 }
 
-// stepInputs records the request metadata of every step.
-func recordMetadata(seen *[]a2a.Metadata, mu *sync.Mutex) func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
-	return func(_ context.Context, in agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
-		mu.Lock()
-		*seen = append(*seen, in.Metadata)
-		mu.Unlock()
-		if in.Message != nil && in.Message.Text() == "ask" {
-			return agent.AskQuestion(agent.Text("?"), nil), nil
-		}
-		return agent.Complete(agent.Text("ok")), nil
+// metadataLog is an agent that records the request metadata of every step
+// it runs. It asks a question when the message says "ask" and otherwise
+// completes.
+type metadataLog struct {
+	mu   sync.Mutex
+	seen []a2a.Metadata
+}
+
+func (l *metadataLog) step(_ context.Context, in agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
+	l.mu.Lock()
+	l.seen = append(l.seen, in.Metadata)
+	l.mu.Unlock()
+	if in.Message != nil && in.Message.Text() == "ask" {
+		return agent.AskQuestion(agent.Text("?"), nil), nil
 	}
+	return agent.Complete(agent.Text("ok")), nil
+}
+
+// last is the metadata of the latest step.
+func (l *metadataLog) last() a2a.Metadata {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.seen[len(l.seen)-1]
 }
 
 func sessionID(md a2a.Metadata) string {
@@ -162,18 +174,15 @@ func sessionID(md a2a.Metadata) string {
 }
 
 func TestSessionBinding(t *testing.T) {
-	var (
-		mu   sync.Mutex
-		seen []a2a.Metadata
-	)
-	f := newFixture(t, recordMetadata(&seen, &mu))
+	var log metadataLog
+	f := newFixture(t, log.step)
 	ctx := context.Background()
 
 	first, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
 	require.NoError(t, err)
 	session := sessionID(first.Metadata)
 	require.NotEmpty(t, session, "a new context gets a session")
-	assert.Equal(t, session, sessionID(seen[0]), "the agent sees the session in the request metadata")
+	assert.Equal(t, session, sessionID(log.last()), "the agent sees the session in the request metadata")
 
 	again := userMsg("m2", "hi")
 	again.ContextID = first.ContextID
@@ -203,9 +212,7 @@ func TestSessionBinding(t *testing.T) {
 	reply.TaskID = asked.ID
 	_, err = f.svc.SendMessage(ctx, "alice", send(reply, true))
 	require.NoError(t, err)
-	mu.Lock()
-	assert.Equal(t, "upstream-7", sessionID(seen[len(seen)-1]))
-	mu.Unlock()
+	assert.Equal(t, "upstream-7", sessionID(log.last()))
 	later := userMsg("m7", "hi")
 	later.ContextID = first.ContextID
 	third, err := f.svc.SendMessage(ctx, "alice", send(later, true))
@@ -221,11 +228,8 @@ func TestSessionBinding(t *testing.T) {
 }
 
 func TestModelSelection(t *testing.T) {
-	var (
-		mu   sync.Mutex
-		seen []a2a.Metadata
-	)
-	f := newFixture(t, recordMetadata(&seen, &mu))
+	var log metadataLog
+	f := newFixture(t, log.step)
 	ctx := context.Background()
 	withModel := func(id string, model any, inMessage bool) a2a.MessageSendParams {
 		p := send(userMsg(id, "hi"), true)
@@ -239,9 +243,7 @@ func TestModelSelection(t *testing.T) {
 	}
 	_, err := f.svc.SendMessage(ctx, "alice", withModel("ok", map[string]any{"providerID": "google", "modelID": "gemini-2.5-flash"}, false))
 	require.NoError(t, err)
-	mu.Lock()
-	assert.Equal(t, map[string]any{"providerID": "google", "modelID": "gemini-2.5-flash"}, seen[0].Object("shared")["model"], "the agent gets the model")
-	mu.Unlock()
+	assert.Equal(t, map[string]any{"providerID": "google", "modelID": "gemini-2.5-flash"}, log.last().Object("shared")["model"], "the agent gets the model")
 	_, err = f.svc.SendMessage(ctx, "alice", withModel("empty", map[string]any{}, false))
 	require.NoError(t, err, "neither field is fine")
 

@@ -232,25 +232,11 @@ func TestAwaitActivatesAtomically(t *testing.T) {
 	assert.Len(t, shown.History, 2, "the question is in the history once")
 }
 
-// recordingRunner records the jobs it is given.
-type recordingRunner struct {
-	noRunner
-	mu   sync.Mutex
-	jobs []service.Job
-}
-
-func (r *recordingRunner) Start(_ context.Context, j service.Job) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.jobs = append(r.jobs, j)
-	return nil
-}
-
 func TestReplyCarriesTheTaskToken(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, interrupting)
 	exec := service.NewExecutor(f.store, &scripted{step: interrupting}, service.ExecutorOptions{Clock: f.clock})
-	rr := &recordingRunner{}
+	rr := &deadRunner{}
 	svc := service.New(f.store, rr, agent.Info{}, service.Config{}, service.Options{Clock: f.clock})
 	task, err := svc.SendMessage(ctx, "alice", send(userMsg("m", "question"), false))
 	require.NoError(t, err)

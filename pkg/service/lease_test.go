@@ -23,8 +23,9 @@ import (
 
 const testLease = time.Minute
 
-// deadRunner accepts jobs and never runs them: the runner of a process
-// that crashed right after it was handed the work.
+// deadRunner accepts jobs, records them and never runs them: the runner of
+// a process that crashed right after it was handed the work, or one whose
+// jobs a test runs by hand.
 type deadRunner struct {
 	mu   sync.Mutex
 	jobs []service.Job

@@ -5,15 +5,18 @@
 package pushtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/verify"
 )
@@ -155,6 +158,27 @@ func (r *Receiver) Delivered(path string) []*verify.Notification {
 			out = append(out, a.Notification)
 		}
 	}
+	return out
+}
+
+// Delivery is an accepted notification with the A2A 0.3 task it carries.
+type Delivery struct {
+	*verify.Notification
+	Task a2a.Task
+}
+
+// DeliveredTasks returns what Delivered does, ordered by task version (a
+// queue may deliver out of order), each with its task decoded; it fails
+// the test when a body is not a task.
+func (r *Receiver) DeliveredTasks(path string) []Delivery {
+	r.t.Helper()
+	var out []Delivery
+	for _, n := range r.Delivered(path) {
+		d := Delivery{Notification: n}
+		require.NoError(r.t, json.Unmarshal(n.Body, &d.Task), "notification %s", n.EventID)
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].TaskVersion < out[j].TaskVersion })
 	return out
 }
 
