@@ -5,22 +5,12 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/awsdefault"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/localmain"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := app.RunLocal(ctx, os.Getenv, builtin.Registry(), os.Stdout, os.Stderr, awsdefault.Load); err != nil {
-		fmt.Fprintln(os.Stderr, "a2a-local:", err)
-		os.Exit(1)
-	}
+	localmain.Run("a2a-local", os.Getenv, builtin.Registry())
 }

@@ -4,21 +4,14 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/countdown"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/awsdefault"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/localmain"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	reg := builtin.Registry()
 	reg.Register(countdown.Name, countdown.New) // your agent: the one registration call
 	getenv := func(k string) string {
@@ -27,8 +20,5 @@ func main() {
 		}
 		return countdown.Name
 	}
-	if err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr, awsdefault.Load); err != nil {
-		fmt.Fprintln(os.Stderr, "countdown-local:", err)
-		os.Exit(1)
-	}
+	localmain.Run("countdown-local", getenv, reg)
 }
