@@ -17,8 +17,7 @@ func intp(n int) *int { return &n }
 func TestFeedback(t *testing.T) {
 	f := newFixture(t, completeWithEcho)
 	ctx := context.Background()
-	done, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	done := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
 	require.Equal(t, a2a.TaskStateCompleted, done.Status.State)
 
 	res, err := f.svc.Feedback(ctx, "alice", a2a.TaskFeedbackParams{TaskID: done.ID, Rating: 5, Comment: "spot on"})
@@ -53,8 +52,7 @@ func TestFeedback(t *testing.T) {
 	ask := newFixture(t, func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
 		return agent.AskQuestion(agent.Text("name?"), nil), nil
 	})
-	live, err := ask.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	live := sent(t, ask.svc, "alice", send(userMsg("m1", "hi"), true))
 	_, err = ask.svc.Feedback(ctx, "alice", a2a.TaskFeedbackParams{TaskID: live.ID, Rating: 2})
 	requireCode(t, err, a2a.CodeInvalidParams, "is input-required; feedback is taken on finished tasks")
 }
@@ -76,16 +74,12 @@ func TestContexts(t *testing.T) {
 		return agent.Complete(agent.Text("ok")), nil
 	})
 	ctx := context.Background()
-	first, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	first := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
 	inA := userMsg("m2", "again")
 	inA.ContextID = first.ContextID
-	_, err = f.svc.SendMessage(ctx, "alice", send(inA, true))
-	require.NoError(t, err)
-	other, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m3", "hi"), true))
-	require.NoError(t, err)
-	_, err = f.svc.SendMessage(ctx, "bob", send(userMsg("m4", "hi"), true))
-	require.NoError(t, err)
+	sent(t, f.svc, "alice", send(inA, true))
+	other := sent(t, f.svc, "alice", send(userMsg("m3", "hi"), true))
+	sent(t, f.svc, "bob", send(userMsg("m4", "hi"), true))
 
 	res, err := f.svc.ListContexts(ctx, "alice", a2a.ListContextsParams{})
 	require.NoError(t, err)
@@ -112,8 +106,7 @@ func TestContexts(t *testing.T) {
 	// A context with a running task cannot be cleared.
 	waiting := userMsg("m5", "wait")
 	waiting.ContextID = first.ContextID
-	live, err := f.svc.SendMessage(ctx, "alice", send(waiting, false))
-	require.NoError(t, err)
+	live := sent(t, f.svc, "alice", send(waiting, false))
 	_, err = f.svc.ClearContext(ctx, "alice", a2a.ClearContextParams{ContextID: first.ContextID})
 	requireCode(t, err, a2a.CodeContextNotCancelable, "context "+first.ContextID+" has task "+live.ID)
 	_, err = f.svc.CancelTask(ctx, "alice", a2a.TaskIDParams{ID: live.ID})
@@ -176,54 +169,45 @@ func sessionID(md a2a.Metadata) string {
 func TestSessionBinding(t *testing.T) {
 	var log metadataLog
 	f := newFixture(t, log.step)
-	ctx := context.Background()
 
-	first, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	first := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
 	session := sessionID(first.Metadata)
 	require.NotEmpty(t, session, "a new context gets a session")
 	assert.Equal(t, session, sessionID(log.last()), "the agent sees the session in the request metadata")
 
 	again := userMsg("m2", "hi")
 	again.ContextID = first.ContextID
-	second, err := f.svc.SendMessage(ctx, "alice", send(again, true))
-	require.NoError(t, err)
+	second := sent(t, f.svc, "alice", send(again, true))
 	assert.Equal(t, session, sessionID(second.Metadata), "one session per (caller, contextId)")
 
 	bobs := userMsg("m3", "hi")
 	bobs.ContextID = first.ContextID
-	bob, err := f.svc.SendMessage(ctx, "bob", send(bobs, true))
-	require.NoError(t, err)
+	bob := sent(t, f.svc, "bob", send(bobs, true))
 	assert.NotEqual(t, session, sessionID(bob.Metadata), "another caller's context of the same id has its own session")
 
-	other, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m4", "hi"), true))
-	require.NoError(t, err)
+	other := sent(t, f.svc, "alice", send(userMsg("m4", "hi"), true))
 	assert.NotEqual(t, session, sessionID(other.Metadata))
 
 	// An explicit session wins for its request; the context keeps its own.
 	explicit := send(userMsg("m5", "ask"), true)
 	explicit.Message.ContextID = first.ContextID
 	explicit.Metadata = a2a.Metadata{"shared": map[string]any{"session": map[string]any{"id": "upstream-7"}}}
-	asked, err := f.svc.SendMessage(ctx, "alice", explicit)
-	require.NoError(t, err)
+	asked := sent(t, f.svc, "alice", explicit)
 	assert.Equal(t, "upstream-7", sessionID(asked.Metadata))
 	// The reply continues the task's session.
 	reply := userMsg("m6", "fine")
 	reply.TaskID = asked.ID
-	_, err = f.svc.SendMessage(ctx, "alice", send(reply, true))
-	require.NoError(t, err)
+	sent(t, f.svc, "alice", send(reply, true))
 	assert.Equal(t, "upstream-7", sessionID(log.last()))
 	later := userMsg("m7", "hi")
 	later.ContextID = first.ContextID
-	third, err := f.svc.SendMessage(ctx, "alice", send(later, true))
-	require.NoError(t, err)
+	third := sent(t, f.svc, "alice", send(later, true))
 	assert.Equal(t, session, sessionID(third.Metadata), "the context's session is kept")
 
 	// A message's own metadata may name the session too.
 	inMsg := userMsg("m8", "hi")
 	inMsg.Metadata = a2a.Metadata{"shared": map[string]any{"session": map[string]any{"id": "from-message"}}}
-	fromMsg, err := f.svc.SendMessage(ctx, "alice", send(inMsg, true))
-	require.NoError(t, err)
+	fromMsg := sent(t, f.svc, "alice", send(inMsg, true))
 	assert.Equal(t, "from-message", sessionID(fromMsg.Metadata))
 }
 
@@ -241,10 +225,9 @@ func TestModelSelection(t *testing.T) {
 		}
 		return p
 	}
-	_, err := f.svc.SendMessage(ctx, "alice", withModel("ok", map[string]any{"providerID": "google", "modelID": "gemini-2.5-flash"}, false))
-	require.NoError(t, err)
+	sent(t, f.svc, "alice", withModel("ok", map[string]any{"providerID": "google", "modelID": "gemini-2.5-flash"}, false))
 	assert.Equal(t, map[string]any{"providerID": "google", "modelID": "gemini-2.5-flash"}, log.last().Object("shared")["model"], "the agent gets the model")
-	_, err = f.svc.SendMessage(ctx, "alice", withModel("empty", map[string]any{}, false))
+	_, err := f.svc.SendMessage(ctx, "alice", withModel("empty", map[string]any{}, false))
 	require.NoError(t, err, "neither field is fine")
 
 	for _, tc := range []struct {
@@ -274,8 +257,7 @@ func TestUsageOnFinalStatus(t *testing.T) {
 		return agent.Complete(msg), nil
 	})
 	ctx := context.Background()
-	done, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	done := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
 	assert.Equal(t, usage, done.Status.Message.Metadata.Object("shared")["usage"], "on the final status message")
 	assert.Equal(t, usage, done.Metadata.Object("shared")["usage"], "and on the task, for non-streaming answers")
 	assert.NotEmpty(t, sessionID(done.Metadata), "next to the session")
@@ -284,7 +266,6 @@ func TestUsageOnFinalStatus(t *testing.T) {
 	assert.Equal(t, usage, list.Tasks[0].Metadata.Object("shared")["usage"])
 
 	plain := newFixture(t, completeWithEcho)
-	task, err := plain.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	task := sent(t, plain.svc, "alice", send(userMsg("m1", "hi"), true))
 	assert.Nil(t, task.Metadata.Object("shared")["usage"], "no usage reported, none shown")
 }

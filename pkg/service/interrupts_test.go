@@ -36,8 +36,7 @@ func interrupting(_ context.Context, in agent.StepInput, _ agent.Emitter) (agent
 // request id.
 func ask(t *testing.T, f *fixture, owner, text string) (*a2a.Task, string) {
 	t.Helper()
-	task, err := f.svc.SendMessage(context.Background(), owner, send(userMsg(service.NewID(), text), true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, owner, send(userMsg(service.NewID(), text), true))
 	require.Equal(t, a2a.TaskStateInputRequired, task.Status.State)
 	im := task.Status.Message.Metadata.Object("shared").Object("interrupt")
 	require.NotNil(t, im)

@@ -77,8 +77,7 @@ func (f *leaseFixture) state(t *testing.T, id string) (a2a.TaskState, *service.T
 func TestSweepTakesOverATaskWhoseRunnerDied(t *testing.T) {
 	ctx := context.Background()
 	f := newLeaseFixture(t, completeWithEcho)
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), false))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hello"), false))
 	require.Len(t, f.dead.jobs, 1)
 
 	res, err := f.exec.Sweep(ctx, stepNow{f.exec})
@@ -86,8 +85,7 @@ func TestSweepTakesOverATaskWhoseRunnerDied(t *testing.T) {
 	assert.Zero(t, res, "the lease has not lapsed: its runner may still start it")
 
 	// A retry of the stuck send answers with the same task and starts nothing.
-	again, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), false))
-	require.NoError(t, err)
+	again := sent(t, f.svc, "alice", send(userMsg("m1", "hello"), false))
 	assert.Equal(t, task.ID, again.ID)
 	assert.Len(t, f.dead.jobs, 1, "a retried send starts nothing")
 
@@ -111,8 +109,7 @@ func TestSweepTakesOverATaskWhoseRunnerDied(t *testing.T) {
 func TestSweepFailsATaskTakenOverTooOften(t *testing.T) {
 	ctx := context.Background()
 	f := newLeaseFixture(t, completeWithEcho)
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), false))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hello"), false))
 	var results []service.SweepResult
 	for range 3 {
 		f.clock.Advance(testLease + time.Millisecond)
@@ -147,8 +144,7 @@ func TestStepHoldsItsLease(t *testing.T) {
 			return agent.Outcome{}, ctx.Err()
 		}
 	})
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "long work"), false))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "long work"), false))
 
 	result := make(chan service.StepResult, 1)
 	go func() {
@@ -171,7 +167,7 @@ func TestStepHoldsItsLease(t *testing.T) {
 
 	// Another runner takes the task (a sweep that thought this one dead).
 	_, rec := f.state(t, task.ID)
-	_, err = f.store.UpdateTask(ctx, service.Update{TaskID: task.ID, Lease: service.Lease{Owner: "someone-else", Until: f.clock.Now().Add(testLease)}})
+	_, err := f.store.UpdateTask(ctx, service.Update{TaskID: task.ID, Lease: service.Lease{Owner: "someone-else", Until: f.clock.Now().Add(testLease)}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "timers: %d", f.clock.Timers())
 	f.clock.Advance(testLease / 3)
@@ -218,8 +214,7 @@ func TestStoppedStepIsNoFailure(t *testing.T) {
 		Clock: f.clock, LeaseDuration: testLease,
 		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
-	task, err := f.svc.SendMessage(context.Background(), "alice", send(userMsg("m1", "hello"), false))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hello"), false))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -229,7 +224,7 @@ func TestStoppedStepIsNoFailure(t *testing.T) {
 	}()
 	<-started
 	cancel()
-	err = <-done
+	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
 
 	state, rec := f.state(t, task.ID)
@@ -258,9 +253,8 @@ func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
 		return agent.Complete(agent.Text("done")), nil
 	})
 	for _, blocking := range []bool{true, false} {
-		task, err := f.svc.SendMessage(ctx, "alice", send(userMsg(fmt.Sprint("quick-", blocking), "quick"), false))
-		require.NoError(t, err)
-		_, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: blocking})
+		task := sent(t, f.svc, "alice", send(userMsg(fmt.Sprint("quick-", blocking), "quick"), false))
+		_, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: blocking})
 		require.NoError(t, err)
 		st, rec := f.state(t, task.ID)
 		assert.Equal(t, a2a.TaskStateCompleted, st)
@@ -272,8 +266,7 @@ func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
 		assert.False(t, rec.Lease.Held())
 	}
 
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("long", "long"), false))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("long", "long"), false))
 	result := make(chan service.StepResult, 1)
 	go func() {
 		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: true})
@@ -329,8 +322,7 @@ func TestFirstStepStartsFromTheCreatedTask(t *testing.T) {
 	}}, service.ExecutorOptions{Clock: f.clock, LeaseDuration: testLease})
 	p := send(userMsg("m1", "hello"), false)
 	p.Metadata = a2a.Metadata{"k": "v"}
-	task, err := f.svc.SendMessage(ctx, "alice", p)
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", p)
 	require.Len(t, f.dead.jobs, 1)
 	job := f.dead.jobs[0]
 	require.NotNil(t, job.Created)
@@ -345,8 +337,7 @@ func TestFirstStepStartsFromTheCreatedTask(t *testing.T) {
 	assert.Equal(t, int64(2), rec.Version)
 
 	// Canceled between its creation and its step.
-	task, err = f.svc.SendMessage(ctx, "alice", send(userMsg("m2", "again"), false))
-	require.NoError(t, err)
+	task = sent(t, f.svc, "alice", send(userMsg("m2", "again"), false))
 	job = f.dead.jobs[1]
 	_, err = f.svc.CancelTask(ctx, "alice", a2a.TaskIDParams{ID: task.ID})
 	require.NoError(t, err)

@@ -49,8 +49,7 @@ func redacted(taskID, id string) a2a.TaskPushNotificationConfig {
 func TestPushConfigs(t *testing.T) {
 	f := pushFixture(t, askThenAnswer)
 	ctx := context.Background()
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
 
 	got, err := f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("first")})
 	require.NoError(t, err)
@@ -125,8 +124,7 @@ func TestPushConfigs(t *testing.T) {
 func TestPushConfigRefusals(t *testing.T) {
 	f := pushFixture(t, askThenAnswer)
 	ctx := context.Background()
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
 	set := func(owner string, c a2a.PushNotificationConfig) error {
 		_, err := f.svc.SetPushConfig(ctx, owner, a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: c})
 		return err
@@ -187,13 +185,12 @@ func TestPushConfigRefusals(t *testing.T) {
 func TestPushConfigLimit(t *testing.T) {
 	f := pushFixture(t, askThenAnswer)
 	ctx := context.Background()
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
 	for i := range service.MaxPushConfigs {
 		_, err := f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook(fmt.Sprint(i))})
 		require.NoError(t, err)
 	}
-	_, err = f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("11th")})
+	_, err := f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook("11th")})
 	requireCode(t, err, a2a.CodeInvalidParams, "already has 10 push notification configs, the most it can have; delete one first")
 }
 
@@ -203,8 +200,7 @@ func TestInlinePushConfigs(t *testing.T) {
 	p := send(userMsg("m1", "hi"), true)
 	p.Configuration.PushNotificationConfig = &a2a.PushNotificationConfig{URL: "https://hooks.example.com/first"}
 	p.Protocol = a2a.V10
-	task, err := f.svc.SendMessage(ctx, "alice", p)
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", p)
 	require.Equal(t, a2a.TaskStateInputRequired, task.Status.State)
 	cs, err := f.store.ListPushConfigs(ctx, task.ID)
 	require.NoError(t, err)
@@ -216,8 +212,7 @@ func TestInlinePushConfigs(t *testing.T) {
 	reply.TaskID = task.ID
 	p = send(reply, true)
 	p.Configuration.PushNotificationConfig = &a2a.PushNotificationConfig{ID: "second", URL: "https://hooks.example.com/second"}
-	task, err = f.svc.SendMessage(ctx, "alice", p)
-	require.NoError(t, err)
+	task = sent(t, f.svc, "alice", p)
 	assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
 	cs, err = f.store.ListPushConfigs(ctx, task.ID)
 	require.NoError(t, err)
@@ -228,8 +223,7 @@ func TestInlinePushConfigs(t *testing.T) {
 func TestPushConfigsNeedTheCapability(t *testing.T) {
 	f := newFixture(t, askThenAnswer) // push notifications off
 	ctx := context.Background()
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "hi"), true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
 	p := send(userMsg("m2", "hi"), true)
 	p.Configuration.PushNotificationConfig = &a2a.PushNotificationConfig{URL: "https://hooks.example.com/x"}
 	_, sendErr := f.svc.SendMessage(ctx, "alice", p)

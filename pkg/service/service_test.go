@@ -46,6 +46,14 @@ type fixture struct {
 
 type fixtureOpt func(*service.Config, *agent.Info)
 
+// sent sends p as owner and fails the test when the send fails.
+func sent(t *testing.T, svc *service.Service, owner string, p a2a.MessageSendParams) *a2a.Task {
+	t.Helper()
+	task, err := svc.SendMessage(context.Background(), owner, p)
+	require.NoError(t, err)
+	return task
+}
+
 func newFixture(t *testing.T, step func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error), opts ...fixtureOpt) *fixture {
 	t.Helper()
 	cfg := service.Config{BlockingTimeout: 5 * time.Second}
@@ -99,8 +107,7 @@ func waitState(t *testing.T, f *fixture, owner, id string, state a2a.TaskState) 
 
 func TestBlockingSendReturnsTheFinishedTask(t *testing.T) {
 	f := newFixture(t, completeWithEcho)
-	task, err := f.svc.SendMessage(context.Background(), "alice", send(userMsg("m1", "hello"), true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hello"), true))
 	assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
 	require.Len(t, task.Artifacts, 1)
 	assert.Equal(t, "echo: hello", task.Artifacts[0].Parts[0].Text)
@@ -119,8 +126,7 @@ func TestNonBlockingSendReturnsAtOnce(t *testing.T) {
 		<-release
 		return completeWithEcho(ctx, in, e)
 	})
-	task, err := f.svc.SendMessage(context.Background(), "alice", send(userMsg("m1", "hi"), false))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), false))
 	assert.Contains(t, []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, task.Status.State)
 	waitState(t, f, "alice", task.ID, a2a.TaskStateWorking)
 	close(release)
@@ -139,8 +145,7 @@ func TestBlockingDefaultAndTimeout(t *testing.T) {
 	}
 	t.Run("unset follows the configured default (false)", func(t *testing.T) {
 		f := newFixture(t, slow)
-		task, err := f.svc.SendMessage(context.Background(), "a", a2a.MessageSendParams{Message: userMsg("m", "x")})
-		require.NoError(t, err)
+		task := sent(t, f.svc, "a", a2a.MessageSendParams{Message: userMsg("m", "x")})
 		assert.False(t, task.Status.State.Settled())
 	})
 	t.Run("blocking waits at most the timeout and returns the task as it is", func(t *testing.T) {
@@ -149,8 +154,7 @@ func TestBlockingDefaultAndTimeout(t *testing.T) {
 			c.BlockingTimeout = 100 * time.Millisecond
 		})
 		start := time.Now()
-		task, err := f.svc.SendMessage(context.Background(), "a", a2a.MessageSendParams{Message: userMsg("m", "x")})
-		require.NoError(t, err)
+		task := sent(t, f.svc, "a", a2a.MessageSendParams{Message: userMsg("m", "x")})
 		assert.Equal(t, a2a.TaskStateWorking, task.Status.State)
 		assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond)
 	})
@@ -158,18 +162,14 @@ func TestBlockingDefaultAndTimeout(t *testing.T) {
 
 func TestRetriedSendReturnsTheFirstTaskAndStartsNothing(t *testing.T) {
 	f := newFixture(t, completeWithEcho)
-	ctx := context.Background()
-	first, err := f.svc.SendMessage(ctx, "alice", send(userMsg("same", "one"), true))
-	require.NoError(t, err)
-	second, err := f.svc.SendMessage(ctx, "alice", send(userMsg("same", "two"), true))
-	require.NoError(t, err)
+	first := sent(t, f.svc, "alice", send(userMsg("same", "one"), true))
+	second := sent(t, f.svc, "alice", send(userMsg("same", "two"), true))
 	assert.Equal(t, first.ID, second.ID)
 	assert.Equal(t, "echo: one", second.Artifacts[0].Parts[0].Text)
 	assert.EqualValues(t, 1, f.agent.calls.Load())
 
 	// The same messageId from another caller is another task.
-	other, err := f.svc.SendMessage(ctx, "bob", send(userMsg("same", "three"), true))
-	require.NoError(t, err)
+	other := sent(t, f.svc, "bob", send(userMsg("same", "three"), true))
 	assert.NotEqual(t, first.ID, other.ID)
 }
 
@@ -184,9 +184,7 @@ func askThenAnswer(_ context.Context, in agent.StepInput, _ agent.Emitter) (agen
 
 func TestMultiTurnConversation(t *testing.T) {
 	f := newFixture(t, askThenAnswer)
-	ctx := context.Background()
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "start"), true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "start"), true))
 	require.Equal(t, a2a.TaskStateInputRequired, task.Status.State)
 	im := task.Status.Message.Metadata.Object("shared").Object("interrupt")
 	require.NotNil(t, im, "the question carries metadata.shared.interrupt")
@@ -197,8 +195,7 @@ func TestMultiTurnConversation(t *testing.T) {
 
 	reply := userMsg("m2", "Ada")
 	reply.TaskID = task.ID
-	done, err := f.svc.SendMessage(ctx, "alice", send(reply, true))
-	require.NoError(t, err)
+	done := sent(t, f.svc, "alice", send(reply, true))
 	assert.Equal(t, a2a.TaskStateCompleted, done.Status.State)
 	assert.Equal(t, "hello Ada", done.Status.Message.Text())
 	texts := []string{}
@@ -214,8 +211,7 @@ func TestMultiTurnConversation(t *testing.T) {
 	assert.Equal(t, map[string]any{"answers": [][]string{{"Ada"}}}, resolved["resolution"])
 
 	// Retrying the reply is idempotent.
-	again, err := f.svc.SendMessage(ctx, "alice", send(reply, true))
-	require.NoError(t, err)
+	again := sent(t, f.svc, "alice", send(reply, true))
 	assert.Equal(t, done.ID, again.ID)
 	assert.Len(t, again.History, 5)
 }
@@ -230,10 +226,8 @@ func TestMessagesToTasksThatCannotTakeThem(t *testing.T) {
 		return completeWithEcho(ctx, in, e)
 	})
 	ctx := context.Background()
-	done, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "x"), true))
-	require.NoError(t, err)
-	busy, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m2", "wait"), false))
-	require.NoError(t, err)
+	done := sent(t, f.svc, "alice", send(userMsg("m1", "x"), true))
+	busy := sent(t, f.svc, "alice", send(userMsg("m2", "wait"), false))
 	waitState(t, f, "alice", busy.ID, a2a.TaskStateWorking)
 
 	follow := func(id, taskID, contextID string) error {
@@ -246,7 +240,7 @@ func TestMessagesToTasksThatCannotTakeThem(t *testing.T) {
 	requireCode(t, follow("f3", "no-such-task", ""), a2a.CodeTaskNotFound, "no-such-task")
 	requireCode(t, follow("f4", done.ID, "another-context"), a2a.CodeInvalidParams, "params.message.contextId")
 
-	_, err = f.svc.SendMessage(ctx, "mallory", send(func() a2a.Message { m := userMsg("f5", "x"); m.TaskID = done.ID; return m }(), false))
+	_, err := f.svc.SendMessage(ctx, "mallory", send(func() a2a.Message { m := userMsg("f5", "x"); m.TaskID = done.ID; return m }(), false))
 	requireCode(t, err, a2a.CodeTaskNotFound, done.ID)
 }
 
@@ -265,8 +259,7 @@ func TestMessagesToAWorkingTask(t *testing.T) {
 		return agent.Complete(agent.Text("done")), nil
 	})
 	ctx := context.Background()
-	busy, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "work"), false))
-	require.NoError(t, err)
+	busy := sent(t, f.svc, "alice", send(userMsg("m1", "work"), false))
 	waitState(t, f, "alice", busy.ID, a2a.TaskStateWorking)
 	for _, id := range []string{"q1", "q2"} {
 		m := userMsg(id, "more")
@@ -283,8 +276,7 @@ func TestMessagesToAWorkingTask(t *testing.T) {
 	// A retried send is recognised, not queued twice.
 	m := userMsg("q1", "more")
 	m.TaskID = busy.ID
-	_, err = f.svc.SendMessage(ctx, "alice", send(m, false))
-	require.NoError(t, err)
+	sent(t, f.svc, "alice", send(m, false))
 }
 
 func messageIDsOf(ms []a2a.Message) []string {
@@ -304,17 +296,15 @@ func TestNewTaskInAGivenContext(t *testing.T) {
 	f := newFixture(t, completeWithEcho)
 	m := userMsg("m1", "x")
 	m.ContextID = "my-context"
-	task, err := f.svc.SendMessage(context.Background(), "alice", send(m, true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "alice", send(m, true))
 	assert.Equal(t, "my-context", task.ContextID)
 }
 
 func TestOwnersDoNotSeeEachOthersTasks(t *testing.T) {
 	f := newFixture(t, completeWithEcho)
 	ctx := context.Background()
-	task, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "x"), true))
-	require.NoError(t, err)
-	_, err = f.svc.GetTask(ctx, "bob", a2a.TaskQueryParams{ID: task.ID})
+	task := sent(t, f.svc, "alice", send(userMsg("m1", "x"), true))
+	_, err := f.svc.GetTask(ctx, "bob", a2a.TaskQueryParams{ID: task.ID})
 	requireCode(t, err, a2a.CodeTaskNotFound, task.ID)
 	_, err = f.svc.CancelTask(ctx, "bob", a2a.TaskIDParams{ID: task.ID})
 	requireCode(t, err, a2a.CodeTaskNotFound, task.ID)
@@ -327,12 +317,10 @@ func TestOwnersDoNotSeeEachOthersTasks(t *testing.T) {
 func TestGetHonoursHistoryLength(t *testing.T) {
 	f := newFixture(t, askThenAnswer)
 	ctx := context.Background()
-	task, err := f.svc.SendMessage(ctx, "a", send(userMsg("m1", "start"), true))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "a", send(userMsg("m1", "start"), true))
 	r := userMsg("m2", "Ada")
 	r.TaskID = task.ID
-	_, err = f.svc.SendMessage(ctx, "a", send(r, true))
-	require.NoError(t, err)
+	sent(t, f.svc, "a", send(r, true))
 	for _, tt := range []struct {
 		length *int
 		want   []string
@@ -354,8 +342,7 @@ func TestGetHonoursHistoryLength(t *testing.T) {
 	// message/send honours configuration.historyLength too.
 	p := send(userMsg("m3", "again"), true)
 	p.Configuration.HistoryLength = ptr(1)
-	got, err := f.svc.SendMessage(ctx, "a", p)
-	require.NoError(t, err)
+	got := sent(t, f.svc, "a", p)
 	assert.Len(t, got.History, 1)
 }
 
@@ -372,8 +359,7 @@ func TestCancel(t *testing.T) {
 		return completeWithEcho(ctx, in, e)
 	})
 	ctx := context.Background()
-	live, err := f.svc.SendMessage(ctx, "a", send(userMsg("m1", "forever"), false))
-	require.NoError(t, err)
+	live := sent(t, f.svc, "a", send(userMsg("m1", "forever"), false))
 	waitState(t, f, "a", live.ID, a2a.TaskStateWorking)
 
 	canceled, err := f.svc.CancelTask(ctx, "a", a2a.TaskIDParams{ID: live.ID})
@@ -391,8 +377,7 @@ func TestCancel(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	assert.Equal(t, a2a.TaskStateCanceled, waitState(t, f, "a", live.ID, a2a.TaskStateCanceled).Status.State)
 
-	done, err := f.svc.SendMessage(ctx, "a", send(userMsg("m2", "x"), true))
-	require.NoError(t, err)
+	done := sent(t, f.svc, "a", send(userMsg("m2", "x"), true))
 	_, err = f.svc.CancelTask(ctx, "a", a2a.TaskIDParams{ID: done.ID})
 	requireCode(t, err, a2a.CodeTaskNotCancelable, "is completed and cannot be canceled")
 	_, err = f.svc.CancelTask(ctx, "a", a2a.TaskIDParams{ID: "nope"})
@@ -527,12 +512,10 @@ func TestListTasks(t *testing.T) {
 		if i%2 == 0 {
 			m.ContextID = "even"
 		}
-		task, err := f.svc.SendMessage(ctx, "alice", send(m, true))
-		require.NoError(t, err)
+		task := sent(t, f.svc, "alice", send(m, true))
 		ids = append([]string{task.ID}, ids...) // newest first
 	}
-	_, err := f.svc.SendMessage(ctx, "bob", send(userMsg("b", "bob's"), true))
-	require.NoError(t, err)
+	sent(t, f.svc, "bob", send(userMsg("b", "bob's"), true))
 
 	page1, err := f.svc.ListTasks(ctx, "alice", a2a.ListTasksParams{PageSize: ptr(2)})
 	require.NoError(t, err)
@@ -606,8 +589,7 @@ func TestExecutorTurnsAgentProblemsIntoFailedTasks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, tt.step)
-			task, err := f.svc.SendMessage(context.Background(), "a", send(userMsg("m", "x"), true))
-			require.NoError(t, err)
+			task := sent(t, f.svc, "a", send(userMsg("m", "x"), true))
 			assert.Equal(t, a2a.TaskStateFailed, task.Status.State)
 			assert.Contains(t, task.Status.Message.Text(), tt.want)
 		})
@@ -629,8 +611,7 @@ func TestContinueStepsKeepCheckpointAndArtifacts(t *testing.T) {
 		}
 		return agent.Continue(time.Minute, n)
 	})
-	sent, err := f.svc.SendMessage(context.Background(), "a", send(userMsg("m", "x"), false))
-	require.NoError(t, err)
+	sent := sent(t, f.svc, "a", send(userMsg("m", "x"), false))
 	// The runner waits a minute of the clock between steps: move it on
 	// each time it waits, twice.
 	for range 2 {
@@ -652,10 +633,9 @@ func TestEmitterStopsAfterCancel(t *testing.T) {
 		return agent.Complete(nil), nil
 	})
 	ctx := context.Background()
-	task, err := f.svc.SendMessage(ctx, "a", send(userMsg("m", "x"), false))
-	require.NoError(t, err)
+	task := sent(t, f.svc, "a", send(userMsg("m", "x"), false))
 	waitState(t, f, "a", task.ID, a2a.TaskStateWorking)
-	_, err = f.svc.CancelTask(ctx, "a", a2a.TaskIDParams{ID: task.ID})
+	_, err := f.svc.CancelTask(ctx, "a", a2a.TaskIDParams{ID: task.ID})
 	require.NoError(t, err)
 	close(canceled)
 	assert.ErrorIs(t, <-emitted, agent.ErrTaskFinished)
