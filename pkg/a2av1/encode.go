@@ -3,7 +3,6 @@ package a2av1
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
@@ -113,16 +112,7 @@ func AppendSendMessageResult(b []byte, m *a2a.Message) ([]byte, error) {
 // AppendListTasksResponse appends a ListTasksResponse: {tasks,
 // nextPageToken, pageSize, totalSize}.
 func AppendListTasksResponse(b []byte, r *a2a.ListTasksResult) ([]byte, error) {
-	b, err := jsonw.Array(append(b, `{"tasks":`...), r.Tasks, AppendTask)
-	if err != nil {
-		return b, err
-	}
-	b = jsonw.StringField(b, "nextPageToken", r.NextPageToken)
-	b = append(b, `,"pageSize":`...)
-	b = strconv.AppendInt(b, int64(r.PageSize), 10)
-	b = append(b, `,"totalSize":`...)
-	b = strconv.AppendInt(b, int64(r.TotalSize), 10)
-	return append(b, '}'), nil
+	return a2a.AppendListTasks(b, r, AppendTask)
 }
 
 // AppendPushConfig appends a flattened TaskPushNotificationConfig: {id,
