@@ -92,17 +92,19 @@ func AppendTask(b []byte, t *a2a.Task) ([]byte, error) {
 // AppendSendResult appends the result of SendMessage for a task:
 // {"task": <task>}. (This host always answers with a task.)
 func AppendSendResult(b []byte, t *a2a.Task) ([]byte, error) {
-	b, err := AppendTask(append(b, `{"task":`...), t)
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return appendWrapped(b, "task", t, AppendTask)
 }
 
 // AppendSendMessageResult appends the SendMessageResponse of a send the
 // agent answered directly: {"message": {...}}.
 func AppendSendMessageResult(b []byte, m *a2a.Message) ([]byte, error) {
-	b, err := AppendMessage(append(b, `{"message":`...), m)
+	return appendWrapped(b, "message", m, AppendMessage)
+}
+
+// appendWrapped appends an object whose one member, key, is v as value
+// writes it: the shape of the oneof results of 1.0.
+func appendWrapped[T any](b []byte, key string, v *T, value func([]byte, *T) ([]byte, error)) ([]byte, error) {
+	b, err := value(jsonw.Key(append(b, '{'), key), v)
 	if err != nil {
 		return b, err
 	}
