@@ -126,73 +126,54 @@ type taskWire struct {
 	Metadata  Metadata       `json:"metadata"`
 }
 
-// UnmarshalJSON reads a part.
-func (p *Part) UnmarshalJSON(b []byte) error {
-	var w partWire
+// decodeVia decodes b into the wire struct W and stores convert's result in
+// dst.
+func decodeVia[W, T any](b []byte, dst *T, convert func(*W) (T, error)) error {
+	var w W
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*p = w.part()
+	v, err := convert(&w)
+	if err != nil {
+		return err
+	}
+	*dst = v
 	return nil
+}
+
+// UnmarshalJSON reads a part.
+func (p *Part) UnmarshalJSON(b []byte) error {
+	return decodeVia(b, p, func(w *partWire) (Part, error) { return w.part(), nil })
 }
 
 // UnmarshalJSON reads a message; "kind", when present, must be "message".
-func (m *Message) UnmarshalJSON(b []byte) error {
-	var w messageWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	msg, err := w.message()
-	if err != nil {
-		return err
-	}
-	*m = msg
-	return nil
-}
+func (m *Message) UnmarshalJSON(b []byte) error { return decodeVia(b, m, (*messageWire).message) }
 
 // UnmarshalJSON reads a status.
-func (s *TaskStatus) UnmarshalJSON(b []byte) error {
-	var w statusWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	st, err := w.status()
-	if err != nil {
-		return err
-	}
-	*s = st
-	return nil
-}
+func (s *TaskStatus) UnmarshalJSON(b []byte) error { return decodeVia(b, s, (*statusWire).status) }
 
 // UnmarshalJSON reads an artifact.
 func (a *Artifact) UnmarshalJSON(b []byte) error {
-	var w artifactWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*a = w.artifact()
-	return nil
+	return decodeVia(b, a, func(w *artifactWire) (Artifact, error) { return w.artifact(), nil })
 }
 
 // UnmarshalJSON reads a task; "kind", when present, must be "task".
-func (t *Task) UnmarshalJSON(b []byte) error {
-	var w taskWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
+func (t *Task) UnmarshalJSON(b []byte) error { return decodeVia(b, t, (*taskWire).task) }
+
+func (w *taskWire) task() (Task, error) {
 	if err := checkKind(w.Kind, "task"); err != nil {
-		return err
+		return Task{}, err
 	}
 	st, err := w.Status.status()
 	if err != nil {
-		return err
+		return Task{}, err
 	}
 	task := Task{ID: w.ID, ContextID: w.ContextID, Status: st, Metadata: w.Metadata}
 	if w.History != nil {
 		task.History = make([]Message, len(w.History))
 		for i := range w.History {
 			if task.History[i], err = w.History[i].message(); err != nil {
-				return fmt.Errorf("history[%d]: %w", i, err)
+				return Task{}, fmt.Errorf("history[%d]: %w", i, err)
 			}
 		}
 	}
@@ -202,6 +183,5 @@ func (t *Task) UnmarshalJSON(b []byte) error {
 			task.Artifacts[i] = w.Artifacts[i].artifact()
 		}
 	}
-	*t = task
-	return nil
+	return task, nil
 }

@@ -3,6 +3,7 @@ package a2a
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
@@ -160,11 +161,21 @@ func (t *Task) AppendJSON(b []byte) ([]byte, error) {
 
 // AppendJSON appends the result of tasks/list.
 func (r *ListTasksResult) AppendJSON(b []byte) ([]byte, error) {
-	b, err := jsonw.Array(append(b, `{"tasks":`...), r.Tasks, func(b []byte, t *Task) ([]byte, error) { return t.AppendJSON(b) })
+	return AppendListTasks(b, r, func(b []byte, t *Task) ([]byte, error) { return t.AppendJSON(b) })
+}
+
+// AppendListTasks appends the result of listing tasks, whose members are the
+// same in 0.3 and 1.0 (ListTasksResponse): task writes the version's form of
+// each task.
+func AppendListTasks(b []byte, r *ListTasksResult, task func([]byte, *Task) ([]byte, error)) ([]byte, error) {
+	b, err := jsonw.Array(append(b, `{"tasks":`...), r.Tasks, task)
 	if err != nil {
 		return b, err
 	}
 	b = jsonw.StringField(b, "nextPageToken", r.NextPageToken)
-	b = fmt.Appendf(b, `,"pageSize":%d,"totalSize":%d}`, r.PageSize, r.TotalSize)
-	return b, nil
+	b = append(b, `,"pageSize":`...)
+	b = strconv.AppendInt(b, int64(r.PageSize), 10)
+	b = append(b, `,"totalSize":`...)
+	b = strconv.AppendInt(b, int64(r.TotalSize), 10)
+	return append(b, '}'), nil
 }

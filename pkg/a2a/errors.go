@@ -148,10 +148,7 @@ func Wrap(code Code, err error, message string) *Error {
 
 // Error implements error.
 func (e *Error) Error() string {
-	msg := e.Message
-	if msg == "" {
-		msg = e.Code.DefaultMessage()
-	}
+	msg := e.WireMessage()
 	if e.cause != nil {
 		return fmt.Sprintf("%s (%d): %v", msg, e.Code, e.cause)
 	}

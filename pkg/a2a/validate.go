@@ -136,10 +136,7 @@ func (p *MessageSendParams) Validate() error {
 
 // Validate checks tasks/get params.
 func (p *TaskQueryParams) Validate() error {
-	if strings.TrimSpace(p.ID) == "" {
-		return InvalidParams("params.id", "is required")
-	}
-	if err := checkID("params.id", p.ID); err != nil {
+	if err := checkTaskID(p.ID); err != nil {
 		return err
 	}
 	if p.HistoryLength != nil && *p.HistoryLength < 0 {
@@ -149,14 +146,15 @@ func (p *TaskQueryParams) Validate() error {
 }
 
 // Validate checks params that name a task.
-func (p *TaskIDParams) Validate() error {
-	if strings.TrimSpace(p.ID) == "" {
+func (p *TaskIDParams) Validate() error { return checkTaskID(p.ID) }
+
+// checkTaskID checks the task id of params that name a task: present, and
+// no longer than an id may be.
+func checkTaskID(id string) error {
+	if strings.TrimSpace(id) == "" {
 		return InvalidParams("params.id", "is required")
 	}
-	if err := checkID("params.id", p.ID); err != nil {
-		return err
-	}
-	return nil
+	return checkID("params.id", id)
 }
 
 // Validate checks tasks/list params.

@@ -335,16 +335,11 @@ func DecodeGetPushConfigRequest(raw json.RawMessage) (a2a.GetTaskPushNotificatio
 }
 
 // DecodeDeletePushConfigRequest reads the params of
-// DeleteTaskPushNotificationConfig: {taskId, id}.
+// DeleteTaskPushNotificationConfig: {taskId, id}, checked as those of
+// GetTaskPushNotificationConfig (the two params have the same members).
 func DecodeDeletePushConfigRequest(raw json.RawMessage) (a2a.DeleteTaskPushNotificationConfigParams, error) {
-	w, err := decodeRef(raw)
-	if err != nil {
-		return a2a.DeleteTaskPushNotificationConfigParams{}, err
-	}
-	if strings.TrimSpace(w.ID) == "" {
-		return a2a.DeleteTaskPushNotificationConfigParams{}, a2a.InvalidParams("params.id", "is required")
-	}
-	return a2a.DeleteTaskPushNotificationConfigParams{ID: w.TaskID, PushNotificationConfigID: w.ID}, nil
+	p, err := DecodeGetPushConfigRequest(raw)
+	return a2a.DeleteTaskPushNotificationConfigParams(p), err
 }
 
 // DecodeListPushConfigsRequest reads the params of

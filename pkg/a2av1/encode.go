@@ -3,7 +3,6 @@ package a2av1
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
@@ -93,17 +92,19 @@ func AppendTask(b []byte, t *a2a.Task) ([]byte, error) {
 // AppendSendResult appends the result of SendMessage for a task:
 // {"task": <task>}. (This host always answers with a task.)
 func AppendSendResult(b []byte, t *a2a.Task) ([]byte, error) {
-	b, err := AppendTask(append(b, `{"task":`...), t)
-	if err != nil {
-		return b, err
-	}
-	return append(b, '}'), nil
+	return appendWrapped(b, "task", t, AppendTask)
 }
 
 // AppendSendMessageResult appends the SendMessageResponse of a send the
 // agent answered directly: {"message": {...}}.
 func AppendSendMessageResult(b []byte, m *a2a.Message) ([]byte, error) {
-	b, err := AppendMessage(append(b, `{"message":`...), m)
+	return appendWrapped(b, "message", m, AppendMessage)
+}
+
+// appendWrapped appends an object whose one member, key, is v as value
+// writes it: the shape of the oneof results of 1.0.
+func appendWrapped[T any](b []byte, key string, v *T, value func([]byte, *T) ([]byte, error)) ([]byte, error) {
+	b, err := value(jsonw.Key(append(b, '{'), key), v)
 	if err != nil {
 		return b, err
 	}
@@ -113,16 +114,7 @@ func AppendSendMessageResult(b []byte, m *a2a.Message) ([]byte, error) {
 // AppendListTasksResponse appends a ListTasksResponse: {tasks,
 // nextPageToken, pageSize, totalSize}.
 func AppendListTasksResponse(b []byte, r *a2a.ListTasksResult) ([]byte, error) {
-	b, err := jsonw.Array(append(b, `{"tasks":`...), r.Tasks, AppendTask)
-	if err != nil {
-		return b, err
-	}
-	b = jsonw.StringField(b, "nextPageToken", r.NextPageToken)
-	b = append(b, `,"pageSize":`...)
-	b = strconv.AppendInt(b, int64(r.PageSize), 10)
-	b = append(b, `,"totalSize":`...)
-	b = strconv.AppendInt(b, int64(r.TotalSize), 10)
-	return append(b, '}'), nil
+	return a2a.AppendListTasks(b, r, AppendTask)
 }
 
 // AppendPushConfig appends a flattened TaskPushNotificationConfig: {id,

@@ -11,14 +11,10 @@ import (
 
 // TaskNotification renders the body of a push notification that reports a
 // task snapshot: the StreamResponse {"task": <t in its 1.0 form>}. It is
-// the 1.0 counterpart of the 0.3 body (the bare task); send it as
-// ContentType.
+// the 1.0 counterpart of the 0.3 body (the bare task), and the same object
+// as SendMessage's result for a task; send it as ContentType.
 func TaskNotification(t *a2a.Task) ([]byte, error) {
-	b, err := AppendTask(append(make([]byte, 0, 512), `{"task":`...), t)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return AppendSendResult(make([]byte, 0, 512), t)
 }
 
 // StatusUpdateNotification renders the body of a push notification that

@@ -114,14 +114,15 @@ var ErrTaskFinished = errors.New("task already finished")
 // OutcomeKind says how a step ended.
 type OutcomeKind string
 
-// Outcome kinds.
+// Outcome kinds. Each but continue is spelled as the task state it leads
+// to, which State relies on.
 const (
-	OutcomeCompleted     OutcomeKind = "completed"
-	OutcomeFailed        OutcomeKind = "failed"
-	OutcomeRejected      OutcomeKind = "rejected"
-	OutcomeInputRequired OutcomeKind = "input-required"
-	OutcomeAuthRequired  OutcomeKind = "auth-required"
-	OutcomeContinue      OutcomeKind = "continue"
+	OutcomeCompleted     = OutcomeKind(a2a.TaskStateCompleted)
+	OutcomeFailed        = OutcomeKind(a2a.TaskStateFailed)
+	OutcomeRejected      = OutcomeKind(a2a.TaskStateRejected)
+	OutcomeInputRequired = OutcomeKind(a2a.TaskStateInputRequired)
+	OutcomeAuthRequired  = OutcomeKind(a2a.TaskStateAuthRequired)
+	OutcomeContinue      = OutcomeKind("continue")
 )
 
 // State is the task state the outcome leads to; continue keeps the task
