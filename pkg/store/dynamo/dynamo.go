@@ -143,57 +143,39 @@ func (s *Store) times() clockTimes {
 
 func (s *Store) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
 	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	out, err := s.api.GetItem(ctx, in)
-	if out != nil {
-		s.observe("GetItem", out.ConsumedCapacity)
-	} else {
-		s.observe("GetItem", nil)
-	}
-	return out, wrap("GetItem", err)
+	return send(ctx, s, "GetItem", s.api.GetItem, in, func(out *dynamodb.GetItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 func (s *Store) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	out, err := s.api.Query(ctx, in)
-	if out != nil {
-		s.observe("Query", out.ConsumedCapacity)
-	} else {
-		s.observe("Query", nil)
-	}
-	return out, wrap("Query", err)
+	return send(ctx, s, "Query", s.api.Query, in, func(out *dynamodb.QueryOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 func (s *Store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	out, err := s.api.UpdateItem(ctx, in)
-	if out != nil {
-		s.observe("UpdateItem", out.ConsumedCapacity)
-	} else {
-		s.observe("UpdateItem", nil)
-	}
-	return out, wrap("UpdateItem", err)
+	return send(ctx, s, "UpdateItem", s.api.UpdateItem, in, func(out *dynamodb.UpdateItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 func (s *Store) putItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
 	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	out, err := s.api.PutItem(ctx, in)
-	if out != nil {
-		s.observe("PutItem", out.ConsumedCapacity)
-	} else {
-		s.observe("PutItem", nil)
-	}
-	return out, wrap("PutItem", err)
+	return send(ctx, s, "PutItem", s.api.PutItem, in, func(out *dynamodb.PutItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 func (s *Store) deleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
 	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	out, err := s.api.DeleteItem(ctx, in)
+	return send(ctx, s, "DeleteItem", s.api.DeleteItem, in, func(out *dynamodb.DeleteItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
+}
+
+// send makes one request of op and reports the capacity it consumed, which
+// capacity reads from the response (a failed request has none).
+func send[In, Out any](ctx context.Context, s *Store, op string, call func(context.Context, *In, ...func(*dynamodb.Options)) (*Out, error), in *In, capacity func(*Out) *types.ConsumedCapacity) (*Out, error) {
+	out, err := call(ctx, in)
+	var c *types.ConsumedCapacity
 	if out != nil {
-		s.observe("DeleteItem", out.ConsumedCapacity)
-	} else {
-		s.observe("DeleteItem", nil)
+		c = capacity(out)
 	}
-	return out, wrap("DeleteItem", err)
+	s.observe(op, c)
+	return out, wrap(op, err)
 }
 
 // transact runs a transaction whose items name no table yet.

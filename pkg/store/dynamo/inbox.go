@@ -154,20 +154,11 @@ func (s *Store) inboxWrites(u *service.Update, c *updateContent, it *taskItem, t
 	set := expression.Set(expression.Name(attrInboxSeq), expression.Value(it.InboxSeq+n)).
 		Set(expression.Name(attrExpiresAt), expression.Value(t.taskExpiry)).
 		Add(expression.Name(attrInbox), expression.Value(n))
-	if extend {
-		set = set.Set(expression.Name(attrChildrenExpireAt), expression.Value(t.childExpiry))
-	} else {
-		cond = cond.And(expression.Name(attrChildrenExpireAt).GreaterThanEqual(expression.Value(t.taskExpiry)))
-	}
-	e, err := expression.NewBuilder().WithUpdate(set).WithCondition(cond).Build()
+	up, err := taskUpdate(u.TaskID, set, cond, extend, t)
 	if err != nil {
 		return nil, -1, fmt.Errorf("dynamo: build inbox append: %w", err)
 	}
-	items = []types.TransactWriteItem{{Update: &types.Update{
-		Key: taskKey(u.TaskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}}
+	items = []types.TransactWriteItem{up}
 	free, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrSK))).Build()
 	if err != nil {
 		return nil, -1, fmt.Errorf("dynamo: build inbox append: %w", err)

@@ -137,6 +137,19 @@ func convertImage[V any](image map[string]V, convert func(V) (types.AttributeVal
 	return m, nil
 }
 
+// convertList converts a stream list value element by element.
+func convertList[V any](list []V, convert func(V) (types.AttributeValue, error)) (types.AttributeValue, error) {
+	out := make([]types.AttributeValue, len(list))
+	for i, e := range list {
+		av, err := convert(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = av
+	}
+	return &types.AttributeValueMemberL{Value: out}, nil
+}
+
 // fromStream converts an attribute value of a Lambda stream event to the
 // SDK's.
 func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
@@ -158,16 +171,7 @@ func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
 	case events.DataTypeBinarySet:
 		return &types.AttributeValueMemberBS{Value: v.BinarySet()}, nil
 	case events.DataTypeList:
-		l := v.List()
-		out := make([]types.AttributeValue, len(l))
-		for i, e := range l {
-			av, err := fromStream(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = av
-		}
-		return &types.AttributeValueMemberL{Value: out}, nil
+		return convertList(v.List(), fromStream)
 	case events.DataTypeMap:
 		src := v.Map()
 		out := make(map[string]types.AttributeValue, len(src))
@@ -204,15 +208,7 @@ func fromStreamsAPI(v streamtypes.AttributeValue) (types.AttributeValue, error) 
 	case *streamtypes.AttributeValueMemberBS:
 		return &types.AttributeValueMemberBS{Value: v.Value}, nil
 	case *streamtypes.AttributeValueMemberL:
-		out := make([]types.AttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			av, err := fromStreamsAPI(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = av
-		}
-		return &types.AttributeValueMemberL{Value: out}, nil
+		return convertList(v.Value, fromStreamsAPI)
 	case *streamtypes.AttributeValueMemberM:
 		m, err := convertImage(v.Value, fromStreamsAPI)
 		return &types.AttributeValueMemberM{Value: m}, err

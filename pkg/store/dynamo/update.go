@@ -169,6 +169,28 @@ func encodeUpdate(u *service.Update) (*updateContent, error) {
 	return c, nil
 }
 
+// taskUpdate is the transaction write of set to the task item on condition
+// cond, refused with the old image, for a write that adds children to the
+// task: with extend the children were just made to outlive the task and the
+// write records their new expiry; otherwise it is conditioned on their
+// expiry reaching the task's new one.
+func taskUpdate(taskID string, set expression.UpdateBuilder, cond expression.ConditionBuilder, extend bool, t clockTimes) (types.TransactWriteItem, error) {
+	if extend {
+		set = set.Set(expression.Name(attrChildrenExpireAt), expression.Value(t.childExpiry))
+	} else {
+		cond = cond.And(expression.Name(attrChildrenExpireAt).GreaterThanEqual(expression.Value(t.taskExpiry)))
+	}
+	e, err := expression.NewBuilder().WithUpdate(set).WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, nil
+}
+
 // writeUpdate writes u once, conditioned on the task being at version
 // expected. With extend, the task's children were just made to outlive it
 // and the write records that; otherwise it is conditioned on it.
@@ -215,22 +237,13 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	if len(u.IfStates) > 0 {
 		cond = cond.And(inStates(u.IfStates))
 	}
-	if extend {
-		set = set.Set(expression.Name(attrChildrenExpireAt), expression.Value(t.childExpiry))
-	} else {
-		cond = cond.And(expression.Name(attrChildrenExpireAt).GreaterThanEqual(expression.Value(t.taskExpiry)))
-	}
-	e, err := expression.NewBuilder().WithUpdate(set).WithCondition(cond).Build()
+	up, err := taskUpdate(u.TaskID, set, cond, extend, t)
 	if err != nil {
 		return fmt.Errorf("dynamo: build update: %w", err)
 	}
 	what := "the update of task " + u.TaskID
 
-	items := []types.TransactWriteItem{{Update: &types.Update{
-		Key: taskKey(u.TaskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}}
+	items := []types.TransactWriteItem{up}
 	for i, m := range c.messages {
 		item, err := marshalItem(childItem{PK: taskPK(u.TaskID), SK: messageSK(next, i), Data: m, ExpiresAt: t.childExpiry})
 		if err != nil {

@@ -136,16 +136,11 @@ func (s *Store) ClearContext(_ context.Context, owner, contextID string) error {
 
 // SetFeedback implements service.ContextStore.
 func (s *Store) SetFeedback(_ context.Context, taskID string, f service.Feedback) error {
-	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.live(taskID, now)
-	if e == nil {
-		return service.ErrNotFound
-	}
-	if st := e.rec.Task.Status.State; !st.Terminal() {
-		return &service.ConflictError{Reason: service.ConflictState, State: st, Version: e.rec.Version}
-	}
-	e.rec.Feedback = &f
-	return nil
+	return s.editTask(taskID, func(e *entry, _ time.Time) error {
+		if st := e.rec.Task.Status.State; !st.Terminal() {
+			return &service.ConflictError{Reason: service.ConflictState, State: st, Version: e.rec.Version}
+		}
+		e.rec.Feedback = &f
+		return nil
+	})
 }

@@ -14,22 +14,17 @@ var _ service.LeaseStore = (*Store)(nil)
 
 // RenewLease implements service.LeaseStore.
 func (s *Store) RenewLease(_ context.Context, taskID, owner string, until time.Time) error {
-	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.live(taskID, now)
-	if e == nil {
-		return service.ErrNotFound
-	}
-	cur := &e.rec
-	if st := cur.Task.Status.State; st.Terminal() {
-		return &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: cur.Version}
-	}
-	if !cur.Lease.Held() || cur.Lease.Owner != owner {
-		return &service.ConflictError{Reason: service.ConflictLease, State: cur.Task.Status.State, Version: cur.Version}
-	}
-	cur.Lease.Until = until.Truncate(service.LeaseTime)
-	return nil
+	return s.editTask(taskID, func(e *entry, _ time.Time) error {
+		cur := &e.rec
+		if st := cur.Task.Status.State; st.Terminal() {
+			return &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: cur.Version}
+		}
+		if !cur.Lease.Held() || cur.Lease.Owner != owner {
+			return &service.ConflictError{Reason: service.ConflictLease, State: cur.Task.Status.State, Version: cur.Version}
+		}
+		cur.Lease.Until = until.Truncate(service.LeaseTime)
+		return nil
+	})
 }
 
 // LapsedLeases implements service.LeaseStore.
@@ -57,20 +52,15 @@ func (s *Store) LapsedLeases(_ context.Context, now time.Time, limit int) ([]ser
 
 // TakeOver implements service.LeaseStore.
 func (s *Store) TakeOver(_ context.Context, l service.LapsedLease, owner string, until time.Time) (int, error) {
-	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.live(l.TaskID, now)
-	if e == nil {
-		return 0, service.ErrNotFound
-	}
-	cur := &e.rec
-	if !cur.Lease.Held() || !leasable(cur.Task.Status.State) || cur.Lease.Owner != l.Lease.Owner || !cur.Lease.Until.Equal(l.Lease.Until) {
-		return 0, &service.ConflictError{Reason: service.ConflictLease, State: cur.Task.Status.State, Version: cur.Version}
-	}
-	cur.Lease = service.Lease{Owner: owner, Until: until, Trigger: cur.Lease.Trigger}.Stored()
-	cur.Takeovers++
-	return cur.Takeovers, nil
+	return withTask(s, l.TaskID, func(e *entry, _ time.Time) (int, error) {
+		cur := &e.rec
+		if !cur.Lease.Held() || !leasable(cur.Task.Status.State) || cur.Lease.Owner != l.Lease.Owner || !cur.Lease.Until.Equal(l.Lease.Until) {
+			return 0, &service.ConflictError{Reason: service.ConflictLease, State: cur.Task.Status.State, Version: cur.Version}
+		}
+		cur.Lease = service.Lease{Owner: owner, Until: until, Trigger: cur.Lease.Trigger}.Stored()
+		cur.Takeovers++
+		return cur.Takeovers, nil
+	})
 }
 
 // leasable reports whether a task in state st can hold a lease: it is

@@ -239,17 +239,35 @@ func (s *Store) live(taskID string, now time.Time) *entry {
 	return e
 }
 
-// GetTask implements service.TaskStore.
-func (s *Store) GetTask(_ context.Context, taskID string, opts service.GetOptions) (*service.TaskRecord, error) {
+// withTask runs f under the store's lock on the live entry of a task, with
+// the time read before locking; a task missing or expired is
+// service.ErrNotFound.
+func withTask[T any](s *Store, taskID string, f func(e *entry, now time.Time) (T, error)) (T, error) {
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.live(taskID, now)
 	if e == nil {
-		return nil, service.ErrNotFound
+		var zero T
+		return zero, service.ErrNotFound
 	}
-	rec := view(&e.rec, opts.HistoryLength, opts.IncludeArtifacts)
-	return &rec, nil
+	return f(e, now)
+}
+
+// editTask is withTask for a change that returns nothing but its error.
+func (s *Store) editTask(taskID string, f func(e *entry, now time.Time) error) error {
+	_, err := withTask(s, taskID, func(e *entry, now time.Time) (struct{}, error) {
+		return struct{}{}, f(e, now)
+	})
+	return err
+}
+
+// GetTask implements service.TaskStore.
+func (s *Store) GetTask(_ context.Context, taskID string, opts service.GetOptions) (*service.TaskRecord, error) {
+	return withTask(s, taskID, func(e *entry, _ time.Time) (*service.TaskRecord, error) {
+		rec := view(&e.rec, opts.HistoryLength, opts.IncludeArtifacts)
+		return &rec, nil
+	})
 }
 
 // view copies a record with the requested part of its history and
@@ -666,58 +684,43 @@ func (s *Store) Settled(taskID string) <-chan struct{} {
 
 // PutPushConfig implements service.PushConfigStore.
 func (s *Store) PutPushConfig(_ context.Context, c service.PushConfig) error {
-	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.live(c.TaskID, now)
-	if e == nil {
-		return service.ErrNotFound
-	}
-	if _, replace := e.configs[c.Config.ID]; !replace && len(e.configs) >= service.MaxPushConfigs {
-		return &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
-	}
-	if e.configs == nil {
-		e.configs = map[string]service.PushConfig{}
-	}
-	c.Delivery = nil
-	if c.CreatedAt.IsZero() {
-		c.CreatedAt = now
-	}
-	e.configs[c.Config.ID] = c
-	return nil
+	return s.editTask(c.TaskID, func(e *entry, now time.Time) error {
+		if _, replace := e.configs[c.Config.ID]; !replace && len(e.configs) >= service.MaxPushConfigs {
+			return &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+		}
+		if e.configs == nil {
+			e.configs = map[string]service.PushConfig{}
+		}
+		c.Delivery = nil
+		if c.CreatedAt.IsZero() {
+			c.CreatedAt = now
+		}
+		e.configs[c.Config.ID] = c
+		return nil
+	})
 }
 
 // GetPushConfig implements service.PushConfigStore.
 func (s *Store) GetPushConfig(_ context.Context, taskID, configID string) (*service.PushConfig, error) {
-	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.live(taskID, now)
-	if e == nil {
-		return nil, service.ErrNotFound
-	}
-	c, ok := e.configs[configID]
-	if !ok {
-		return nil, service.ErrNotFound
-	}
-	return &c, nil
+	return withTask(s, taskID, func(e *entry, _ time.Time) (*service.PushConfig, error) {
+		c, ok := e.configs[configID]
+		if !ok {
+			return nil, service.ErrNotFound
+		}
+		return &c, nil
+	})
 }
 
 // ListPushConfigs implements service.PushConfigStore.
 func (s *Store) ListPushConfigs(_ context.Context, taskID string) ([]service.PushConfig, error) {
-	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.live(taskID, now)
-	if e == nil {
-		return nil, service.ErrNotFound
-	}
-	out := make([]service.PushConfig, 0, len(e.configs))
-	for _, c := range e.configs {
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b service.PushConfig) int { return cmp.Compare(a.Config.ID, b.Config.ID) })
-	return out, nil
+	return withTask(s, taskID, func(e *entry, _ time.Time) ([]service.PushConfig, error) {
+		out := make([]service.PushConfig, 0, len(e.configs))
+		for _, c := range e.configs {
+			out = append(out, c)
+		}
+		slices.SortFunc(out, func(a, b service.PushConfig) int { return cmp.Compare(a.Config.ID, b.Config.ID) })
+		return out, nil
+	})
 }
 
 // DeletePushConfig implements service.PushConfigStore.
@@ -733,20 +736,15 @@ func (s *Store) DeletePushConfig(_ context.Context, taskID, configID string) err
 
 // RecordDelivery implements service.PushConfigStore.
 func (s *Store) RecordDelivery(_ context.Context, taskID, configID string, d service.DeliveryRecord) error {
-	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.live(taskID, now)
-	if e == nil {
-		return service.ErrNotFound
-	}
-	c, ok := e.configs[configID]
-	if !ok {
-		return service.ErrNotFound
-	}
-	c.Delivery = &d
-	e.configs[configID] = c
-	return nil
+	return s.editTask(taskID, func(e *entry, _ time.Time) error {
+		c, ok := e.configs[configID]
+		if !ok {
+			return service.ErrNotFound
+		}
+		c.Delivery = &d
+		e.configs[configID] = c
+		return nil
+	})
 }
 
 func checkSize(what string, n int) error {

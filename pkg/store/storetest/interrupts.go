@@ -54,6 +54,15 @@ func (s *suite) activate(owner, taskID string) (service.NewTask, service.Interru
 	return nt, b
 }
 
+// interrupt reads the binding of a request, which must be found.
+func (s *suite) interrupt(requestID string) *service.InterruptBinding {
+	s.t.Helper()
+	b, err := s.store.GetInterrupt(s.ctx, requestID)
+	require.NoError(s.t, err)
+	require.NotNil(s.t, b)
+	return b
+}
+
 // reply is the update a reply makes: the user's answer and working again.
 func (s *suite) reply(taskID string, version int64, msgID string) service.Update {
 	m := userMessage(msgID, "blue")
@@ -95,8 +104,7 @@ func testActivateInterrupt(t *testing.T, s *suite) {
 	assert.Equal(t, "Which colour?", rec.Task.Status.Message.Text())
 	assert.Equal(t, []string{"m-t1", "q-t1"}, messageIDs(rec.Task.History), "the question joins the history")
 
-	got, err := s.store.GetInterrupt(s.ctx, p.RequestID)
-	require.NoError(t, err)
+	got := s.interrupt(p.RequestID)
 	assert.Equal(t, b.TaskID, got.TaskID)
 	assert.Equal(t, b.ContextID, got.ContextID)
 	assert.Equal(t, "alice", got.Owner)
@@ -112,9 +120,7 @@ func testActivateInterrupt(t *testing.T, s *suite) {
 	v2, err := s.store.ActivateInterrupt(s.ctx, b, s.now())
 	require.NoError(t, err)
 	assert.Equal(t, v, v2)
-	got, err = s.store.GetInterrupt(s.ctx, p.RequestID)
-	require.NoError(t, err)
-	assert.Equal(t, "token-2", got.TaskToken)
+	assert.Equal(t, "token-2", s.interrupt(p.RequestID).TaskToken)
 	assert.Len(t, s.get("t1", service.AllHistory).Task.History, 2)
 
 	// Nothing to activate: another request id, or an unknown task.
@@ -146,9 +152,7 @@ func testResolveInterrupt(t *testing.T, s *suite) {
 	rec = s.get("t1", service.AllHistory)
 	assert.Equal(t, a2a.TaskStateWorking, rec.Task.Status.State)
 	assert.Equal(t, []string{"m-t1", "q-t1", "a1", "res-a1"}, messageIDs(rec.Task.History))
-	got, err := s.store.GetInterrupt(s.ctx, b.RequestID)
-	require.NoError(t, err)
-	assert.True(t, got.Resolved)
+	assert.True(t, s.interrupt(b.RequestID).Resolved)
 
 	// The same reply again is a duplicate (idempotency first); another
 	// reply finds the binding resolved.
@@ -173,9 +177,7 @@ func testResolveIsAtomic(t *testing.T, s *suite) {
 	var ce *service.ConflictError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, service.ConflictVersion, ce.Reason)
-	got, err := s.store.GetInterrupt(s.ctx, b.RequestID)
-	require.NoError(t, err)
-	assert.False(t, got.Resolved, "the binding is not resolved by a refused reply")
+	assert.False(t, s.interrupt(b.RequestID).Resolved, "the binding is not resolved by a refused reply")
 	assert.Len(t, s.get("t1", service.AllHistory).Task.History, 2)
 
 	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCanceled, nil)})
@@ -183,9 +185,7 @@ func testResolveIsAtomic(t *testing.T, s *suite) {
 	_, err = s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a2"))
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, service.ConflictTerminal, ce.Reason)
-	got, err = s.store.GetInterrupt(s.ctx, b.RequestID)
-	require.NoError(t, err)
-	assert.False(t, got.Resolved)
+	assert.False(t, s.interrupt(b.RequestID).Resolved)
 }
 
 // Of many concurrent replies, exactly one is taken.
@@ -219,10 +219,8 @@ func testInterruptExpiry(t *testing.T, s *suite) {
 
 	// After the active window: still found, but replies are refused.
 	s.clock.Advance(interruptTTL)
-	got, err := s.store.GetInterrupt(s.ctx, b.RequestID)
-	require.NoError(t, err)
-	assert.False(t, got.Resolved)
-	_, err = s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a1"))
+	assert.False(t, s.interrupt(b.RequestID).Resolved)
+	_, err := s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a1"))
 	var ie *service.InterruptConflictError
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, service.InterruptExpired, ie.Reason)

@@ -36,6 +36,9 @@ func TestSize(t *testing.T) {
 		{"bool", map[string]av{"ok": &types.AttributeValueMemberBOOL{Value: true}}, 2 + 1},
 		{"list", map[string]av{"l": &types.AttributeValueMemberL{Value: []av{s("ab"), s("c")}}}, 1 + 3 + (1 + 2) + (1 + 1)},
 		{"map", map[string]av{"m": &types.AttributeValueMemberM{Value: map[string]av{"k": s("vv")}}}, 1 + 3 + (1 + 1 + 2)},
+		{"string set", map[string]av{"ss": &types.AttributeValueMemberSS{Value: []string{"ab", "c"}}}, 2 + 2 + 1},
+		{"number set", map[string]av{"ns": &types.AttributeValueMemberNS{Value: []string{"12", "345"}}}, 2 + 2 + 3},
+		{"binary set", map[string]av{"bs": &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3}}}}, 2 + 1 + 2},
 	} {
 		assert.Equal(t, tc.want, dynamocost.Size(tc.item), tc.name)
 	}
