@@ -173,16 +173,11 @@ func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
 	case events.DataTypeList:
 		return convertList(v.List(), fromStream)
 	case events.DataTypeMap:
-		src := v.Map()
-		out := make(map[string]types.AttributeValue, len(src))
-		for k, e := range src {
-			av, err := fromStream(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = av
+		m, err := convertImage(v.Map(), fromStream)
+		if err != nil {
+			return nil, err
 		}
-		return &types.AttributeValueMemberM{Value: out}, nil
+		return &types.AttributeValueMemberM{Value: m}, nil
 	}
 	return nil, fmt.Errorf("unknown data type %v", v.DataType())
 }
@@ -211,7 +206,10 @@ func fromStreamsAPI(v streamtypes.AttributeValue) (types.AttributeValue, error) 
 		return convertList(v.Value, fromStreamsAPI)
 	case *streamtypes.AttributeValueMemberM:
 		m, err := convertImage(v.Value, fromStreamsAPI)
-		return &types.AttributeValueMemberM{Value: m}, err
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberM{Value: m}, nil
 	}
 	return nil, fmt.Errorf("unknown attribute value %T", v)
 }
