@@ -52,27 +52,10 @@ type Card struct {
 	Revalidated bool
 }
 
-// cardWire holds the 1.0 fields of a card that the 0.3 model lacks.
-type cardWire struct {
-	SupportedInterfaces []struct {
-		URL             string `json:"url"`
-		ProtocolBinding string `json:"protocolBinding"`
-		ProtocolVersion string `json:"protocolVersion"`
-		Tenant          string `json:"tenant"`
-	} `json:"supportedInterfaces"`
-	Capabilities struct {
-		ExtendedAgentCard bool `json:"extendedAgentCard"`
-	} `json:"capabilities"`
-}
-
 // parseCard reads a card document of either version.
 func parseCard(body []byte) (*Card, error) {
 	c := &Card{Raw: json.RawMessage(body)}
 	if err := json.Unmarshal(body, &c.AgentCard); err != nil {
-		return nil, fmt.Errorf("decode agent card: %w", err)
-	}
-	var w cardWire
-	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, fmt.Errorf("decode agent card: %w", err)
 	}
 	seen := map[AgentInterface]bool{}
@@ -83,7 +66,7 @@ func parseCard(body []byte) (*Card, error) {
 		seen[i] = true
 		c.Interfaces = append(c.Interfaces, i)
 	}
-	for _, si := range w.SupportedInterfaces {
+	for _, si := range c.SupportedInterfaces {
 		add(AgentInterface{URL: si.URL, Binding: strings.ToUpper(si.ProtocolBinding), Version: a2a.NormalizeVersion(si.ProtocolVersion), Tenant: si.Tenant})
 	}
 	v03 := a2a.NormalizeVersion(c.ProtocolVersion)
@@ -97,7 +80,7 @@ func parseCard(body []byte) (*Card, error) {
 	for _, ai := range c.AdditionalInterfaces {
 		add(AgentInterface{URL: ai.URL, Binding: strings.ToUpper(ai.Transport), Version: v03})
 	}
-	if w.Capabilities.ExtendedAgentCard {
+	if c.Capabilities.ExtendedAgentCard {
 		c.SupportsAuthenticatedExtendedCard = true
 	}
 	if c.URL == "" && len(c.Interfaces) > 0 {

@@ -323,3 +323,24 @@ func TestWaitSince(t *testing.T) {
 	require.Len(t, updates[0].Artifacts, 1)
 	assert.Equal(t, []a2a.Part{a2a.TextPart("new")}, updates[0].Artifacts[0].NewParts, "only the part added since")
 }
+
+// A card that speaks only 1.0 (no url, preferredTransport or
+// supportsAuthenticatedExtendedCard) is read from its 1.0 fields.
+func TestCardOfOnly10(t *testing.T) {
+	f := &fake{}
+	var base string
+	base = f.start(t, func(w http.ResponseWriter, c fakeCall) {
+		writeJSON(w, 200, `{"name":"x","description":"x","version":"1",
+			"supportedInterfaces":[{"url":"`+base+`/v1","protocolBinding":"http+json","protocolVersion":"1.0","tenant":"t1"},{"url":"`+base+`/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
+			"capabilities":{"extendedAgentCard":true},"defaultInputModes":[],"defaultOutputModes":[],"skills":[]}`)
+	})
+	card, err := client.New(base, client.Options{}).Card(clienttest.Context(t))
+	require.NoError(t, err)
+	assert.Equal(t, []client.AgentInterface{
+		{URL: base + "/v1", Binding: client.BindingREST, Version: a2a.V10, Tenant: "t1"},
+		{URL: base + "/", Binding: client.BindingJSONRPC, Version: a2a.V10},
+	}, card.Interfaces)
+	assert.Equal(t, base+"/v1", card.URL, "the 0.3 url is the first interface")
+	assert.Equal(t, client.BindingREST, card.PreferredTransport)
+	assert.True(t, card.SupportsAuthenticatedExtendedCard, "capabilities.extendedAgentCard")
+}
