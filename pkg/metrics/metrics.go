@@ -17,10 +17,10 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
 
 // Unit is a CloudWatch metric unit.
@@ -114,7 +114,7 @@ func New(cfg Config) *Sink {
 	s := &Sink{cfg: cfg, static: slices.Sorted(maps.Keys(cfg.Dimensions))}
 	for _, k := range s.static {
 		s.staticJSON = appendMember(s.staticJSON, k)
-		s.staticJSON = appendString(s.staticJSON, cfg.Dimensions[k])
+		s.staticJSON = jsonw.String(s.staticJSON, cfg.Dimensions[k])
 		s.staticJSON = append(s.staticJSON, ',')
 	}
 	return s
@@ -221,7 +221,7 @@ func (s *Sink) appendLine(buf []byte, b *batch, ts int64, start int) ([]byte, bo
 	buf = append(buf, `{"_aws":{"Timestamp":`...)
 	buf = strconv.AppendInt(buf, ts, 10)
 	buf = append(buf, `,"CloudWatchMetrics":[{"Namespace":`...)
-	buf = appendString(buf, s.cfg.Namespace)
+	buf = jsonw.String(buf, s.cfg.Namespace)
 	// Each metric is published by its dimensions and rolled up under the
 	// static dimensions alone (the totals alarms and the dashboard use).
 	buf = append(buf, `,"Dimensions":[`...)
@@ -241,16 +241,16 @@ func (s *Sink) appendLine(buf []byte, b *batch, ts int64, start int) ([]byte, bo
 		}
 		first = false
 		buf = append(buf, `{"Name":`...)
-		buf = appendString(buf, m.name)
+		buf = jsonw.String(buf, m.name)
 		buf = append(buf, `,"Unit":`...)
-		buf = appendString(buf, string(m.unit))
+		buf = jsonw.String(buf, string(m.unit))
 		buf = append(buf, '}')
 	}
 	buf = append(buf, `]}]},`...)
 	buf = append(buf, s.staticJSON...)
 	for i := 0; i+1 < len(b.dims); i += 2 {
 		buf = appendMember(buf, b.dims[i])
-		buf = appendString(buf, b.dims[i+1])
+		buf = jsonw.String(buf, b.dims[i+1])
 		buf = append(buf, ',')
 	}
 	first = true
@@ -287,19 +287,20 @@ func (s *Sink) appendDimSet(buf []byte, dims []string) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendString(buf, k)
+		buf = jsonw.String(buf, k)
 	}
 	for i := 0; i+1 < len(dims); i += 2 {
 		if i > 0 || len(s.static) > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendString(buf, dims[i])
+		buf = jsonw.String(buf, dims[i])
 	}
 	return append(buf, ']')
 }
 
+// appendMember appends "name":.
 func appendMember(buf []byte, name string) []byte {
-	buf = appendString(buf, name)
+	buf = jsonw.String(buf, name)
 	return append(buf, ':')
 }
 
@@ -309,40 +310,6 @@ func appendFloat(buf []byte, v float64) []byte {
 	}
 	return strconv.AppendFloat(buf, v, 'g', -1, 64)
 }
-
-// appendString appends s as a JSON string.
-func appendString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			buf = append(buf, c)
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			default:
-				buf = append(buf, `\u00`...)
-				buf = append(buf, hex[c>>4], hex[c&0xf])
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, `\ufffd`...)
-		} else {
-			buf = append(buf, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(buf, '"')
-}
-
-const hex = "0123456789abcdef"
 
 type ctxKey struct{}
 
