@@ -2,35 +2,35 @@ package boot
 
 import (
 	"errors"
-	"strings"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/secrets"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing/awstrace"
 )
 
 // AWSConfig is the AWS configuration of a Lambda function, built from what
 // Lambda puts in its environment: the region (cfg.AWS.Region, from
-// AWS_REGION), the function role's credentials (AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) and, when set,
-// AWS_ENDPOINT_URL (cfg.AWS.EndpointURL: a local stand-in). It does not
+// AWS_REGION), the function role's credentials (secrets.EnvCredentials:
+// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) and, when
+// set, AWS_ENDPOINT_URL (cfg.AWS.EndpointURL: a local stand-in). It does not
 // use the SDK's default loader (shared config files, SSO, IMDS): linking
 // it costs every cold start, and Lambda needs none of it. The service
 // clients add their default retryer and HTTP client.
 func AWSConfig(cfg config.Config, getenv func(string) string) (aws.Config, error) {
-	id, secret := strings.TrimSpace(getenv("AWS_ACCESS_KEY_ID")), strings.TrimSpace(getenv("AWS_SECRET_ACCESS_KEY"))
-	if id == "" || secret == "" {
-		return aws.Config{}, errors.New("AWS configuration: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set (Lambda sets them from the function's role)")
+	creds, err := secrets.EnvCredentials(getenv)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
 	}
 	if cfg.AWS.Region == "" {
 		return aws.Config{}, errors.New("AWS configuration: AWS_REGION is not set (Lambda sets it)")
 	}
 	awsCfg := aws.Config{
 		Region:      cfg.AWS.Region,
-		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id, secret, strings.TrimSpace(getenv("AWS_SESSION_TOKEN")))),
+		Credentials: aws.NewCredentialsCache(creds),
 		// Each call is a span of the invocation's trace, when tracing is on.
 		APIOptions: []func(*middleware.Stack) error{awstrace.Middleware},
 	}
