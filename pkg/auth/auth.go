@@ -130,13 +130,16 @@ func BearerToken(h http.Header) (string, bool) {
 		return "", false
 	}
 	tok := strings.TrimLeft(rest, " ")
-	if !b64token(tok) {
+	if !IsB64Token(tok) {
 		return "", false
 	}
 	return tok, true
 }
 
-func b64token(s string) bool {
+// IsB64Token reports whether s is an RFC 6750 b64token: letters, digits,
+// "-._~+/", then optional "=". Only such a token can be sent as a bearer
+// credential.
+func IsB64Token(s string) bool {
 	body := strings.TrimRight(s, "=")
 	if body == "" {
 		return false

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 )
 
 // Config is every setting of the server.
@@ -451,16 +452,10 @@ func (r *reader) tokens() map[string]string {
 }
 
 // checkToken refuses a token that no client can send: an Authorization
-// header carries a bearer token as an RFC 6750 b64token (letters, digits,
-// "-._~+/", then optional "=").
+// header carries a bearer token as an RFC 6750 b64token, the very check
+// auth.BearerToken makes of each request.
 func (r *reader) checkToken(variable, name, tok string) {
-	body := strings.TrimRight(tok, "=")
-	ok := body != ""
-	for i := 0; ok && i < len(body); i++ {
-		c := body[i]
-		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~+/", c) >= 0
-	}
-	if !ok {
+	if !auth.IsB64Token(tok) {
 		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q has characters a bearer token cannot carry: use letters, digits and -._~+/ (e.g. openssl rand -hex 32)", variable, name))
 	}
 }
