@@ -432,10 +432,11 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 	}
 }
 
-// waitSettled waits until the task is terminal or interrupted, at most
-// Config.BlockingTimeout. A timeout is not an error: the caller answers with
-// the task as it is. The timeout bounds the request, as an I/O timeout
-// does, so it runs in real time; so does the pace of the polls.
+// waitSettled waits until the task, which the caller has just read
+// unsettled, is terminal or interrupted, at most Config.BlockingTimeout: its
+// polls start after a first pause. A timeout is not an error: the caller
+// answers with the task as it is. The timeout bounds the request, as an I/O
+// timeout does, so it runs in real time; so does the pace of the polls.
 func (s *Service) waitSettled(ctx context.Context, taskID string) {
 	timeout := time.NewTimer(s.cfg.BlockingTimeout)
 	defer timeout.Stop()
@@ -447,16 +448,11 @@ func (s *Service) waitSettled(ctx context.Context, taskID string) {
 		}
 		return
 	}
-	poll := defaultPollMin
-	for {
+	for poll := defaultPollMin; pause(ctx, timeout.C, poll); poll = min(poll*2, defaultPollMax) {
 		rec, err := s.store.GetTask(ctx, taskID, GetOptions{})
 		if err != nil || rec.Task.Status.State.Settled() {
 			return
 		}
-		if !pause(ctx, timeout.C, poll) {
-			return
-		}
-		poll = min(poll*2, defaultPollMax)
 	}
 }
 
