@@ -162,7 +162,7 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		taskID := TaskIDFor(owner, msg.MessageID)
 		unsaved := blocking && s.startsInline()
 		if unsaved {
-			if t, err := s.read(ctx, owner, taskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !isTaskNotFound(err) {
+			if t, err := s.read(ctx, owner, taskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !errors.Is(err, a2a.ErrTaskNotFound) {
 				return t, err
 			}
 		}
@@ -273,12 +273,6 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 func (s *Service) startsInline() bool {
 	r, ok := s.runner.(InlineRunner)
 	return ok && r.StartsInline()
-}
-
-// isTaskNotFound reports whether err is the protocol's task-not-found error.
-func isTaskNotFound(err error) bool {
-	var ae *a2a.Error
-	return errors.As(err, &ae) && ae.Code == a2a.CodeTaskNotFound
 }
 
 // continueTask appends a user message to a task that is not finished. An
