@@ -33,6 +33,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // Service is what the edge needs of the A2A operations.
@@ -150,9 +151,7 @@ func New(o Options) (http.Handler, error) {
 	if o.Routes&^RoutesCard != 0 && (o.Service == nil || o.Auth == nil) {
 		return nil, errors.New("httpapi: Service and Auth are required for RPC and task routes")
 	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 1 << 20
-	}
+	o.MaxBodyBytes = positive.Or(o.MaxBodyBytes, 1<<20)
 	o.Logger = logger.Or(o.Logger)
 	if o.Cards == nil {
 		return nil, errors.New("httpapi: Cards is required")

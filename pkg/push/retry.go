@@ -48,12 +48,10 @@ type RetryPolicy struct {
 // BaseDelay*2^(attempt-1)), a uniform value in [d/2, d). When the webhook
 // sent Retry-After, the delay is at least that, capped at MaxRetryAfter.
 func (p RetryPolicy) Next(attempt int, r Result) (time.Duration, bool) {
-	if r.Outcome != Retryable || attempt >= p.maxAttempts() {
+	if r.Outcome != Retryable || attempt >= p.MaxAttemptsOrDefault() {
 		return 0, false
 	}
-	base, maxDelay := p.BaseDelay, p.MaxDelay
-	base = positive.Or(base, DefaultBaseDelay)
-	maxDelay = positive.Or(maxDelay, DefaultMaxDelay)
+	base, maxDelay := positive.Or(p.BaseDelay, DefaultBaseDelay), positive.Or(p.MaxDelay, DefaultMaxDelay)
 	d := base
 	for i := 1; i < attempt && d < maxDelay; i++ {
 		d *= 2
@@ -65,20 +63,13 @@ func (p RetryPolicy) Next(attempt int, r Result) (time.Duration, bool) {
 	}
 	delay := d/2 + time.Duration(random()*float64(d/2))
 	if r.RetryAfter > 0 {
-		capRA := p.MaxRetryAfter
-		capRA = positive.Or(capRA, DefaultMaxRetryAfter)
-		delay = max(delay, min(r.RetryAfter, capRA))
+		delay = max(delay, min(r.RetryAfter, positive.Or(p.MaxRetryAfter, DefaultMaxRetryAfter)))
 	}
 	return delay, true
 }
 
 // MaxAttemptsOrDefault returns MaxAttempts, or DefaultMaxAttempts when it
 // is not positive.
-func (p RetryPolicy) MaxAttemptsOrDefault() int { return p.maxAttempts() }
-
-func (p RetryPolicy) maxAttempts() int {
-	if p.MaxAttempts <= 0 {
-		return DefaultMaxAttempts
-	}
-	return p.MaxAttempts
+func (p RetryPolicy) MaxAttemptsOrDefault() int {
+	return positive.Or(p.MaxAttempts, DefaultMaxAttempts)
 }

@@ -162,7 +162,7 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		taskID := TaskIDFor(owner, msg.MessageID)
 		unsaved := blocking && s.startsInline()
 		if unsaved {
-			if t, err := s.read(ctx, owner, taskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !isTaskNotFound(err) {
+			if t, err := s.read(ctx, owner, taskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !errors.Is(err, a2a.ErrTaskNotFound) {
 				return t, err
 			}
 		}
@@ -273,12 +273,6 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 func (s *Service) startsInline() bool {
 	r, ok := s.runner.(InlineRunner)
 	return ok && r.StartsInline()
-}
-
-// isTaskNotFound reports whether err is the protocol's task-not-found error.
-func isTaskNotFound(err error) bool {
-	var ae *a2a.Error
-	return errors.As(err, &ae) && ae.Code == a2a.CodeTaskNotFound
 }
 
 // continueTask appends a user message to a task that is not finished. An
@@ -432,10 +426,11 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 	}
 }
 
-// waitSettled waits until the task is terminal or interrupted, at most
-// Config.BlockingTimeout. A timeout is not an error: the caller answers with
-// the task as it is. The timeout bounds the request, as an I/O timeout
-// does, so it runs in real time; so does the pace of the polls.
+// waitSettled waits until the task, which the caller has just read
+// unsettled, is terminal or interrupted, at most Config.BlockingTimeout: its
+// polls start after a first pause. A timeout is not an error: the caller
+// answers with the task as it is. The timeout bounds the request, as an I/O
+// timeout does, so it runs in real time; so does the pace of the polls.
 func (s *Service) waitSettled(ctx context.Context, taskID string) {
 	timeout := time.NewTimer(s.cfg.BlockingTimeout)
 	defer timeout.Stop()
@@ -447,16 +442,11 @@ func (s *Service) waitSettled(ctx context.Context, taskID string) {
 		}
 		return
 	}
-	poll := defaultPollMin
-	for {
+	for poll := defaultPollMin; pause(ctx, timeout.C, poll); poll = min(poll*2, defaultPollMax) {
 		rec, err := s.store.GetTask(ctx, taskID, GetOptions{})
 		if err != nil || rec.Task.Status.State.Settled() {
 			return
 		}
-		if !pause(ctx, timeout.C, poll) {
-			return
-		}
-		poll = min(poll*2, defaultPollMax)
 	}
 }
 

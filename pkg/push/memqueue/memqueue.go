@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 )
 
@@ -139,10 +140,10 @@ func New(o Options) (*Queue, error) {
 		clock:          clock.Or(o.Clock),
 		recorder:       o.Recorder,
 		log:            o.Logger,
-		maxPending:     orDefault(o.MaxPending, DefaultMaxPending),
-		maxPerWebhook:  orDefault(o.MaxPerWebhook, DefaultMaxPerWebhook),
-		maxDeadLetters: orDefault(o.MaxDeadLetters, DefaultMaxDeadLetters),
-		slots:          make(chan struct{}, orDefault(o.MaxInFlight, DefaultMaxInFlight)),
+		maxPending:     positive.Or(o.MaxPending, DefaultMaxPending),
+		maxPerWebhook:  positive.Or(o.MaxPerWebhook, DefaultMaxPerWebhook),
+		maxDeadLetters: positive.Or(o.MaxDeadLetters, DefaultMaxDeadLetters),
+		slots:          make(chan struct{}, positive.Or(o.MaxInFlight, DefaultMaxInFlight)),
 		closing:        make(chan struct{}),
 		hosts:          map[string]*hostSlots{},
 	}
@@ -151,13 +152,6 @@ func New(o Options) (*Queue, error) {
 	}
 	q.attemptCtx, q.cancel = context.WithCancel(context.Background())
 	return q, nil
-}
-
-func orDefault(v, d int) int {
-	if v <= 0 {
-		return d
-	}
-	return v
 }
 
 // Enqueue accepts n for delivery and returns at once (ctx is not used; it

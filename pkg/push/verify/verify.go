@@ -172,9 +172,7 @@ func New(o Options) (*Verifier, error) {
 	v.maxAge = positive.Or(v.maxAge, DefaultMaxAge)
 	v.dedupe = positive.Or(v.dedupe, DefaultDedupeWindow)
 	v.maxBodyBytes = positive.Or(v.maxBodyBytes, DefaultMaxBodyBytes)
-	maxEvents := o.MaxEvents
-	maxEvents = positive.Or(maxEvents, DefaultMaxEvents)
-	v.events = newEventCache(maxEvents)
+	v.events = newEventCache(positive.Or(o.MaxEvents, DefaultMaxEvents))
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods([]string{keys.AlgES256, keys.AlgEdDSA}),
 		jwt.WithExpirationRequired(),
