@@ -253,15 +253,6 @@ func TestEnvironment(t *testing.T) {
 		}))
 	}
 	tpl := load(t)
-	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	require.NoError(t, err)
-	var doc struct {
-		Parameters map[string]struct {
-			AllowedPattern string `yaml:"AllowedPattern"`
-		} `yaml:"Parameters"`
-	}
-	require.NoError(t, yaml.Unmarshal(text, &doc))
-
 	for fn, env := range environment(t, tpl) {
 		for name, value := range env {
 			switch {
@@ -276,7 +267,8 @@ func TestEnvironment(t *testing.T) {
 			}
 			param, ok := samtemplate.RefTarget(value)
 			require.True(t, ok, "%s: %s must come from a parameter", fn, name)
-			assert.Equal(t, secretReference, doc.Parameters[param].AllowedPattern,
+			pattern, _ := samtemplate.Scalar(samtemplate.Get(tpl.Root, "Parameters", param, "AllowedPattern"))
+			assert.Equal(t, secretReference, pattern,
 				"%s: %s comes from parameter %s, which must admit only references by name", fn, name, param)
 		}
 	}
@@ -378,16 +370,11 @@ func TestSamConfig(t *testing.T) {
 	assert.Equal(t, "events/env.json", def["local_invoke"].Parameters["env_vars"])
 	assert.Equal(t, true, def["local_start_api"].Parameters["disable_authorizer"], "no JWT authorizer under sam local: the functions check the local token")
 
-	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	require.NoError(t, err)
-	var doc struct {
-		Parameters map[string]any `yaml:"Parameters"`
-	}
-	require.NoError(t, yaml.Unmarshal(text, &doc))
+	params := samtemplate.Keys(samtemplate.Get(load(t).Root, "Parameters"))
 	for _, kv := range strings.Fields(deploy["parameter_overrides"].(string)) {
 		name, value, ok := strings.Cut(kv, "=")
 		require.True(t, ok, kv)
-		assert.Contains(t, doc.Parameters, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
+		assert.Contains(t, params, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
 		if name == "BearerToken" {
 			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference by name, which the functions' policies grant")
 		}
