@@ -35,6 +35,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 const root = ".."
@@ -130,12 +131,12 @@ func (backlogStore) Defer(context.Context, service.Job) error { return nil }
 // on a memory store (the routes, not the store, are under test).
 func functionHandlers(t *testing.T) map[string]http.Handler {
 	t.Helper()
-	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo", "A2A_PUSH_SIGNING_KEYS": keystest.PEM(t, "")}
-	card, err := boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	getenv := envtest.Getenv("A2A_BEARER_TOKEN", "tok", "A2A_AGENT", "echo", "A2A_PUSH_SIGNING_KEYS", keystest.PEM(t, ""))
+	card, err := boot.NewCardFunction(context.Background(), getenv, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
-	cfg, err := config.Load(func(k string) string { return env[k] })
+	cfg, err := config.Load(getenv)
 	require.NoError(t, err)
-	ag, err := builtin.Registry().New("echo", func(string) string { return "" })
+	ag, err := builtin.Registry().New("echo", envtest.Getenv())
 	require.NoError(t, err)
 	handlers := map[string]http.Handler{"CardFunction": card}
 	for name, routes := range map[string]httpapi.Routes{"SendFunction": httpapi.RoutesRPC, "TasksFunction": httpapi.RoutesTasks} {
