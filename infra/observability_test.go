@@ -30,9 +30,9 @@ func TestAlarms(t *testing.T) {
 		"Api5xxRateAlarm", "ApiLatencyP99Alarm", "TasksFailedRateAlarm"}
 	for _, fn := range tpl.OfType("AWS::Serverless::Function") {
 		want = append(want, fn.Name+"ErrorsAlarm", fn.Name+"ThrottlesAlarm")
-		fnTracing, _ := samtemplate.Scalar(samtemplate.Get(tpl.Globals, "Function", "Tracing"))
-		assert.Equal(t, "Active", fnTracing, "functions are traced")
 	}
+	fnTracing, _ := samtemplate.Scalar(samtemplate.Get(tpl.Globals, "Function", "Tracing"))
+	assert.Equal(t, "Active", fnTracing, "functions are traced")
 	for _, name := range want {
 		a, ok := alarms[name]
 		if !assert.True(t, ok, "alarm %s is declared", name) {

@@ -20,6 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 // routeVariable is a path variable of a route key: {name} matches one
@@ -221,10 +222,9 @@ func TestEveryPathIsServed(t *testing.T) {
 	require.NoError(t, err)
 	handlers := functionHandlers(t)
 
-	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo"}
-	cfg, err := config.Load(func(k string) string { return env[k] })
+	cfg, err := config.Load(envtest.Getenv("A2A_BEARER_TOKEN", "tok", "A2A_AGENT", "echo"))
 	require.NoError(t, err)
-	ag, err := builtin.Registry().New("echo", func(string) string { return "" })
+	ag, err := builtin.Registry().New("echo", envtest.Getenv())
 	require.NoError(t, err)
 	local, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: auth.NewBearer(cfg.Tokens)})
 	require.NoError(t, err)

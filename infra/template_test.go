@@ -35,6 +35,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 const root = ".."
@@ -130,12 +131,12 @@ func (backlogStore) Defer(context.Context, service.Job) error { return nil }
 // on a memory store (the routes, not the store, are under test).
 func functionHandlers(t *testing.T) map[string]http.Handler {
 	t.Helper()
-	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo", "A2A_PUSH_SIGNING_KEYS": keystest.PEM(t, "")}
-	card, err := boot.NewCardFunction(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), io.Discard)
+	getenv := envtest.Getenv("A2A_BEARER_TOKEN", "tok", "A2A_AGENT", "echo", "A2A_PUSH_SIGNING_KEYS", keystest.PEM(t, ""))
+	card, err := boot.NewCardFunction(context.Background(), getenv, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
-	cfg, err := config.Load(func(k string) string { return env[k] })
+	cfg, err := config.Load(getenv)
 	require.NoError(t, err)
-	ag, err := builtin.Registry().New("echo", func(string) string { return "" })
+	ag, err := builtin.Registry().New("echo", envtest.Getenv())
 	require.NoError(t, err)
 	handlers := map[string]http.Handler{"CardFunction": card}
 	for name, routes := range map[string]httpapi.Routes{"SendFunction": httpapi.RoutesRPC, "TasksFunction": httpapi.RoutesTasks} {
@@ -253,15 +254,6 @@ func TestEnvironment(t *testing.T) {
 		}))
 	}
 	tpl := load(t)
-	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	require.NoError(t, err)
-	var doc struct {
-		Parameters map[string]struct {
-			AllowedPattern string `yaml:"AllowedPattern"`
-		} `yaml:"Parameters"`
-	}
-	require.NoError(t, yaml.Unmarshal(text, &doc))
-
 	for fn, env := range environment(t, tpl) {
 		for name, value := range env {
 			switch {
@@ -276,7 +268,8 @@ func TestEnvironment(t *testing.T) {
 			}
 			param, ok := samtemplate.RefTarget(value)
 			require.True(t, ok, "%s: %s must come from a parameter", fn, name)
-			assert.Equal(t, secretReference, doc.Parameters[param].AllowedPattern,
+			pattern, _ := samtemplate.Scalar(samtemplate.Get(tpl.Root, "Parameters", param, "AllowedPattern"))
+			assert.Equal(t, secretReference, pattern,
 				"%s: %s comes from parameter %s, which must admit only references by name", fn, name, param)
 		}
 	}
@@ -378,16 +371,11 @@ func TestSamConfig(t *testing.T) {
 	assert.Equal(t, "events/env.json", def["local_invoke"].Parameters["env_vars"])
 	assert.Equal(t, true, def["local_start_api"].Parameters["disable_authorizer"], "no JWT authorizer under sam local: the functions check the local token")
 
-	text, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	require.NoError(t, err)
-	var doc struct {
-		Parameters map[string]any `yaml:"Parameters"`
-	}
-	require.NoError(t, yaml.Unmarshal(text, &doc))
+	params := samtemplate.Keys(samtemplate.Get(load(t).Root, "Parameters"))
 	for _, kv := range strings.Fields(deploy["parameter_overrides"].(string)) {
 		name, value, ok := strings.Cut(kv, "=")
 		require.True(t, ok, kv)
-		assert.Contains(t, doc.Parameters, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
+		assert.Contains(t, params, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
 		if name == "BearerToken" {
 			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference by name, which the functions' policies grant")
 		}
