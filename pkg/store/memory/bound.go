@@ -7,17 +7,13 @@ import (
 )
 
 // makeRoom makes room for one more task: at the bound it drops the expired
-// entries (at most once per sweep interval: a sweep reads every entry),
-// then the task that finished first. It refuses with a
+// entries (sweep), then the task that finished first. It refuses with a
 // *service.StoreFullError when every task kept is live. Callers hold s.mu.
 func (s *Store) makeRoom(now time.Time) error {
 	if len(s.tasks) < s.maxTasks {
 		return nil
 	}
-	if now.Sub(s.lastSweep) >= sweepInterval {
-		s.sweep(now)
-		s.lastSweep = now
-	}
+	s.sweep(now)
 	for len(s.tasks) >= s.maxTasks {
 		if !s.evictFinished() {
 			return &service.StoreFullError{Limit: s.maxTasks}

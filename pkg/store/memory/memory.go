@@ -202,15 +202,17 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		change = s.change(e, true, t.ArtifactIDs())
 	}
 	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
-	if now.Sub(s.lastSweep) >= sweepInterval {
-		s.sweep(now)
-		s.lastSweep = now
-	}
+	s.sweep(now)
 	return change, nil
 }
 
-// sweep drops expired tasks and idempotency records. Callers hold s.mu.
+// sweep drops expired tasks, idempotency records and bindings, at most once
+// per sweepInterval (it reads every entry). Callers hold s.mu.
 func (s *Store) sweep(now time.Time) {
+	if now.Sub(s.lastSweep) < sweepInterval {
+		return
+	}
+	s.lastSweep = now
 	for id, e := range s.tasks {
 		if !now.Before(e.expiresAt) {
 			s.drop(id, e)
