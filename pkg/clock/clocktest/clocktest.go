@@ -81,6 +81,20 @@ func (c *Clock) Timers() int {
 	return len(c.timers)
 }
 
+// TimerAt reports whether a timer waits to fire at t: a test that knows
+// when a goroutine's wait ends waits for that wait, which another
+// goroutine's timer on the same clock cannot stand in for.
+func (c *Clock) TimerAt(t time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, tm := range c.timers {
+		if tm.at.Equal(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // NewTimer implements clock.Clock.
 func (c *Clock) NewTimer(d time.Duration) clock.Timer {
 	c.mu.Lock()

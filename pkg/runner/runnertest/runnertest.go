@@ -99,7 +99,7 @@ func Run(t *testing.T, newRunner Factory, o Options) {
 			_, err := r.svc.SendMessage(context.Background(), owner, r.params("wait an hour"))
 			sent <- err
 		}()
-		r.waitTimer(t)
+		r.waitTimer(t, r.start.Add(time.Hour))
 		r.clock.Advance(time.Hour - time.Second)
 		r.settle(t)
 		assert.EqualValues(t, 1, r.agent.steps.Load(), "the next step waits the whole hour")
@@ -148,7 +148,7 @@ func (r *rig) ask(t *testing.T) *a2a.Task {
 	require.NoError(t, err)
 	r.waitState(t, task.ID, a2a.TaskStateInputRequired)
 	if r.o.ExpiresInterrupts {
-		r.waitTimer(t)
+		r.waitTimer(t, r.activeUntil(t))
 	}
 	return task
 }
@@ -212,10 +212,13 @@ func (r *rig) waitState(t *testing.T, id string, want a2a.TaskState) *a2a.Task {
 	return task
 }
 
-// waitTimer waits until the runner waits on the clock.
-func (r *rig) waitTimer(t *testing.T) {
+// waitTimer waits until the runner waits on the clock until at. Any timer
+// will not do: while a step runs, the executor's lease keeper waits on the
+// same clock, and moving the clock before the runner's own wait begins
+// would leave that wait a whole delay behind.
+func (r *rig) waitTimer(t *testing.T, at time.Time) {
 	t.Helper()
-	require.Eventually(t, func() bool { return r.clock.Timers() > 0 }, 20*time.Second, time.Millisecond, "the runner never waited on the clock")
+	require.Eventually(t, func() bool { return r.clock.TimerAt(at) }, 20*time.Second, time.Millisecond, "the runner never waited on the clock until %s", at)
 }
 
 // settle gives a runner that would (wrongly) act on the wall clock or on

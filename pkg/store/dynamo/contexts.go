@@ -341,15 +341,9 @@ func (s *Store) SetFeedback(ctx context.Context, taskID string, f service.Feedba
 	if !failed {
 		return err
 	}
-	if len(old) == 0 {
-		return service.ErrNotFound
-	}
-	it, err := decodeTaskItem(old)
+	it, err := liveTask(old, t)
 	if err != nil {
 		return err
-	}
-	if !it.live(t) {
-		return service.ErrNotFound
 	}
 	return &service.ConflictError{Reason: service.ConflictState, State: a2a.TaskState(it.State), Version: it.Version}
 }

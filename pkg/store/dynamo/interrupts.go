@@ -292,11 +292,14 @@ func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]service.Int
 	}
 	var out []service.InterruptBinding
 	for chunk := range slices.Chunk(keys, 100) {
-		items, err := s.batchGetAll(ctx, chunk)
+		items, err := s.getItems(ctx, true, chunk...)
 		if err != nil {
 			return nil, err
 		}
 		for _, m := range items {
+			if m == nil {
+				continue // gone since the index listed it
+			}
 			it, err := decodeBinding(m)
 			if err != nil {
 				return nil, err
@@ -315,28 +318,4 @@ func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]service.Int
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.RequestID, b.RequestID))
 	})
 	return out, nil
-}
-
-// batchGetAll reads up to 100 items by key, strongly consistent, following
-// unprocessed keys.
-func (s *Store) batchGetAll(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
-	var items []map[string]types.AttributeValue
-	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-	for attempt := 1; len(req) > 0; attempt++ {
-		out, err := s.batchGet(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, out.Responses[s.table]...)
-		req = out.UnprocessedKeys
-		if len(req) > 0 {
-			if attempt == maxUpdateAttempts {
-				return nil, fmt.Errorf("dynamo: batch read: %d keys still unprocessed", len(req[s.table].Keys))
-			}
-			if err := pause(ctx, attempt); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return items, nil
 }

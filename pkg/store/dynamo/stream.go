@@ -33,20 +33,7 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error)
 	if sk := r.Change.Keys[attrSK]; sk.DataType() != events.DataTypeString || sk.String() != skTask {
 		return nil, nil
 	}
-	if r.Change.NewImage == nil || (!insert && r.Change.OldImage == nil) {
-		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", r.EventID)
-	}
-	newer, err := convertImage(r.Change.NewImage, fromStream)
-	if err != nil {
-		return nil, err
-	}
-	older := map[string]types.AttributeValue{}
-	if !insert {
-		if older, err = convertImage(r.Change.OldImage, fromStream); err != nil {
-			return nil, err
-		}
-	}
-	return changeOf(newer, older)
+	return changeOfImages(r.EventID, insert, r.Change.NewImage, r.Change.OldImage, fromStream)
 }
 
 // ChangeOfRecord is ChangeFromStream for a record read with the Streams
@@ -60,14 +47,24 @@ func ChangeOfRecord(r streamtypes.Record) (*service.TaskChange, error) {
 	if sk, ok := d.Keys[attrSK].(*streamtypes.AttributeValueMemberS); !ok || sk.Value != skTask {
 		return nil, nil
 	}
-	if d.NewImage == nil || (!insert && d.OldImage == nil) {
-		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", aws.ToString(r.EventID))
+	return changeOfImages(aws.ToString(r.EventID), insert, d.NewImage, d.OldImage, fromStreamsAPI)
+}
+
+// changeOfImages is the change a task item's stream record shows, from its
+// images as its kind of record holds them, which convert turns into the
+// DynamoDB API's; an insert has no old image.
+func changeOfImages[V any](eventID string, insert bool, newImage, oldImage map[string]V, convert func(V) (types.AttributeValue, error)) (*service.TaskChange, error) {
+	if newImage == nil || (!insert && oldImage == nil) {
+		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", eventID)
 	}
-	newer, err := convertImage(d.NewImage, fromStreamsAPI)
+	if insert {
+		oldImage = nil
+	}
+	newer, err := convertImage(newImage, convert)
 	if err != nil {
 		return nil, err
 	}
-	older, err := convertImage(d.OldImage, fromStreamsAPI)
+	older, err := convertImage(oldImage, convert)
 	if err != nil {
 		return nil, err
 	}

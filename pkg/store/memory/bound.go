@@ -7,17 +7,13 @@ import (
 )
 
 // makeRoom makes room for one more task: at the bound it drops the expired
-// entries (at most once per sweep interval: a sweep reads every entry),
-// then the task that finished first. It refuses with a
+// entries (sweep), then the task that finished first. It refuses with a
 // *service.StoreFullError when every task kept is live. Callers hold s.mu.
 func (s *Store) makeRoom(now time.Time) error {
 	if len(s.tasks) < s.maxTasks {
 		return nil
 	}
-	if now.Sub(s.lastSweep) >= sweepInterval {
-		s.sweep(now)
-		s.lastSweep = now
-	}
+	s.sweep(now)
 	for len(s.tasks) >= s.maxTasks {
 		if !s.evictFinished() {
 			return &service.StoreFullError{Limit: s.maxTasks}
@@ -46,7 +42,7 @@ func (s *Store) evictFinished() bool {
 // retried message of a forgotten task starts a new one rather than
 // answering "not found". Callers hold s.mu.
 func (s *Store) drop(id string, e *entry) {
-	for _, k := range append([]string{e.idemKey}, e.moreIdemKeys...) {
+	for _, k := range e.idemKeys {
 		if r, ok := s.idem[k]; ok && r.taskID == id {
 			delete(s.idem, k)
 		}

@@ -76,10 +76,9 @@ type entry struct {
 	rec       service.TaskRecord // full history and artifacts
 	expiresAt time.Time
 	artBytes  map[string]int // estimated JSON size of each artifact
-	// idemKey and moreIdemKeys are the task's idempotency records (its
-	// first message's, and its later ones'): they go with it.
-	idemKey      string
-	moreIdemKeys []string
+	// idemKeys are the task's idempotency records (its first message's,
+	// then its later ones'): they go with it.
+	idemKeys []string
 	// configs are the task's push notification configs, by id.
 	configs map[string]service.PushConfig
 	// settled is closed when the task becomes terminal or interrupted; it is
@@ -179,7 +178,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
 			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored()},
 		expiresAt:      now.Add(s.taskTTL),
-		idemKey:        key,
+		idemKeys:       []string{key},
 		contextSession: bound,
 	}
 	for _, c := range t.PushConfigs {
@@ -203,15 +202,17 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		change = s.change(e, true, t.ArtifactIDs())
 	}
 	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
-	if now.Sub(s.lastSweep) >= sweepInterval {
-		s.sweep(now)
-		s.lastSweep = now
-	}
+	s.sweep(now)
 	return change, nil
 }
 
-// sweep drops expired tasks and idempotency records. Callers hold s.mu.
+// sweep drops expired tasks, idempotency records and bindings, at most once
+// per sweepInterval (it reads every entry). Callers hold s.mu.
 func (s *Store) sweep(now time.Time) {
+	if now.Sub(s.lastSweep) < sweepInterval {
+		return
+	}
+	s.lastSweep = now
 	for id, e := range s.tasks {
 		if !now.Before(e.expiresAt) {
 			s.drop(id, e)
@@ -447,7 +448,7 @@ func (s *Store) recordIdempotency(e *entry, u *service.Update, now time.Time) {
 	if u.IdempotencyKey != "" {
 		k := idemKey(u.Owner, u.IdempotencyKey)
 		s.idem[k] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
-		e.moreIdemKeys = append(e.moreIdemKeys, k)
+		e.idemKeys = append(e.idemKeys, k)
 	}
 }
 
