@@ -75,6 +75,11 @@ func TestCostPerTask(t *testing.T) {
 		require.NoError(t, err)
 	}
 	createTask(t, store, "to-cancel", a2a.TaskStateWorking)
+	// A long conversation: ctx-events holds 100 tasks: what a send into it reads must not grow with them.
+	for i := range 98 {
+		createTask(t, store, fmt.Sprint("earlier-", i), a2a.TaskStateSubmitted)
+	}
+	inContext := `{"message":{"role":"user","messageId":"cost-3","contextId":"ctx-events","parts":[{"kind":"text","text":"And the day after?"}]},"configuration":{"blocking":true}}`
 
 	var rows []string
 	// The goals of a task's cost (write and read units at most, index
@@ -93,6 +98,8 @@ func TestCostPerTask(t *testing.T) {
 			"2×Query, 1×UpdateItem", 5, 2},
 		{"full lifecycle: blocking message/send, one artifact, completed", func() { rpc("message/send", sendParams("cost-2", true)) },
 			"1×PutItem, 1×Query", 4, 1},
+		{"blocking message/send in a context of 100 tasks", func() { rpc("message/send", inContext) },
+			"1×GetItem, 1×PutItem, 2×Query", 4, 2.5},
 	} {
 		meter.Reset()
 		mu.Lock()

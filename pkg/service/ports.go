@@ -469,15 +469,19 @@ func (e *ContextLiveError) Error() string {
 // ContextStore keeps the contexts of tasks and the feedback on them.
 // Implementations must pass the context part of storetest.Run.
 //
-// TaskStore.CreateTask records every new task in its (owner, contextId)
-// context in the same atomic step: the first task creates the context,
-// binding NewTask.SessionID to it; later ones add one to TaskCount and move
-// UpdatedAt, and leave the bound session as it is. A context expires two
-// task TTLs after its latest task was created.
+// A context is the owner's live tasks of one contextId: it exists while one
+// of them does, its TaskCount counts them and its UpdatedAt is the newest
+// status timestamp among them. The first task binds NewTask.SessionID to
+// the context; later ones carry the bound session on, and a context without
+// one takes the next task's.
 type ContextStore interface {
 	// GetContext returns an owner's context: ErrNotFound when the owner
 	// has none with that id (never used, cleared or expired).
 	GetContext(ctx context.Context, owner, contextID string) (*ContextRecord, error)
+	// ContextSession returns the SessionID GetContext would, or its
+	// ErrNotFound, reading no more than that takes: a send into a context
+	// of many tasks asks it, and must not read them all.
+	ContextSession(ctx context.Context, owner, contextID string) (string, error)
 	// ListContexts returns one page of the owner's contexts, latest
 	// UpdatedAt first (ties by the id of the task that has it, descending).
 	ListContexts(ctx context.Context, q ContextQuery) (ContextPage, error)

@@ -221,10 +221,10 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 	// The context's binding is known for a new context, and once read.
 	bindingKnown := msg.ContextID == ""
 	if session == "" && msg.ContextID != "" {
-		c, err := s.store.GetContext(ctx, owner, msg.ContextID)
+		bound, err := s.store.ContextSession(ctx, owner, msg.ContextID)
 		switch {
 		case err == nil:
-			session = c.SessionID
+			session = bound
 		case !errors.Is(err, ErrNotFound):
 			return Job{}, fmt.Errorf("read context %s: %w", msg.ContextID, err)
 		}

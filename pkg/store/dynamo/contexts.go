@@ -58,18 +58,27 @@ type contextEntry struct {
 	state  a2a.TaskState
 }
 
-// contextTasks reads the byContext entries of an owner's context's live
-// tasks, newest status first.
-func (s *Store) contextTasks(ctx context.Context, owner, contextID string, t clockTimes) ([]contextEntry, error) {
+// contextQuery is the Query of an owner's context's live byContext
+// entries, newest status first.
+func contextQuery(owner, contextID string, t clockTimes) (*dynamodb.QueryInput, error) {
 	e, err := expression.NewBuilder().
 		WithKeyCondition(expression.Key(attrListContext).Equal(expression.Value(listContextKey(owner, contextID)))).
 		WithFilter(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).Build()
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: build context tasks query: %w", err)
 	}
-	in := &dynamodb.QueryInput{
+	return &dynamodb.QueryInput{
 		IndexName: aws.String(indexByContext), KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(), ScanIndexForward: aws.Bool(false),
+	}, nil
+}
+
+// contextTasks reads every live byContext entry of an owner's context,
+// newest status first.
+func (s *Store) contextTasks(ctx context.Context, owner, contextID string, t clockTimes) ([]contextEntry, error) {
+	in, err := contextQuery(owner, contextID, t)
+	if err != nil {
+		return nil, err
 	}
 	var entries []contextEntry
 	for {
@@ -95,6 +104,35 @@ func (s *Store) contextTasks(ctx context.Context, owner, contextID string, t clo
 	}
 }
 
+// newestPage is how many byContext entries newestContextTask reads at a
+// time: the newest is live unless it expired, with the context, moments ago.
+const newestPage = 4
+
+// newestContextTask is the id of the newest live task of an owner's
+// context, read a few entries at a time until one is live: ErrNotFound
+// when none is.
+func (s *Store) newestContextTask(ctx context.Context, owner, contextID string, t clockTimes) (string, error) {
+	in, err := contextQuery(owner, contextID, t)
+	if err != nil {
+		return "", err
+	}
+	in.Limit = aws.Int32(newestPage)
+	for {
+		out, err := s.query(ctx, in)
+		if err != nil {
+			return "", err
+		}
+		if len(out.Items) > 0 {
+			id, _, err := listEntry(out.Items[0])
+			return id, err
+		}
+		if out.LastEvaluatedKey == nil {
+			return "", service.ErrNotFound
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
 // contextRecord is the record of a context whose live tasks are entries
 // (not empty), the newest of which is the task item newest.
 func contextRecord(owner, contextID string, entries []contextEntry, newest *taskItem) service.ContextRecord {
@@ -111,17 +149,28 @@ func (it *taskItem) contextSession() string {
 	return it.SessionID
 }
 
-// boundSession returns the session bound to an owner's context (that of
-// its newest live task), or "" when it has none.
+// boundSession returns the session bound to an owner's context, or "" when
+// it has none.
 func (s *Store) boundSession(ctx context.Context, owner, contextID string) (string, error) {
-	c, err := s.GetContext(ctx, owner, contextID)
+	session, err := s.ContextSession(ctx, owner, contextID)
 	if errors.Is(err, service.ErrNotFound) {
 		return "", nil
 	}
+	return session, err
+}
+
+// ContextSession implements service.ContextStore: a Query of the context's
+// newest byContext entries, one GetItem of its newest task.
+func (s *Store) ContextSession(ctx context.Context, owner, contextID string) (string, error) {
+	id, err := s.newestContextTask(ctx, owner, contextID, s.times())
 	if err != nil {
 		return "", err
 	}
-	return c.SessionID, nil
+	newest, err := s.readTask(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return newest.contextSession(), nil
 }
 
 // GetContext implements service.ContextStore: one Query of the context's

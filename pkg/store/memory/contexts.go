@@ -72,6 +72,15 @@ func (s *Store) GetContext(_ context.Context, owner, contextID string) (*service
 	return &rec, nil
 }
 
+// ContextSession implements service.ContextStore.
+func (s *Store) ContextSession(ctx context.Context, owner, contextID string) (string, error) {
+	c, err := s.GetContext(ctx, owner, contextID)
+	if err != nil {
+		return "", err
+	}
+	return c.SessionID, nil
+}
+
 // ListContexts implements service.ContextStore. The cursor is the status
 // timestamp and task id of the newest task of the page's last context.
 func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service.ContextPage, error) {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,7 +27,19 @@ func (s *suite) context(owner, contextID string) *service.ContextRecord {
 	s.t.Helper()
 	c, err := s.store.GetContext(s.ctx, owner, contextID)
 	require.NoError(s.t, err)
+	session, err := s.store.ContextSession(s.ctx, owner, contextID)
+	require.NoError(s.t, err)
+	assert.Equal(s.t, c.SessionID, session, "ContextSession answers as GetContext")
 	return c
+}
+
+// noContext asserts that an owner has no context with that id.
+func (s *suite) noContext(owner, contextID, why string) {
+	s.t.Helper()
+	_, err := s.store.GetContext(s.ctx, owner, contextID)
+	assert.ErrorIs(s.t, err, service.ErrNotFound, why)
+	_, err = s.store.ContextSession(s.ctx, owner, contextID)
+	assert.ErrorIs(s.t, err, service.ErrNotFound, "ContextSession: "+why)
 }
 
 func testContexts(t *testing.T, s *suite) {
@@ -43,10 +56,14 @@ func testContexts(t *testing.T, s *suite) {
 	s.createIn("alice", "t4", "ctx-b", "session-3")
 	assert.Equal(t, "session-3", s.context("alice", "ctx-b").SessionID, "a context without a session takes the next one")
 
-	_, err := s.store.GetContext(s.ctx, "alice", "ctx-z")
-	assert.ErrorIs(t, err, service.ErrNotFound)
-	_, err = s.store.GetContext(s.ctx, "carol", "ctx-a")
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	s.noContext("alice", "ctx-z", "never used")
+	s.noContext("carol", "ctx-a", "another owner's")
+
+	// A context of more tasks than a store reads at once keeps its session.
+	for i := range 12 {
+		s.createIn("dave", fmt.Sprint("d", i), "ctx-long", fmt.Sprint("session-d", i))
+	}
+	assert.Equal(t, "session-d0", s.context("dave", "ctx-long").SessionID)
 }
 
 // listContexts pages through an owner's contexts.
@@ -131,8 +148,7 @@ func testClearContext(t *testing.T, s *suite) {
 	page, err = s.store.ListTasks(s.ctx, service.ListQuery{Owner: "alice", PageSize: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.Total, "only ctx-b's task is left")
-	_, err = s.store.GetContext(s.ctx, "alice", "ctx-a")
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	s.noContext("alice", "ctx-a", "cleared")
 	assert.Equal(t, []string{"ctx-b"}, listContexts(t, s, "alice", 10))
 	s.get("b1", service.GetOptions{})
 	assert.Equal(t, 1, s.context("bob", "ctx-a").TaskCount, "another owner's context of the same id stays")
@@ -151,8 +167,7 @@ func testContextExpiry(t *testing.T, s *suite) {
 	s.createIn("alice", "t1", "ctx-a", "session-1")
 	s.createIn("alice", "t2", "ctx-b", "")
 	s.clock.Advance(TaskTTL - time.Second) // t1 expires, t2 has a second left
-	_, err := s.store.GetContext(s.ctx, "alice", "ctx-a")
-	assert.ErrorIs(t, err, service.ErrNotFound, "a context expires with its last task")
+	s.noContext("alice", "ctx-a", "a context expires with its last task")
 	assert.Equal(t, []string{"ctx-b"}, listContexts(t, s, "alice", 10))
 	assert.ErrorIs(t, s.store.ClearContext(s.ctx, "alice", "ctx-a"), service.ErrNotFound)
 
