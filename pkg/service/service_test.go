@@ -613,9 +613,10 @@ func TestContinueStepsKeepCheckpointAndArtifacts(t *testing.T) {
 	})
 	sent := sent(t, f.svc, "a", send(userMsg("m", "x"), false))
 	// The runner waits a minute of the clock between steps: move it on
-	// each time it waits, twice.
+	// each time it waits, twice. Its wait is told from the lease keeper's
+	// (a third of the lease, while a step runs) by its length.
 	for range 2 {
-		require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "the runner waits for the next step")
+		require.Eventually(t, func() bool { return f.clock.TimerAfter(time.Minute / 2) }, 5*time.Second, time.Millisecond, "the runner waits for the next step")
 		f.clock.Advance(time.Minute)
 	}
 	task := waitState(t, f, "a", sent.ID, a2a.TaskStateCompleted)

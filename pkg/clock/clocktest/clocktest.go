@@ -95,6 +95,21 @@ func (c *Clock) TimerAt(t time.Time) bool {
 	return false
 }
 
+// TimerAfter reports whether a timer waits to fire d or more from now,
+// without moving the clock: a test that knows only how long a goroutine
+// waits (not from when, as with WithTick) tells that wait from shorter
+// ones on the same clock.
+func (c *Clock) TimerAfter(d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, tm := range c.timers {
+		if tm.at.Sub(c.now) >= d {
+			return true
+		}
+	}
+	return false
+}
+
 // NewTimer implements clock.Clock.
 func (c *Clock) NewTimer(d time.Duration) clock.Timer {
 	c.mu.Lock()
