@@ -42,7 +42,7 @@ func (s *Store) evictFinished() bool {
 // retried message of a forgotten task starts a new one rather than
 // answering "not found". Callers hold s.mu.
 func (s *Store) drop(id string, e *entry) {
-	for _, k := range e.idemKeys {
+	for _, k := range append([]string{e.idemKey}, e.moreIdemKeys...) {
 		if r, ok := s.idem[k]; ok && r.taskID == id {
 			delete(s.idem, k)
 		}

@@ -76,9 +76,10 @@ type entry struct {
 	rec       service.TaskRecord // full history and artifacts
 	expiresAt time.Time
 	artBytes  map[string]int // estimated JSON size of each artifact
-	// idemKeys are the task's idempotency records (its first message's,
-	// then its later ones'): they go with it.
-	idemKeys []string
+	// idemKey and moreIdemKeys are the task's idempotency records (its
+	// first message's, and its later ones'): they go with it.
+	idemKey      string
+	moreIdemKeys []string
 	// configs are the task's push notification configs, by id.
 	configs map[string]service.PushConfig
 	// settled is closed when the task becomes terminal or interrupted; it is
@@ -178,7 +179,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
 			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored()},
 		expiresAt:      now.Add(s.taskTTL),
-		idemKeys:       []string{key},
+		idemKey:        key,
 		contextSession: bound,
 	}
 	for _, c := range t.PushConfigs {
@@ -448,7 +449,7 @@ func (s *Store) recordIdempotency(e *entry, u *service.Update, now time.Time) {
 	if u.IdempotencyKey != "" {
 		k := idemKey(u.Owner, u.IdempotencyKey)
 		s.idem[k] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
-		e.idemKeys = append(e.idemKeys, k)
+		e.moreIdemKeys = append(e.moreIdemKeys, k)
 	}
 }
 
