@@ -252,9 +252,11 @@ func TestAutoMode(t *testing.T) {
 func TestCancelAndExpiryOnStepFunctions(t *testing.T) {
 	ag, err := builtin.Registry().New("demo", func(k string) string { return map[string]string{"A2A_DEMO_WORK_MS": "0"}[k] })
 	require.NoError(t, err)
-	s := newStack(t, ag, config.ExecutionStepFunctions, 2*time.Second, 5*time.Second)
+	// The interrupt TTL leaves the client's polls, slow on a loaded
+	// machine, the time to see the task ask before it expires.
+	s := newStack(t, ag, config.ExecutionStepFunctions, 5*time.Second, 5*time.Second)
 	c := client.New(s.url, client.Options{Token: sfnToken})
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	fast := client.WaitOptions{MinInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond}
 	blocking := false
@@ -281,7 +283,7 @@ func TestCancelAndExpiryOnStepFunctions(t *testing.T) {
 	require.Eventually(t, func() bool {
 		expired, err = c.GetTask(ctx, a2a.TaskQueryParams{ID: ignored.ID})
 		return err == nil && expired.Status.State == a2a.TaskStateFailed
-	}, 45*time.Second, 100*time.Millisecond, "the unanswered interrupt expires after its 2 s TTL (moto's timer and the worker's retries are slow on a loaded machine)")
+	}, 90*time.Second, 100*time.Millisecond, "the unanswered interrupt expires after its 5 s TTL (moto's timer and the worker's retries are slow on a loaded machine)")
 	assert.Contains(t, expired.Status.Message.Text(), "The input request expired")
 	assert.Equal(t, sfntypes.ExecutionStatusFailed, s.machine.Wait(s.executionARN(t, ignored.ID), 10*time.Second))
 	states, _ := s.machine.History(s.executionARN(t, ignored.ID))
