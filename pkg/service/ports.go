@@ -662,6 +662,10 @@ type Resume struct {
 	// AwaitRequestID, when set, is the interrupt the last step asked for:
 	// show it (Executor.Await) and wait for the reply.
 	AwaitRequestID string
+	// Version is the task's version after the step that handed the work
+	// over (StepResult.Version): with the task id it names the hand-over,
+	// which a retried step repeats exactly.
+	Version int64
 }
 
 // CancelRequest tells a runner that a task was canceled.
