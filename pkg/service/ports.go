@@ -565,6 +565,18 @@ func (e *ConflictError) Error() string {
 type DuplicateError struct {
 	// TaskID is the task the first request created or continued.
 	TaskID string
+	// Task, when the store read that task whole with the refusal (a task
+	// created finished in one write: a retried blocking send), is it, with
+	// its whole history and artifacts; nil otherwise.
+	Task *TaskRecord
+}
+
+// state is the state of the first task, when the store read it.
+func (e *DuplicateError) state() a2a.TaskState {
+	if e.Task == nil {
+		return ""
+	}
+	return e.Task.Task.Status.State
 }
 
 func (e *DuplicateError) Error() string {
@@ -646,13 +658,21 @@ type InlineRunner interface {
 // record is the task as a finished NewTask holds it, with at most
 // historyLength messages (negative: all).
 func (nt *NewTask) record(historyLength int) *TaskRecord {
-	t := nt.Task
+	rec := &TaskRecord{Task: nt.Task, Owner: nt.Owner, Version: 1, RequestMetadata: nt.RequestMetadata, SessionID: nt.SessionID}
+	return rec.withHistory(historyLength)
+}
+
+// withHistory returns a copy of rec with at most historyLength of its
+// messages, the latest (negative: all).
+func (rec *TaskRecord) withHistory(historyLength int) *TaskRecord {
+	c := *rec
+	t := &c.Task
 	if historyLength >= 0 && len(t.History) > historyLength {
 		t.History = t.History[len(t.History)-historyLength:]
 	}
 	t.History = slices.Clone(t.History)
 	t.Artifacts = slices.Clone(t.Artifacts)
-	return &TaskRecord{Task: t, Owner: nt.Owner, Version: 1, RequestMetadata: nt.RequestMetadata, SessionID: nt.SessionID}
+	return &c
 }
 
 // Resume is where handed-over work picks up.

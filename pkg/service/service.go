@@ -164,15 +164,12 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	queued := false
 	if msg.TaskID == "" {
 		// A blocking send run in the request leaves its task to its first
-		// step to store (see Job.Unsaved), unless a send of the same
-		// message stored it already.
+		// step to store (see Job.Unsaved), reading nothing first: a retried
+		// send runs the step again (steps are at least once), and its first
+		// write, refused, finds the task the first send stored, which is
+		// the answer.
 		taskID := TaskIDFor(owner, msg.MessageID)
 		unsaved := blocking && s.startsInline()
-		if unsaved {
-			if t, err := s.read(ctx, owner, taskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !errors.Is(err, a2a.ErrTaskNotFound) {
-				return t, err
-			}
-		}
 		job, err = s.createTask(ctx, owner, taskID, msg, p.Metadata, session, inline, unsaved)
 		if err == nil {
 			metrics.From(ctx).Count(metrics.TasksCreated, metrics.DimAgent, s.info.Name)
@@ -202,6 +199,11 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if u := job.Unsaved; u != nil && u.Task.Status.State.Terminal() {
 		// The step stored the task once, finished: it is the answer.
 		return s.wire(ctx, u.record(historyLength)), nil
+	}
+	if !blocking && job.Created != nil {
+		// The task as this send created it is the answer: a non-blocking
+		// send does not wait to see what its runner made of it.
+		return s.wire(ctx, job.Created.withHistory(historyLength)), nil
 	}
 	if blocking {
 		// An inline runner returns with the task settled: the answer is

@@ -45,9 +45,9 @@ type noBacklog struct{}
 func (noBacklog) Defer(context.Context, service.Job) error { return errors.New("no backlog") }
 
 // A blocking send run in its request stores its task once, finished, when
-// the first step finishes it; a retry answers with that task and runs
-// nothing; a step that reports progress first stores the task as created
-// and updates it as before.
+// the first step finishes it; a retry runs the step again and answers with
+// that task, changing nothing; a step that reports progress first stores
+// the task as created and updates it as before.
 func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 	progressFirst := func(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
 		if err := emit.Status(ctx, *agent.Text("looking")); err != nil {
@@ -90,11 +90,20 @@ func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 			assert.Equal(t, task.History, stored.History)
 			assert.Equal(t, task.Artifacts, stored.Artifacts)
 
+			// A retry reads nothing first: its step runs again (steps are at
+			// least once), its first write is refused, and the answer is
+			// the task the first send stored, unchanged.
 			again, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
 			require.NoError(t, err)
 			assert.Equal(t, task.ID, again.ID)
-			assert.Equal(t, int32(1), ag.calls.Load(), "a retried send runs nothing")
-			assert.Len(t, store.created, len(tc.created), "a retried send stores nothing")
+			assert.Equal(t, int32(2), ag.calls.Load(), "a retried send runs its step again")
+			assert.Equal(t, task.Status, again.Status)
+			assert.Equal(t, task.History, again.History)
+			assert.Equal(t, task.Artifacts, again.Artifacts)
+			assert.Equal(t, tc.updates, store.updates, "a retried send changes nothing")
+			after, err := svc.GetTask(ctx, "alice", a2a.TaskQueryParams{ID: task.ID})
+			require.NoError(t, err)
+			assert.Equal(t, stored, after, "the task is as the first send stored it")
 		})
 	}
 }

@@ -148,6 +148,29 @@ func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, err
 // duplicateOf returns the *service.DuplicateError of an idempotency record
 // (ALL_OLD of its failed condition): a record item, or the task that is its
 // own record.
+// duplicateTask is the refusal of a new task whose id a live one has (the
+// task its message created first), with that task when its item, returned
+// by the refused write, holds all of it: created finished, its messages
+// and artifacts inside it (see CreateTask). A retried blocking send then
+// answers without reading it.
+func duplicateTask(old map[string]types.AttributeValue, it *taskItem) error {
+	err := duplicateOf(old)
+	var dup *service.DuplicateError
+	if !errors.As(err, &dup) || it.RecordOf != "" {
+		return err
+	}
+	whole := it.Version == 1 && it.FirstMessage != "" && (it.Artifacts != "" || len(it.CompletedArtifacts) == 0) &&
+		a2a.TaskState(it.State).Terminal()
+	if !whole {
+		return err
+	}
+	p := partition{task: it}
+	if rec, rerr := p.record(-1, true); rerr == nil {
+		dup.Task = rec
+	}
+	return dup
+}
+
 func duplicateOf(old map[string]types.AttributeValue) error {
 	if v, ok := old[attrRecordOf].(*types.AttributeValueMemberS); ok {
 		return &service.DuplicateError{TaskID: v.Value}

@@ -38,7 +38,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		return fmt.Errorf("dynamo: %q is not a usable task id", task.ID)
 	}
 	first := task.History[0]
-	msgJSON, err := encodeJSON("message", first)
+	msgJSON, err := encodeFirstMessage(first)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return err
 	}
-	status, err := encodeJSON("status", task.Status)
+	status, err := encodeStatus(task.Status)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 			if !own {
 				return fmt.Errorf("dynamo: task id %s already exists", task.ID)
 			}
-			return duplicateOf(old)
+			return duplicateTask(old, it)
 		}
 		// An expired task or record of an earlier use of the id: its
 		// items go, so that none of them joins the new task.

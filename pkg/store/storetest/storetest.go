@@ -61,6 +61,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"Artifacts", testArtifacts},
 		{"CheckpointAndRequestMetadata", testCheckpointAndRequestMetadata},
 		{"ExecutionARN", testExecutionARN},
+		{"FinishWithArtifacts", testFinishWithArtifacts},
 		{"FirstTerminalStateWins", testFirstTerminalStateWins},
 		{"TaskExpiry", testTaskExpiry},
 		{"IdempotencyExpiry", testIdempotencyExpiry},

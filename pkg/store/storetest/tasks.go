@@ -276,6 +276,34 @@ func testCheckpointAndRequestMetadata(t *testing.T, s *suite) {
 	jsonEqual(t, a2a.Metadata{"r": "2"}, rec.RequestMetadata)
 }
 
+// An update that finishes a task with its status message and whole
+// artifacts (what most steps end with) reads back as any other: the status
+// message last in the history, a whole artifact replacing the chunks
+// streamed under its id in their place, new artifacts after the others.
+func testFinishWithArtifacts(t *testing.T, s *suite) {
+	s.create("t1")
+	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, agentMessage("t1", "s1", "working"))})
+	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("zeta", "chunk 1")}, AppendArtifact: true})
+	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("beta", "whole")}, ArtifactLastChunk: true})
+	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCompleted, agentMessage("t1", "done", "Done.")),
+		Artifacts: []a2a.Artifact{textArtifact("zeta", "all of it"), textArtifact("omega", "new"), textArtifact("zeta", "all of it, again")}, ArtifactLastChunk: true})
+	assert.EqualValues(t, 5, v)
+	rec := s.get("t1", service.AllHistory)
+	jsonEqual(t, []a2a.Artifact{textArtifact("zeta", "all of it, again"), textArtifact("beta", "whole"), textArtifact("omega", "new")}, rec.Task.Artifacts)
+	var texts []string
+	for _, m := range rec.Task.History {
+		texts = append(texts, m.Parts[0].Text)
+	}
+	assert.Equal(t, []string{"hello from m-t1", "working", "Done."}, texts)
+	last := s.get("t1", service.GetOptions{HistoryLength: 1})
+	require.Len(t, last.Task.History, 1)
+	assert.Equal(t, "done", last.Task.History[0].MessageID)
+	assert.Equal(t, a2a.TaskStateCompleted, last.Task.Status.State)
+	// Nothing changes it any more.
+	_, err := s.store.UpdateTask(s.ctx, service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("zeta", "late")}})
+	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 5)
+}
+
 // An update that names the execution running the task records it; later
 // updates without one keep it, a newer one replaces it.
 func testExecutionARN(t *testing.T, s *suite) {
