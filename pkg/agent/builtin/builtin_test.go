@@ -35,7 +35,7 @@ func TestRegistry(t *testing.T) {
 	assert.ErrorContains(t, err, `agent "a2a-proxy": A2A_PROXY_URL is required`)
 
 	// A binary adds its own agent with one call.
-	reg.Register("mine", func(func(string) string) (agent.Agent, error) { return nil, assert.AnError })
+	reg.Register("mine", func(agent.Settings) (agent.Agent, error) { return nil, assert.AnError })
 	_, err = reg.New("mine", func(string) string { return "" })
 	assert.ErrorIs(t, err, assert.AnError)
 }

@@ -35,7 +35,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -135,14 +134,14 @@ type Agent struct {
 var _ agent.Agent = (*Agent)(nil)
 
 // New builds the agent from the A2A_LLM_* settings.
-func New(getenv func(string) string) (agent.Agent, error) {
-	return NewWithKeySource(getenv, nil)
+func New(s agent.Settings) (agent.Agent, error) {
+	return NewWithKeySource(s, nil)
 }
 
 // NewWithKeySource builds the agent from the A2A_LLM_* settings with the
 // API key from keys (nil reads A2A_LLM_API_KEY).
-func NewWithKeySource(getenv func(string) string, keys KeySource) (agent.Agent, error) {
-	cfg, err := ConfigFromEnv(getenv)
+func NewWithKeySource(s agent.Settings, keys KeySource) (agent.Agent, error) {
+	cfg, err := ConfigFrom(s)
 	if err != nil {
 		return nil, err
 	}
@@ -152,15 +151,15 @@ func NewWithKeySource(getenv func(string) string, keys KeySource) (agent.Agent, 
 	return NewAgent(cfg)
 }
 
-// ConfigFromEnv reads the A2A_LLM_* settings, reporting every bad or
-// missing one by name.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
+// ConfigFrom reads the A2A_LLM_* settings, reporting every bad or missing
+// one by name.
+func ConfigFrom(s agent.Settings) (Config, error) {
 	var errs []error
-	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	cfg := Config{
-		BaseURL:      get(EnvBaseURL),
-		Model:        get(EnvModel),
-		SystemPrompt: getenv(EnvSystemPrompt),
+		BaseURL:       s.String(EnvBaseURL, ""),
+		Model:         s.String(EnvModel, ""),
+		SystemPrompt:  s.Get(EnvSystemPrompt),
+		AllowedModels: s.List(EnvAllowedModels),
 	}
 	if cfg.BaseURL == "" {
 		errs = append(errs, fmt.Errorf("%s is required: the base URL of an OpenAI-compatible endpoint, for example https://api.openai.com/v1", EnvBaseURL))
@@ -168,40 +167,21 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if cfg.Model == "" {
 		errs = append(errs, fmt.Errorf("%s is required: the model to use, for example gpt-4o-mini", EnvModel))
 	}
-	if key := get(EnvAPIKey); key != "" {
+	if key := s.String(EnvAPIKey, ""); key != "" {
 		cfg.APIKey = StaticKey(key)
 	}
-	intVar := func(name string, lo, hi int) int {
-		v := get(name)
-		if v == "" {
-			return 0
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < lo || n > hi {
-			errs = append(errs, fmt.Errorf("%s=%q must be an integer from %d to %d", name, v, lo, hi))
-			return 0
-		}
+	intVar := func(name string, def, lo, hi int) int {
+		n, err := s.Int(name, def, lo, hi)
+		errs = append(errs, err)
 		return n
 	}
-	cfg.MaxTokens = intVar(EnvMaxTokens, 1, 1_000_000)
-	cfg.Timeout = time.Duration(intVar(EnvTimeout, 1, 3600)) * time.Second
-	cfg.MaxHistoryChars = intVar(EnvMaxHistoryChars, 1000, 10_000_000)
-	cfg.ContextMessages = DefaultContextMessages
-	if get(EnvContextMessages) != "" {
-		cfg.ContextMessages = intVar(EnvContextMessages, 0, 1000)
-	}
-	if v := get(EnvChat); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q must be true or false", EnvChat, v))
-		}
-		cfg.Chat = b
-	}
-	for _, m := range strings.Split(get(EnvAllowedModels), ",") {
-		if m = strings.TrimSpace(m); m != "" {
-			cfg.AllowedModels = append(cfg.AllowedModels, m)
-		}
-	}
+	cfg.MaxTokens = intVar(EnvMaxTokens, 0, 1, 1_000_000)
+	cfg.Timeout = time.Duration(intVar(EnvTimeout, 0, 1, 3600)) * time.Second
+	cfg.MaxHistoryChars = intVar(EnvMaxHistoryChars, 0, 1000, 10_000_000)
+	cfg.ContextMessages = intVar(EnvContextMessages, DefaultContextMessages, 0, 1000)
+	var err error
+	cfg.Chat, err = s.Bool(EnvChat, false)
+	errs = append(errs, err)
 	return cfg, errors.Join(errs...)
 }
 

@@ -243,7 +243,7 @@ func TestContextKeepsTheConversation(t *testing.T) {
 func mustConfig(t *testing.T, env map[string]string) llm.Config {
 	t.Helper()
 	env[llm.EnvBaseURL], env[llm.EnvModel] = "https://llm.example.com/v1", "m"
-	cfg, err := llm.ConfigFromEnv(func(k string) string { return env[k] })
+	cfg, err := llm.ConfigFrom(agent.NewSettings(func(k string) string { return env[k] }, nil))
 	require.NoError(t, err)
 	return cfg
 }
@@ -399,7 +399,7 @@ func TestHistoryBound(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	env := envtest.Getenv
+	env := envtest.Settings
 	_, err := llm.New(env())
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "A2A_LLM_BASE_URL is required")
