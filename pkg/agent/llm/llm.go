@@ -14,8 +14,9 @@
 //
 // A request may pick another model with metadata.shared.model
 // ({"providerID", "modelID"}: modelID is used) in the message's metadata
-// or the request's params.metadata; A2A_LLM_ALLOWED_MODELS restricts the
-// choice. Token usage is reported in the final status message's
+// or the request's params.metadata, among A2A_LLM_ALLOWED_MODELS (none by
+// default: the deployer pays for the model); any other is rejected before
+// a call. Token usage is reported in the final status message's
 // metadata.shared.usage ({input_tokens, output_tokens, total_tokens}).
 //
 // Upstream failures fail the task with a status message that says what
@@ -62,6 +63,9 @@ const (
 	EnvContextMessages = "A2A_LLM_CONTEXT_MESSAGES"
 )
 
+// AnyModel in A2A_LLM_ALLOWED_MODELS lets a request choose any model.
+const AnyModel = "*"
+
 // Defaults.
 const (
 	DefaultTimeout         = 120 * time.Second
@@ -99,8 +103,9 @@ type Config struct {
 	// MaxTokens bounds the answer (max_tokens); 0 leaves the endpoint's
 	// default.
 	MaxTokens int
-	// AllowedModels, when set, are the only models a request may choose
-	// (the default model is always allowed).
+	// AllowedModels are the other models a request may choose (the
+	// default model is always allowed); AnyModel among them allows any.
+	// Empty: a request may not choose.
 	AllowedModels []string
 	// Chat makes every answer an input-required turn of the same task.
 	Chat bool
@@ -300,7 +305,11 @@ func (a *Agent) chooseModel(in agent.StepInput) (model, provider, problem string
 	if len(model) > maxModelIDLen || strings.IndexFunc(model, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0 {
 		return "", "", "metadata.shared.model.modelID is not a valid model name."
 	}
-	if len(a.cfg.AllowedModels) > 0 && !slices.Contains(a.cfg.AllowedModels, model) {
+	switch {
+	case slices.Contains(a.cfg.AllowedModels, AnyModel), slices.Contains(a.cfg.AllowedModels, model):
+	case len(a.cfg.AllowedModels) == 0:
+		return "", "", fmt.Sprintf("Model %q is not allowed here: this agent answers with %s only (%s lists the models a request may choose).", model, a.cfg.Model, EnvAllowedModels)
+	default:
 		return "", "", fmt.Sprintf("Model %q is not allowed here; choose one of: %s.", model, strings.Join(append([]string{a.cfg.Model}, a.cfg.AllowedModels...), ", "))
 	}
 	return model, provider, ""

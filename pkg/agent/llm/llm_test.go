@@ -258,8 +258,10 @@ func TestModelOverride(t *testing.T) {
 		rejected  string
 	}{
 		{name: "default", wantModel: "default-model"},
-		{name: "request metadata", reqMD: modelMD("openai", "gpt-x"), wantModel: "gpt-x"},
-		{name: "message metadata wins", reqMD: modelMD("openai", "gpt-x"), msgMD: modelMD("openai", "gpt-y"), wantModel: "gpt-y"},
+		{name: "request metadata", reqMD: modelMD("openai", "gpt-x"), allowed: []string{"gpt-x"}, wantModel: "gpt-x"},
+		{name: "message metadata wins", reqMD: modelMD("openai", "gpt-x"), msgMD: modelMD("openai", "gpt-y"), allowed: []string{"*"}, wantModel: "gpt-y"},
+		{name: "the default model needs no list", reqMD: modelMD("", "default-model"), wantModel: "default-model"},
+		{name: "no list allows no other", reqMD: modelMD("", "gpt-x"), rejected: `Model "gpt-x" is not allowed here: this agent answers with default-model only (A2A_LLM_ALLOWED_MODELS lists the models a request may choose).`},
 		{name: "allowed", reqMD: modelMD("", "gpt-x"), allowed: []string{"gpt-x"}, wantModel: "gpt-x"},
 		{name: "not allowed", reqMD: modelMD("", "gpt-big"), allowed: []string{"gpt-x"}, rejected: `Model "gpt-big" is not allowed here; choose one of: default-model, gpt-x.`},
 		{name: "invalid", reqMD: modelMD("", "bad model\n"), rejected: "not a valid model name"},
