@@ -1,6 +1,8 @@
-// Package llm is an agent that answers with a large language model behind
-// any OpenAI-compatible Chat Completions endpoint (OpenAI, Azure OpenAI's
-// v1 API, Ollama, vLLM, llama.cpp, LiteLLM...).
+// Package llm is an agent that answers with a large language model: on
+// Amazon Bedrock through the Converse API with the environment's AWS
+// credentials (A2A_LLM_PROVIDER=bedrock), or behind any OpenAI-compatible
+// Chat Completions endpoint (the default: OpenAI, Azure OpenAI's v1 API,
+// Ollama, vLLM, llama.cpp, LiteLLM...).
 //
 // Each step sends the conversation of the context: the most recent messages
 // of the context's earlier tasks (A2A_LLM_CONTEXT_MESSAGES, read from the
@@ -20,15 +22,16 @@
 // metadata.shared.usage ({input_tokens, output_tokens, total_tokens}).
 //
 // Upstream failures fail the task with a status message that says what
-// happened. HTTP 429 and 5xx answers and network errors are retried with
-// exponential backoff (honouring Retry-After) while the step's budget
-// allows; other 4xx answers are not retried. The budget is the step's
+// happened. Throttling, HTTP 429 and 5xx answers and network errors are
+// retried with exponential backoff (honouring Retry-After) while the
+// step's budget allows; other 4xx answers are not retried. The budget is the step's
 // deadline (minus a margin to record the outcome) or A2A_LLM_TIMEOUT_SECONDS
 // when the runner sets none. The API key is sent only in the Authorization
 // header: it is never logged, and never quoted in a status message.
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,6 +54,7 @@ const Name = "llm"
 
 // Settings.
 const (
+	EnvProvider        = "A2A_LLM_PROVIDER"
 	EnvBaseURL         = "A2A_LLM_BASE_URL"
 	EnvAPIKey          = "A2A_LLM_API_KEY"
 	EnvModel           = "A2A_LLM_MODEL"
@@ -61,6 +65,17 @@ const (
 	EnvTimeout         = "A2A_LLM_TIMEOUT_SECONDS"
 	EnvMaxHistoryChars = "A2A_LLM_MAX_HISTORY_CHARS"
 	EnvContextMessages = "A2A_LLM_CONTEXT_MESSAGES"
+)
+
+// Providers (A2A_LLM_PROVIDER).
+const (
+	// ProviderOpenAI is any OpenAI-compatible Chat Completions endpoint
+	// (A2A_LLM_BASE_URL, A2A_LLM_API_KEY): the default.
+	ProviderOpenAI = "openai"
+	// ProviderBedrock is Amazon Bedrock's Converse API, called with the
+	// AWS credentials of the environment (in Lambda, the function's role)
+	// in AWS_REGION.
+	ProviderBedrock = "bedrock"
 )
 
 // AnyModel in A2A_LLM_ALLOWED_MODELS lets a request choose any model.
@@ -90,6 +105,11 @@ func StaticKey(key string) KeySource {
 
 // Config is every setting of the agent.
 type Config struct {
+	// Provider is ProviderOpenAI (the default when empty) or
+	// ProviderBedrock.
+	Provider string
+	// Bedrock says how to reach Bedrock (ProviderBedrock).
+	Bedrock Bedrock
 	// BaseURL is the endpoint's base URL (".../v1"); the agent posts to
 	// BaseURL + "/chat/completions" (or to BaseURL itself when it already
 	// ends with /chat/completions).
@@ -133,7 +153,7 @@ type Config struct {
 // Agent answers with a language model.
 type Agent struct {
 	cfg      Config
-	endpoint string
+	provider provider
 }
 
 var _ agent.Agent = (*Agent)(nil)
@@ -161,16 +181,29 @@ func NewWithKeySource(s agent.Settings, keys KeySource) (agent.Agent, error) {
 func ConfigFrom(s agent.Settings) (Config, error) {
 	var errs []error
 	cfg := Config{
+		Provider:      s.String(EnvProvider, ProviderOpenAI),
 		BaseURL:       s.String(EnvBaseURL, ""),
 		Model:         s.String(EnvModel, ""),
 		SystemPrompt:  s.Get(EnvSystemPrompt),
 		AllowedModels: s.List(EnvAllowedModels),
 	}
-	if cfg.BaseURL == "" {
-		errs = append(errs, fmt.Errorf("%s is required: the base URL of an OpenAI-compatible endpoint, for example https://api.openai.com/v1", EnvBaseURL))
-	}
-	if cfg.Model == "" {
-		errs = append(errs, fmt.Errorf("%s is required: the model to use, for example gpt-4o-mini", EnvModel))
+	switch cfg.Provider {
+	case ProviderOpenAI:
+		if cfg.BaseURL == "" {
+			errs = append(errs, fmt.Errorf("%s is required: the base URL of an OpenAI-compatible endpoint, for example https://api.openai.com/v1", EnvBaseURL))
+		}
+		if cfg.Model == "" {
+			errs = append(errs, fmt.Errorf("%s is required: the model to use, for example gpt-4o-mini", EnvModel))
+		}
+	case ProviderBedrock:
+		var err error
+		cfg.Bedrock, err = BedrockFrom(s)
+		errs = append(errs, err)
+		if cfg.Model == "" {
+			errs = append(errs, fmt.Errorf("%s is required: the Bedrock model id or inference profile to use, for example anthropic.claude-3-haiku-20240307-v1:0", EnvModel))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q must be %s or %s", EnvProvider, cfg.Provider, ProviderOpenAI, ProviderBedrock))
 	}
 	if key := s.String(EnvAPIKey, ""); key != "" {
 		cfg.APIKey = StaticKey(key)
@@ -192,23 +225,10 @@ func ConfigFrom(s agent.Settings) (Config, error) {
 
 // NewAgent builds the agent from cfg.
 func NewAgent(cfg Config) (*Agent, error) {
-	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s=%q must be an absolute http(s) URL", EnvBaseURL, cfg.BaseURL)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("%s must not carry credentials; set %s", EnvBaseURL, EnvAPIKey)
-	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, fmt.Errorf("%s is required", EnvModel)
 	}
-	endpoint := strings.TrimRight(u.String(), "/")
-	if !strings.HasSuffix(endpoint, "/chat/completions") {
-		endpoint += "/chat/completions"
-	}
-	if cfg.APIKey == nil {
-		cfg.APIKey = StaticKey("")
-	}
+	cfg.Provider = cmp.Or(cfg.Provider, ProviderOpenAI)
 	cfg.Timeout = positive.Or(cfg.Timeout, DefaultTimeout)
 	cfg.MaxHistoryChars = positive.Or(cfg.MaxHistoryChars, DefaultMaxHistoryChars)
 	cfg.RetryBase = positive.Or(cfg.RetryBase, DefaultRetryBase)
@@ -216,7 +236,40 @@ func NewAgent(cfg Config) (*Agent, error) {
 		cfg.HTTPClient = &http.Client{}
 	}
 	cfg.Logger = logger.Or(cfg.Logger)
-	return &Agent{cfg: cfg, endpoint: endpoint}, nil
+	a := &Agent{cfg: cfg}
+	var err error
+	switch cfg.Provider {
+	case ProviderOpenAI:
+		a.provider, err = newOpenAI(cfg)
+	case ProviderBedrock:
+		a.provider, err = newBedrock(cfg.Bedrock, cfg.MaxTokens, cfg.HTTPClient)
+	default:
+		err = fmt.Errorf("%s=%q must be %s or %s", EnvProvider, cfg.Provider, ProviderOpenAI, ProviderBedrock)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// newOpenAI is the Chat Completions provider of cfg.
+func newOpenAI(cfg Config) (*openAI, error) {
+	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s=%q must be an absolute http(s) URL", EnvBaseURL, cfg.BaseURL)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("%s must not carry credentials; set %s", EnvBaseURL, EnvAPIKey)
+	}
+	endpoint := strings.TrimRight(u.String(), "/")
+	if !strings.HasSuffix(endpoint, "/chat/completions") {
+		endpoint += "/chat/completions"
+	}
+	key := cfg.APIKey
+	if key == nil {
+		key = StaticKey("")
+	}
+	return &openAI{endpoint: endpoint, key: key, maxTokens: cfg.MaxTokens, client: cfg.HTTPClient}, nil
 }
 
 // Info implements agent.Agent.
