@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,8 +32,8 @@ func converseOK(text string, in, out int) reply {
 	return reply{status: 200, body: string(b)}
 }
 
-// converseSeen is one request the fake Converse endpoint received.
-type converseSeen struct {
+// converseRequest is a Converse request the fake endpoint received.
+type converseRequest struct {
 	Path, Auth string
 	Body       struct {
 		Messages []struct {
@@ -46,41 +45,27 @@ type converseSeen struct {
 	}
 }
 
-// converse is a fake Bedrock Runtime endpoint on loopback answering the
-// scripted replies in order (the last one repeats).
+// converse is a fake Bedrock Runtime endpoint on loopback.
 type converse struct {
-	mu      sync.Mutex
-	replies []reply
-	seen    []converseSeen
-	url     string
+	*endpoint
+	url string
 }
 
 func newConverse(t *testing.T, replies ...reply) *converse {
-	c := &converse{replies: replies}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s := converseSeen{Path: r.URL.EscapedPath(), Auth: r.Header.Get("Authorization")}
-		b, _ := io.ReadAll(r.Body)
-		assert.NoError(t, json.Unmarshal(b, &s.Body))
-		c.mu.Lock()
-		c.seen = append(c.seen, s)
-		rep := c.replies[min(len(c.seen), len(c.replies))-1]
-		c.mu.Unlock()
-		for k, v := range rep.headers {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(rep.status)
-		_, _ = io.WriteString(w, rep.body)
-	}))
-	t.Cleanup(hs.Close)
-	c.url = hs.URL
-	return c
+	e := newEndpoint(t, replies...)
+	return &converse{endpoint: e, url: strings.TrimSuffix(e.url, "/v1")}
 }
 
-func (c *converse) requests() []converseSeen {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]converseSeen(nil), c.seen...)
+func (c *converse) requests() []converseRequest {
+	var out []converseRequest
+	for _, s := range c.endpoint.requests() {
+		r := converseRequest{Path: s.Path, Auth: s.Auth}
+		if err := json.Unmarshal(s.Raw, &r.Body); err != nil {
+			panic(err)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // bedrockEnv is the environment of a function (or the local server) that

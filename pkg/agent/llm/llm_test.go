@@ -45,6 +45,7 @@ func ok(text string, in, out int) reply {
 // seen is one request the fake endpoint received.
 type seen struct {
 	Path, Auth string
+	Raw        []byte
 	Body       struct {
 		Model     string `json:"model"`
 		MaxTokens int    `json:"max_tokens"`
@@ -55,8 +56,8 @@ type seen struct {
 	}
 }
 
-// endpoint is a fake Chat Completions endpoint answering the scripted
-// replies in order (the last one repeats).
+// endpoint is a fake model endpoint (Chat Completions, or Converse)
+// answering the scripted replies in order (the last one repeats).
 type endpoint struct {
 	mu      sync.Mutex
 	replies []reply
@@ -68,9 +69,9 @@ func newEndpoint(t *testing.T, replies ...reply) *endpoint {
 	e := &endpoint{replies: replies}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var s seen
-		s.Path, s.Auth = r.URL.Path, r.Header.Get("Authorization")
-		b, _ := io.ReadAll(r.Body)
-		require.NoError(t, json.Unmarshal(b, &s.Body))
+		s.Path, s.Auth = r.URL.EscapedPath(), r.Header.Get("Authorization")
+		s.Raw, _ = io.ReadAll(r.Body)
+		_ = json.Unmarshal(s.Raw, &s.Body) // a Chat Completions request
 		e.mu.Lock()
 		e.seen = append(e.seen, s)
 		rep := e.replies[min(len(e.seen), len(e.replies))-1]
