@@ -12,7 +12,9 @@
 // another process (a Lambda invoked by Step Functions) and sees the same task.
 //
 // The same agent runs unchanged under every runner: goroutines for the local
-// server, inline inside a request, or a Step Functions state machine.
+// server, inline inside a request, or a Step Functions state machine. A
+// binary builds it by name from a Registry, whose Factory gets the agent's
+// Settings (the environment, then the JSON object of A2A_AGENT_SETTINGS).
 package agent
 
 import (
