@@ -56,13 +56,13 @@ func (parityAgent) Step(ctx context.Context, in agent.StepInput, emit agent.Emit
 			a2a.Artifact{ArtifactID: "result", Name: "result", Parts: []a2a.Part{a2a.TextPart("colour " + in.Reply.Text)}}), nil
 	}
 	if len(in.Checkpoint) == 0 {
-		if err := emit.Status(ctx, *agent.Text("starting")); err != nil {
+		if err := emit.Status(ctx, agent.Text("starting")); err != nil {
 			return agent.Outcome{}, err
 		}
 		if err := emit.Artifact(ctx, a2a.Artifact{ArtifactID: "progress", Name: "progress", Parts: []a2a.Part{a2a.TextPart("one")}}, agent.ArtifactOptions{}); err != nil {
 			return agent.Outcome{}, err
 		}
-		return agent.Continue(0, map[string]int{"step": 1})
+		return agent.Continue(0, map[string]int{"step": 1}), nil
 	}
 	if err := emit.Artifact(ctx, a2a.Artifact{ArtifactID: "progress", Parts: []a2a.Part{a2a.TextPart("two")}}, agent.ArtifactOptions{Append: true, LastChunk: true}); err != nil {
 		return agent.Outcome{}, err

@@ -2,6 +2,7 @@ package card
 
 import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
 )
 
@@ -30,6 +31,9 @@ const (
 	ExtTaskList = readme + "#task-list-v1"
 	// ExtOAP: the OAP envelope binding on POST /orchestrate.
 	ExtOAP = readme + "#oap-binding-v1"
+	// ExtImplementation: the host's name, module and version (from its
+	// build information, pkg/buildinfo).
+	ExtImplementation = readme + "#implementation-v1"
 	// ExtWireContract: the machine-readable wire contract of the extended
 	// card (added by the HTTP edge, which knows what it serves).
 	ExtWireContract = readme + "#wire-contract-v1"
@@ -60,6 +64,8 @@ func extensions() []extension {
 			map[string]any{"methods": []string{a2a.MethodTasksList}}},
 		{ExtOAP, "OAP base protocol envelopes on POST /orchestrate; envelope_type names a JSON-RPC method of the negotiated A2A version.",
 			map[string]any{"path": oap.Path, "media_type": oap.ContentType, "required_headers": oap.Headers, "session_header_is_context_id": true}},
+		{ExtImplementation, "The host that serves this agent: a2a-lambda, at the version its binary was built from (GET /health reports it too).",
+			map[string]any{"name": "a2a-lambda", "module": buildinfo.Module, "version": buildinfo.Version()}},
 	}
 }
 

@@ -85,6 +85,7 @@ func commands() []command {
 		{"cancel", "URL TASK", "cancel a task", (*runner).cancel},
 		{"reply", "URL TASK [TEXT]", "answer a question or a permission request of an interrupted task", (*runner).reply},
 		{"webhook", "listen ADDR", "receive the agent's push notifications on ADDR, verify and print them", (*runner).webhook},
+		{"version", "", "print the version of a2a-lambda this command was built from", (*runner).version},
 	}
 }
 

@@ -90,13 +90,15 @@ const (
 	AuthJWT = "jwt"
 )
 
-// SecretVariables are the variables that hold secrets. Each of them may
-// name where its value is kept instead of holding it: ssm:<parameter name>
-// (an SSM SecureString) or secretsmanager:<secret name or ARN>. The Lambda
-// functions resolve such references once, at cold start, before Load reads
-// the configuration (see pkg/secrets).
+// SecretVariables are the variables that hold secrets, or may: the agent
+// settings (A2A_AGENT_SETTINGS, agent.EnvSettings) are a JSON object that
+// may hold some. Each of them may name where its value is kept instead of
+// holding it: ssm:<parameter name> (an SSM SecureString) or
+// secretsmanager:<secret name or ARN>. The Lambda functions resolve such
+// references once, at cold start, before Load reads the configuration (see
+// pkg/secrets).
 func SecretVariables() []string {
-	return []string{"A2A_BEARER_TOKEN", "A2A_BEARER_TOKENS", "A2A_PUSH_SIGNING_KEYS", "A2A_LLM_API_KEY", "A2A_PROXY_TOKEN"}
+	return []string{"A2A_BEARER_TOKEN", "A2A_BEARER_TOKENS", "A2A_PUSH_SIGNING_KEYS", "A2A_LLM_API_KEY", "A2A_PROXY_TOKEN", "A2A_AGENT_SETTINGS"}
 }
 
 // Execution modes of the Lambda functions.

@@ -588,6 +588,9 @@ func (x *Executor) checkOutcome(out *agent.Outcome) string {
 	if !out.Kind.Valid() {
 		return fmt.Sprintf("unknown outcome %q", out.Kind)
 	}
+	if err := out.Err(); err != nil {
+		return err.Error()
+	}
 	if out.Message != nil {
 		if err := validateAgentParts("status message", out.Message.Parts); err != "" {
 			return err
@@ -806,14 +809,17 @@ func (w *taskWriter) failTooLarge(ctx context.Context, cause error) (StepResult,
 }
 
 // Status implements agent.Emitter.
-func (w *taskWriter) Status(ctx context.Context, msg a2a.Message) error {
+func (w *taskWriter) Status(ctx context.Context, msg *a2a.Message) error {
 	if w.finished {
 		return agent.ErrTaskFinished
+	}
+	if msg == nil {
+		return errors.New("invalid status message: nil")
 	}
 	if p := validateAgentParts("status message", msg.Parts); p != "" {
 		return fmt.Errorf("invalid status message: %s", p)
 	}
-	m := w.agentMessage(&msg)
+	m := w.agentMessage(msg)
 	return w.emit(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m, Timestamp: w.x.now()}})
 }
 

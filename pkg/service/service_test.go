@@ -254,7 +254,7 @@ func TestMessagesToAWorkingTask(t *testing.T) {
 		inboxes = append(inboxes, messageIDsOf(in.Inbox))
 		if len(in.Checkpoint) == 0 {
 			<-release
-			return agent.Continue(0, map[string]int{"step": 2})
+			return agent.Continue(0, map[string]int{"step": 2}), nil
 		}
 		return agent.Complete(agent.Text("done")), nil
 	})
@@ -583,7 +583,7 @@ func TestExecutorTurnsAgentProblemsIntoFailedTasks(t *testing.T) {
 			return agent.Complete(nil, a2a.Artifact{Parts: []a2a.Part{a2a.TextPart("x")}}), nil
 		}, "Invalid agent response: artifacts[0].artifactId: is required"},
 		{"huge checkpoint", func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
-			return agent.Continue(time.Second, map[string]string{"x": strings.Repeat("x", 70000)})
+			return agent.Continue(time.Second, map[string]string{"x": strings.Repeat("x", 70000)}), nil
 		}, "checkpoint of 70008 bytes exceeds the limit of 65536 bytes"},
 	}
 	for _, tt := range tests {
@@ -609,7 +609,7 @@ func TestContinueStepsKeepCheckpointAndArtifacts(t *testing.T) {
 		if n == 3 {
 			return agent.Complete(agent.Text("finished")), nil
 		}
-		return agent.Continue(time.Minute, n)
+		return agent.Continue(time.Minute, n), nil
 	})
 	sent := sent(t, f.svc, "a", send(userMsg("m", "x"), false))
 	// The runner waits a minute of the clock between steps: move it on
@@ -630,7 +630,7 @@ func TestEmitterStopsAfterCancel(t *testing.T) {
 	canceled := make(chan struct{})
 	f := newFixture(t, func(ctx context.Context, in agent.StepInput, e agent.Emitter) (agent.Outcome, error) {
 		<-canceled
-		emitted <- e.Status(context.Background(), *agent.Text("still here"))
+		emitted <- e.Status(context.Background(), agent.Text("still here"))
 		return agent.Complete(nil), nil
 	})
 	ctx := context.Background()

@@ -50,7 +50,7 @@ func (noBacklog) Defer(context.Context, service.Job) error { return errors.New("
 // the task as created and updates it as before.
 func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 	progressFirst := func(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
-		if err := emit.Status(ctx, *agent.Text("looking")); err != nil {
+		if err := emit.Status(ctx, agent.Text("looking")); err != nil {
 			return agent.Outcome{}, err
 		}
 		return completeWithEcho(ctx, in, emit)

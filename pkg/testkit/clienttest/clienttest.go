@@ -62,7 +62,7 @@ func Start(t testing.TB, o Options) *Server {
 	cfg.PublicURL = "" // the card takes the listener's URL from each request
 	ag := o.Agent
 	if ag == nil {
-		ag, err = demo.New(getenv)
+		ag, err = demo.New(agent.NewSettings(getenv, nil))
 		require.NoError(t, err)
 	}
 	var authn httpapi.Authenticator = auth.Anonymous{}
