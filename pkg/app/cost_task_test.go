@@ -46,7 +46,7 @@ func (costAgent) Step(_ context.Context, in agent.StepInput, _ agent.Emitter) (a
 			fmt.Sscanf(string(in.Checkpoint), "%d", &step)
 		}
 		if step++; step < n {
-			return agent.Continue(10*time.Millisecond, step)
+			return agent.Continue(10*time.Millisecond, step), nil
 		}
 		return answer(fmt.Sprintf("%d steps", n)), nil
 	}
