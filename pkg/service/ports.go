@@ -397,6 +397,7 @@ type Store interface {
 	ContextStore
 	InboxStore
 	LeaseStore
+	DeliveryLog
 }
 
 // MaxInboxTake bounds the messages one TakeInbox returns (what one
