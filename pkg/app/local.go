@@ -125,6 +125,9 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	runner := local.New(exec, local.Options{Clock: o.Clock, Logger: o.Log})
 	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), cfg.LeaseDuration/2, o.Log)
 	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
+	if pipeline != nil {
+		svc.WithRedriver(pipeline.local)
+	}
 	_, anonymous := o.Auth.(auth.Anonymous)
 	backend := cfg.TaskStore.Backend
 	if o.Store == nil {

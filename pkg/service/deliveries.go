@@ -208,9 +208,8 @@ func (s *Service) RedriveDeliveries(ctx context.Context, owner string, p a2a.Red
 }
 
 // redriveTargets are the deliveries a redrive names: the failed ones among
-// those that match p, or, when p names one event (and config) and none of
-// its deliveries failed, that delivery alone (so that the caller is told
-// why it cannot be redriven).
+// those that match p. When none failed, the error says why: no such
+// delivery, the state of the one delivery p names, or none failed.
 func (s *Service) redriveTargets(ctx context.Context, p a2a.RedriveDeliveriesParams, version int64) ([]Delivery, error) {
 	var matched, failed []Delivery
 	q := DeliveryQuery{TaskID: p.TaskID, PageSize: a2a.MaxPageSize}
@@ -238,7 +237,7 @@ func (s *Service) redriveTargets(ctx context.Context, p a2a.RedriveDeliveriesPar
 		return failed, nil
 	case len(matched) == 0 && (version != 0 || p.ConfigID != ""):
 		return nil, a2a.Errorf(a2a.CodeTaskNotFound, "task %s has no delivery%s", p.TaskID, describeTarget(p))
-	case len(matched) == 1:
+	case len(matched) == 1 && version != 0:
 		return nil, notRedrivable(matched[0], matched[0].State)
 	}
 	return nil, a2a.InvalidParams("params", "task %s has no failed delivery%s to redrive (see %s)", p.TaskID, describeTarget(p), a2a.MethodDeliveriesList)
