@@ -120,17 +120,22 @@ func TestDeliveriesCommands(t *testing.T) {
 			waitDeliveries(t, o, srv.URL, task.ID, a2a.DeliveryRetrying)
 			flaky.up(t)
 			ds := waitDeliveries(t, o, srv.URL, task.ID, a2a.DeliveryDelivered)
-			for _, d := range ds {
-				require.GreaterOrEqual(t, len(d.Attempts), 2, "%+v", d)
-				assert.Equal(t, a2a.DeliveryRetrying, d.Attempts[0].State)
-				assert.Contains(t, d.Attempts[0].Error, "connection refused")
-				assert.Equal(t, 204, d.Attempts[len(d.Attempts)-1].StatusCode)
+			// A notification sent while the webhook was down failed, then
+			// was delivered (one sent after it came up has one attempt).
+			var retried *a2a.Delivery
+			for i, d := range ds {
+				assert.Equal(t, 204, d.Attempts[len(d.Attempts)-1].StatusCode, "%+v", d)
+				if len(d.Attempts) >= 2 && retried == nil {
+					retried = &ds[i]
+				}
 			}
+			require.NotNil(t, retried, "a delivery retried: %+v", ds)
+			assert.Equal(t, a2a.DeliveryRetrying, retried.Attempts[0].State)
+			assert.Contains(t, retried.Attempts[0].Error, "connection refused")
 			r = run(t, o, "deliveries", srv.URL, task.ID)
 			require.Equal(t, cli.ExitOK, r.code, r.stderr)
-			last := ds[0]
-			assert.Contains(t, r.stdout, last.EventID+" to config "+task.ID+": delivered\n", "the config set without an id is the task's")
-			assert.Contains(t, r.stdout, "  #1  "+last.Attempts[0].At+"  retrying: POST to "+flaky.addr+": ", "the failed attempt")
+			assert.Contains(t, r.stdout, retried.EventID+" to config "+task.ID+": delivered\n", "the config set without an id is the task's")
+			assert.Contains(t, r.stdout, "  #1  "+retried.Attempts[0].At+"  retrying: POST to "+flaky.addr+": ", "the failed attempt")
 			assert.Contains(t, r.stdout, "204 delivered\n", "and the one that delivered")
 			assert.NotContains(t, r.stdout, "a2a deliveries retry", "nothing to redrive")
 
@@ -166,10 +171,11 @@ func TestDeliveriesCommands(t *testing.T) {
 			r = run(t, o, "deliveries", "retry", srv.URL, task.ID, event)
 			assert.Equal(t, cli.ExitError, r.code)
 			assert.Contains(t, r.stderr, "is delivered; only failed (dead-lettered) deliveries are redriven")
-			if len(ds) > 1 {
+			if len(ds) > 1 { // without EVENT: every failed one left
 				r = run(t, o, "deliveries", "retry", srv.URL, task.ID)
 				require.Equal(t, cli.ExitOK, r.code, "the others: %s", r.stderr)
-				assert.Equal(t, len(ds)-1, strings.Count(r.stdout, "queued "))
+				assert.NotContains(t, r.stdout, "queued "+event+" ")
+				assert.Positive(t, strings.Count(r.stdout, "queued "))
 			}
 		})
 	}
