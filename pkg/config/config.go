@@ -75,6 +75,9 @@ type Config struct {
 	// (A2A_TASK_MAX_TAKEOVERS).
 	LeaseDuration time.Duration
 	MaxTakeovers  int
+	// Console serves the web console at /console/ on the local server
+	// (A2A_CONSOLE; the Lambda functions have none).
+	Console bool
 }
 
 // DefaultProtocolVersions serves both versions, with the union card.
@@ -219,6 +222,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
 	c.ProtocolVersions = r.protocolVersions()
+	c.Console = r.boolean("A2A_CONSOLE", true)
 	return c, errors.Join(r.errs...)
 }
 

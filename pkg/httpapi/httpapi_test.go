@@ -470,6 +470,12 @@ func (brokenService) ListContexts(context.Context, string, a2a.ListContextsParam
 func (brokenService) ClearContext(context.Context, string, a2a.ClearContextParams) (*a2a.OKResult, error) {
 	return nil, errSecret
 }
+func (brokenService) ListDeliveries(context.Context, string, a2a.ListDeliveriesParams) (*a2a.ListDeliveriesResult, error) {
+	return nil, errSecret
+}
+func (brokenService) RedriveDeliveries(context.Context, string, a2a.RedriveDeliveriesParams) (*a2a.RedriveDeliveriesResult, error) {
+	return nil, errSecret
+}
 
 func TestInternalErrorsAreLoggedNotLeaked(t *testing.T) {
 	var logs strings.Builder

@@ -403,6 +403,7 @@ type Store interface {
 	ContextStore
 	InboxStore
 	LeaseStore
+	DeliveryLog
 }
 
 // MaxInboxTake bounds the messages one TakeInbox returns (what one

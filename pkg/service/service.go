@@ -79,6 +79,7 @@ type Service struct {
 	newID     func() string
 	log       *slog.Logger
 	checkPush PushConfigChecker
+	redriver  DeliveryRedriver
 }
 
 // NewID returns a random UUID string, the default id generator.

@@ -41,13 +41,14 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 
 // NewFanout assembles the push function around its queue client: the
 // stream's records decoded as the DynamoDB store writes them, each
-// record's jobs in the trace of its task's change.
+// record's jobs in the trace of its task's change, and the job of each
+// delivery a redrive queued enqueued again.
 func NewFanout(cfg config.Config, client serverless.SQS, log *slog.Logger) (*serverless.Fanout, error) {
 	f, err := serverless.NewFanout(client, cfg.Push.DeliveryQueueURL, dynamo.ChangeFromStream, log)
 	if err != nil {
 		return nil, err
 	}
-	return f.WithTrace(dynamo.TraceFromStream), nil
+	return f.WithTrace(dynamo.TraceFromStream).WithRedrive(dynamo.RedriveFromStream), nil
 }
 
 // Function builds the push function's Lambda handler (New).

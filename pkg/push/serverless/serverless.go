@@ -63,12 +63,17 @@ type ChangeDecoder func(events.DynamoDBEventRecord) (*service.TaskChange, error)
 // changed under, "" when none; dynamo.TraceFromStream.
 type TraceDecoder func(events.DynamoDBEventRecord) string
 
+// RedriveDecoder reads one stream record: the delivery a redrive queued,
+// nil when it is not one; dynamo.RedriveFromStream.
+type RedriveDecoder func(events.DynamoDBEventRecord) (*service.Delivery, error)
+
 // Fanout is the push function.
 type Fanout struct {
 	sqs      SQS
 	queueURL string
 	decode   ChangeDecoder
 	trace    TraceDecoder
+	redrive  RedriveDecoder
 	log      *slog.Logger
 }
 
@@ -91,6 +96,14 @@ func (f *Fanout) WithTrace(trace TraceDecoder) *Fanout {
 	return f
 }
 
+// WithRedrive makes the function enqueue again the job of every delivery
+// a redrive queued (tasks/deliveries/redrive), as redrive reads them from
+// the stream. It returns f.
+func (f *Fanout) WithRedrive(redrive RedriveDecoder) *Fanout {
+	f.redrive = redrive
+	return f
+}
+
 // Handle processes a batch of stream records in order. A record that
 // cannot be decoded is logged and skipped (it never will decode; retrying
 // would stall the shard). When the jobs of a record cannot be enqueued, the
@@ -99,15 +112,11 @@ func (f *Fanout) WithTrace(trace TraceDecoder) *Fanout {
 func (f *Fanout) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	var resp events.DynamoDBEventResponse
 	for _, rec := range ev.Records {
-		change, err := f.decode(rec)
+		jobs, what, err := f.jobs(rec)
 		if err != nil {
 			f.log.ErrorContext(ctx, "skipped a stream record that does not decode", "event_id", rec.EventID, "sequence_number", rec.Change.SequenceNumber, "error", err)
 			continue
 		}
-		if change == nil {
-			continue
-		}
-		jobs := notify.Jobs(*change)
 		if len(jobs) == 0 {
 			continue
 		}
@@ -116,13 +125,41 @@ func (f *Fanout) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.Dy
 			rctx = tracing.WithHeader(ctx, f.trace(rec))
 		}
 		if err := f.enqueue(rctx, jobs); err != nil {
-			f.log.ErrorContext(rctx, "could not enqueue push notifications; the stream will retry", "task_id", change.Task.ID, "version", change.Version, "error", err)
+			f.log.ErrorContext(rctx, "could not enqueue push notifications; the stream will retry", append(what, "error", err)...)
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: rec.Change.SequenceNumber})
 			return resp, nil
 		}
-		f.log.InfoContext(rctx, "push notifications enqueued", "task_id", change.Task.ID, "version", change.Version, "jobs", len(jobs))
+		f.log.InfoContext(rctx, "push notifications enqueued", append(what, "jobs", len(jobs))...)
 	}
 	return resp, nil
+}
+
+// jobs are the delivery jobs of one stream record, with log attributes
+// that say what they are: those of a task change, or the job of a
+// redriven delivery.
+func (f *Fanout) jobs(rec events.DynamoDBEventRecord) ([]notify.Job, []any, error) {
+	change, err := f.decode(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if change != nil {
+		return notify.Jobs(*change), []any{"task_id", change.Task.ID, "version", change.Version}, nil
+	}
+	if f.redrive == nil {
+		return nil, nil, nil
+	}
+	d, err := f.redrive(rec)
+	if err != nil || d == nil {
+		return nil, nil, err
+	}
+	j, err := notify.DecodeJob(d.Job)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the redriven delivery %s to config %s: %w", d.EventID(), d.ConfigID, err)
+	}
+	if j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version {
+		return nil, nil, fmt.Errorf("the redriven delivery %s to config %s holds the job of %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)
+	}
+	return []notify.Job{j}, []any{"task_id", d.TaskID, "version", d.Version, "config_id", d.ConfigID, "redrive", d.Redrives}, nil
 }
 
 // enqueue sends jobs in as few batches as the limits allow, retrying the

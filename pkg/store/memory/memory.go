@@ -82,6 +82,8 @@ type entry struct {
 	moreIdemKeys []string
 	// configs are the task's push notification configs, by id.
 	configs map[string]service.PushConfig
+	// deliveries are the task's delivery log (see deliveries.go).
+	deliveries map[deliveryKey]*service.Delivery
 	// settled is closed when the task becomes terminal or interrupted; it is
 	// made only when a request waits (Settled), so updates of unwatched tasks
 	// allocate nothing.
