@@ -192,3 +192,35 @@ func TestLogBytesPerInvocation(t *testing.T) {
 		assert.LessOrEqual(t, n, logBytesPerInvocation, "%s: pkg/app's cost table assumes at most %d", name, logBytesPerInvocation)
 	}
 }
+
+// An idle stack's cost is mostly its sweep's: an invocation a minute. One
+// that finds nothing stuck publishes no metrics (custom metrics are billed
+// for every month they are published) and logs only its summary line.
+func TestAnIdleSweepPublishesNoMetrics(t *testing.T) {
+	functions(t)
+	f := newFixture(t)
+	e := map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "stack-SweepFunction-1", "A2A_METRICS": "emf", "A2A_LOG_LEVEL": "info"}
+	for k, v := range f.env {
+		if _, set := e[k]; !set {
+			e[k] = v
+		}
+	}
+	sweep, err := lambdaemu.Start(filepath.Join(binDir, "sweep"), environ(e), lambdaemu.Options{})
+	require.NoError(t, err)
+	defer sweep.Stop()
+	_, rep, err := sweep.Ready(20 * time.Second)
+	require.NoError(t, err, "%s", rep.Body)
+	tick, err := os.ReadFile(filepath.Join("..", "events", "sweep-schedule.json"))
+	require.NoError(t, err)
+	before := len(sweep.Stderr())
+	for range 3 {
+		rep, err := sweep.Emulator.Invoke(context.Background(), tick)
+		require.NoError(t, err)
+		require.Equal(t, lambdaemu.KindResponse, rep.Kind, "%s", rep.Body)
+	}
+	time.Sleep(300 * time.Millisecond) // the pipe from the process catches up
+	out := sweep.Stderr()[before:]
+	assert.NotContains(t, out, `"_aws"`, "no EMF metrics")
+	assert.Equal(t, 3, strings.Count(out, "\n"), "one summary line a tick:\n%s", out)
+	t.Logf("an idle tick logs %d bytes", len(out)/3)
+}
