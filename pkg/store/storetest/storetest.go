@@ -99,6 +99,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"CreateFinished", testCreateFinished},
 		{"Inbox", testInbox},
 		{"InboxTakenOnce", testInboxTakenOnce},
+		{"InboxUnderContention", testInboxUnderContention},
 		{"InboxExpiry", testInboxExpiry},
 		{"LeaseLifecycle", testLeaseLifecycle},
 		{"LeaseEndsWithTheRun", testLeaseEndsWithTheRun},
