@@ -75,6 +75,11 @@ type Config struct {
 	// (A2A_TASK_MAX_TAKEOVERS).
 	LeaseDuration time.Duration
 	MaxTakeovers  int
+	// IdempotencyWindow is how long a message id stays its message's
+	// (A2A_IDEMPOTENCY_WINDOW_SECONDS): a send of the same id and message
+	// within it is a retry, of another message refused; 0 turns the rule
+	// off (every send is a new message).
+	IdempotencyWindow time.Duration
 	// Console serves the web console at /console/ on the local server
 	// (A2A_CONSOLE; the Lambda functions have none).
 	Console bool
@@ -180,6 +185,7 @@ const (
 	DefaultInterruptTombstone  = 600 * time.Second
 	DefaultTaskTTL             = 7 * 24 * time.Hour
 	DefaultLeaseDuration       = 60 * time.Second
+	DefaultIdempotencyWindow   = 24 * time.Hour
 	DefaultMaxTakeovers        = 2
 	DefaultMemoryMaxTasks      = 10000
 	maxTaskTTLSeconds          = 366 * 24 * 3600
@@ -203,6 +209,7 @@ func Load(getenv func(string) string) (Config, error) {
 		InterruptTombstoneTTL: time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS", int(DefaultInterruptTombstone/time.Second), 0, 24*3600)) * time.Second,
 		LeaseDuration:         time.Duration(r.intRange("A2A_TASK_LEASE_SECONDS", int(DefaultLeaseDuration/time.Second), 1, 3600)) * time.Second,
 		MaxTakeovers:          r.intRange("A2A_TASK_MAX_TAKEOVERS", DefaultMaxTakeovers, 1, 100),
+		IdempotencyWindow:     time.Duration(r.intRange("A2A_IDEMPOTENCY_WINDOW_SECONDS", int(DefaultIdempotencyWindow/time.Second), 0, 366*24*3600)) * time.Second,
 	}
 	c.ConfiguredPublicURL = r.publicURL("A2A_PUBLIC_URL", "")
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))

@@ -187,7 +187,7 @@ func (s *Store) inboxWrites(u *service.Update, c *updateContent, it *taskItem, t
 	}
 	idem = -1
 	if u.IdempotencyKey != "" {
-		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, t)
+		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, u.Fingerprint, t)
 		if err != nil {
 			return nil, -1, err
 		}

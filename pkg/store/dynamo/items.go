@@ -86,6 +86,9 @@ type taskItem struct {
 	// ExecutionARN is the Step Functions execution that last ran a step of
 	// the task (service.TaskRecord.ExecutionARN).
 	ExecutionARN string `dynamodbav:"executionArn,omitempty"`
+	// Fingerprint is the fingerprint of the send that created the task
+	// (service.NewTask.Fingerprint).
+	Fingerprint string `dynamodbav:"fp,omitempty"`
 	// HasPush is set when the task gains its first push config, and never
 	// removed: the push function's stream filter lets through only the
 	// changes of tasks that have it (see push.go).
@@ -125,6 +128,8 @@ const (
 	attrHasPush          = "hasPush"
 	attrStatusInHistory  = "statusInHistory"
 	attrArtifacts        = "artifacts"
+	attrFingerprint      = "fp"
+	attrCreatedAt        = "createdAt"
 )
 
 // childItem is a history message or an artifact: its JSON, and for
@@ -140,10 +145,11 @@ type childItem struct {
 // recordItem records that (owner, messageId) created or continued the task
 // RecordOf (see recordPut).
 type recordItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	RecordOf  string `dynamodbav:"recordOf"`
-	ExpiresAt int64  `dynamodbav:"expiresAt"`
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	RecordOf    string `dynamodbav:"recordOf"`
+	Fingerprint string `dynamodbav:"fp,omitempty"`
+	ExpiresAt   int64  `dynamodbav:"expiresAt"`
 }
 
 func marshalItem(v any) (map[string]types.AttributeValue, error) {
@@ -180,6 +186,7 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		Takeovers:  it.Takeovers,
 
 		ExecutionARN: it.ExecutionARN,
+		Fingerprint:  it.Fingerprint,
 	}
 	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)

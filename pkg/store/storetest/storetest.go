@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"CreateNeedsOneMessage", testCreateNeedsOneMessage},
 		{"GetUnknown", testGetUnknown},
 		{"IdempotentCreate", testIdempotentCreate},
+		{"DuplicateSaysWhichSend", testDuplicateSaysWhichSend},
 		{"HistoryAndArtifactsRead", testHistoryAndArtifactsRead},
 		{"MessagesThenStatusMessage", testMessagesThenStatusMessage},
 		{"StaleVersion", testStaleVersion},
