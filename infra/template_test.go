@@ -537,7 +537,7 @@ func TestConcurrencyLimits(t *testing.T) {
 		}
 		v, err := ev.Eval(tpl.Resources["DeliverQueueMapping"].Prop("ScalingConfig", "MaximumConcurrency"))
 		require.NoError(t, err)
-		assert.Equal(t, "10", v)
+		assert.Equal(t, "5", v, "at most 5 deliver functions by default: a new account may have 10 in all")
 	}
 	for _, fn := range []string{"CardFunction", "TasksFunction", "PushFunction", "DeliverFunction"} {
 		assert.Nil(t, tpl.Resources[fn].Prop("ReservedConcurrentExecutions"), fn)
