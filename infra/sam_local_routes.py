@@ -2,11 +2,12 @@
 """Check that `sam local start-api` loads every route of a template.
 
 `make validate` runs it when SAM CLI's route loader (routes.py, see
-../shared/tools/sam-local/README.md) is at hand. It runs the loader twice,
+../shared/tools/sam-local/README.md) is at hand. It runs the loader once per
+environment and once more,
 as a user's `sam local start-api` would start:
 
-  - with the parameter overrides of samconfig.toml's default deploy
-    environment (bearer tokens);
+  - with the deploy parameter overrides of each environment of
+    samconfig.toml (default, dev, prod: bearer tokens);
   - with a JWT authorizer instead (JwtIssuer and JwtAudience set, the bearer
     token parameters cleared);
 
@@ -96,12 +97,18 @@ def loaded_routes(routes_py, template, overrides):
 
 
 def samconfig_overrides(path):
+    """The deploy parameter overrides of every environment of samconfig.toml."""
     with open(path, "rb") as f:
         cfg = tomllib.load(f)
-    text = cfg.get("default", {}).get("deploy", {}).get("parameters", {}).get("parameter_overrides", "")
-    if isinstance(text, list):
-        text = " ".join(text)
-    return dict(kv.split("=", 1) for kv in shlex.split(text))
+    envs = {}
+    for env, sections in cfg.items():
+        if not isinstance(sections, dict):
+            continue  # version
+        text = sections.get("deploy", {}).get("parameters", {}).get("parameter_overrides", "")
+        if isinstance(text, list):
+            text = " ".join(text)
+        envs[env] = dict(kv.split("=", 1) for kv in shlex.split(text))
+    return envs
 
 
 def main():
@@ -115,9 +122,10 @@ def main():
     if template is None:
         return 1
     want, problems = declared_routes(template)
-    bearer = samconfig_overrides(args.samconfig)
-    jwt = {**bearer, **JWT}
-    for label, overrides in (("samconfig.toml's parameters", bearer), ("JwtIssuer and JwtAudience", jwt)):
+    envs = samconfig_overrides(args.samconfig)
+    runs = [(f"samconfig.toml's {env} parameters", overrides) for env, overrides in sorted(envs.items())]
+    runs.append(("JwtIssuer and JwtAudience", {**envs.get("default", {}), **JWT}))
+    for label, overrides in runs:
         got, err = loaded_routes(args.routes, args.template, overrides)
         if err is not None:
             problems.append(f"sam local start-api cannot load the template with {label}: {err}")
@@ -130,7 +138,7 @@ def main():
         print(f"{args.template}: {p}", file=sys.stderr)
     if problems:
         return 1
-    print(f"sam-local-routes: {args.template}: {len(want)} routes load with samconfig.toml's parameters and with a JWT authorizer")
+    print(f"sam-local-routes: {args.template}: {len(want)} routes load with samconfig.toml's parameters ({', '.join(sorted(envs))}) and with a JWT authorizer")
     return 0
 
 
