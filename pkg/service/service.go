@@ -157,6 +157,9 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if cfg.Blocking != nil {
 		blocking = *cfg.Blocking
 	}
+	if blocking {
+		logfields.Add(ctx, logfields.FieldBlocking, true)
+	}
 	historyLength := -1
 	if cfg.HistoryLength != nil {
 		historyLength = *cfg.HistoryLength
