@@ -17,7 +17,10 @@ import (
 // name (the Host header: localhost, a loopback address, or the host of
 // A2A_PUBLIC_URL), and refuses every request a browser marks as coming
 // from a page of another host (the Origin header). curl and other clients
-// send no Origin and the Host they dialled, so they are not affected.
+// send no Origin and the Host they dialled, so they are not affected. A
+// request that repeats either header is refused: which of the two counts
+// is what a browser, a proxy and this server could disagree on (net/http
+// already refuses a repeated Host).
 func guardLoopback(next http.Handler, publicURL string) http.Handler {
 	allowed := map[string]bool{}
 	if u, err := url.Parse(publicURL); err == nil && u.Hostname() != "" {
@@ -32,6 +35,12 @@ func guardLoopback(next http.Handler, publicURL string) http.Handler {
 		return ip != nil && ip.IsLoopback()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, name := range []string{"Host", "Origin"} {
+			if len(r.Header.Values(name)) > 1 {
+				refuse(w, "the request has more than one "+name+" header: this server runs without authentication and serves only requests that name one")
+				return
+			}
+		}
 		if !local(hostOnly(r.Host)) {
 			refuse(w, "the Host header "+quote(r.Host)+" is not a loopback name: this server runs without authentication and answers only requests addressed to localhost, 127.0.0.1, [::1] or A2A_PUBLIC_URL's host (set A2A_BEARER_TOKEN to serve other names)")
 			return
