@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -88,5 +89,104 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 	for _, tt := range tests {
 		err := app.RunLocal(context.Background(), func(k string) string { return tt.env[k] }, builtin.Registry(), io.Discard, io.Discard, nil)
 		assert.ErrorContains(t, err, tt.want)
+	}
+}
+
+// startLocal runs the local server with env (and a free port) until the
+// test ends, and returns its address.
+func startLocal(t *testing.T, env map[string]string) string {
+	t.Helper()
+	port := freePort(t)
+	env["A2A_PORT"] = strconv.Itoa(port)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), io.Discard, io.Discard, nil)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not shut down")
+		}
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + addr + "/.well-known/agent-card.json")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == http.StatusOK
+	}, 5*time.Second, 10*time.Millisecond)
+	return addr
+}
+
+// slowBody opens a connection that promises a 1 MiB body and sends 10
+// bytes of it.
+func slowBody(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	_, err = io.WriteString(conn, "POST / HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{\"jsonrpc\"")
+	require.NoError(t, err)
+	return conn
+}
+
+// A client that promises a body and never sends it is cut once
+// A2A_HTTP_READ_TIMEOUT_SECONDS has passed: the server answers 400 and
+// closes the connection.
+func TestLocalServerCutsSlowBodies(t *testing.T) {
+	addr := startLocal(t, map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "1"})
+	conn := slowBody(t, addr)
+	// Generous: the server's own timeout is 1 s.
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(15*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "the server answers within its read timeout")
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", body)
+	assert.Contains(t, string(body), "could not read the request body")
+	_, err = conn.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, io.EOF, "and closes the connection")
+}
+
+// At A2A_HTTP_MAX_CONNECTIONS, a new connection waits until one served
+// closes: held connections cannot take more than their share.
+func TestLocalServerCapsConnections(t *testing.T) {
+	addr := startLocal(t, map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3600"})
+	// startLocal's own client may keep its connection alive: let it go.
+	http.DefaultClient.CloseIdleConnections()
+	held := []net.Conn{slowBody(t, addr), slowBody(t, addr)}
+
+	answered := make(chan int, 1)
+	go func() {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		defer conn.Close()
+		_, _ = io.WriteString(conn, "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: "+addr+"\r\nConnection: close\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	select {
+	case code := <-answered:
+		t.Fatalf("a third connection was served (%d) while two were held", code)
+	case <-time.After(300 * time.Millisecond):
+	}
+	held[0].Close()
+	select {
+	case code := <-answered:
+		assert.Equal(t, http.StatusOK, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting connection was not served once a slot was free")
 	}
 }

@@ -30,6 +30,8 @@ type Config struct {
 	Tokens map[string]string
 	// MaxRequestBodyBytes bounds request bodies (A2A_MAX_REQUEST_BODY_BYTES).
 	MaxRequestBodyBytes int64
+	// HTTP holds the local server's connection limits.
+	HTTP HTTP
 	// GzipMinimumSize is the smallest non-streaming response body sent
 	// gzip-compressed to clients that accept it (A2A_HTTP_GZIP_MINIMUM_SIZE).
 	GzipMinimumSize int
@@ -83,6 +85,25 @@ type Config struct {
 	// Console serves the web console at /console/ on the local server
 	// (A2A_CONSOLE; the Lambda functions have none).
 	Console bool
+}
+
+// HTTP is how long the local server waits for a client, and how many it
+// serves at once: a client that promises a body and never sends it holds
+// a connection until ReadTimeout, and no more than MaxConnections are held.
+type HTTP struct {
+	// ReadHeaderTimeout bounds reading a request's headers
+	// (A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, headers and body
+	// (A2A_HTTP_READ_TIMEOUT_SECONDS); the answer may take longer (a
+	// blocking send waits up to BlockingTimeout).
+	ReadTimeout time.Duration
+	// IdleTimeout is how long a kept-alive connection waits for its next
+	// request (A2A_HTTP_IDLE_TIMEOUT_SECONDS).
+	IdleTimeout time.Duration
+	// MaxConnections bounds the connections served at once
+	// (A2A_HTTP_MAX_CONNECTIONS); more wait to be accepted.
+	MaxConnections int
 }
 
 // DefaultProtocolVersions serves both versions, with the union card.
@@ -188,6 +209,10 @@ const (
 	DefaultIdempotencyWindow   = 24 * time.Hour
 	DefaultMaxTakeovers        = 2
 	DefaultMemoryMaxTasks      = 10000
+	DefaultReadHeaderTimeout   = 10 * time.Second
+	DefaultReadTimeout         = 30 * time.Second
+	DefaultIdleTimeout         = 120 * time.Second
+	DefaultMaxConnections      = 256
 	maxTaskTTLSeconds          = 366 * 24 * 3600
 )
 
@@ -225,12 +250,31 @@ func Load(getenv func(string) string) (Config, error) {
 		r.fail("A2A_INTERRUPT_REQUEST_TTL_SECONDS", strconv.Itoa(int(c.InterruptTTL/time.Second)),
 			fmt.Sprintf("must be at most A2A_TASK_TTL_SECONDS (%d): the task would expire while its interrupt waits", int(c.TaskStore.TTL/time.Second)))
 	}
+	c.HTTP = r.http()
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
 	c.ProtocolVersions = r.protocolVersions()
 	c.Console = r.boolean("A2A_CONSOLE", true)
 	return c, errors.Join(r.errs...)
+}
+
+// http reads the local server's connection limits.
+func (r *reader) http() HTTP {
+	h := HTTP{
+		ReadHeaderTimeout: r.seconds("A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS", DefaultReadHeaderTimeout, 1, 3600),
+		ReadTimeout:       r.seconds("A2A_HTTP_READ_TIMEOUT_SECONDS", DefaultReadTimeout, 1, 3600),
+		IdleTimeout:       r.seconds("A2A_HTTP_IDLE_TIMEOUT_SECONDS", DefaultIdleTimeout, 1, 3600),
+		MaxConnections:    r.intRange("A2A_HTTP_MAX_CONNECTIONS", DefaultMaxConnections, 1, 100_000),
+	}
+	if h.ReadHeaderTimeout > h.ReadTimeout {
+		if strings.TrimSpace(r.getenv("A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS")) != "" {
+			r.fail("A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS", strconv.Itoa(int(h.ReadHeaderTimeout/time.Second)),
+				fmt.Sprintf("must be at most A2A_HTTP_READ_TIMEOUT_SECONDS (%d): the headers are part of the request", int(h.ReadTimeout/time.Second)))
+		}
+		h.ReadHeaderTimeout = h.ReadTimeout // the default, within a short read timeout
+	}
+	return h
 }
 
 // protocolVersions reads A2A_PROTOCOL_VERSIONS: a comma-separated list of
@@ -405,6 +449,11 @@ func (r *reader) intRange(name string, def, lo, hi int) int {
 		return def
 	}
 	return n
+}
+
+// seconds reads a duration in whole seconds, from lo to hi.
+func (r *reader) seconds(name string, def time.Duration, lo, hi int) time.Duration {
+	return time.Duration(r.intRange(name, int(def/time.Second), lo, hi)) * time.Second
 }
 
 func (r *reader) boolean(name string, def bool) bool {

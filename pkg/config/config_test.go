@@ -24,6 +24,7 @@ func TestDefaults(t *testing.T) {
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
 		Push: Push{Enabled: true, MaxAttempts: 10}, ProtocolVersions: []a2a.Version{a2a.V03, a2a.V10},
 		LeaseDuration: time.Minute, MaxTakeovers: 2, IdempotencyWindow: 24 * time.Hour, Console: true,
+		HTTP: HTTP{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxConnections: 256},
 	}, c)
 	assert.True(t, c.Loopback())
 }
@@ -59,6 +60,7 @@ func TestValues(t *testing.T) {
 		"A2A_MAX_REQUEST_BODY_BYTES": "2048", "A2A_BLOCKING_DEFAULT": "true", "A2A_BLOCKING_TIMEOUT_SECONDS": "5",
 		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug", "A2A_HTTP_GZIP_MINIMUM_SIZE": "0",
 		"A2A_TASK_LEASE_SECONDS": "5", "A2A_TASK_MAX_TAKEOVERS": "7",
+		"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3", "A2A_HTTP_IDLE_TIMEOUT_SECONDS": "4", "A2A_HTTP_MAX_CONNECTIONS": "5",
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, "https://agent.example.com", c.PublicURL, "trailing slash dropped")
@@ -71,6 +73,12 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, 5*time.Second, c.LeaseDuration)
 	assert.Equal(t, 7, c.MaxTakeovers)
 	assert.False(t, c.Loopback())
+	assert.Equal(t, HTTP{ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, IdleTimeout: 4 * time.Second, MaxConnections: 5}, c.HTTP)
+
+	// A read timeout shorter than the default header timeout bounds both.
+	c, err = Load(env(map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "5"}))
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Second, c.HTTP.ReadHeaderTimeout)
 }
 
 func TestAuthMode(t *testing.T) {
@@ -135,6 +143,9 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_MEMORY_MAX_TASKS": "0"}, `A2A_MEMORY_MAX_TASKS="0": must be an integer from 1`},
 		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
 		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
+		{map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "0"}, `A2A_HTTP_READ_TIMEOUT_SECONDS="0": must be an integer from 1 to 3600`},
+		{map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "none"}, `A2A_HTTP_MAX_CONNECTIONS="none"`},
+		{map[string]string{"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "20", "A2A_HTTP_READ_TIMEOUT_SECONDS": "10"}, `A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS="20": must be at most A2A_HTTP_READ_TIMEOUT_SECONDS (10)`},
 		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},
 	}
 	for _, tt := range tests {
