@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -724,4 +725,58 @@ func TestStreamFailuresAreRetriedWhileTheStreamHoldsThem(t *testing.T) {
 	var types []string
 	decode(t, m.Prop("FunctionResponseTypes"), &types)
 	assert.Equal(t, []string{"ReportBatchItemFailures"}, types, "a retry starts at the failed record")
+}
+
+// The HTTP API answers CORS preflights for the origins of
+// CorsAllowedOrigins, with the methods and headers the handlers' own CORS
+// answers give (sam local and the local server), never with credentials;
+// the functions get the same origins; without origins there is no CORS
+// configuration. Every allowed pattern of the parameter is an origin list
+// the configuration accepts.
+func TestCORSConfiguration(t *testing.T) {
+	tpl := load(t)
+	api := tpl.Resources["HttpApi"]
+	const origins = "https://app.example.com,http://localhost:3000"
+	ev := samtemplate.NewEvaluator(tpl.Root, map[string]string{"CorsAllowedOrigins": origins})
+	v, err := ev.Eval(api.Prop("CorsConfiguration"))
+	require.NoError(t, err)
+	cors := v.(map[string]any)
+	assert.Equal(t, []any{"https://app.example.com", "http://localhost:3000"}, cors["AllowOrigins"])
+	strs := func(l []string) []any {
+		out := make([]any, len(l))
+		for i, s := range l {
+			out[i] = s
+		}
+		return out
+	}
+	assert.Equal(t, strs(httpapi.CORSAllowedMethods), cors["AllowMethods"])
+	assert.Equal(t, strs(httpapi.CORSAllowedHeaders), cors["AllowHeaders"])
+	assert.Equal(t, strs(httpapi.CORSExposedHeaders), cors["ExposeHeaders"])
+	assert.Equal(t, strconv.Itoa(httpapi.CORSMaxAge), cors["MaxAge"])
+	assert.Equal(t, "false", cors["AllowCredentials"])
+
+	envs := environment(t, tpl)
+	for _, fn := range []string{"CardFunction", "SendFunction", "TasksFunction"} {
+		got, err := ev.Eval(envs[fn]["A2A_CORS_ALLOWED_ORIGINS"])
+		require.NoError(t, err, fn)
+		assert.Equal(t, origins, got, fn)
+		cfg, err := config.Load(envtest.Getenv("A2A_CORS_ALLOWED_ORIGINS", got.(string)))
+		require.NoError(t, err, "the functions accept the origins the template passes")
+		assert.Equal(t, []string{"https://app.example.com", "http://localhost:3000"}, cfg.CORSAllowedOrigins)
+	}
+
+	v, err = samtemplate.NewEvaluator(tpl.Root, nil).Eval(api.Prop("CorsConfiguration"))
+	require.NoError(t, err)
+	assert.Equal(t, samtemplate.NoValue, v, "no origins, no CORS")
+
+	pattern, _ := samtemplate.Scalar(samtemplate.Get(tpl.Root, "Parameters", "CorsAllowedOrigins", "AllowedPattern"))
+	re := regexp.MustCompile(pattern)
+	for _, ok := range []string{"", "*", "https://a.example.com", "https://a.example.com:8443,http://localhost:3000"} {
+		assert.True(t, re.MatchString(ok), ok)
+		_, err := config.Load(envtest.Getenv("A2A_CORS_ALLOWED_ORIGINS", ok))
+		assert.NoError(t, err, ok)
+	}
+	for _, bad := range []string{"https://a.example.com/", "a.example.com", "https://a.example.com, http://b.example", "*,https://a.example.com"} {
+		assert.False(t, re.MatchString(bad), bad)
+	}
 }

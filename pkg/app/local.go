@@ -146,6 +146,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		Profile:         boot.Profile(cfg, ag.Info(), backend, ExecutionLocal),
 		Logger:          o.Log,
 	}
+	ho.CORSAllowedOrigins = cfg.CORSAllowedOrigins
 	if pipeline != nil {
 		ho.JWKS = pipeline.keys
 	}
@@ -154,7 +155,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		h, err = withConsole(h, console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
 	}
 	if anonymous && cfg.Loopback() {
-		h = guardLoopback(h, cfg.PublicURL)
+		h = guardLoopback(h, cfg.PublicURL, cfg.CORSAllowedOrigins)
 	}
 	l := &Local{Handler: h, Agent: ag, Store: store, runner: runner, push: pipeline, stopWatch: stopWatch, stopSweep: stopSweep}
 	if err != nil {

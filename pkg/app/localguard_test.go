@@ -96,3 +96,46 @@ func TestLocalServerRefusesWebPages(t *testing.T) {
 	bearer.ServeHTTP(rec, req)
 	assert.Equal(t, 200, rec.Code, rec.Body.String())
 }
+
+// The local server answers CORS preflights for the origins of
+// A2A_CORS_ALLOWED_ORIGINS; without a token it serves the pages of the
+// origins listed by name (the operator's choice), but "*" lets no other
+// site's page through its guard.
+func TestLocalServerCORS(t *testing.T) {
+	serve := func(t *testing.T, origins string) http.Handler {
+		cfg, err := config.Load(func(k string) string { return map[string]string{"A2A_CORS_ALLOWED_ORIGINS": origins}[k] })
+		require.NoError(t, err)
+		srv, err := app.NewLocal(cfg, echo.Agent{}, app.LocalOptions{Auth: auth.Anonymous{}})
+		require.NoError(t, err)
+		t.Cleanup(srv.Close)
+		return srv.Handler
+	}
+	send := func(h http.Handler, method, origin string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{}}`))
+		req.Host = "127.0.0.1:8000"
+		req.Header.Set("Origin", origin)
+		if method == http.MethodOptions {
+			req.Header.Set("Access-Control-Request-Method", "POST")
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	listed := serve(t, "https://app.example.com")
+	rec := send(listed, http.MethodOptions, "https://app.example.com")
+	assert.Equal(t, http.StatusNoContent, rec.Code, rec.Body.String())
+	assert.Equal(t, "https://app.example.com", rec.Header().Get("Access-Control-Allow-Origin"))
+	rec = send(listed, http.MethodPost, "https://app.example.com")
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Equal(t, "https://app.example.com", rec.Header().Get("Access-Control-Allow-Origin"))
+	rec = send(listed, http.MethodOptions, "https://evil.example")
+	assert.Equal(t, http.StatusForbidden, rec.Code)
+	assert.Empty(t, rec.Header().Get("Access-Control-Allow-Origin"))
+
+	anyOrigin := serve(t, "*")
+	rec = send(anyOrigin, http.MethodPost, "https://evil.example")
+	assert.Equal(t, http.StatusForbidden, rec.Code, "without a token, * does not open the guard")
+	rec = send(anyOrigin, http.MethodOptions, "http://localhost:3000")
+	assert.Equal(t, http.StatusNoContent, rec.Code)
+	assert.Equal(t, "*", rec.Header().Get("Access-Control-Allow-Origin"))
+}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,10 @@ type Config struct {
 	MaxRequestBodyBytes int64
 	// HTTP holds the local server's connection limits.
 	HTTP HTTP
+	// CORSAllowedOrigins are the web origins whose pages may call the
+	// agent (A2A_CORS_ALLOWED_ORIGINS): scheme://host[:port] in lower
+	// case, or "*" alone for any. Empty: none.
+	CORSAllowedOrigins []string
 	// GzipMinimumSize is the smallest non-streaming response body sent
 	// gzip-compressed to clients that accept it (A2A_HTTP_GZIP_MINIMUM_SIZE).
 	GzipMinimumSize int
@@ -251,6 +256,7 @@ func Load(getenv func(string) string) (Config, error) {
 			fmt.Sprintf("must be at most A2A_TASK_TTL_SECONDS (%d): the task would expire while its interrupt waits", int(c.TaskStore.TTL/time.Second)))
 	}
 	c.HTTP = r.http()
+	c.CORSAllowedOrigins = r.origins("A2A_CORS_ALLOWED_ORIGINS")
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
@@ -275,6 +281,37 @@ func (r *reader) http() HTTP {
 		h.ReadHeaderTimeout = h.ReadTimeout // the default, within a short read timeout
 	}
 	return h
+}
+
+// origins reads a comma-separated list of web origins, as a browser's
+// Origin header names them (scheme://host[:port], no path), or "*" alone;
+// it returns them in lower case, without repeats.
+func (r *reader) origins(name string) []string {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return nil
+	}
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		o := strings.ToLower(strings.TrimSpace(item))
+		if o == "*" {
+			if v != "*" {
+				r.fail(name, v, `"*" allows every origin: give it alone, or list the origins`)
+				return nil
+			}
+			return []string{"*"}
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "?") || strings.HasSuffix(o, "#") {
+			r.fail(name, v, fmt.Sprintf("%q is not a web origin: write it as a browser sends it, scheme://host[:port] with no path (https://app.example.com), or * for any", strings.TrimSpace(item)))
+			return nil
+		}
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // protocolVersions reads A2A_PROTOCOL_VERSIONS: a comma-separated list of

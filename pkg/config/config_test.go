@@ -61,6 +61,7 @@ func TestValues(t *testing.T) {
 		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug", "A2A_HTTP_GZIP_MINIMUM_SIZE": "0",
 		"A2A_TASK_LEASE_SECONDS": "5", "A2A_TASK_MAX_TAKEOVERS": "7",
 		"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3", "A2A_HTTP_IDLE_TIMEOUT_SECONDS": "4", "A2A_HTTP_MAX_CONNECTIONS": "5",
+		"A2A_CORS_ALLOWED_ORIGINS": " https://App.Example.com, http://localhost:3000 ,https://app.example.com",
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, "https://agent.example.com", c.PublicURL, "trailing slash dropped")
@@ -74,6 +75,10 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, 7, c.MaxTakeovers)
 	assert.False(t, c.Loopback())
 	assert.Equal(t, HTTP{ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, IdleTimeout: 4 * time.Second, MaxConnections: 5}, c.HTTP)
+	assert.Equal(t, []string{"https://app.example.com", "http://localhost:3000"}, c.CORSAllowedOrigins, "lower case, once each")
+	c, err = Load(env(map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "*"}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"*"}, c.CORSAllowedOrigins)
 
 	// A read timeout shorter than the default header timeout bounds both.
 	c, err = Load(env(map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "5"}))
@@ -146,6 +151,12 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "0"}, `A2A_HTTP_READ_TIMEOUT_SECONDS="0": must be an integer from 1 to 3600`},
 		{map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "none"}, `A2A_HTTP_MAX_CONNECTIONS="none"`},
 		{map[string]string{"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "20", "A2A_HTTP_READ_TIMEOUT_SECONDS": "10"}, `A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS="20": must be at most A2A_HTTP_READ_TIMEOUT_SECONDS (10)`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://app.example.com/"}, `"https://app.example.com/" is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "app.example.com"}, `"app.example.com" is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, `is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "ftp://app.example.com"}, `is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://u@app.example.com"}, `is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://a.example.com,*"}, `"*" allows every origin: give it alone`},
 		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,7 +64,10 @@ func gzipBody(w http.ResponseWriter, r *http.Request, min int, body, compressed 
 		return body
 	}
 	hdr := w.Header()
-	hdr["Vary"] = []string{"Accept-Encoding"}
+	if !slices.Contains(hdr["Vary"], "Accept-Encoding") {
+		// Add: a CORS answer varies by Origin too.
+		hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
+	}
 	if !acceptsGzip(r) {
 		return body
 	}
