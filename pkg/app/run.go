@@ -48,7 +48,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return err
 	}
-	o := LocalOptions{Auth: authn, Log: log}
+	o := LocalOptions{Auth: authn, Log: log, Telemetry: tel}
 	if cfg.TaskStore.Backend == config.BackendDynamoDB {
 		if loadAWS == nil {
 			loadAWS = EnvAWS

@@ -18,6 +18,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
 )
 
@@ -93,15 +95,15 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 }
 
 // startLocal runs the local server with env (and a free port) until the
-// test ends, and returns its address.
-func startLocal(t *testing.T, env map[string]string) string {
+// test ends, its standard output to out, and returns its address.
+func startLocal(t *testing.T, env map[string]string, out io.Writer) string {
 	t.Helper()
 	port := freePort(t)
 	env["A2A_PORT"] = strconv.Itoa(port)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), io.Discard, io.Discard, nil)
+		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), out, io.Discard, nil)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -138,7 +140,7 @@ func slowBody(t *testing.T, addr string) net.Conn {
 // A2A_HTTP_READ_TIMEOUT_SECONDS has passed: the server answers 400 and
 // closes the connection.
 func TestLocalServerCutsSlowBodies(t *testing.T) {
-	addr := startLocal(t, map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "1"})
+	addr := startLocal(t, map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "1"}, io.Discard)
 	conn := slowBody(t, addr)
 	// Generous: the server's own timeout is 1 s.
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(15*time.Second)))
@@ -155,7 +157,7 @@ func TestLocalServerCutsSlowBodies(t *testing.T) {
 // At A2A_HTTP_MAX_CONNECTIONS, a new connection waits until one served
 // closes: held connections cannot take more than their share.
 func TestLocalServerCapsConnections(t *testing.T) {
-	addr := startLocal(t, map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3600"})
+	addr := startLocal(t, map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3600"}, io.Discard)
 	// startLocal's own client may keep its connection alive: let it go.
 	http.DefaultClient.CloseIdleConnections()
 	held := []net.Conn{slowBody(t, addr), slowBody(t, addr)}
@@ -190,3 +192,35 @@ func TestLocalServerCapsConnections(t *testing.T) {
 		t.Fatal("the waiting connection was not served once a slot was free")
 	}
 }
+
+// With A2A_METRICS=emf the local server writes a task step's metrics when
+// the step ends, as the worker function would: a blocking send that
+// completes and one that fails show TasksCompleted, TasksFailed and
+// StepDuration with no request after them.
+func TestLocalServerWritesStepMetricsWhenTheStepEnds(t *testing.T) {
+	var out syncbuf.Buffer
+	base := "http://" + startLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_METRICS": "emf", "A2A_METRICS_NAMESPACE": "A2ALocal"}, &out)
+
+	for text, state := range map[string]string{"hello": "completed", "fail": "failed"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-` + text + `","parts":[{"kind":"text","text":"` + text + `"}]},"configuration":{"blocking":true}}}`
+		resp, err := http.Post(base+"/", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Contains(t, string(b), `"state":"`+state+`"`)
+	}
+	// No request follows: the steps' own lines carry their metrics.
+	var totals map[string]float64
+	require.Eventually(t, func() bool {
+		start := strings.Index(out.String(), `{"_aws"`)
+		if start < 0 {
+			return false
+		}
+		totals = emftest.Totals(emftest.Documents(t, []byte(out.String()[start:])))
+		return totals[metrics.TasksCompleted] == 1 && totals[metrics.TasksFailed] == 1 && hasMetric(out.String(), metrics.StepDuration)
+	}, 10*time.Second, 10*time.Millisecond, "the EMF lines: %s", out.String())
+	assert.Equal(t, float64(2), totals[metrics.TasksCreated])
+}
+
+// hasMetric reports whether an EMF line declares metric name.
+func hasMetric(emf, name string) bool { return strings.Contains(emf, `{"Name":"`+name+`"`) }
