@@ -135,7 +135,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		steps = stepTelemetry{exec, t}
 	}
 	runner := local.New(steps, local.Options{Clock: o.Clock, Logger: o.Log})
-	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), cfg.LeaseDuration/2, o.Log, o.Telemetry)
+	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), sweepInterval(cfg.LeaseDuration), o.Log, o.Telemetry)
 	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
 	if pipeline != nil {
 		svc.WithRedriver(pipeline.local)
