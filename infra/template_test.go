@@ -133,7 +133,7 @@ func (backlogStore) Defer(context.Context, service.Job) error { return nil }
 // on a memory store (the routes, not the store, are under test).
 func functionHandlers(t *testing.T) map[string]http.Handler {
 	t.Helper()
-	getenv := envtest.Getenv("A2A_BEARER_TOKEN", "tok", "A2A_AGENT", "echo", "A2A_PUSH_SIGNING_KEYS", keystest.PEM(t, ""))
+	getenv := envtest.Getenv("A2A_BEARER_TOKEN", "test-token-16-ch", "A2A_AGENT", "echo", "A2A_PUSH_SIGNING_KEYS", keystest.PEM(t, ""))
 	card, err := boot.NewCardFunction(context.Background(), getenv, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	cfg, err := config.Load(getenv)

@@ -87,11 +87,11 @@ func TestLocalServerRefusesWebPages(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 
 	// With a token, callers prove who they are: any Host is served.
-	bearer := newServer(t, map[string]string{"A2A_HOST": "0.0.0.0", "A2A_BEARER_TOKEN": "tok"}, app.LocalOptions{Auth: auth.NewBearer(map[string]string{"default": "tok"})})
+	bearer := newServer(t, map[string]string{"A2A_HOST": "0.0.0.0", "A2A_BEARER_TOKEN": "test-token-16-ch"}, app.LocalOptions{Auth: auth.NewBearer(map[string]string{"default": "test-token-16-ch"})})
 	req := httptest.NewRequest("POST", "/", strings.NewReader(list))
 	req.Host = "agent.example.com"
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer tok")
+	req.Header.Set("Authorization", "Bearer test-token-16-ch")
 	rec := httptest.NewRecorder()
 	bearer.ServeHTTP(rec, req)
 	assert.Equal(t, 200, rec.Code, rec.Body.String())

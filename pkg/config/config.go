@@ -555,6 +555,10 @@ func (r *reader) tokens() map[string]string {
 			r.errs = append(r.errs, fmt.Errorf("A2A_BEARER_TOKENS: caller %q or its token is given twice (A2A_BEARER_TOKEN is the caller %q)", name, DefaultTokenName))
 			continue
 		}
+		if name == auth.AnonymousOwner {
+			r.errs = append(r.errs, fmt.Errorf("A2A_BEARER_TOKENS: the caller name %q is reserved: it names every caller of a server without tokens, whose tasks a caller of that name would own on a shared table; choose another", name))
+			continue
+		}
 		seen[tok] = true
 		tokens[name] = tok
 		r.checkToken("A2A_BEARER_TOKENS", name, tok)
@@ -562,12 +566,20 @@ func (r *reader) tokens() map[string]string {
 	return tokens
 }
 
-// checkToken refuses a token that no client can send: an Authorization
+// MinTokenLength is the shortest bearer token accepted: 16 characters
+// (openssl rand -hex 32 makes 64). A token is the caller's only proof.
+const MinTokenLength = 16
+
+// checkToken refuses a token that no client can send (an Authorization
 // header carries a bearer token as an RFC 6750 b64token, the very check
-// auth.BearerToken makes of each request.
+// auth.BearerToken makes of each request), and one too short to keep a
+// guesser out.
 func (r *reader) checkToken(variable, name, tok string) {
-	if !auth.IsB64Token(tok) {
+	switch {
+	case !auth.IsB64Token(tok):
 		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q has characters a bearer token cannot carry: use letters, digits and -._~+/ (e.g. openssl rand -hex 32)", variable, name))
+	case len(tok) < MinTokenLength:
+		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q is too short (%d characters, at least %d): a short token can be guessed (e.g. openssl rand -hex 32)", variable, name, len(tok), MinTokenLength))
 	}
 }
 

@@ -56,7 +56,7 @@ func TestProtocolVersions(t *testing.T) {
 func TestValues(t *testing.T) {
 	c, err := Load(env(map[string]string{
 		"A2A_HOST": "0.0.0.0", "A2A_PORT": "9000", "A2A_PUBLIC_URL": "https://agent.example.com/",
-		"A2A_BEARER_TOKEN": "t0", "A2A_BEARER_TOKENS": "alice:t1, bob : t2",
+		"A2A_BEARER_TOKEN": "token-0-of-16-ch", "A2A_BEARER_TOKENS": "alice:token-1-of-16-ch, bob : token-2-of-16-ch",
 		"A2A_MAX_REQUEST_BODY_BYTES": "2048", "A2A_BLOCKING_DEFAULT": "true", "A2A_BLOCKING_TIMEOUT_SECONDS": "5",
 		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug", "A2A_HTTP_GZIP_MINIMUM_SIZE": "0",
 		"A2A_TASK_LEASE_SECONDS": "5", "A2A_TASK_MAX_TAKEOVERS": "7",
@@ -65,7 +65,7 @@ func TestValues(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, "https://agent.example.com", c.PublicURL, "trailing slash dropped")
-	assert.Equal(t, map[string]string{"default": "t0", "alice": "t1", "bob": "t2"}, c.Tokens)
+	assert.Equal(t, map[string]string{"default": "token-0-of-16-ch", "alice": "token-1-of-16-ch", "bob": "token-2-of-16-ch"}, c.Tokens)
 	assert.EqualValues(t, 2048, c.MaxRequestBodyBytes)
 	assert.Zero(t, c.GzipMinimumSize, "0 compresses every response a client accepts gzip for")
 	assert.True(t, c.BlockingDefault)
@@ -93,7 +93,7 @@ func TestAuthMode(t *testing.T) {
 	}{
 		{nil, AuthBearer},
 		{map[string]string{"A2A_AUTH": "JWT"}, AuthJWT},
-		{map[string]string{"A2A_AUTH": "bearer", "A2A_BEARER_TOKEN": "t"}, AuthBearer},
+		{map[string]string{"A2A_AUTH": "bearer", "A2A_BEARER_TOKEN": "a-token-of-16-ch"}, AuthBearer},
 	} {
 		c, err := Load(env(tt.env))
 		require.NoError(t, err, tt.env)
@@ -145,6 +145,9 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_AUTH": "oauth"}, `A2A_AUTH="oauth": must be bearer or jwt`},
 		{map[string]string{"A2A_BEARER_TOKEN": "pass word"}, `A2A_BEARER_TOKEN: the token of caller "default" has characters a bearer token cannot carry`},
 		{map[string]string{"A2A_BEARER_TOKENS": "bob:s3cret!"}, `A2A_BEARER_TOKENS: the token of caller "bob" has characters`},
+		{map[string]string{"A2A_BEARER_TOKEN": "t"}, `A2A_BEARER_TOKEN: the token of caller "default" is too short (1 characters, at least 16)`},
+		{map[string]string{"A2A_BEARER_TOKENS": "bob:fifteen-chars15"}, `A2A_BEARER_TOKENS: the token of caller "bob" is too short (15 characters, at least 16)`},
+		{map[string]string{"A2A_BEARER_TOKENS": "anonymous:a-token-of-16-ch"}, `A2A_BEARER_TOKENS: the caller name "anonymous" is reserved`},
 		{map[string]string{"A2A_MEMORY_MAX_TASKS": "0"}, `A2A_MEMORY_MAX_TASKS="0": must be an integer from 1`},
 		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
 		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
