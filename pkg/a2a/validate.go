@@ -121,6 +121,14 @@ func (p *MessageSendParams) Validate() error {
 	if p.Message.Role != RoleUser {
 		return InvalidParams("params.message.role", "must be \"user\" for message/send, got %q", p.Message.Role)
 	}
+	// The agent session named is an id, kept with the task (and, on
+	// DynamoDB, with its context): bounded as ids are.
+	if err := checkID("params.metadata.shared.session.id", SessionOf(p.Metadata)); err != nil {
+		return err
+	}
+	if err := checkID("params.message.metadata.shared.session.id", SessionOf(p.Message.Metadata)); err != nil {
+		return err
+	}
 	for i := range p.Message.Parts {
 		if pt := &p.Message.Parts[i]; pt.Kind == PartKindText && pt.Text == "" {
 			return InvalidParams("params.message.parts["+strconv.Itoa(i)+"].text", "is required for a text part and must not be empty")

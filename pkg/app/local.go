@@ -111,7 +111,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		stopWatch = func() {}
 	)
 	if store == nil {
-		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks,
+		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes,
 			OnChange: func(c service.TaskChange) { onChange(c) }})
 	}
 	if cfg.Push.Enabled {

@@ -179,6 +179,9 @@ type TaskStore struct {
 	// MaxTasks bounds the tasks the memory backend keeps
 	// (A2A_MEMORY_MAX_TASKS).
 	MaxTasks int
+	// MaxBytes bounds the bytes the memory backend's tasks take
+	// (A2A_MEMORY_MAX_BYTES).
+	MaxBytes int64
 }
 
 // AWS holds the standard AWS settings the server reads itself.
@@ -214,6 +217,7 @@ const (
 	DefaultIdempotencyWindow   = 24 * time.Hour
 	DefaultMaxTakeovers        = 2
 	DefaultMemoryMaxTasks      = 10000
+	DefaultMemoryMaxBytes      = 256 << 20
 	DefaultReadHeaderTimeout   = 10 * time.Second
 	DefaultReadTimeout         = 30 * time.Second
 	DefaultIdleTimeout         = 120 * time.Second
@@ -366,6 +370,7 @@ func (r *reader) taskStore() (TaskStore, AWS) {
 		CreateTable: r.boolean("A2A_TASK_STORE_CREATE_TABLE", false),
 		TTL:         time.Duration(r.intRange("A2A_TASK_TTL_SECONDS", int(DefaultTaskTTL/time.Second), 60, maxTaskTTLSeconds)) * time.Second,
 		MaxTasks:    r.intRange("A2A_MEMORY_MAX_TASKS", DefaultMemoryMaxTasks, 1, 10_000_000),
+		MaxBytes:    int64(r.intRange("A2A_MEMORY_MAX_BYTES", DefaultMemoryMaxBytes, 1<<20, 1<<40)),
 	}
 	aws := AWS{
 		Region:            r.str("AWS_REGION", strings.TrimSpace(r.getenv("AWS_DEFAULT_REGION"))),
