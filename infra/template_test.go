@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -742,17 +741,17 @@ func TestCORSConfiguration(t *testing.T) {
 	require.NoError(t, err)
 	cors := v.(map[string]any)
 	assert.Equal(t, []any{"https://app.example.com", "http://localhost:3000"}, cors["AllowOrigins"])
-	strs := func(l []string) []any {
-		out := make([]any, len(l))
-		for i, s := range l {
-			out[i] = s
+	list := func(header string) []any {
+		var out []any
+		for _, s := range strings.Split(header, ", ") {
+			out = append(out, s)
 		}
 		return out
 	}
-	assert.Equal(t, strs(httpapi.CORSAllowedMethods), cors["AllowMethods"])
-	assert.Equal(t, strs(httpapi.CORSAllowedHeaders), cors["AllowHeaders"])
-	assert.Equal(t, strs(httpapi.CORSExposedHeaders), cors["ExposeHeaders"])
-	assert.Equal(t, strconv.Itoa(httpapi.CORSMaxAge), cors["MaxAge"])
+	assert.Equal(t, list(httpapi.CORSAllowedMethods), cors["AllowMethods"])
+	assert.Equal(t, list(httpapi.CORSAllowedHeaders), cors["AllowHeaders"])
+	assert.Equal(t, list(httpapi.CORSExposedHeaders), cors["ExposeHeaders"])
+	assert.Equal(t, httpapi.CORSMaxAge, cors["MaxAge"])
 	assert.Equal(t, "false", cors["AllowCredentials"])
 
 	envs := environment(t, tpl)

@@ -20,6 +20,16 @@ func checkID(path, id string) error {
 	return nil
 }
 
+// checkSession refuses the agent session metadata names when it is longer
+// than an id: it is kept with the task (and, on DynamoDB, with its
+// context).
+func checkSession(path string, md Metadata) error {
+	if len(md) == 0 {
+		return nil
+	}
+	return checkID(path+".shared.session.id", SessionOf(md))
+}
+
 // Validate checks the message's required fields and parts. path is the JSON
 // path of the message in its request (e.g. "params.message") and prefixes
 // every error message.
@@ -121,12 +131,10 @@ func (p *MessageSendParams) Validate() error {
 	if p.Message.Role != RoleUser {
 		return InvalidParams("params.message.role", "must be \"user\" for message/send, got %q", p.Message.Role)
 	}
-	// The agent session named is an id, kept with the task (and, on
-	// DynamoDB, with its context): bounded as ids are.
-	if err := checkID("params.metadata.shared.session.id", SessionOf(p.Metadata)); err != nil {
+	if err := checkSession("params.metadata", p.Metadata); err != nil {
 		return err
 	}
-	if err := checkID("params.message.metadata.shared.session.id", SessionOf(p.Message.Metadata)); err != nil {
+	if err := checkSession("params.message.metadata", p.Message.Metadata); err != nil {
 		return err
 	}
 	for i := range p.Message.Parts {

@@ -30,7 +30,8 @@ import (
 // chain: profiles, SSO, ...) for the local commands; nil means EnvAWS.
 func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Registry, out, logOut io.Writer, loadAWS AWSLoader) error {
 	cfg, err := config.Load(getenv)
-	if err != nil {
+	httpCfg, httpErr := config.LoadHTTP(getenv)
+	if err = errors.Join(err, httpErr); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
 	log := boot.NewLogger(logOut, cfg.LogLevel)
@@ -76,8 +77,8 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
 	}
-	ln = netutil.LimitListener(ln, cfg.HTTP.MaxConnections)
-	hs := httpServer(cfg.HTTP, telemetry.Middleware(tel, srv.Handler))
+	ln = netutil.LimitListener(ln, httpCfg.MaxConnections)
+	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler))
 	_, anonymous := authn.(auth.Anonymous)
 	printBanner(out, cfg, ag.Info().Name, !anonymous)
 

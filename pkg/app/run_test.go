@@ -87,6 +87,7 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 		{map[string]string{"A2A_AGENT": "nope"}, `A2A_AGENT="nope" is not a registered agent`},
 		{map[string]string{"A2A_PORT": "x"}, "A2A_PORT"},
 		{map[string]string{"A2A_AUTH": "jwt"}, "A2A_AUTH=jwt needs API Gateway's JWT authorizer"},
+		{map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "0", "A2A_PORT": "x"}, `A2A_HTTP_MAX_CONNECTIONS="0"`},
 		{map[string]string{"A2A_BEARER_TOKEN": "x"}, `A2A_BEARER_TOKEN: the token of caller "default" is too short (1 characters, at least 16)`},
 		{map[string]string{"A2A_BEARER_TOKENS": "anonymous:0123456789abcdef"}, `the caller name "anonymous" is reserved`},
 	}

@@ -31,8 +31,6 @@ type Config struct {
 	Tokens map[string]string
 	// MaxRequestBodyBytes bounds request bodies (A2A_MAX_REQUEST_BODY_BYTES).
 	MaxRequestBodyBytes int64
-	// HTTP holds the local server's connection limits.
-	HTTP HTTP
 	// CORSAllowedOrigins are the web origins whose pages may call the
 	// agent (A2A_CORS_ALLOWED_ORIGINS): scheme://host[:port] in lower
 	// case, or "*" alone for any. Empty: none.
@@ -259,7 +257,6 @@ func Load(getenv func(string) string) (Config, error) {
 		r.fail("A2A_INTERRUPT_REQUEST_TTL_SECONDS", strconv.Itoa(int(c.InterruptTTL/time.Second)),
 			fmt.Sprintf("must be at most A2A_TASK_TTL_SECONDS (%d): the task would expire while its interrupt waits", int(c.TaskStore.TTL/time.Second)))
 	}
-	c.HTTP = r.http()
 	c.CORSAllowedOrigins = r.origins("A2A_CORS_ALLOWED_ORIGINS")
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
@@ -267,6 +264,15 @@ func Load(getenv func(string) string) (Config, error) {
 	c.ProtocolVersions = r.protocolVersions()
 	c.Console = r.boolean("A2A_CONSOLE", true)
 	return c, errors.Join(r.errs...)
+}
+
+// LoadHTTP reads the local server's connection limits (the Lambda
+// functions have none: API Gateway holds the connections), reporting every
+// bad variable at once.
+func LoadHTTP(getenv func(string) string) (HTTP, error) {
+	r := reader{getenv: getenv}
+	h := r.http()
+	return h, errors.Join(r.errs...)
 }
 
 // http reads the local server's connection limits.
@@ -561,7 +567,7 @@ func (r *reader) tokens() map[string]string {
 			continue
 		}
 		if name == auth.AnonymousOwner {
-			r.errs = append(r.errs, fmt.Errorf("A2A_BEARER_TOKENS: the caller name %q is reserved: it names every caller of a server without tokens, whose tasks a caller of that name would own on a shared table; choose another", name))
+			r.errs = append(r.errs, errReservedCaller)
 			continue
 		}
 		seen[tok] = true
@@ -570,6 +576,9 @@ func (r *reader) tokens() map[string]string {
 	}
 	return tokens
 }
+
+// errReservedCaller refuses a token's caller named auth.AnonymousOwner.
+var errReservedCaller = errors.New(`A2A_BEARER_TOKENS: the caller name "` + auth.AnonymousOwner + `" is reserved: it names every caller of a server without tokens, whose tasks a caller of that name would own on a shared table; choose another`)
 
 // MinTokenLength is the shortest bearer token accepted: 16 characters
 // (openssl rand -hex 32 makes 64). A token is the caller's only proof.
@@ -584,7 +593,7 @@ func (r *reader) checkToken(variable, name, tok string) {
 	case !auth.IsB64Token(tok):
 		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q has characters a bearer token cannot carry: use letters, digits and -._~+/ (e.g. openssl rand -hex 32)", variable, name))
 	case len(tok) < MinTokenLength:
-		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q is too short (%d characters, at least %d): a short token can be guessed (e.g. openssl rand -hex 32)", variable, name, len(tok), MinTokenLength))
+		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q is too short (%d characters, at least 16): a short token can be guessed (e.g. openssl rand -hex 32)", variable, name, len(tok)))
 	}
 }
 

@@ -24,9 +24,11 @@ func TestDefaults(t *testing.T) {
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
 		Push: Push{Enabled: true, MaxAttempts: 10}, ProtocolVersions: []a2a.Version{a2a.V03, a2a.V10},
 		LeaseDuration: time.Minute, MaxTakeovers: 2, IdempotencyWindow: 24 * time.Hour, Console: true,
-		HTTP: HTTP{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxConnections: 256},
 	}, c)
 	assert.True(t, c.Loopback())
+	h, err := LoadHTTP(env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, HTTP{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxConnections: 256}, h)
 }
 
 func TestProtocolVersions(t *testing.T) {
@@ -60,7 +62,6 @@ func TestValues(t *testing.T) {
 		"A2A_MAX_REQUEST_BODY_BYTES": "2048", "A2A_BLOCKING_DEFAULT": "true", "A2A_BLOCKING_TIMEOUT_SECONDS": "5",
 		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug", "A2A_HTTP_GZIP_MINIMUM_SIZE": "0",
 		"A2A_TASK_LEASE_SECONDS": "5", "A2A_TASK_MAX_TAKEOVERS": "7",
-		"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3", "A2A_HTTP_IDLE_TIMEOUT_SECONDS": "4", "A2A_HTTP_MAX_CONNECTIONS": "5",
 		"A2A_CORS_ALLOWED_ORIGINS": " https://App.Example.com, http://localhost:3000 ,https://app.example.com",
 	}))
 	require.NoError(t, err)
@@ -74,16 +75,20 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, 5*time.Second, c.LeaseDuration)
 	assert.Equal(t, 7, c.MaxTakeovers)
 	assert.False(t, c.Loopback())
-	assert.Equal(t, HTTP{ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, IdleTimeout: 4 * time.Second, MaxConnections: 5}, c.HTTP)
+	h, err := LoadHTTP(env(map[string]string{
+		"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3", "A2A_HTTP_IDLE_TIMEOUT_SECONDS": "4", "A2A_HTTP_MAX_CONNECTIONS": "5",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, HTTP{ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, IdleTimeout: 4 * time.Second, MaxConnections: 5}, h)
 	assert.Equal(t, []string{"https://app.example.com", "http://localhost:3000"}, c.CORSAllowedOrigins, "lower case, once each")
 	c, err = Load(env(map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "*"}))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"*"}, c.CORSAllowedOrigins)
 
 	// A read timeout shorter than the default header timeout bounds both.
-	c, err = Load(env(map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "5"}))
+	h, err = LoadHTTP(env(map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "5"}))
 	require.NoError(t, err)
-	assert.Equal(t, 5*time.Second, c.HTTP.ReadHeaderTimeout)
+	assert.Equal(t, 5*time.Second, h.ReadHeaderTimeout)
 }
 
 func TestAuthMode(t *testing.T) {
@@ -152,9 +157,6 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_MEMORY_MAX_BYTES": "1000"}, `A2A_MEMORY_MAX_BYTES="1000": must be an integer from 1048576`},
 		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
 		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
-		{map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "0"}, `A2A_HTTP_READ_TIMEOUT_SECONDS="0": must be an integer from 1 to 3600`},
-		{map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "none"}, `A2A_HTTP_MAX_CONNECTIONS="none"`},
-		{map[string]string{"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "20", "A2A_HTTP_READ_TIMEOUT_SECONDS": "10"}, `A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS="20": must be at most A2A_HTTP_READ_TIMEOUT_SECONDS (10)`},
 		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://app.example.com/"}, `"https://app.example.com/" is not a web origin`},
 		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "app.example.com"}, `"app.example.com" is not a web origin`},
 		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, `is not a web origin`},
@@ -168,6 +170,17 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		require.Error(t, err, tt.env)
 		assert.Contains(t, err.Error(), tt.want)
 		assert.NotContains(t, err.Error(), "secret", "tokens never appear in errors")
+	}
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "0"}, `A2A_HTTP_READ_TIMEOUT_SECONDS="0": must be an integer from 1 to 3600`},
+		{map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "none"}, `A2A_HTTP_MAX_CONNECTIONS="none"`},
+		{map[string]string{"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "20", "A2A_HTTP_READ_TIMEOUT_SECONDS": "10"}, `A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS="20": must be at most A2A_HTTP_READ_TIMEOUT_SECONDS (10)`},
+	} {
+		_, err := LoadHTTP(env(tt.env))
+		assert.ErrorContains(t, err, tt.want)
 	}
 	_, err := Load(env(map[string]string{"A2A_PORT": "x", "A2A_LOG_LEVEL": "y"}))
 	assert.ErrorContains(t, err, "A2A_PORT")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -70,7 +71,7 @@ func TestCORSPreflight(t *testing.T) {
 		assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"), "%v", origins)
 	}
 	r := do(t, http.MethodOptions, url+"/", "", "", "Origin", "https://evil.example", "Access-Control-Request-Method", "POST")
-	assert.Contains(t, string(r.body), `the origin \"https://evil.example\" may not call this agent: it is not in A2A_CORS_ALLOWED_ORIGINS`)
+	assert.Contains(t, string(r.body), `CORS preflight refused: its one Origin header must name an origin of A2A_CORS_ALLOWED_ORIGINS`)
 
 	// The request itself: an allowed page may read the answer; another
 	// page's request is served (CORS protects the page's reader, the
@@ -109,10 +110,19 @@ func TestCORSOff(t *testing.T) {
 	url := corsServer(t)
 	r := do(t, http.MethodOptions, url+"/", "", "", "Origin", "https://app.example.com", "Access-Control-Request-Method", "POST")
 	assert.Equal(t, http.StatusForbidden, r.status)
-	assert.Contains(t, string(r.body), "cross-origin requests are not enabled on this agent")
+	assert.Contains(t, string(r.body), "CORS preflight refused")
+	assert.Contains(t, string(r.body), "A2A_CORS_ALLOWED_ORIGINS")
 	assert.Empty(t, r.header.Get("Access-Control-Allow-Origin"))
 	r = do(t, http.MethodGet, url+"/.well-known/agent-card.json", "", "", "Origin", "https://app.example.com")
 	assert.Equal(t, http.StatusOK, r.status)
 	assert.Empty(t, r.header.Get("Access-Control-Allow-Origin"))
 	assert.NotContains(t, r.header.Values("Vary"), "Origin")
+}
+
+// The headers a preflight allows include the OAP correlation headers.
+func TestCORSAllowsTheOAPHeaders(t *testing.T) {
+	for _, h := range oap.Headers {
+		assert.Contains(t, strings.Split(httpapi.CORSAllowedHeaders, ", "), h)
+		assert.Contains(t, strings.Split(httpapi.CORSExposedHeaders, ", "), h)
+	}
 }

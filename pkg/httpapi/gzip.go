@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,10 +63,7 @@ func gzipBody(w http.ResponseWriter, r *http.Request, min int, body, compressed 
 		return body
 	}
 	hdr := w.Header()
-	if !slices.Contains(hdr["Vary"], "Accept-Encoding") {
-		// Add: a CORS answer varies by Origin too.
-		hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
-	}
+	hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding") // a CORS answer varies by Origin too
 	if !acceptsGzip(r) {
 		return body
 	}

@@ -147,7 +147,7 @@ type handler struct {
 	// "0.3,1.0").
 	served string
 	mux    *http.ServeMux
-	cors   *corsPolicy
+	cors   corsPolicy
 }
 
 // New returns the handler.

@@ -41,10 +41,11 @@ func checkMembers(b []byte, envelope bool) error {
 	if !ok {
 		return nil
 	}
-	if d.first == d.second {
-		return a2a.Errorf(a2a.CodeInvalidRequest, "member %q appears twice in one object; a request must not repeat a name", truncate([]byte(d.second)))
+	format, args := "member %q appears twice in one object; a request must not repeat a name", []any{truncate([]byte(d.second))}
+	if d.first != d.second {
+		format, args = "members %q and %q of one object name the same field (names are read in any case, and snake_case as camelCase); send it once", []any{truncate([]byte(d.first)), args[0]}
 	}
-	return a2a.Errorf(a2a.CodeInvalidRequest, "members %q and %q of one object name the same field (names are read in any case, and snake_case as camelCase); send it once", truncate([]byte(d.first)), truncate([]byte(d.second)))
+	return a2a.Errorf(a2a.CodeInvalidRequest, format, args...)
 }
 
 // duplicate is a member named twice in one object: first and second are
@@ -133,10 +134,15 @@ func scanDuplicates(b []byte, i int, fold, envelope bool) (duplicate, bool) {
 }
 
 // freeForm reports whether a member's value is free-form JSON whose names
-// are the client's (a request's metadata, a data part's data, an OAP
-// envelope's _meta), in any spelling the decoders accept.
+// are the client's: a request's metadata, a data part's data, an OAP
+// envelope's _meta. (Spelled otherwise, as the decoders would still read
+// them, their names count as the decoders': a stricter check.)
 func freeForm(name []byte) bool {
-	return foldEqual(name, []byte("metadata")) || foldEqual(name, []byte("data")) || string(name) == "_meta"
+	switch string(name) {
+	case "metadata", "data", "_meta":
+		return true
+	}
+	return false
 }
 
 // foldEqual reports whether the decoders read a and b as the same member:
@@ -154,7 +160,7 @@ func foldEqual(a, b []byte) bool {
 		ca, cb := a[i], b[j]
 		if ca >= utf8.RuneSelf || cb >= utf8.RuneSelf {
 			// Unicode case folding (the Kelvin sign folds to k).
-			return strings.EqualFold(unfolded(a[i:]), unfolded(b[j:]))
+			return nameKey(a, true) == nameKey(b, true)
 		}
 		if lower(ca) != lower(cb) {
 			return false
@@ -177,12 +183,6 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
-}
-
-// unfolded is the rest of a name without its underscores (the rest starts
-// past the first byte, so none of them leads).
-func unfolded(rest []byte) string {
-	return strings.ReplaceAll(string(rest), "_", "")
 }
 
 // nameKey is the key of a name in a large object's set: the name itself,

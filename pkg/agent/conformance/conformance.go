@@ -21,7 +21,6 @@ package conformance
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"time"
@@ -55,6 +54,10 @@ const (
 	FileName    = "output.txt"
 	FileType    = "text/plain"
 	FileContent = "Generated file content"
+	// fileBytes is FileContent in base64.
+	fileBytes = "R2VuZXJhdGVkIGZpbGUgY29udGVudA=="
+	// DataContent is the data artifact's object.
+	DataContent = `{"count":42,"key":"value"}`
 	FileURL     = "https://example.com/output.txt"
 	ArtifactID  = "tck-artifact"
 )
@@ -118,35 +121,20 @@ type checkpoint struct {
 
 // Step implements agent.Agent.
 func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
+	text := Greeting
 	if len(in.Checkpoint) > 0 {
 		// The end of the long work.
 		var c checkpoint
-		if err := json.Unmarshal(in.Checkpoint, &c); err != nil || c.Text == "" {
-			c.Text = Greeting
+		if json.Unmarshal(in.Checkpoint, &c) == nil && c.Text != "" {
+			text = c.Text
 		}
-		return agent.Complete(agent.Text(c.Text)), nil
-	}
-	if in.Reply != nil {
-		// The input the task asked for.
-		return agent.Complete(agent.Text(Greeting)), nil
+		return agent.Complete(agent.Text(text)), nil
 	}
 	id := ""
-	if in.Message != nil {
+	if in.Message != nil && in.Reply == nil { // a reply completes the task
 		id = in.Message.MessageID
 	}
 	switch {
-	case strings.HasPrefix(id, PrefixArtifactText):
-		return complete(a2a.TextPart(TextContent)), nil
-	case strings.HasPrefix(id, PrefixArtifactFileURL):
-		return complete(a2a.FileURIPart(FileURL, FileName, FileType)), nil
-	case strings.HasPrefix(id, PrefixArtifactFile):
-		return complete(a2a.FileBytesPart(base64.StdEncoding.EncodeToString([]byte(FileContent)), FileName, FileType)), nil
-	case strings.HasPrefix(id, PrefixArtifactData):
-		p, err := a2a.DataPart(map[string]any{"key": "value", "count": 42})
-		if err != nil {
-			return agent.Outcome{}, err
-		}
-		return complete(p), nil
 	case strings.HasPrefix(id, PrefixMessageResponse):
 		return agent.Respond(agent.Text(DirectText)), nil
 	case strings.HasPrefix(id, PrefixDelayedComplete):
@@ -161,9 +149,37 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter
 		}
 		return agent.Continue(a.work, checkpoint{Worked: true}), nil
 	}
-	return agent.Complete(agent.Text(Greeting)), nil
+	out := agent.Complete(agent.Text(text))
+	if p := artifactPart(id); p != nil {
+		out.Artifacts = []a2a.Artifact{{ArtifactID: ArtifactID, Name: ArtifactID, Parts: []a2a.Part{*p}}}
+	}
+	return out, nil
 }
 
-func complete(p a2a.Part) agent.Outcome {
-	return agent.Complete(agent.Text(Greeting), a2a.Artifact{ArtifactID: ArtifactID, Name: ArtifactID, Parts: []a2a.Part{p}})
+// artifactParts are the parts of the tck-artifact-* scenarios' one
+// artifact, by messageId prefix (longest first where one extends another).
+var artifactParts = []struct {
+	prefix string
+	part   a2a.Part
+}{
+	{PrefixArtifactText, a2a.TextPart(TextContent)},
+	{PrefixArtifactFileURL, a2a.FileURIPart(FileURL, FileName, FileType)},
+	{PrefixArtifactFile, a2a.FileBytesPart(fileBytes, FileName, FileType)},
+	{PrefixArtifactData, a2a.Part{Kind: a2a.PartKindData, Data: json.RawMessage(DataContent)}},
+}
+
+// artifactPart is the one part of the artifact a tck-artifact-* scenario
+// completes with, nil for another scenario.
+func artifactPart(id string) *a2a.Part {
+	for _, a := range artifactParts {
+		if strings.HasPrefix(id, a.prefix) {
+			p := a.part
+			if p.File != nil {
+				f := *p.File // each task its own
+				p.File = &f
+			}
+			return &p
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 	"time"
@@ -98,6 +99,8 @@ func TestScenariosByMessageID(t *testing.T) {
 	out, err = ag.Step(context.Background(), agent.StepInput{Checkpoint: json.RawMessage(`{"worked":true}`)}, &emitter{})
 	require.NoError(t, err)
 	assert.Equal(t, "Hello from TCK", out.Message.Text(), "a checkpoint of an earlier version")
+
+	assert.Equal(t, base64.StdEncoding.EncodeToString([]byte(conformance.FileContent)), "R2VuZXJhdGVkIGZpbGUgY29udGVudA==")
 
 	_, err = conformance.New(envtest.Settings(conformance.EnvWorkMS, "soon"))
 	assert.ErrorContains(t, err, `A2A_CONFORMANCE_WORK_MS="soon"`)
