@@ -56,9 +56,14 @@ def ref_target(value):
 
 def declared_routes(template):
     """The (method, path, function) of every HTTP route the template
-    declares, and the problems reading them."""
+    declares, and the problems reading them. An HTTP API with a
+    CorsConfiguration answers CORS preflights (OPTIONS) on every route
+    itself, and `sam local start-api` lists OPTIONS among each route's
+    methods then: those count as declared."""
     resources = template.get("Resources") or {}
     routes, problems = set(), []
+    cors = any(res.get("Type") == "AWS::ApiGatewayV2::Api" and "CorsConfiguration" in (res.get("Properties") or {})
+               for res in resources.values())
     for name, res in resources.items():
         props = res.get("Properties") or {}
         if res.get("Type") == "AWS::ApiGatewayV2::Route":
@@ -75,6 +80,8 @@ def declared_routes(template):
                 if event.get("Type") == "HttpApi":
                     ep = event.get("Properties") or {}
                     routes.add((str(ep.get("Method", "ANY")).upper(), ep.get("Path", "$default"), name))
+    if cors:
+        routes |= {("OPTIONS", path, fn) for _, path, fn in routes}
     return routes, problems
 
 

@@ -132,7 +132,7 @@ func (backlogStore) Defer(context.Context, service.Job) error { return nil }
 // on a memory store (the routes, not the store, are under test).
 func functionHandlers(t *testing.T) map[string]http.Handler {
 	t.Helper()
-	getenv := envtest.Getenv("A2A_BEARER_TOKEN", "tok", "A2A_AGENT", "echo", "A2A_PUSH_SIGNING_KEYS", keystest.PEM(t, ""))
+	getenv := envtest.Getenv("A2A_BEARER_TOKEN", "test-token-16-ch", "A2A_AGENT", "echo", "A2A_PUSH_SIGNING_KEYS", keystest.PEM(t, ""))
 	card, err := boot.NewCardFunction(context.Background(), getenv, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	cfg, err := config.Load(getenv)
@@ -724,4 +724,58 @@ func TestStreamFailuresAreRetriedWhileTheStreamHoldsThem(t *testing.T) {
 	var types []string
 	decode(t, m.Prop("FunctionResponseTypes"), &types)
 	assert.Equal(t, []string{"ReportBatchItemFailures"}, types, "a retry starts at the failed record")
+}
+
+// The HTTP API answers CORS preflights for the origins of
+// CorsAllowedOrigins, with the methods and headers the handlers' own CORS
+// answers give (sam local and the local server), never with credentials;
+// the functions get the same origins; without origins there is no CORS
+// configuration. Every allowed pattern of the parameter is an origin list
+// the configuration accepts.
+func TestCORSConfiguration(t *testing.T) {
+	tpl := load(t)
+	api := tpl.Resources["HttpApi"]
+	const origins = "https://app.example.com,http://localhost:3000"
+	ev := samtemplate.NewEvaluator(tpl.Root, map[string]string{"CorsAllowedOrigins": origins})
+	v, err := ev.Eval(api.Prop("CorsConfiguration"))
+	require.NoError(t, err)
+	cors := v.(map[string]any)
+	assert.Equal(t, []any{"https://app.example.com", "http://localhost:3000"}, cors["AllowOrigins"])
+	list := func(header string) []any {
+		var out []any
+		for _, s := range strings.Split(header, ", ") {
+			out = append(out, s)
+		}
+		return out
+	}
+	assert.Equal(t, list(httpapi.CORSAllowedMethods), cors["AllowMethods"])
+	assert.Equal(t, list(httpapi.CORSAllowedHeaders), cors["AllowHeaders"])
+	assert.Equal(t, list(httpapi.CORSExposedHeaders), cors["ExposeHeaders"])
+	assert.Equal(t, httpapi.CORSMaxAge, cors["MaxAge"])
+	assert.Equal(t, "false", cors["AllowCredentials"])
+
+	envs := environment(t, tpl)
+	for _, fn := range []string{"CardFunction", "SendFunction", "TasksFunction"} {
+		got, err := ev.Eval(envs[fn]["A2A_CORS_ALLOWED_ORIGINS"])
+		require.NoError(t, err, fn)
+		assert.Equal(t, origins, got, fn)
+		cfg, err := config.Load(envtest.Getenv("A2A_CORS_ALLOWED_ORIGINS", got.(string)))
+		require.NoError(t, err, "the functions accept the origins the template passes")
+		assert.Equal(t, []string{"https://app.example.com", "http://localhost:3000"}, cfg.CORSAllowedOrigins)
+	}
+
+	v, err = samtemplate.NewEvaluator(tpl.Root, nil).Eval(api.Prop("CorsConfiguration"))
+	require.NoError(t, err)
+	assert.Equal(t, samtemplate.NoValue, v, "no origins, no CORS")
+
+	pattern, _ := samtemplate.Scalar(samtemplate.Get(tpl.Root, "Parameters", "CorsAllowedOrigins", "AllowedPattern"))
+	re := regexp.MustCompile(pattern)
+	for _, ok := range []string{"", "*", "https://a.example.com", "https://a.example.com:8443,http://localhost:3000"} {
+		assert.True(t, re.MatchString(ok), ok)
+		_, err := config.Load(envtest.Getenv("A2A_CORS_ALLOWED_ORIGINS", ok))
+		assert.NoError(t, err, ok)
+	}
+	for _, bad := range []string{"https://a.example.com/", "a.example.com", "https://a.example.com, http://b.example", "*,https://a.example.com"} {
+		assert.False(t, re.MatchString(bad), bad)
+	}
 }

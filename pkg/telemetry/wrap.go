@@ -137,6 +137,22 @@ func HTTP(f *Function, next func(context.Context, events.APIGatewayV2HTTPRequest
 	}
 }
 
+// Background runs fn, work of the local server that no request waits for
+// (a task's step, a sweep), with the metrics an invocation of a function
+// doing it would write: fn's context carries the sink and the tracer
+// (Context), and what fn recorded is written when it returns, not with a
+// later request's lines (or never). A nil f runs fn as it is.
+func Background[T any](ctx context.Context, f *Function, fn func(context.Context) (T, error)) (T, error) {
+	if f == nil {
+		return fn(ctx)
+	}
+	out, err := fn(f.Context(ctx))
+	if ferr := f.Metrics.Flush(); ferr != nil {
+		f.Log.WarnContext(ctx, "could not write metrics", "error", ferr.Error())
+	}
+	return out, err
+}
+
 // Middleware gives each request of the local server the same telemetry as
 // an HTTP function's invocation (without Lambda's ids).
 func Middleware(f *Function, next http.Handler) http.Handler {
