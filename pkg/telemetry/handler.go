@@ -61,26 +61,43 @@ func (h *Handler) Enabled(ctx context.Context, level slog.Level) bool {
 }
 
 // Handle adds the invocation's fields and redacts r before next sees it.
+// The attributes are gathered in buffers on the stack and handed to the
+// new record at once, so that a usual line (the summary line of every
+// request) costs the record one allocation.
 func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	out := slog.NewRecord(r.Time, r.Level, h.redactString(r.Message), r.PC)
+	var attrBuf [24]slog.Attr
+	attrs := attrBuf[:0]
 	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
-		out.AddAttrs(slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
+		attrs = append(attrs, slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
 	}
 	if tid := traceID(ctx); tid != "" {
-		out.AddAttrs(slog.String(logfields.FieldTraceID, tid))
+		attrs = append(attrs, slog.String(logfields.FieldTraceID, tid))
 	}
-	own := map[string]bool{}
+	own := len(attrs)
 	r.Attrs(func(a slog.Attr) bool {
-		own[a.Key] = true
-		out.AddAttrs(h.redact(a))
+		attrs = append(attrs, h.redact(a))
 		return true
 	})
-	for _, a := range logfields.Fields(ctx) {
-		if !own[a.Key] && !slices.Contains(h.withKeys, a.Key) {
-			out.AddAttrs(h.redact(a))
+	ownAttrs := attrs[own:]
+	var fieldBuf [16]slog.Attr
+	for _, a := range logfields.AppendFields(ctx, fieldBuf[:0]) {
+		if !hasKey(ownAttrs, a.Key) && !slices.Contains(h.withKeys, a.Key) {
+			attrs = append(attrs, h.redact(a))
 		}
 	}
+	out.AddAttrs(attrs...)
 	return h.next.Handle(ctx, out)
+}
+
+// hasKey reports whether attrs has one named key.
+func hasKey(attrs []slog.Attr, key string) bool {
+	for _, a := range attrs {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // WithAttrs redacts attrs and hands them to next.
@@ -101,7 +118,9 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 
 func secretKey(k string) bool {
 	switch k {
-	case "msg", "time", "level", "error", "function", "task_id", "context_id", "method", "route", "status", "duration_ms":
+	case "msg", "time", "level", "error", logfields.FieldFunction, logfields.FieldTaskID, logfields.FieldContextID, logfields.FieldMethod,
+		"route", "status", logfields.FieldDurationMS, logfields.FieldColdStart, logfields.FieldCaller, logfields.FieldVersion,
+		logfields.FieldAPIRequestID, logfields.FieldLambdaRequestID, logfields.FieldTraceID:
 		return false
 	}
 	k = strings.ToLower(k)
