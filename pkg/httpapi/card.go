@@ -27,8 +27,11 @@ type CardSource func(publicURL string) (public, extended a2a.AgentCard)
 // document is a JSON document rendered once, with its validators and, when
 // it is large enough, its gzip encoding.
 type document struct {
-	body    []byte
-	gz      []byte
+	body []byte
+	// gz is body gzip-compressed, made on the first request that takes
+	// it: compressing at start-up would cost every process (a gzip
+	// writer is 800 KB of state) what few of them use.
+	gz      func() []byte
 	gzipMin int
 	etag    string
 	// modified is when the document was rendered, to the second (HTTP
@@ -50,9 +53,7 @@ func newDocument(v any, gzipMin int) (*document, error) {
 	etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
 	d := &document{body: b, gzipMin: gzipMin, etag: etag, modified: modified,
 		etagHeader: []string{etag}, lastModifiedHeader: []string{modified.Format(http.TimeFormat)}}
-	if gzipMin >= 0 && len(b) >= gzipMin {
-		d.gz = compress(b)
-	}
+	d.gz = sync.OnceValue(func() []byte { return compress(b) })
 	return d, nil
 }
 

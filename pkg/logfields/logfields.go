@@ -46,9 +46,24 @@ func WithFields(ctx context.Context) context.Context {
 	if _, ok := ctx.Value(bagKey{}).(*bag); ok {
 		return ctx
 	}
-	b := &bag{}
-	b.attrs = b.inline[:0]
-	return context.WithValue(ctx, bagKey{}, b)
+	c := &bagContext{Context: ctx}
+	c.bag.attrs = c.bag.inline[:0]
+	return c
+}
+
+// bagContext is a context carrying a bag: one allocation for both (what
+// context.WithValue and a separate bag would take two for, on every
+// request).
+type bagContext struct {
+	context.Context
+	bag bag
+}
+
+func (c *bagContext) Value(key any) any {
+	if key == (bagKey{}) {
+		return &c.bag
+	}
+	return c.Context.Value(key)
 }
 
 // Add sets fields (key, value pairs) on the bag of ctx, replacing earlier

@@ -61,11 +61,11 @@ func (h *Handler) Enabled(ctx context.Context, level slog.Level) bool {
 }
 
 // Handle adds the invocation's fields and redacts r before next sees it.
-// The attributes are gathered in buffers on the stack and handed to the
-// new record at once, so that a usual line (the summary line of every
-// request) costs the record one allocation.
+// The attributes are gathered in buffers on the stack and handed to next
+// at once: to the JSON handler of NewLogger as they are, to any other
+// handler in a new record.
 func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, h.redactString(r.Message), r.PC)
+	msg := h.redactString(r.Message)
 	var attrBuf [24]slog.Attr
 	attrs := attrBuf[:0]
 	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
@@ -86,6 +86,10 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 			attrs = append(attrs, h.redact(a))
 		}
 	}
+	if j, ok := h.next.(*jsonHandler); ok {
+		return j.write(ctx, r.Time, r.Level, msg, r.PC, attrs)
+	}
+	out := slog.NewRecord(r.Time, r.Level, msg, r.PC)
 	out.AddAttrs(attrs...)
 	return h.next.Handle(ctx, out)
 }
@@ -173,10 +177,32 @@ func (h *Handler) redactString(s string) string {
 }
 
 // maybeSecretText is a cheap test that s may hold what secretText matches,
-// so that most strings skip the regular expression.
+// so that most strings skip the regular expression (and most processes
+// never compile it).
 func maybeSecretText(s string) bool {
-	return strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") ||
-		strings.Contains(s, "earer") || strings.Contains(s, "EARER")
+	return strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") || hasBearer(s)
+}
+
+// hasBearer reports whether s holds the word bearer, in any case, followed
+// by white space: where a bearer credential would start. Text that only
+// names one (A2A_BEARER_TOKEN, "a bearer token is required") is not.
+func hasBearer(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexAny(s[i:], "bB")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if len(s)-i < len("bearer ") {
+			return false
+		}
+		if strings.EqualFold(s[i+1:i+6], "earer") {
+			switch s[i+6] {
+			case ' ', '\t', '\n', '\r', '\f':
+				return true
+			}
+		}
+	}
 }
 
 // traceID returns the X-Ray trace header of the invocation in ctx (what

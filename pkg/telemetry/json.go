@@ -88,38 +88,58 @@ func (h *jsonHandler) WithGroup(name string) slog.Handler {
 }
 
 func (h *jsonHandler) Handle(ctx context.Context, r slog.Record) error {
+	var buf [16]slog.Attr
+	attrs := buf[:0]
+	r.Attrs(func(a slog.Attr) bool {
+		attrs = append(attrs, a)
+		return true
+	})
+	return h.write(ctx, r.Time, r.Level, r.Message, r.PC, attrs)
+}
+
+// write writes the line of a record made of its parts, so that Handler
+// hands over the attributes it gathered without building a record.
+func (h *jsonHandler) write(ctx context.Context, t time.Time, level slog.Level, msg string, pc uintptr, attrs []slog.Attr) error {
 	bp := lineBuffers.Get().(*[]byte)
 	defer func() {
 		if cap(*bp) <= maxPooledLine {
 			lineBuffers.Put(bp)
 		}
 	}()
-	b := append((*bp)[:0], '{')
-	if !r.Time.IsZero() {
-		if y := r.Time.Year(); y < 0 || y >= 10000 {
-			return h.std.Handle(ctx, r)
-		}
-		b = append(b, `"time":"`...)
-		b = r.Time.AppendFormat(b, time.RFC3339Nano)
-		b = append(b, `",`...)
-	}
-	b = append(b, `"level":`...)
-	b = jsonw.String(b, r.Level.String())
-	b = append(b, `,"msg":`...)
-	b = jsonw.String(b, r.Message)
-	b = append(b, h.attrs...)
-	ok := true
-	r.Attrs(func(a slog.Attr) bool {
-		b, ok = appendAttr(b, a, false)
-		return ok
-	})
+	b, ok := appendLine(append((*bp)[:0], '{'), t, level, msg, h.attrs, attrs)
 	if !ok {
+		r := slog.NewRecord(t, level, msg, pc)
+		r.AddAttrs(attrs...)
 		return h.std.Handle(ctx, r)
 	}
-	b = append(b, '}', '\n')
 	*bp = b
 	_, err := h.out.Write(b)
 	return err
+}
+
+// appendLine appends the rest of a line after its opening brace, or
+// reports false when slog.JSONHandler must write it.
+func appendLine(b []byte, t time.Time, level slog.Level, msg string, encoded []byte, attrs []slog.Attr) ([]byte, bool) {
+	if !t.IsZero() {
+		if y := t.Year(); y < 0 || y >= 10000 {
+			return b, false
+		}
+		b = append(b, `"time":"`...)
+		b = t.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, `",`...)
+	}
+	b = append(b, `"level":`...)
+	b = jsonw.String(b, level.String())
+	b = append(b, `,"msg":`...)
+	b = jsonw.String(b, msg)
+	b = append(b, encoded...)
+	for _, a := range attrs {
+		var ok bool
+		if b, ok = appendAttr(b, a, false); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}', '\n'), true
 }
 
 // appendAttr appends a as "key":value, after a comma unless first, and

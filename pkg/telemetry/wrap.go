@@ -91,8 +91,8 @@ func (f *Function) begin(ctx context.Context) (context.Context, time.Time) {
 // slog.Logger adds on the way (the caller's program counter, which no
 // line prints) costs more than the rest of the line on a small request.
 func (f *Function) end(ctx context.Context, start time.Time, err error, attrs ...slog.Attr) {
-	d := f.Clock.Now().Sub(start)
-	ms := float64(d.Microseconds()) / 1000
+	now := f.Clock.Now()
+	ms := float64(now.Sub(start).Microseconds()) / 1000
 	if m := logfields.Get(ctx, logfields.FieldMethod); m != "" {
 		f.Metrics.Add(metrics.RequestLatency, metrics.UnitMilliseconds, ms, metrics.DimMethod, m)
 	}
@@ -101,7 +101,7 @@ func (f *Function) end(ctx context.Context, start time.Time, err error, attrs ..
 		level, msg = slog.LevelError, "invocation failed"
 	}
 	if f.Log.Enabled(ctx, level) {
-		r := slog.NewRecord(time.Now(), level, msg, 0)
+		r := slog.NewRecord(now, level, msg, 0)
 		r.AddAttrs(attrs...)
 		r.AddAttrs(slog.Float64(logfields.FieldDurationMS, ms))
 		if err != nil {
