@@ -18,6 +18,9 @@ import (
 // revalidate it with If-None-Match afterwards.
 const cardCacheControl = "public, max-age=300"
 
+// cardCacheControlHeader is its header value, shared (see jsonHeader).
+var cardCacheControlHeader = []string{cardCacheControl}
+
 // maxCardCache bounds the cards rendered for request-derived base URLs.
 const maxCardCache = 16
 
@@ -64,7 +67,7 @@ func (d *document) serve(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr["Etag"] = d.etagHeader
 	hdr["Last-Modified"] = d.lastModifiedHeader
-	hdr["Cache-Control"] = []string{cardCacheControl}
+	hdr["Cache-Control"] = cardCacheControlHeader
 	if d.notModified(r) {
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -86,7 +89,7 @@ func (d *document) notModified(r *http.Request) bool {
 
 // serveFresh writes the document without cache validators.
 func (d *document) serveFresh(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Type"] = []string{"application/json"}
+	w.Header()["Content-Type"] = jsonHeader
 	w.Write(gzipBody(w, r, d.gzipMin, d.body, d.gz))
 }
 

@@ -36,9 +36,9 @@ type bag struct {
 	mu    sync.Mutex
 	attrs []slog.Attr
 	// inline holds the fields of a usual invocation (function, cold
-	// start, caller, version, method, task and context, request ids), so
+	// start, caller, version, method, task and context, a request id), so
 	// that the bag is one allocation, not one per growth of attrs.
-	inline [12]slog.Attr
+	inline [8]slog.Attr
 }
 
 // WithFields returns ctx with an empty field bag, unless it has one.
