@@ -208,19 +208,19 @@ func BenchmarkJSONHandler(b *testing.B) {
 // followed by white space, and nothing that only names a bearer token.
 func TestHasBearer(t *testing.T) {
 	for s, want := range map[string]bool{
-		"Authorization: Bearer abc":                      true,
-		"bearer\tabc":                                    true,
-		"BEARER\nabc":                                    true,
-		"BeaRer abc":                                     true,
-		"set A2A_BEARER_TOKEN to serve other names":      false,
-		"a valid bearer token is required: send it":      true,
-		"bearer":                                         false,
-		"bearers":                                        false,
-		"no b here":                                      false,
-		"abearer x":                                      true,
-		"":                                               false,
-		"unbearer":                                       false,
-		"b":                                              false,
+		"Authorization: Bearer abc": true,
+		"bearer\tabc":               true,
+		"BEARER\nabc":               true,
+		"BeaRer abc":                true,
+		"set A2A_BEARER_TOKEN to serve other names": false,
+		"a valid bearer token is required: send it": true,
+		"bearer":    false,
+		"bearers":   false,
+		"no b here": false,
+		"abearer x": true,
+		"":          false,
+		"unbearer":  false,
+		"b":         false,
 		"send Authorization: Bearer <token>, not bearer": true,
 	} {
 		assert.Equal(t, want, hasBearer(s), "%q", s)
