@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,7 +22,7 @@ import (
 // GetTask of that task.
 func TestEchoServer(t *testing.T) {
 	hs := httptest.NewUnstartedServer(nil)
-	hs.Config.Handler = handler("http://" + hs.Listener.Addr().String())
+	hs.Config.Handler = handler(echoCard("http://" + hs.Listener.Addr().String()))
 	hs.Start()
 	t.Cleanup(hs.Close)
 	ctx := context.Background()
@@ -41,4 +45,27 @@ func TestEchoServer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, task.ID, got.ID)
 	assert.Equal(t, a2a.TaskStateCompleted, got.Status.State)
+}
+
+// -card serves another card, as a2a-go's 1.0 card type reads it: the A2A
+// 0.3 fields of a card that carries both versions are left out.
+func TestReadCard(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "card.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"protocolVersion":"0.3.0","name":"Echo Agent","url":"http://127.0.0.1:1","preferredTransport":"JSONRPC",
+		"capabilities":{"extensions":[{"uri":"https://example.com/ext"}]},
+		"supportedInterfaces":[{"url":"http://127.0.0.1:1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"skills":[]}`), 0o600))
+	card, err := readCard(path)
+	require.NoError(t, err)
+	hs := httptest.NewServer(handler(card))
+	t.Cleanup(hs.Close)
+	resp, err := http.Get(hs.URL + "/.well-known/agent-card.json")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), `"uri":"https://example.com/ext"`)
+	assert.NotContains(t, string(body), "preferredTransport")
+
+	_, err = readCard(filepath.Join(t.TempDir(), "missing.json"))
+	assert.Error(t, err)
 }

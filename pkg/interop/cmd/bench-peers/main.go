@@ -9,7 +9,13 @@
 // `make bench-peers` runs it.
 //
 // Ours is measured twice, speaking A2A 1.0 (A2A-Version: 1.0, SendMessage,
-// GetTask) and A2A 0.3 (message/send, tasks/get); a2a-go speaks 1.0. Each
+// GetTask) and A2A 0.3 (message/send, tasks/get); a2a-go speaks 1.0. By
+// default a2a-go serves the same agent card as ours (its A2A 1.0 fields:
+// interfaces, extensions, skills), since on loopback the bytes of a
+// response weigh on its cost (a 2,000-byte body costs a bare net/http
+// server 3-4 µs more per request here than a 480-byte one), so that the
+// card row compares the servers, not the cards; -peer-own-card serves its
+// own small card instead. Each
 // measurement runs on a fresh server, and the servers take their turns
 // call by call, round by round, so that the load of a shared machine
 // weighs on each alike. Logging and telemetry stay at their defaults (ours
@@ -41,6 +47,7 @@ func main() {
 	flag.IntVar(&o.connections, "connections", 32, "wrk connections")
 	flag.IntVar(&o.threads, "threads", 2, "wrk threads")
 	flag.BoolVar(&o.pin, "pin", true, "run the server on CPU 0 and wrk on CPU 1 (taskset)")
+	flag.BoolVar(&o.peerCard, "peer-own-card", false, "a2a-go serves its own small card, not ours (see the doc)")
 	calls := flag.String("calls", "card,send,get", "the calls measured, comma-separated")
 	flag.Parse()
 	o.calls = strings.Split(*calls, ",")
@@ -77,7 +84,9 @@ type options struct {
 	rounds, starts       int
 	connections, threads int
 	pin                  bool
-	calls                []string
+	// peerCard: a2a-go serves its own card (-peer-own-card).
+	peerCard bool
+	calls    []string
 }
 
 func run(ctx context.Context, o options, dir string) error {
@@ -102,14 +111,34 @@ func run(ctx context.Context, o options, dir string) error {
 		{name: "ours, 0.3", bin: ours, version: "0.3", ours: true},
 		{name: "a2a-go v2", bin: peer, version: "1.0"},
 	}
+	cards := make([][]byte, len(servers))
+	if cards[0], err = servers[0].card(ctx); err != nil {
+		return err
+	}
+	cards[1] = cards[0]
+	if !o.peerCard {
+		path := filepath.Join(dir, "card.json")
+		if err := os.WriteFile(path, cards[0], 0o600); err != nil {
+			return err
+		}
+		servers[2].args = []string{"-card", path}
+	}
+	if cards[2], err = servers[2].card(ctx); err != nil {
+		return err
+	}
 	m := machine()
 	fmt.Printf("bench-peers: %s, %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), m)
 	pinning := "server and wrk share every CPU"
 	if o.pin {
 		pinning = "server on CPU 0, wrk on CPU 1"
 	}
-	fmt.Printf("wrk -t%d -c%d -d%s, %d rounds per call; %s; echo agents, in-memory stores, logs at their default level to /dev/null\n\n",
+	fmt.Printf("wrk -t%d -c%d -d%s, %d rounds per call; %s; echo agents, in-memory stores, logs at their default level to /dev/null\n",
 		o.threads, o.connections, o.duration, o.rounds, pinning)
+	peerCard := "our card's A2A 1.0 fields (the same agent), read with its card type"
+	if o.peerCard {
+		peerCard = "its own small card"
+	}
+	fmt.Printf("cards: ours %d bytes; a2a-go serves %s, %d bytes\n\n", len(cards[0]), peerCard, len(cards[2]))
 
 	res := results{servers: servers, calls: o.calls, load: map[string][][]loadResult{}}
 	for _, c := range o.calls {

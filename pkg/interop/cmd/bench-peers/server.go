@@ -29,6 +29,8 @@ type server struct {
 	// ours: the local server of this repository (its settings are
 	// A2A_* variables); else a2ago-echo (its address is a flag).
 	ours bool
+	// args are more arguments of the binary.
+	args []string
 }
 
 // command returns the server listening on port, its output discarded; on
@@ -39,6 +41,7 @@ func (s server) command(ctx context.Context, port int, pin bool) *exec.Cmd {
 	if !s.ours {
 		args = append(args, "-addr", addr)
 	}
+	args = append(args, s.args...)
 	if pin {
 		args = append([]string{"taskset", "-c", "0"}, args...)
 	}
@@ -61,6 +64,8 @@ func (s server) command(ctx context.Context, port int, pin bool) *exec.Cmd {
 type running struct {
 	cmd  *exec.Cmd
 	base string
+	// card is the card it served first.
+	card []byte
 }
 
 func (s server) start(ctx context.Context, pin bool) (*running, time.Duration, error) {
@@ -89,10 +94,12 @@ func (r *running) firstCard(start time.Time) (time.Duration, error) {
 	for time.Since(start) < 10*time.Second {
 		resp, err := c.Get(r.base + "/.well-known/agent-card.json")
 		if err == nil {
-			io.Copy(io.Discard, resp.Body)
+			card, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return time.Since(start), nil
+			if err == nil && resp.StatusCode == http.StatusOK {
+				d := time.Since(start)
+				r.card = card
+				return d, nil
 			}
 		}
 		time.Sleep(100 * time.Microsecond)
@@ -112,6 +119,16 @@ func (s server) startup(ctx context.Context) (time.Duration, error) {
 	}
 	r.stop()
 	return d, nil
+}
+
+// card returns the card the server serves.
+func (s server) card(ctx context.Context) ([]byte, error) {
+	r, _, err := s.start(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	r.stop()
+	return r.card, nil
 }
 
 // loadResult is one wrk run against one server.
