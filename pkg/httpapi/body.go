@@ -54,7 +54,9 @@ func (h *handler) tooLarge(w http.ResponseWriter, size int64) {
 // error, which the caller answers in its binding's shape.
 func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, contentType string, body []byte) error {
 	out := gzipBody(w, r, h.gzipMin, body, nil)
-	if h.maxResponse > 0 {
+	// A body of n bytes takes at most 6n+2 bytes (ResponseSize's
+	// escapes, and quotes), so only a large one needs measuring.
+	if h.maxResponse > 0 && len(out) > (h.maxResponse-2)/6 {
 		if n := h.responseSize(out); n > h.maxResponse {
 			delete(w.Header(), "Content-Encoding")
 			return responseTooLarge(n, h.maxResponse)

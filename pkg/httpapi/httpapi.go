@@ -118,7 +118,9 @@ type Options struct {
 	// Lambda functions set AWS Lambda's 6 MB.
 	MaxResponseBytes int
 	// ResponseSize is how many bytes a response body (as written, maybe
-	// gzip-compressed) takes in the transport; nil means its length.
+	// gzip-compressed) takes in the transport, at most 6 per byte and 2
+	// (what JSON's escapes and quotes take: smaller bodies are not
+	// measured); nil means its length.
 	ResponseSize func(body []byte) int
 	Logger       *slog.Logger
 }
