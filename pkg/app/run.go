@@ -30,8 +30,9 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	// The log lines of a busy server are written in batches (see
-	// telemetry.CoalescingWriter); Close writes the last ones.
+	// The log lines of a busy server are written in batches, a quiet
+	// one's at once (see telemetry.CoalescingWriter); Close writes the
+	// last ones.
 	lines := telemetry.NewCoalescingWriter(logOut, logDelay, nil)
 	defer lines.Close()
 	log := boot.NewLogger(lines, cfg.LogLevel)

@@ -12,11 +12,12 @@ import (
 // without waiting.
 const maxCoalesced = 64 << 10
 
-// CoalescingWriter gathers what is written to it and writes it to the
-// underlying writer in one call a short delay after the first of it (or at
-// once when 64 KiB wait), so that a busy server makes one write per batch
-// of log lines instead of one per line: on a small request the write of
-// its summary line costs as much as formatting it. A line reaches the
+// CoalescingWriter writes a line at once when nothing was written for a
+// short delay, and otherwise gathers lines and writes them in one call the
+// delay after the first of them (or at once when 64 KiB wait): a quiet
+// server's lines appear as they come, a busy server makes one write per
+// batch of lines instead of one per line (on a small request the write of
+// its summary line costs as much as formatting it). A line reaches the
 // underlying writer whole, in order, at most the delay late. Close writes
 // what waits; lines written after Close go straight through.
 //
@@ -30,6 +31,8 @@ type CoalescingWriter struct {
 	mu     sync.Mutex
 	buf    []byte
 	closed bool
+	// last is when the underlying writer was last written.
+	last time.Time
 
 	// pending tells the flusher that something waits (capacity 1).
 	pending chan struct{}
@@ -55,6 +58,13 @@ func (c *CoalescingWriter) Write(p []byte) (int, error) {
 		return c.w.Write(p)
 	}
 	first := len(c.buf) == 0
+	if first {
+		if now := c.clock.Now(); now.Sub(c.last) >= c.delay {
+			defer c.mu.Unlock()
+			c.last = now
+			return c.w.Write(p)
+		}
+	}
 	c.buf = append(c.buf, p...)
 	var err error
 	if len(c.buf) >= maxCoalesced {
@@ -82,6 +92,7 @@ func (c *CoalescingWriter) flushLocked() error {
 		return nil
 	}
 	_, err := c.w.Write(c.buf)
+	c.last = c.clock.Now()
 	if cap(c.buf) > maxCoalesced {
 		c.buf = nil
 	} else {

@@ -33,37 +33,53 @@ func (w *writes) state() (int, string) {
 	return w.calls, w.b.String()
 }
 
-// Lines written together reach the writer in one call, in order, the
-// delay after the first of them, and not before.
+// A line after a quiet delay is written at once; lines that follow it
+// within the delay reach the writer in one call, in order, the delay after
+// the first of them, and not before.
 func TestCoalescingWriterWritesABatchAfterTheDelay(t *testing.T) {
 	clk := clocktest.New(clocktest.Start(t))
 	out := &writes{}
 	c := telemetry.NewCoalescingWriter(out, 10*time.Millisecond, clk)
 	defer c.Close()
-
-	for _, l := range []string{"one\n", "two\n", "three\n"} {
+	write := func(l string) {
+		t.Helper()
 		n, err := c.Write([]byte(l))
 		require.NoError(t, err)
 		assert.Equal(t, len(l), n)
 	}
-	require.Eventually(t, func() bool { return clk.TimerAfter(10 * time.Millisecond) }, 5*time.Second, time.Millisecond, "the flusher waits")
+	flushed := func(calls int) {
+		t.Helper()
+		require.Eventually(t, func() bool { return clk.TimerAfter(10 * time.Millisecond) }, 5*time.Second, time.Millisecond, "the flusher waits")
+		clk.Advance(10 * time.Millisecond)
+		require.Eventually(t, func() bool { n, _ := out.state(); return n == calls }, 5*time.Second, time.Millisecond)
+	}
+
+	write("zero\n")
 	calls, text := out.state()
-	assert.Zero(t, calls, "nothing is written before the delay")
-	assert.Empty(t, text)
+	assert.Equal(t, 1, calls, "a line after a quiet delay is written at once")
+	assert.Equal(t, "zero\n", text)
 
-	clk.Advance(10 * time.Millisecond)
-	require.Eventually(t, func() bool { calls, _ := out.state(); return calls == 1 }, 5*time.Second, time.Millisecond)
+	for _, l := range []string{"one\n", "two\n", "three\n"} {
+		write(l)
+	}
+	calls, _ = out.state()
+	assert.Equal(t, 1, calls, "lines that follow within the delay wait")
+	flushed(2)
 	_, text = out.state()
-	assert.Equal(t, "one\ntwo\nthree\n", text)
+	assert.Equal(t, "zero\none\ntwo\nthree\n", text)
 
-	// The next line starts the next batch.
-	_, err := c.Write([]byte("four\n"))
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return clk.TimerAfter(10 * time.Millisecond) }, 5*time.Second, time.Millisecond)
-	clk.Advance(10 * time.Millisecond)
-	require.Eventually(t, func() bool { calls, _ := out.state(); return calls == 2 }, 5*time.Second, time.Millisecond)
+	// Right after a batch, the next line starts the next batch.
+	write("four\n")
+	flushed(3)
 	_, text = out.state()
-	assert.Equal(t, "one\ntwo\nthree\nfour\n", text)
+	assert.Equal(t, "zero\none\ntwo\nthree\nfour\n", text)
+
+	// A quiet delay later, a line is written at once again.
+	clk.Advance(10 * time.Millisecond)
+	write("five\n")
+	calls, text = out.state()
+	assert.Equal(t, 4, calls)
+	assert.True(t, strings.HasSuffix(text, "four\nfive\n"))
 }
 
 // 64 KiB waiting are written at once; Close writes the rest, and what
@@ -72,26 +88,28 @@ func TestCoalescingWriterSizeAndClose(t *testing.T) {
 	clk := clocktest.New(clocktest.Start(t))
 	out := &writes{}
 	c := telemetry.NewCoalescingWriter(out, time.Hour, clk)
+	_, err := c.Write([]byte("first\n"))
+	require.NoError(t, err)
 	line := strings.Repeat("x", 1023) + "\n"
 	for range 64 {
 		_, err := c.Write([]byte(line))
 		require.NoError(t, err)
 	}
 	calls, text := out.state()
-	assert.Equal(t, 1, calls, "64 KiB are written without waiting")
-	assert.Len(t, text, 64<<10)
+	assert.Equal(t, 2, calls, "the first line at once, then 64 KiB without waiting")
+	assert.Len(t, text, len("first\n")+64<<10)
 
-	_, err := c.Write([]byte("tail\n"))
+	_, err = c.Write([]byte("tail\n"))
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
 	calls, text = out.state()
-	assert.Equal(t, 2, calls)
+	assert.Equal(t, 3, calls)
 	assert.True(t, strings.HasSuffix(text, line+"tail\n"))
 
 	_, err = c.Write([]byte("after\n"))
 	require.NoError(t, err)
 	calls, text = out.state()
-	assert.Equal(t, 3, calls, "after Close a line is written at once")
+	assert.Equal(t, 4, calls, "after Close a line is written at once")
 	assert.True(t, strings.HasSuffix(text, "tail\nafter\n"))
 	require.NoError(t, c.Close(), "closing twice is harmless")
 }
