@@ -17,7 +17,7 @@ FUNCTIONS    := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go)
 LAMBDA_GO    := GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO)
 LAMBDA_FLAGS := -trimpath -ldflags='-s -w' -tags lambda.norpc
 
-.PHONY: run test lint fmt build functions validate deploy bench load fuzz clean
+.PHONY: run test lint fmt build functions validate deploy bench bench-peers load fuzz clean
 
 # LOCAL_AWS runs a command with a local AWS stand-in (moto) and stops it
 # afterwards; see infra/localaws/with-local-aws.
@@ -119,6 +119,16 @@ deploy:
 bench:
 	$(LOCAL_AWS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
+## bench-peers: the local server side by side with the official a2a-go v2
+##              server (pkg/interop/cmd/a2ago-echo) under the same wrk load:
+##              server CPU per request, requests/s, p50/p99 and start-up,
+##              with the ratios (needs wrk; BENCH_PEERS_FLAGS, e.g.
+##              -duration 5s -rounds 3; see README "Measured")
+BENCH_PEERS_FLAGS ?=
+bench-peers:
+	@command -v wrk >/dev/null 2>&1 || { echo "make bench-peers: wrk is not installed; it is the load generator (Debian: apt-get install wrk)" >&2; exit 1; }
+	cd $(INTEROP) && $(GO) run ./cmd/bench-peers -repo $(CURDIR) $(BENCH_PEERS_FLAGS)
+
 ## load: wrk load test of the local server, server CPU per request (needs wrk)
 load:
 	infra/load/run.sh
@@ -131,6 +141,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
 	$(GO) test -run '^$$' -fuzz '^FuzzValue$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzFloat$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzJSONHandler$$' -fuzztime $(FUZZTIME) ./pkg/telemetry
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckURL$$' -fuzztime $(FUZZTIME) ./pkg/push/egress
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1

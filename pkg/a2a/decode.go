@@ -160,6 +160,30 @@ func (a *Artifact) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a task; "kind", when present, must be "task".
 func (t *Task) UnmarshalJSON(b []byte) error { return decodeVia(b, t, (*taskWire).task) }
 
+// sendParamsWire is message/send's params with the message's wire form.
+type sendParamsWire struct {
+	Message       messageWire               `json:"message"`
+	Configuration *MessageSendConfiguration `json:"configuration"`
+	Metadata      Metadata                  `json:"metadata"`
+}
+
+// DecodeMessageSendParams reads message/send's params with decode (which
+// reads JSON into a value as json.Unmarshal does, e.g. with the edge's
+// error mapping) in one pass: decoding into a MessageSendParams would read
+// its message through Message's UnmarshalJSON, which scans the message's
+// bytes a second time.
+func DecodeMessageSendParams(raw json.RawMessage, decode func(json.RawMessage, any) error) (MessageSendParams, error) {
+	var w sendParamsWire
+	if err := decode(raw, &w); err != nil {
+		return MessageSendParams{}, err
+	}
+	m, err := w.Message.message()
+	if err != nil {
+		return MessageSendParams{}, InvalidParams("params.message", "%v", err)
+	}
+	return MessageSendParams{Message: m, Configuration: w.Configuration, Metadata: w.Metadata}, nil
+}
+
 func (w *taskWire) task() (Task, error) {
 	if err := checkKind(w.Kind, "task"); err != nil {
 		return Task{}, err

@@ -93,7 +93,7 @@ func loadEvent(t *testing.T, name string) events.APIGatewayV2HTTPRequest {
 }
 
 // createTask stores a task of the events' caller.
-func createTask(t *testing.T, s service.TaskStore, taskID string, state a2a.TaskState) {
+func createTask(t testing.TB, s service.TaskStore, taskID string, state a2a.TaskState) {
 	t.Helper()
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + taskID, TaskID: taskID, ContextID: "ctx-events", Parts: []a2a.Part{a2a.TextPart("hi")}}
 	ts := a2a.FormatTime(time.Now())

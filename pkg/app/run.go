@@ -34,7 +34,12 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err = errors.Join(err, httpErr); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	log := boot.NewLogger(logOut, cfg.LogLevel)
+	// The log lines of a busy server are written in batches, a quiet
+	// one's at once (see telemetry.CoalescingWriter); Close writes the
+	// last ones.
+	lines := telemetry.NewCoalescingWriter(logOut, logDelay, nil)
+	defer lines.Close()
+	log := boot.NewLogger(lines, cfg.LogLevel)
 	sink, err := metrics.FromEnv(getenv, out, nil)
 	if err != nil {
 		return err
@@ -104,6 +109,10 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 func httpServer(c config.HTTP, h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: c.ReadHeaderTimeout, ReadTimeout: c.ReadTimeout, IdleTimeout: c.IdleTimeout}
 }
+
+// logDelay is how late a log line of the local server may reach its
+// output.
+const logDelay = 10 * time.Millisecond
 
 func printBanner(out io.Writer, cfg config.Config, name string, bearer bool) {
 	authHeader := ""

@@ -52,6 +52,12 @@ func ResponseSize(body []byte) int {
 	return n
 }
 
+// ResponseFits reports whether any body of n bytes takes at most limit
+// bytes in a response, however it is encoded (ResponseSize: at most 6
+// bytes per byte, and the quotes), so that a body well below the limit
+// need not be scanned.
+func ResponseFits(n, limit int) bool { return n <= (limit-2)/6 }
+
 // LambdaHTTP adapts an http.Handler to an HTTP API Lambda handler. When the
 // adapter fails (a handler that wrote no status, say) or the response
 // would exceed Lambda's limit (httpapi answers that in the protocol's
@@ -78,7 +84,7 @@ func LambdaHTTP(h http.Handler, log *slog.Logger) HTTPFunc {
 			return adapterError("INTERNAL", "internal error; the server logged the cause"), nil
 		}
 		size := len(resp.Body) + 2
-		if !resp.IsBase64Encoded {
+		if !resp.IsBase64Encoded && !ResponseFits(len(resp.Body), MaxResponseBytes) {
 			size = ResponseSize([]byte(resp.Body))
 		}
 		if size > MaxResponseBytes {

@@ -48,6 +48,20 @@ func TestResponseSize(t *testing.T) {
 	}
 }
 
+// ResponseFits is true only where no body of that length can take more
+// than the limit: the worst body (every byte escaped as \u00XX) takes
+// 6 bytes per byte and the quotes.
+func TestResponseFits(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 1000} {
+		worst := boot.ResponseSize(bytes.Repeat([]byte{0x01}, n))
+		assert.Equal(t, 6*n+2, worst)
+		assert.True(t, boot.ResponseFits(n, worst), "%d bytes fit in %d", n, worst)
+		assert.False(t, boot.ResponseFits(n+1, worst), "%d bytes may not fit in %d", n+1, worst)
+	}
+	assert.True(t, boot.ResponseFits(1_000_000, boot.MaxResponseBytes), "a body of a million bytes is not measured")
+	assert.False(t, boot.ResponseFits(2<<20, boot.MaxResponseBytes), "a 2 MiB body is")
+}
+
 func utf8Valid(b []byte) bool { return strings.ToValidUTF8(string(b), "\uFFFD") == string(b) }
 
 // An adapter failure (here a handler that never answers) and a response

@@ -54,13 +54,15 @@ func (h *handler) tooLarge(w http.ResponseWriter, size int64) {
 // error, which the caller answers in its binding's shape.
 func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, contentType string, body []byte) error {
 	out := gzipBody(w, r, h.gzipMin, body, nil)
-	if h.maxResponse > 0 {
+	// A body of n bytes takes at most 6n+2 bytes (ResponseSize's
+	// escapes, and quotes), so only a large one needs measuring.
+	if h.maxResponse > 0 && len(out) > (h.maxResponse-2)/6 {
 		if n := h.responseSize(out); n > h.maxResponse {
 			delete(w.Header(), "Content-Encoding")
 			return responseTooLarge(n, h.maxResponse)
 		}
 	}
-	w.Header()["Content-Type"] = []string{contentType}
+	w.Header()["Content-Type"] = contentTypeHeader(contentType)
 	w.Write(out)
 	return nil
 }
@@ -73,10 +75,23 @@ func responseTooLarge(size, limit int) *a2a.Error {
 			"tasks/get with a smaller historyLength, tasks/list with a smaller pageSize or historyLength", size, limit)}
 }
 
+// jsonHeader is the Content-Type header value of JSON bodies, shared by
+// every response's header map (net/http replaces or copies a header's
+// values, never changes them in place): one allocation less per request.
+var jsonHeader = []string{"application/json"}
+
+// contentTypeHeader is the header value of a content type.
+func contentTypeHeader(contentType string) []string {
+	if contentType == "application/json" {
+		return jsonHeader
+	}
+	return []string{contentType}
+}
+
 // writeBody writes a 200 response, gzip-compressed when it is large and
 // the client accepts it.
 func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
-	w.Header()["Content-Type"] = []string{contentType}
+	w.Header()["Content-Type"] = contentTypeHeader(contentType)
 	w.Write(gzipBody(w, r, h.gzipMin, body, nil))
 }
 

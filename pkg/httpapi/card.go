@@ -18,6 +18,9 @@ import (
 // revalidate it with If-None-Match afterwards.
 const cardCacheControl = "public, max-age=300"
 
+// cardCacheControlHeader is its header value, shared (see jsonHeader).
+var cardCacheControlHeader = []string{cardCacheControl}
+
 // maxCardCache bounds the cards rendered for request-derived base URLs.
 const maxCardCache = 16
 
@@ -27,8 +30,11 @@ type CardSource func(publicURL string) (public, extended a2a.AgentCard)
 // document is a JSON document rendered once, with its validators and, when
 // it is large enough, its gzip encoding.
 type document struct {
-	body    []byte
-	gz      []byte
+	body []byte
+	// gz is body gzip-compressed, made on the first request that takes
+	// it: compressing at start-up would cost every process (a gzip
+	// writer is 800 KB of state) what few of them use.
+	gz      func() []byte
 	gzipMin int
 	etag    string
 	// modified is when the document was rendered, to the second (HTTP
@@ -50,9 +56,7 @@ func newDocument(v any, gzipMin int) (*document, error) {
 	etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
 	d := &document{body: b, gzipMin: gzipMin, etag: etag, modified: modified,
 		etagHeader: []string{etag}, lastModifiedHeader: []string{modified.Format(http.TimeFormat)}}
-	if gzipMin >= 0 && len(b) >= gzipMin {
-		d.gz = compress(b)
-	}
+	d.gz = sync.OnceValue(func() []byte { return compress(b) })
 	return d, nil
 }
 
@@ -63,7 +67,7 @@ func (d *document) serve(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr["Etag"] = d.etagHeader
 	hdr["Last-Modified"] = d.lastModifiedHeader
-	hdr["Cache-Control"] = []string{cardCacheControl}
+	hdr["Cache-Control"] = cardCacheControlHeader
 	if d.notModified(r) {
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -85,7 +89,7 @@ func (d *document) notModified(r *http.Request) bool {
 
 // serveFresh writes the document without cache validators.
 func (d *document) serveFresh(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Type"] = []string{"application/json"}
+	w.Header()["Content-Type"] = jsonHeader
 	w.Write(gzipBody(w, r, d.gzipMin, d.body, d.gz))
 }
 

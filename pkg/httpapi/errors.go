@@ -63,7 +63,7 @@ func writeJSONStatus(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":{"code":500,"status":"INTERNAL","message":"could not encode the response"}}`)
 	}
-	w.Header()["Content-Type"] = []string{"application/json"}
+	w.Header()["Content-Type"] = jsonHeader
 	w.WriteHeader(status)
 	w.Write(b)
 }

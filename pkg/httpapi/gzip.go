@@ -57,8 +57,9 @@ func acceptsGzip(r *http.Request) bool {
 // gzipBody chooses the encoding of a non-streaming response body: bodies
 // of at least min bytes (min < 0: none) vary by Accept-Encoding and are
 // compressed for clients that accept gzip. It sets the headers and returns
-// the bytes to write; compressed, when not nil, is body already compressed.
-func gzipBody(w http.ResponseWriter, r *http.Request, min int, body, compressed []byte) []byte {
+// the bytes to write; compressed, when not nil, returns body compressed
+// (a document's, compressed once).
+func gzipBody(w http.ResponseWriter, r *http.Request, min int, body []byte, compressed func() []byte) []byte {
 	if min < 0 || len(body) < min {
 		return body
 	}
@@ -67,9 +68,9 @@ func gzipBody(w http.ResponseWriter, r *http.Request, min int, body, compressed 
 	if !acceptsGzip(r) {
 		return body
 	}
-	if compressed == nil {
-		compressed = compress(body)
-	}
 	hdr["Content-Encoding"] = []string{"gzip"}
-	return compressed
+	if compressed != nil {
+		return compressed()
+	}
+	return compress(body)
 }

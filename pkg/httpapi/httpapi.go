@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
@@ -119,7 +120,9 @@ type Options struct {
 	// Lambda functions set AWS Lambda's 6 MB.
 	MaxResponseBytes int
 	// ResponseSize is how many bytes a response body (as written, maybe
-	// gzip-compressed) takes in the transport; nil means its length.
+	// gzip-compressed) takes in the transport, at most 6 per byte and 2
+	// (what JSON's escapes and quotes take: smaller bodies are not
+	// measured); nil means its length.
 	ResponseSize func(body []byte) int
 	// CORSAllowedOrigins are the web origins whose pages may call the
 	// agent (scheme://host[:port], lower case; "*" allows any), see
@@ -148,6 +151,23 @@ type handler struct {
 	served string
 	mux    *http.ServeMux
 	cors   corsPolicy
+	// caller is the last caller's hash for the logs (most requests come
+	// from the caller before them), so that a request hashes its owner
+	// only when the caller changes.
+	caller atomic.Pointer[callerHash]
+}
+
+// callerHash is logfields.CallerHash(owner).
+type callerHash struct{ owner, hash string }
+
+// callerHash returns logfields.CallerHash(owner).
+func (h *handler) callerHash(owner string) string {
+	if c := h.caller.Load(); c != nil && c.owner == owner {
+		return c.hash
+	}
+	c := &callerHash{owner: owner, hash: logfields.CallerHash(owner)}
+	h.caller.Store(c)
+	return c.hash
 }
 
 // New returns the handler.
@@ -338,7 +358,8 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 			h.unauthenticated(w, r, b, wr)
 			return
 		}
-		logfields.Add(r.Context(), logfields.FieldCaller, logfields.CallerHash(id.Owner), logfields.FieldVersion, string(wr.version), logfields.FieldMethod, r.Pattern)
+		logfields.AddAttrs(r.Context(), slog.String(logfields.FieldCaller, h.callerHash(id.Owner)), slog.String(logfields.FieldVersion, string(wr.version)),
+			slog.String(logfields.FieldMethod, r.Pattern))
 		if b != bindingOAP && wr.version == a2a.V10 && r.Method == http.MethodPost && !jsonContentType(r.Header.Get("Content-Type")) {
 			h.contentTypeError(w, r, b, wr)
 			return

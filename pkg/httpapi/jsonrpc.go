@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -61,8 +62,8 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 	}
 	m := map[string]rpcMethod{
 		a2a.MethodMessageSend: func(r *http.Request, c call, raw json.RawMessage) (any, error) {
-			var p a2a.MessageSendParams
-			if err := decodeParams(raw, &p); err != nil {
+			p, err := a2a.DecodeMessageSendParams(raw, decodeParams)
+			if err != nil {
 				return nil, err
 			}
 			res, err := h.send(r, c, p)
@@ -179,7 +180,7 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 		h.writeRPCError(w, r, c.wire, respID, c.wire.methodNotFound(req.Method), req.Method)
 		return
 	}
-	logfields.Add(r.Context(), logfields.FieldMethod, req.Method)
+	logfields.AddAttrs(r.Context(), slog.String(logfields.FieldMethod, req.Method))
 	result, err := method(r, c, req.Params)
 	if err != nil {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)

@@ -99,9 +99,7 @@ func (h *handler) newWire03() *wire {
 		extendedCardMethod: a2a.MethodGetExtendedCard,
 		rpcError:           rpcError03,
 		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
-			var p a2a.MessageSendParams
-			err := decodeParams(raw, &p)
-			return p, err
+			return a2a.DecodeMessageSendParams(raw, decodeParams)
 		},
 		appendSendResult:  func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
 		appendSendMessage: func(b []byte, m *a2a.Message) ([]byte, error) { return m.AppendJSON(b) },

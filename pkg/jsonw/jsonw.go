@@ -11,6 +11,7 @@ package jsonw
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -70,6 +71,27 @@ func String(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// Float appends a finite f as encoding/json writes a float64: the
+// shortest decimal that reads back as f, in exponent form (e-7, e+21) only
+// below 1e-6 or from 1e21 in magnitude. JSON has no NaN or infinity; the
+// caller handles those.
+func Float(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// strconv writes at least two exponent digits (1e-07);
+		// encoding/json writes as few as needed (1e-7).
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // Key appends ,"key": (or "key": right after an opening brace). key must

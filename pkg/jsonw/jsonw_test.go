@@ -3,6 +3,7 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -34,6 +35,22 @@ func FuzzAppendString(f *testing.F) {
 		if a != b {
 			t.Fatalf("%q: ours decodes to %q, encoding/json's to %q", s, a, b)
 		}
+	})
+}
+
+// FuzzFloat checks Float against encoding/json byte for byte, for every
+// finite float64.
+func FuzzFloat(f *testing.F) {
+	for _, x := range []float64{0, math.Copysign(0, -1), 0.092, 1, -2.5, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 1e20, 1e21, 123456789e13, math.MaxFloat64, math.SmallestNonzeroFloat64, -1e-9} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return
+		}
+		want, err := json.Marshal(x)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(Float(nil, x)), "%v", x)
 	})
 }
 

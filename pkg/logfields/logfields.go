@@ -38,6 +38,10 @@ type bagKey struct{}
 type bag struct {
 	mu    sync.Mutex
 	attrs []slog.Attr
+	// inline holds the fields of a usual invocation (function, cold
+	// start, caller, version, method, task and context, a request id), so
+	// that the bag is one allocation, not one per growth of attrs.
+	inline [8]slog.Attr
 }
 
 // WithFields returns ctx with an empty field bag, unless it has one.
@@ -45,7 +49,24 @@ func WithFields(ctx context.Context) context.Context {
 	if _, ok := ctx.Value(bagKey{}).(*bag); ok {
 		return ctx
 	}
-	return context.WithValue(ctx, bagKey{}, &bag{})
+	c := &bagContext{Context: ctx}
+	c.bag.attrs = c.bag.inline[:0]
+	return c
+}
+
+// bagContext is a context carrying a bag: one allocation for both (what
+// context.WithValue and a separate bag would take two for, on every
+// request).
+type bagContext struct {
+	context.Context
+	bag bag
+}
+
+func (c *bagContext) Value(key any) any {
+	if key == (bagKey{}) {
+		return &c.bag
+	}
+	return c.Context.Value(key)
 }
 
 // Add sets fields (key, value pairs) on the bag of ctx, replacing earlier
@@ -61,6 +82,20 @@ func Add(ctx context.Context, args ...any) {
 	for i := 0; i+1 < len(args); i += 2 {
 		k, _ := args[i].(string)
 		b.set(slog.Any(k, args[i+1]))
+	}
+}
+
+// AddAttrs sets fields on the bag of ctx as Add does, without boxing their
+// values into interfaces (slog.String and the like allocate nothing).
+func AddAttrs(ctx context.Context, attrs ...slog.Attr) {
+	b, ok := ctx.Value(bagKey{}).(*bag)
+	if !ok {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range attrs {
+		b.set(a)
 	}
 }
 
@@ -95,15 +130,17 @@ func Get(ctx context.Context, key string) string {
 	return ""
 }
 
-// Fields returns a copy of the fields of ctx.
-func Fields(ctx context.Context) []slog.Attr {
+// AppendFields appends the fields of ctx to dst and returns the result: a
+// caller that gives a buffer of its own (on its stack) copies them without
+// allocating.
+func AppendFields(ctx context.Context, dst []slog.Attr) []slog.Attr {
 	b, ok := ctx.Value(bagKey{}).(*bag)
 	if !ok {
-		return nil
+		return dst
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]slog.Attr(nil), b.attrs...)
+	return append(dst, b.attrs...)
 }
 
 // CallerHash names a caller in logs without revealing it: the first 16 hex

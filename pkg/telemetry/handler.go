@@ -61,26 +61,47 @@ func (h *Handler) Enabled(ctx context.Context, level slog.Level) bool {
 }
 
 // Handle adds the invocation's fields and redacts r before next sees it.
+// The attributes are gathered in buffers on the stack and handed to next
+// at once: to the JSON handler of NewLogger as they are, to any other
+// handler in a new record.
 func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, h.redactString(r.Message), r.PC)
+	msg := h.redactString(r.Message)
+	var attrBuf [24]slog.Attr
+	attrs := attrBuf[:0]
 	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
-		out.AddAttrs(slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
+		attrs = append(attrs, slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
 	}
 	if tid := traceID(ctx); tid != "" {
-		out.AddAttrs(slog.String(logfields.FieldTraceID, tid))
+		attrs = append(attrs, slog.String(logfields.FieldTraceID, tid))
 	}
-	own := map[string]bool{}
+	own := len(attrs)
 	r.Attrs(func(a slog.Attr) bool {
-		own[a.Key] = true
-		out.AddAttrs(h.redact(a))
+		attrs = append(attrs, h.redact(a))
 		return true
 	})
-	for _, a := range logfields.Fields(ctx) {
-		if !own[a.Key] && !slices.Contains(h.withKeys, a.Key) {
-			out.AddAttrs(h.redact(a))
+	ownAttrs := attrs[own:]
+	var fieldBuf [16]slog.Attr
+	for _, a := range logfields.AppendFields(ctx, fieldBuf[:0]) {
+		if !hasKey(ownAttrs, a.Key) && !slices.Contains(h.withKeys, a.Key) {
+			attrs = append(attrs, h.redact(a))
 		}
 	}
+	if j, ok := h.next.(*jsonHandler); ok {
+		return j.write(ctx, r.Time, r.Level, msg, r.PC, attrs)
+	}
+	out := slog.NewRecord(r.Time, r.Level, msg, r.PC)
+	out.AddAttrs(attrs...)
 	return h.next.Handle(ctx, out)
+}
+
+// hasKey reports whether attrs has one named key.
+func hasKey(attrs []slog.Attr, key string) bool {
+	for _, a := range attrs {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // WithAttrs redacts attrs and hands them to next.
@@ -101,7 +122,9 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 
 func secretKey(k string) bool {
 	switch k {
-	case "msg", "time", "level", "error", "function", "task_id", "context_id", "method", "route", "status", "duration_ms":
+	case "msg", "time", "level", "error", logfields.FieldFunction, logfields.FieldTaskID, logfields.FieldContextID, logfields.FieldMethod,
+		"route", "status", logfields.FieldDurationMS, logfields.FieldColdStart, logfields.FieldCaller, logfields.FieldVersion,
+		logfields.FieldAPIRequestID, logfields.FieldLambdaRequestID, logfields.FieldTraceID:
 		return false
 	}
 	k = strings.ToLower(k)
@@ -154,10 +177,32 @@ func (h *Handler) redactString(s string) string {
 }
 
 // maybeSecretText is a cheap test that s may hold what secretText matches,
-// so that most strings skip the regular expression.
+// so that most strings skip the regular expression (and most processes
+// never compile it).
 func maybeSecretText(s string) bool {
-	return strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") ||
-		strings.Contains(s, "earer") || strings.Contains(s, "EARER")
+	return strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") || hasBearer(s)
+}
+
+// hasBearer reports whether s holds the word bearer, in any case, followed
+// by white space: where a bearer credential would start. Text that only
+// names one (A2A_BEARER_TOKEN, "a bearer token is required") is not.
+func hasBearer(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexAny(s[i:], "bB")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if len(s)-i < len("bearer ") {
+			return false
+		}
+		if strings.EqualFold(s[i+1:i+6], "earer") {
+			switch s[i+6] {
+			case ' ', '\t', '\n', '\r', '\f':
+				return true
+			}
+		}
+	}
 }
 
 // traceID returns the X-Ray trace header of the invocation in ctx (what

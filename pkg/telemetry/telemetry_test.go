@@ -52,22 +52,35 @@ func TestHandlerRedactsSecrets(t *testing.T) {
 		push   = "push-tok-99887766"
 		given  = "configured-secret-value"
 	)
-	var buf bytes.Buffer
-	log := slog.New(telemetry.NewHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), given))
 	pc := pushConfig{URL: "https://hooks.example.com", Token: push}
 	pc.Auth.Credentials = push
-	log.Debug("header Authorization: Bearer "+bearer, "authorization", "Bearer "+bearer)
-	log.Debug("llm", "api_key", llm, "note", "key is "+llm)
-	log.Debug("keys", "error", errors.New("bad key: "+pemKey))
-	log.Debug("config", "config", pc, "configs", []pushConfig{pc})
-	log.With("push_token", push).Debug("with", "detail", "value "+given)
-	log.WithGroup("g").Debug("group", slog.Group("inner", "token", push))
+	logAll := func(log *slog.Logger) {
+		log.Debug("header Authorization: Bearer "+bearer, "authorization", "Bearer "+bearer)
+		log.Debug("llm", "api_key", llm, "note", "key is "+llm)
+		log.Debug("keys", "error", errors.New("bad key: "+pemKey))
+		log.Debug("config", "config", pc, "configs", []pushConfig{pc})
+		log.With("push_token", push).Debug("with", "detail", "value "+given)
+		log.WithGroup("g").Debug("group", slog.Group("inner", "token", push))
+		log.Debug("any case", "note", "sent with BeaRer\t"+bearer+" in the header")
+	}
+	var buf bytes.Buffer
+	logAll(slog.New(telemetry.NewHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), given)))
 	out := buf.String()
 	for _, s := range []string{bearer, llm, "MIGHAgEAMBMGByqGSM49", push, given} {
 		assert.NotContains(t, out, s)
 	}
 	assert.Contains(t, out, telemetry.Redacted)
-	assert.Len(t, lines(t, &buf), 6)
+	assert.Len(t, lines(t, &buf), 7)
+
+	// The logger every binary uses (its own JSON handler) redacts the
+	// same (it is given no secret values).
+	buf.Reset()
+	logAll(telemetry.NewLogger(&buf, slog.LevelDebug))
+	out = buf.String()
+	for _, s := range []string{bearer, llm, "MIGHAgEAMBMGByqGSM49", push} {
+		assert.NotContains(t, out, s)
+	}
+	assert.Len(t, lines(t, &buf), 7)
 }
 
 // Every line carries the Lambda request id, the trace root and the bag's

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseWrk(t *testing.T) {
+	out := []byte(`Running 10s test @ http://127.0.0.1:41234
+  2 threads and 32 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     2.51ms    4.02ms  83.10ms   95.12%
+    Req/Sec     4.46k   512.33     5.60k    70.00%
+  88690 requests in 10.00s, 95.31MB read
+Requests/sec:   8868.71
+Transfer/sec:      9.53MB
+LOAD requests=88690 errors=0
+LATENCY p50_us=2512 p99_us=83104
+`)
+	got, err := parseWrk(out)
+	require.NoError(t, err)
+	assert.Equal(t, loadResult{requests: 88690, rps: 8868.71, p50: 2512 * time.Microsecond, p99: 83104 * time.Microsecond}, got)
+
+	_, err = parseWrk([]byte("Requests/sec: 10\nLOAD requests=1 errors=0\n"))
+	assert.ErrorContains(t, err, "LATENCY", "the script's percentile line is missing")
+}
+
+func TestParseStat(t *testing.T) {
+	// Field 2 may hold spaces and parentheses; utime 250 and stime 50
+	// ticks are fields 14 and 15.
+	line := "4242 (a2a (local) x) S 1 4242 4242 0 -1 4194560 1500 0 0 0 250 50 0 0 20 0 7 0 123 1000000 2000 18446744073709551615\n"
+	got, err := parseStat([]byte(line))
+	require.NoError(t, err)
+	assert.Equal(t, 3*time.Second, got)
+
+	_, err = parseStat([]byte("4242 (short) S 1 2"))
+	assert.Error(t, err)
+	_, err = parseStat([]byte("no parenthesis"))
+	assert.Error(t, err)
+}
+
+func TestTaskID(t *testing.T) {
+	id, err := taskID([]byte(`{"jsonrpc":"2.0","id":1,"result":{"id":"t-03","kind":"task"}}`))
+	require.NoError(t, err)
+	assert.Equal(t, "t-03", id, "A2A 0.3: the result is the task")
+
+	id, err = taskID([]byte(`{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t-10"}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, "t-10", id, "A2A 1.0: the result holds the task")
+
+	_, err = taskID([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad"}}`))
+	assert.ErrorContains(t, err, "no task id")
+}
+
+func TestMedianAndSpread(t *testing.T) {
+	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
+	assert.Equal(t, 2.5, median([]float64{4, 1, 2, 3}))
+	assert.Equal(t, "2.0 (1.0-3.0)", spread([]float64{3, 1, 2}, "%.1f"))
+	assert.Equal(t, "2.0", spread([]float64{2, 2.01}, "%.1f"), "no range when the rounds print alike")
+}
+
+// The ratios are the peer's cost over ours, taken within each round, and
+// the median of the rounds decides each goal.
+func TestResultsWrite(t *testing.T) {
+	run := func(requests int, cpu time.Duration) loadResult {
+		return loadResult{requests: requests, rps: float64(requests) / 10, p50: time.Millisecond, p99: 20 * time.Millisecond, cpu: cpu}
+	}
+	r := results{
+		servers: []server{{name: "ours", ours: true}, {name: "peer"}},
+		calls:   []string{"card", "send"},
+		load: map[string][][]loadResult{
+			// card: ours 10 and 12 µs, the peer 11 and 12 µs: 1.1x and 1.0x.
+			"card": {{run(1000, 10*time.Millisecond), run(1000, 12*time.Millisecond)}, {run(1000, 11*time.Millisecond), run(1000, 12*time.Millisecond)}},
+			// send: ours 100 µs, the peer 1,000 µs: 10x, short of 20x.
+			"send": {{run(100, 10*time.Millisecond), run(100, 10*time.Millisecond)}, {run(10, 10*time.Millisecond), run(10, 10*time.Millisecond)}},
+		},
+		startup: [][]time.Duration{{5 * time.Millisecond, 6 * time.Millisecond, 4 * time.Millisecond}, {10 * time.Millisecond, 6 * time.Millisecond, 8 * time.Millisecond}},
+	}
+	var b strings.Builder
+	r.write(&b)
+	out := b.String()
+	assert.Contains(t, out, "| card: CPU/request | 11.0 (10.0-12.0) µs | 11.5 (11.0-12.0) µs |")
+	assert.Contains(t, out, "| send (blocking): CPU/request | 100.0 µs | 1000.0 µs |")
+	assert.Contains(t, out, "| start-up (exec → first card, median of 3) | 5.0 ms | 8.0 ms |")
+	assert.Contains(t, out, "| card: CPU/request | ≥ 1x | 1.05 (1.00-1.10)x, met |")
+	assert.Contains(t, out, "| send (blocking): CPU/request | ≥ 20x | 10.00x, NOT met |")
+	assert.Contains(t, out, "| start-up | ≥ 1x | 2.00 (1.00-2.00)x, met |")
+}

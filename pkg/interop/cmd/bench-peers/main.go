@@ -1,0 +1,186 @@
+// Command bench-peers measures this repository's local server side by side
+// with the official a2a-go v2 server (cmd/a2ago-echo), both serving an echo
+// agent from their in-memory stores, under the same load generator (wrk and
+// infra/load/load.lua): the server's CPU per request (user+sys from
+// /proc/<pid>/stat over the run, divided by the requests served), requests
+// per second and the latency's p50 and p99 for the public card, a blocking
+// send and a get, and the start-up time (exec to the first card served,
+// median of several runs), with the ratios the goals of issue 29 name.
+// `make bench-peers` runs it.
+//
+// Ours is measured twice, speaking A2A 1.0 (A2A-Version: 1.0, SendMessage,
+// GetTask) and A2A 0.3 (message/send, tasks/get); a2a-go speaks 1.0. By
+// default a2a-go serves the same agent card as ours (its A2A 1.0 fields:
+// interfaces, extensions, skills), since on loopback the bytes of a
+// response weigh on its cost (a 2,000-byte body costs a bare net/http
+// server 3-4 µs more per request here than a 480-byte one), so that the
+// card row compares the servers, not the cards; -peer-own-card serves its
+// own small card instead. Each
+// measurement runs on a fresh server, and the servers take their turns
+// call by call, round by round, so that the load of a shared machine
+// weighs on each alike. Logging and telemetry stay at their defaults (ours
+// writes its summary line per request); the servers' output goes to
+// /dev/null. By default the server runs on CPU 0 and wrk on CPU 1
+// (taskset), as `make load` does.
+//
+// It needs wrk (Debian: apt-get install wrk) and Linux's /proc.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func main() {
+	var o options
+	flag.StringVar(&o.repo, "repo", "../..", "the repository's root (where go.mod and infra/load/load.lua are)")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each wrk run")
+	flag.IntVar(&o.rounds, "rounds", 2, "wrk runs per call and server")
+	flag.IntVar(&o.starts, "starts", 7, "start-up measurements per server (the median is reported)")
+	flag.IntVar(&o.connections, "connections", 32, "wrk connections")
+	flag.IntVar(&o.threads, "threads", 2, "wrk threads")
+	flag.BoolVar(&o.pin, "pin", true, "run the server on CPU 0 and wrk on CPU 1 (taskset)")
+	flag.BoolVar(&o.peerCard, "peer-own-card", false, "a2a-go serves its own small card, not ours (see the doc)")
+	calls := flag.String("calls", "card,send,get", "the calls measured, comma-separated")
+	flag.Parse()
+	o.calls = strings.Split(*calls, ",")
+	for _, c := range o.calls {
+		if _, ok := callNames[c]; !ok {
+			fatalf("-calls: %q is not a call (card, send, get)", c)
+		}
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		fatalf("wrk is not installed: the load generator of this harness (Debian: apt-get install wrk)")
+	}
+	if o.pin {
+		if _, err := exec.LookPath("taskset"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-peers: taskset not found, so server and wrk share every CPU (util-linux has it)")
+			o.pin = false
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	dir, err := os.MkdirTemp("", "bench-peers")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := run(ctx, o, dir); err != nil {
+		os.RemoveAll(dir)
+		fatalf("%v", err)
+	}
+}
+
+type options struct {
+	repo                 string
+	duration             time.Duration
+	rounds, starts       int
+	connections, threads int
+	pin                  bool
+	// peerCard: a2a-go serves its own card (-peer-own-card).
+	peerCard bool
+	calls    []string
+}
+
+func run(ctx context.Context, o options, dir string) error {
+	repo, err := filepath.Abs(o.repo)
+	if err != nil {
+		return err
+	}
+	o.repo = repo
+	script := filepath.Join(repo, "infra", "load", "load.lua")
+	if _, err := os.Stat(script); err != nil {
+		return fmt.Errorf("-repo %s: %w", repo, err)
+	}
+	ours, peer := filepath.Join(dir, "a2a-local"), filepath.Join(dir, "a2ago-echo")
+	if err := build(ctx, repo, ours, "./cmd/a2a-local"); err != nil {
+		return err
+	}
+	if err := build(ctx, filepath.Join(repo, "pkg", "interop"), peer, "./cmd/a2ago-echo"); err != nil {
+		return err
+	}
+	servers := []server{
+		{name: "ours, 1.0", bin: ours, version: "1.0", ours: true},
+		{name: "ours, 0.3", bin: ours, version: "0.3", ours: true},
+		{name: "a2a-go v2", bin: peer, version: "1.0"},
+	}
+	cards := make([][]byte, len(servers))
+	if cards[0], err = servers[0].card(ctx); err != nil {
+		return err
+	}
+	cards[1] = cards[0]
+	if !o.peerCard {
+		path := filepath.Join(dir, "card.json")
+		if err := os.WriteFile(path, cards[0], 0o600); err != nil {
+			return err
+		}
+		servers[2].args = []string{"-card", path}
+	}
+	if cards[2], err = servers[2].card(ctx); err != nil {
+		return err
+	}
+	m := machine()
+	fmt.Printf("bench-peers: %s, %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), m)
+	pinning := "server and wrk share every CPU"
+	if o.pin {
+		pinning = "server on CPU 0, wrk on CPU 1"
+	}
+	fmt.Printf("wrk -t%d -c%d -d%s, %d rounds per call; %s; echo agents, in-memory stores, logs at their default level to /dev/null\n",
+		o.threads, o.connections, o.duration, o.rounds, pinning)
+	peerCard := "our card's A2A 1.0 fields (the same agent), read with its card type"
+	if o.peerCard {
+		peerCard = "its own small card"
+	}
+	fmt.Printf("cards: ours %d bytes; a2a-go serves %s, %d bytes\n\n", len(cards[0]), peerCard, len(cards[2]))
+
+	res := results{servers: servers, calls: o.calls, load: map[string][][]loadResult{}}
+	for _, c := range o.calls {
+		res.load[c] = make([][]loadResult, len(servers))
+		for r := 0; r < o.rounds; r++ {
+			for i, s := range servers {
+				lr, err := s.load(ctx, c, o, script)
+				if err != nil {
+					return fmt.Errorf("%s, %s: %w", s.name, c, err)
+				}
+				fmt.Printf("  %-5s %-10s round %d: %s\n", c, s.name, r+1, lr)
+				res.load[c][i] = append(res.load[c][i], lr)
+			}
+		}
+	}
+	res.startup = make([][]time.Duration, len(servers))
+	for r := 0; r < o.starts; r++ {
+		for i, s := range servers {
+			d, err := s.startup(ctx)
+			if err != nil {
+				return fmt.Errorf("%s, start-up: %w", s.name, err)
+			}
+			res.startup[i] = append(res.startup[i], d)
+		}
+	}
+	fmt.Printf("\nload average at the end: %s\n\n", loadAverage())
+	res.write(os.Stdout)
+	return nil
+}
+
+// build compiles pkg in dir (its module) into out.
+func build(ctx context.Context, dir, out, pkg string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w", pkg, dir, err)
+	}
+	return nil
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench-peers: "+format+"\n", args...)
+	os.Exit(1)
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// goals are issue 29's: how many times cheaper than each peer ours must be
+// (the peer's CPU per request over ours; for the start-up, the peer's
+// start-up over ours).
+var goals = map[string]float64{"card": 1, "send": 20, "get": 5, "start-up": 1}
+
+// results are the measurements of one run.
+type results struct {
+	servers []server
+	calls   []string
+	// load[call][server] are the rounds' results, in order.
+	load map[string][][]loadResult
+	// startup[server] are the start-up times.
+	startup [][]time.Duration
+}
+
+// write prints the figures of each server (medians, with the range of the
+// rounds' CPU per request) and the ratios of each of ours to each peer.
+func (r results) write(w io.Writer) {
+	header := []string{"call"}
+	for _, s := range r.servers {
+		header = append(header, s.name)
+	}
+	var rows [][]string
+	for _, c := range r.calls {
+		cpu, rate, lat := []string{callNames[c] + ": CPU/request"}, []string{callNames[c] + ": requests/s"}, []string{callNames[c] + ": p50 / p99"}
+		for i := range r.servers {
+			rounds := r.load[c][i]
+			per := mapSlice(rounds, func(l loadResult) float64 { return micros(l.cpuPerRequest()) })
+			cpu = append(cpu, fmt.Sprintf("%s µs", spread(per, "%.1f")))
+			rate = append(rate, fmt.Sprintf("%.0f", median(mapSlice(rounds, func(l loadResult) float64 { return l.rps }))))
+			lat = append(lat, fmt.Sprintf("%s / %s", fmtDuration(median(mapSlice(rounds, func(l loadResult) float64 { return float64(l.p50) }))),
+				fmtDuration(median(mapSlice(rounds, func(l loadResult) float64 { return float64(l.p99) })))))
+		}
+		rows = append(rows, cpu, rate, lat)
+	}
+	up := []string{fmt.Sprintf("start-up (exec → first card, median of %d)", len(r.startup[0]))}
+	for i := range r.servers {
+		up = append(up, fmtDuration(median(mapSlice(r.startup[i], func(d time.Duration) float64 { return float64(d) }))))
+	}
+	rows = append(rows, up)
+	writeTable(w, header, rows)
+
+	fmt.Fprintln(w)
+	header = []string{"how many times cheaper", "goal"}
+	var pairs [][2]int
+	for i, s := range r.servers {
+		if !s.ours {
+			continue
+		}
+		for j, p := range r.servers {
+			if !p.ours {
+				pairs = append(pairs, [2]int{i, j})
+				header = append(header, fmt.Sprintf("%s than %s", s.name, p.name))
+			}
+		}
+	}
+	rows = nil
+	for _, c := range append(slices.Clone(r.calls), "start-up") {
+		name := "start-up"
+		if c != "start-up" {
+			name = callNames[c] + ": CPU/request"
+		}
+		row := []string{name, fmt.Sprintf("≥ %gx", goals[c])}
+		for _, pr := range pairs {
+			ratios := r.ratios(c, pr[0], pr[1])
+			verdict := "met"
+			if median(ratios) < goals[c] {
+				verdict = "NOT met"
+			}
+			row = append(row, fmt.Sprintf("%sx, %s", spread(ratios, "%.2f"), verdict))
+		}
+		rows = append(rows, row)
+	}
+	writeTable(w, header, rows)
+	fmt.Fprintln(w, "\n(a range is min-max of the rounds, each ratio taken within one round; the median decides the goal)")
+}
+
+// ratios are the peer's cost over ours for call c, one per round (the
+// start-up: one per start, in order).
+func (r results) ratios(c string, ours, peer int) []float64 {
+	if c == "start-up" {
+		var out []float64
+		for k := range r.startup[ours] {
+			out = append(out, float64(r.startup[peer][k])/float64(r.startup[ours][k]))
+		}
+		return out
+	}
+	var out []float64
+	for k := range r.load[c][ours] {
+		out = append(out, float64(r.load[c][peer][k].cpuPerRequest())/float64(r.load[c][ours][k].cpuPerRequest()))
+	}
+	return out
+}
+
+// spread is the median of xs, followed by their range when they differ.
+func spread(xs []float64, format string) string {
+	s := fmt.Sprintf(format, median(xs))
+	if lo, hi := slices.Min(xs), slices.Max(xs); fmt.Sprintf(format, lo) != fmt.Sprintf(format, hi) {
+		s += " (" + fmt.Sprintf(format, lo) + "-" + fmt.Sprintf(format, hi) + ")"
+	}
+	return s
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func mapSlice[T any](xs []T, f func(T) float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// fmtDuration prints nanoseconds in µs below a millisecond, else in ms.
+func fmtDuration(ns float64) string {
+	if ns < float64(time.Millisecond) {
+		return fmt.Sprintf("%.0f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.1f ms", ns/1e6)
+}
+
+// writeTable prints a Markdown table.
+func writeTable(w io.Writer, header []string, rows [][]string) {
+	fmt.Fprintln(w, "| "+strings.Join(header, " | ")+" |")
+	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(header)))
+	for _, row := range rows {
+		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
+	}
+}
