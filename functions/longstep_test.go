@@ -158,7 +158,7 @@ func TestStepLongerThanTheRequest(t *testing.T) {
 // template's defaults (A2A_LOG_LEVEL=info, A2A_METRICS=emf): its summary
 // line and its EMF metrics. pkg/app's TestCostPerTask prices the logs of a
 // task with it (CloudWatch Logs bills every byte ingested).
-const logBytesPerInvocation = 1900
+const logBytesPerInvocation = 1250
 
 // TestLogBytesPerInvocation measures the log bytes of the send function's
 // blocking and non-blocking sends and of the worker's run, as the deployed

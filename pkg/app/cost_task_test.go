@@ -74,7 +74,7 @@ const (
 	// template's defaults (its summary line and EMF metrics), at most:
 	// functions/ TestLogBytesPerInvocation measures the real binaries and
 	// holds them to it.
-	functionLogBytes = 1900
+	functionLogBytes = 1250
 )
 
 // taskCost is what one task's life asked of AWS.

@@ -67,6 +67,7 @@ func TestTelemetryJoinsUpAndRedacts(t *testing.T) {
 	env["A2A_METRICS"] = "emf"
 	env["A2A_METRICS_NAMESPACE"] = "A2ATest"
 	env["A2A_METRICS_SERVICE"] = "unit"
+	env["A2A_METRICS_DYNAMODB"] = "true"
 
 	var logs, emf bytes.Buffer
 	spans := &tracing.Memory{}

@@ -16,7 +16,10 @@ const DefaultNamespace = "A2A"
 // AWS_LAMBDA_FUNCTION_NAME is set, off elsewhere), A2A_METRICS_NAMESPACE
 // (default A2A) and A2A_METRICS_SERVICE, the value of the static Service
 // dimension on every metric (default a2a; the template sets the stack
-// name). A nil sink means metrics are off.
+// name), and A2A_METRICS_DYNAMODB=true to record DynamoDB's capacity by
+// operation (default false: AWS/DynamoDB totals it per table and index for
+// free, and each operation would add a log line to every invocation). A
+// nil sink means metrics are off.
 func FromEnv(getenv func(string) string, out io.Writer, clk clock.Clock) (*Sink, error) {
 	mode := strings.ToLower(strings.TrimSpace(getenv("A2A_METRICS")))
 	if mode == "" {
@@ -38,5 +41,13 @@ func FromEnv(getenv func(string) string, out io.Writer, clk clock.Clock) (*Sink,
 	if svc == "" {
 		svc = "a2a"
 	}
-	return New(Config{Namespace: ns, Dimensions: map[string]string{"Service": svc}, Out: out, Clock: clk}), nil
+	var capacity bool
+	switch v := strings.ToLower(strings.TrimSpace(getenv("A2A_METRICS_DYNAMODB"))); v {
+	case "", "false":
+	case "true":
+		capacity = true
+	default:
+		return nil, fmt.Errorf("A2A_METRICS_DYNAMODB=%q: use true or false", v)
+	}
+	return New(Config{Namespace: ns, Dimensions: map[string]string{"Service": svc}, Out: out, Clock: clk, Capacity: capacity}), nil
 }

@@ -79,6 +79,11 @@ type Config struct {
 	// Out receives the EMF lines (stdout in Lambda).
 	Out   io.Writer
 	Clock clock.Clock
+	// Capacity records DynamoDB's capacity units by operation (Capacity):
+	// a line per operation an invocation used, which AWS/DynamoDB's own
+	// metrics (free, per table and index) total already. Off, Capacity
+	// records nothing.
+	Capacity bool
 }
 
 // Sink gathers metrics until Flush. It is safe for concurrent use.
@@ -360,11 +365,16 @@ func TaskState(ctx context.Context, agentName string, state a2a.TaskState) {
 	s.Count(name, DimAgent, agentName)
 }
 
+// RecordsCapacity reports whether Capacity records anything
+// (Config.Capacity).
+func (s *Sink) RecordsCapacity() bool { return s != nil && s.cfg.Capacity }
+
 // Capacity records the capacity units one DynamoDB request consumed, by
 // operation: read and write when DynamoDB splits them, else all units as
-// read or write by the operation's kind.
+// read or write by the operation's kind. Without Config.Capacity it does
+// nothing.
 func (s *Sink) Capacity(op string, units, read, write float64) {
-	if s == nil || units+read+write == 0 {
+	if !s.RecordsCapacity() || units+read+write == 0 {
 		return
 	}
 	if read == 0 && write == 0 {

@@ -19,7 +19,7 @@ import (
 func TestEMFShape(t *testing.T) {
 	var buf bytes.Buffer
 	clk := clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
-	s := metrics.New(metrics.Config{Namespace: "A2A", Dimensions: map[string]string{"Service": "prod"}, Out: &buf, Clock: clk})
+	s := metrics.New(metrics.Config{Namespace: "A2A", Dimensions: map[string]string{"Service": "prod"}, Out: &buf, Clock: clk, Capacity: true})
 	ctx := metrics.NewContext(context.Background(), s)
 	metrics.TaskState(ctx, "echo", a2a.TaskStateCompleted)
 	metrics.TaskState(ctx, "echo", a2a.TaskStateFailed)
@@ -106,6 +106,20 @@ func TestFromEnv(t *testing.T) {
 	require.NoError(t, s.Flush())
 	assert.Contains(t, buf.String(), `"Namespace":"Mine"`)
 	assert.Contains(t, buf.String(), `"Service":"stack"`)
+	assert.False(t, s.RecordsCapacity(), "DynamoDB capacity by operation is off by default")
+	buf.Reset()
+	s.Capacity("Query", 1, 0, 0)
+	require.NoError(t, s.Flush())
+	assert.Empty(t, buf.String())
+
+	s, err = metrics.FromEnv(env(map[string]string{"A2A_METRICS": "emf", "A2A_METRICS_DYNAMODB": "true"}), &buf, nil)
+	require.NoError(t, err)
+	assert.True(t, s.RecordsCapacity())
+	s.Capacity("Query", 1, 0, 0)
+	require.NoError(t, s.Flush())
+	assert.Contains(t, buf.String(), `"DynamoDBReadUnits":1`)
+	_, err = metrics.FromEnv(env(map[string]string{"A2A_METRICS": "emf", "A2A_METRICS_DYNAMODB": "yes"}), &buf, nil)
+	assert.ErrorContains(t, err, `A2A_METRICS_DYNAMODB="yes": use true or false`)
 }
 
 // Dimension values are JSON-escaped: quotes, backslashes, control
@@ -126,7 +140,7 @@ func TestEMFEscapes(t *testing.T) {
 
 // Once warm, an invocation's metrics allocate nothing.
 func TestWarmSinkAllocatesNothing(t *testing.T) {
-	s := metrics.New(metrics.Config{Dimensions: map[string]string{"Service": "s"}, Out: io.Discard})
+	s := metrics.New(metrics.Config{Dimensions: map[string]string{"Service": "s"}, Out: io.Discard, Capacity: true})
 	run := func() {
 		s.Add(metrics.RequestLatency, metrics.UnitMilliseconds, 3, metrics.DimMethod, "tasks/get")
 		s.Capacity("Query", 1, 0, 0)

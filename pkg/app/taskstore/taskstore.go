@@ -111,8 +111,9 @@ func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o Opt
 	if o.Log != nil {
 		o.Log.Info("tasks are kept in DynamoDB", "table", cfg.TaskStore.Table, "region", cfg.AWS.Region, "endpoint", cfg.AWS.EndpointURL)
 	}
-	if sink := metrics.From(ctx); o.OnUsage == nil && sink != nil {
-		// The capacity of every request, as EMF metrics by operation.
+	if sink := metrics.From(ctx); o.OnUsage == nil && sink.RecordsCapacity() {
+		// The capacity of every request, as EMF metrics by operation
+		// (A2A_METRICS_DYNAMODB).
 		o.OnUsage = func(u dynamo.Usage) { sink.Capacity(u.Op, u.Units, u.Read, u.Write) }
 	}
 	return dynamo.New(client, dynamo.Options{
