@@ -1,10 +1,10 @@
 // Package httpfn assembles the HTTP Lambda functions, send and tasks: the
 // A2A service on the DynamoDB task store, behind an API Gateway HTTP API.
-// It links the DynamoDB and Step Functions clients (the runner of the auto
-// and stepfunctions execution modes resumes, starts and stops executions)
-// and no other AWS service client: the worker's asynchronous invocations go
-// through pkg/lambdainvoke. A test in functions/ holds both binaries to
-// that.
+// It links the DynamoDB client and no other AWS service client: the
+// runner of the auto and stepfunctions execution modes resumes, starts and
+// stops executions through pkg/sfncall (which keeps only the Step Functions
+// client's types), and the worker's asynchronous invocations go through
+// pkg/lambdainvoke. A test in functions/ holds both binaries to that.
 package httpfn
 
 import (
@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -34,6 +33,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
 )
 
 // Store is what the HTTP Lambda functions need of a task store: the
@@ -101,7 +101,9 @@ func newFunction(ctx context.Context, getenv func(string) string, reg *agent.Reg
 	}
 	o := Options{Routes: routes, Log: fn.Log}
 	if e := fn.Config.Execution; e.Mode != config.ExecutionInline {
-		o.StepFunctions = sfn.NewFromConfig(fn.AWS)
+		if o.StepFunctions, err = sfncall.New(fn.AWS, sfncall.Options{}); err != nil {
+			return nil, err
+		}
 		if e.WorkerFunction != "" {
 			if o.Invoker, err = lambdainvoke.New(fn.AWS, lambdainvoke.Options{Endpoint: fn.Config.AWS.LambdaEndpointURL}); err != nil {
 				return nil, err

@@ -2,9 +2,10 @@
 // state machine (infra/statemachine.asl.json) calls for every action of a
 // task's step protocol, and the asynchronous path invokes to run the steps
 // no request runs (a task's first step, a reply, a takeover). It links the
-// DynamoDB and Step Functions clients (a run whose step continues, or asks
-// for input, starts the execution that follows it) and no other AWS
-// service client; a test in functions/ holds the binary to that.
+// DynamoDB client and no other AWS service client: a run whose step
+// continues, or asks for input, starts the execution that follows it
+// through pkg/sfncall, which keeps only the Step Functions client's types.
+// A test in functions/ holds the binary to that.
 package workerfn
 
 import (
@@ -12,8 +13,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
@@ -23,6 +22,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -37,7 +37,9 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 	}
 	var api stepfunctions.API
 	if fn.Config.Execution.StateMachineARN != "" {
-		api = sfn.NewFromConfig(fn.AWS)
+		if api, err = sfncall.New(fn.AWS, sfncall.Options{}); err != nil {
+			return nil, err
+		}
 	}
 	return NewHandler(fn.Config, fn.Agent, fn.Store, api, nil, fn.Log)
 }
