@@ -173,16 +173,13 @@ const (
 	metaSHA256 = "sha256"
 )
 
-// Kept is the keys of the objects a call stored, for the caller to Discard
-// when what was to hold them is not stored.
-type Kept []string
-
 // Accept readies the parts of a client's message, at path (such as
 // "params.message.parts"), for the task store: a part naming one of the
 // caller's files is checked (the file exists, and its content has the size
 // and SHA-256 its upload declared); a part above the inline limit is
-// stored. It returns the parts to store, and the objects it stored.
-func (f *Files) Accept(ctx context.Context, owner, path string, parts []a2a.Part) ([]a2a.Part, Kept, error) {
+// stored. It returns the parts to store, and the keys of the objects it
+// stored, for the caller to Discard when the parts are not stored.
+func (f *Files) Accept(ctx context.Context, owner, path string, parts []a2a.Part) ([]a2a.Part, []string, error) {
 	for i := range parts {
 		if err := f.checkClientRef(ctx, owner, fmt.Sprintf("%s[%d].file.uri", path, i), &parts[i]); err != nil {
 			return nil, nil, err
@@ -196,10 +193,19 @@ func (f *Files) Accept(ctx context.Context, owner, path string, parts []a2a.Part
 }
 
 // Offload readies the parts of an agent's message or artifact for the task
-// store, as Accept does a client's: a part naming a file the host keeps
-// must name one of the task owner's; a part above the inline limit is
-// stored.
-func (f *Files) Offload(ctx context.Context, owner string, parts []a2a.Part) ([]a2a.Part, Kept, error) {
+// store, as Accept does a client's: a part above the inline limit is
+// stored, and the parts must pass CheckOwned.
+func (f *Files) Offload(ctx context.Context, owner string, parts []a2a.Part) ([]a2a.Part, []string, error) {
+	if err := f.CheckOwned(owner, parts); err != nil {
+		return nil, nil, err
+	}
+	return f.offload(ctx, owner, parts)
+}
+
+// CheckOwned reports a part among an agent's that names a file the host
+// keeps other than one of owner's (the task's caller's), or with a
+// malformed a2a-file: URI.
+func (f *Files) CheckOwned(owner string, parts []a2a.Part) error {
 	for i := range parts {
 		r, ok, err := partRef(&parts[i])
 		if !ok {
@@ -209,10 +215,10 @@ func (f *Files) Offload(ctx context.Context, owner string, parts []a2a.Part) ([]
 			err = fmt.Errorf("%s names a file of another caller", r.uri())
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("part %d: %w", i, err)
+			return fmt.Errorf("part %d: %w", i, err)
 		}
 	}
-	return f.offload(ctx, owner, parts)
+	return nil
 }
 
 // partRef is the file the host keeps that p names, if any.
@@ -283,13 +289,13 @@ func (f *Files) checkContent(ctx context.Context, field string, r ref, in object
 // offload stores the parts above the inline limit, then, while the inline
 // parts together are above MaxInline, the largest of them. Without a store
 // it changes nothing.
-func (f *Files) offload(ctx context.Context, owner string, parts []a2a.Part) ([]a2a.Part, Kept, error) {
+func (f *Files) offload(ctx context.Context, owner string, parts []a2a.Part) ([]a2a.Part, []string, error) {
 	if f.store == nil {
 		return parts, nil, nil
 	}
 	var (
 		out   []a2a.Part
-		kept  Kept
+		kept  []string
 		total int
 	)
 	store := func(i int) error {
@@ -405,7 +411,7 @@ func orOctets(mediaType string) string {
 // Discard deletes the objects a call stored, once what was to hold them
 // turned out not to be stored. A failure is logged: lifecycle rules remove
 // what is left.
-func (f *Files) Discard(ctx context.Context, kept Kept) {
+func (f *Files) Discard(ctx context.Context, kept []string) {
 	ctx = context.WithoutCancel(ctx)
 	for _, key := range kept {
 		if err := f.store.Delete(ctx, key); err != nil {
