@@ -25,6 +25,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
@@ -54,8 +55,11 @@ type Options struct {
 	// Invoker invokes the worker function (A2A_WORKER_FUNCTION) for the
 	// steps no request runs, in the auto and stepfunctions modes.
 	Invoker async.Invoker
-	Clock   clock.Clock
-	Log     *slog.Logger
+	// Files keeps the parts too large for a task item (in
+	// A2A_FILES_BUCKET); nil keeps none.
+	Files *files.Files
+	Clock clock.Clock
+	Log   *slog.Logger
 }
 
 // Send builds the send function's Lambda handler: JSON-RPC (every method,
@@ -100,6 +104,9 @@ func newFunction(ctx context.Context, getenv func(string) string, reg *agent.Reg
 		return nil, err
 	}
 	o := Options{Routes: routes, Log: fn.Log}
+	if o.Files, err = serviceopts.BucketFiles(fn.Config, fn.AWS, nil, fn.Log); err != nil {
+		return nil, err
+	}
 	if e := fn.Config.Execution; e.Mode != config.ExecutionInline {
 		if o.StepFunctions, err = sfncall.New(fn.AWS, sfncall.Options{}); err != nil {
 			return nil, err
@@ -196,7 +203,10 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 		return nil, err
 	}
 	o.Log = logger.Or(o.Log)
-	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log))
+	if o.Files == nil {
+		o.Files = serviceopts.Files(cfg, nil, o.Clock, o.Log)
+	}
+	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log, o.Files))
 	r, err := runner(cfg, exec, store, o)
 	if err != nil {
 		return nil, err
@@ -205,11 +215,11 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	// start, however that time went: in the inline runner's steps, then
 	// for work handed over (an interrupt the state machine shows, a step
 	// that goes on in the worker).
-	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
+	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: o.Files})
 	return httpapi.New(httpapi.Options{
 		Service:         svc,
 		Auth:            authn,
-		Cards:           boot.Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Cards:           boot.Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions, boot.FilesCard(cfg, o.Files.Enabled())),
 		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.ConfiguredPublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,

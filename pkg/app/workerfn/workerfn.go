@@ -20,6 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
@@ -41,7 +42,11 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 			return nil, err
 		}
 	}
-	return NewHandler(fn.Config, fn.Agent, fn.Store, api, nil, fn.Log)
+	fs, err := serviceopts.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
+	if err != nil {
+		return nil, err
+	}
+	return NewHandler(fn.Config, fn.Agent, fn.Store, api, fs, nil, fn.Log)
 }
 
 // Function builds the worker function's Lambda handler (New).
@@ -66,9 +71,13 @@ func checkStore(cfg config.Config) error {
 // NewHandler assembles the worker around store. api is the Step Functions
 // client of the state machine that A2A_STATE_MACHINE_ARN names, which
 // takes over a task that goes on past a run's step (nil when none is
-// named: the worker then serves the state machine only); clk tells the
-// time (nil: the system clock).
-func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, api stepfunctions.API, clk clock.Clock, log *slog.Logger) (*worker.Handler, error) {
+// named: the worker then serves the state machine only); fs keeps the
+// parts too large for a task item (nil: none); clk tells the time (nil:
+// the system clock).
+func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, api stepfunctions.API, fs *files.Files, clk clock.Clock, log *slog.Logger) (*worker.Handler, error) {
+	if fs == nil {
+		fs = serviceopts.Files(cfg, nil, clk, log)
+	}
 	var machine worker.Starter
 	if api != nil {
 		m, err := stepfunctions.New(api, stepfunctions.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: log})
@@ -77,5 +86,5 @@ func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, api step
 		}
 		machine = m
 	}
-	return worker.New(service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log)), machine, log), nil
+	return worker.New(service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs)), machine, log), nil
 }
