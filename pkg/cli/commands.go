@@ -46,15 +46,24 @@ func (r *runner) send(args []string) int {
 	wait := fs.Bool("wait", false, "follow the task until it finishes or needs input")
 	pushURL := fs.String("push-url", "", "ask the agent to notify this webhook URL of task changes")
 	pushToken := fs.String("push-token", "", "token the agent sends back with each notification (with --push-url)")
-	pos, code, ok := r.parse(fs, args, 2, 2)
+	var files paths
+	fs.Var(&files, "file", "attach this file (repeatable): inline when small, uploaded first when large")
+	pos, code, ok := r.parse(fs, args, 1, 2)
 	if !ok {
 		return code
+	}
+	if len(pos) == 1 && len(files) == 0 {
+		fmt.Fprintf(r.errw, "a2a send: expected %s (TEXT may be left out with --file)\n", r.cmd.args)
+		return ExitUsage
 	}
 	if *pushToken != "" && *pushURL == "" {
 		fmt.Fprintln(r.errw, "a2a send: --push-token needs --push-url")
 		return ExitUsage
 	}
-	text := pos[1]
+	text := ""
+	if len(pos) == 2 {
+		text = pos[1]
+	}
 	if text == "-" {
 		b, err := io.ReadAll(r.env.Stdin)
 		if err != nil {
@@ -62,16 +71,24 @@ func (r *runner) send(args []string) int {
 		}
 		text = strings.TrimRight(string(b), "\n")
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(files) == 0 {
 		fmt.Fprintln(r.errw, "a2a send: the message is empty")
 		return ExitUsage
 	}
 	ctx, cancel := r.context()
 	defer cancel()
 	c := r.client(pos[0])
+	var parts []a2a.Part
+	if strings.TrimSpace(text) != "" {
+		parts = append(parts, a2a.TextPart(text))
+	}
+	fileParts, err := r.fileParts(ctx, c, files)
+	if err != nil {
+		return r.fail(err)
+	}
 	blocking := false
 	p := a2a.MessageSendParams{
-		Message:       a2a.Message{Role: a2a.RoleUser, ContextID: *contextID, TaskID: *taskID, Parts: []a2a.Part{a2a.TextPart(text)}},
+		Message:       a2a.Message{Role: a2a.RoleUser, ContextID: *contextID, TaskID: *taskID, Parts: append(parts, fileParts...)},
 		Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking},
 	}
 	if *pushURL != "" {

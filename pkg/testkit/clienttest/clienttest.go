@@ -61,13 +61,17 @@ func DemoEnv() map[string]string {
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
 	env := DemoEnv()
+	env["A2A_FILES_DIR"] = t.TempDir()
 	for k, v := range o.Env {
 		env[k] = v
 	}
 	getenv := func(k string) string { return env[k] }
 	cfg, err := config.Load(getenv)
 	require.NoError(t, err)
-	cfg.PublicURL = "" // the card takes the listener's URL from each request
+	// The listener's URL: the cards' and the file URLs' base.
+	var h http.Handler
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	cfg.PublicURL = "http://" + hs.Listener.Addr().String()
 	ag := o.Agent
 	if ag == nil {
 		ag, err = demo.New(agent.NewSettings(getenv, nil))
@@ -83,11 +87,11 @@ func Start(t testing.TB, o Options) *Server {
 	}
 	srv, err := app.NewLocal(cfg, ag, lo)
 	require.NoError(t, err)
-	var h http.Handler = srv.Handler
+	h = srv.Handler
 	if o.Wrap != nil {
 		h = o.Wrap(h)
 	}
-	hs := httptest.NewServer(h)
+	hs.Start()
 	t.Cleanup(func() {
 		hs.Close()
 		srv.Close()
