@@ -17,8 +17,10 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
@@ -43,6 +45,11 @@ type Options struct {
 	Push app.PushOptions
 	// Wrap, when set, wraps the server's handler (to record requests).
 	Wrap func(http.Handler) http.Handler
+	// Files keeps the files; nil means a folder of the test's own, served
+	// at URL/files/.
+	Files objectstore.Store
+	// Clock tells the server's time (nil: the system clock).
+	Clock clock.Clock
 }
 
 // Server is a running local server.
@@ -81,7 +88,7 @@ func Start(t testing.TB, o Options) *Server {
 	if o.Token != "" {
 		authn = auth.NewBearer(map[string]string{"tester": o.Token})
 	}
-	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push}
+	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push, Files: o.Files, Clock: o.Clock}
 	if o.Store != nil && o.Changes == nil {
 		lo.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
 	}
