@@ -227,7 +227,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Push = r.push()
 	c.ProtocolVersions = r.protocolVersions()
 	c.Console = r.boolean("A2A_CONSOLE", true)
-	c.Files = r.files()
+	c.Files = r.files(c.TaskStore.TTL)
 	c.MaxParts = r.intRange("A2A_MAX_PARTS", DefaultMaxParts, 1, 10_000)
 	return c, errors.Join(r.errs...)
 }

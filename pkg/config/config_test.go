@@ -37,6 +37,10 @@ func TestFiles(t *testing.T) {
 		"A2A_FILES_URL_TTL_SECONDS": "60", "A2A_FILES_MAX_UPLOAD_BYTES": "1000", "A2A_MAX_PARTS": "5"}))
 	require.NoError(t, err)
 	assert.Equal(t, Files{Bucket: "my-files.example", Dir: "/var/a2a", InlineLimit: 4096, URLTTL: time.Minute, MaxUploadBytes: 1000}, c.Files)
+	_, err = Load(env(map[string]string{"A2A_TASK_TTL_SECONDS": "691200", "A2A_FILES_EXPIRATION_DAYS": "8"}))
+	assert.NoError(t, err, "8 days hold an 8-day TTL")
+	_, err = Load(env(map[string]string{"A2A_TASK_TTL_SECONDS": "691201", "A2A_FILES_EXPIRATION_DAYS": "8"}))
+	assert.ErrorContains(t, err, `A2A_FILES_EXPIRATION_DAYS="8": must be at least A2A_TASK_TTL_SECONDS (691201) in days`)
 	assert.Equal(t, 5, c.MaxParts)
 	for name, bad := range map[string]string{
 		"A2A_FILES_BUCKET": "My_Bucket", "A2A_FILES_INLINE_LIMIT_BYTES": "100", "A2A_FILES_URL_TTL_SECONDS": "604801",

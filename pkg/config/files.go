@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -41,19 +43,28 @@ type Files struct {
 	URLTTL time.Duration
 	// MaxUploadBytes bounds a file (A2A_FILES_MAX_UPLOAD_BYTES).
 	MaxUploadBytes int64
+	// ExpirationDays is the bucket's lifecycle: files are deleted this
+	// many days after they are stored (A2A_FILES_EXPIRATION_DAYS, set by
+	// the stack; 0 unknown).
+	ExpirationDays int
 }
 
 // DefaultFilesDir is the local server's folder of files by default.
 func DefaultFilesDir() string { return filepath.Join(os.TempDir(), "a2a-lambda-files") }
 
-// files reads the file settings.
-func (r *reader) files() Files {
+// files reads the file settings; a lifecycle shorter than the tasks' TTL
+// (which CloudFormation Rules cannot compare) is refused.
+func (r *reader) files(taskTTL time.Duration) Files {
 	f := Files{
 		Bucket:         strings.TrimSpace(r.getenv("A2A_FILES_BUCKET")),
 		Dir:            r.str("A2A_FILES_DIR", DefaultFilesDir()),
 		InlineLimit:    r.intRange("A2A_FILES_INLINE_LIMIT_BYTES", DefaultFilesInlineLimit, 1024, maxInlineLimit),
 		URLTTL:         time.Duration(r.intRange("A2A_FILES_URL_TTL_SECONDS", int(DefaultFilesURLTTL/time.Second), 1, int(maxURLTTL/time.Second))) * time.Second,
 		MaxUploadBytes: int64(r.intRange("A2A_FILES_MAX_UPLOAD_BYTES", DefaultFilesMaxUploadBytes, 1, maxUploadBytes)),
+		ExpirationDays: r.intRange("A2A_FILES_EXPIRATION_DAYS", 0, 0, 367),
+	}
+	if d := f.ExpirationDays; d > 0 && time.Duration(d)*24*time.Hour < taskTTL {
+		r.fail("A2A_FILES_EXPIRATION_DAYS", strconv.Itoa(d), fmt.Sprintf("must be at least A2A_TASK_TTL_SECONDS (%d) in days: the bucket would delete files their tasks still name", int(taskTTL/time.Second)))
 	}
 	if f.Bucket != "" && !validBucketName(f.Bucket) {
 		r.fail("A2A_FILES_BUCKET", f.Bucket, "must be an S3 bucket name: 3 to 63 lower-case letters, digits, '.' and '-'")
