@@ -18,7 +18,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/s3store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/lambdaemu"
 )
 
 // bucketOf creates a bucket in moto for the test.
@@ -45,17 +44,7 @@ func (d *deployed) sendText(t *testing.T, text string) (a2a.Task, *a2a.Error) {
 	delete(ev.Headers, "content-length")
 	event, err := json.Marshal(ev)
 	require.NoError(t, err)
-	rep, err := d.send.Emulator.Invoke(context.Background(), event)
-	require.NoError(t, err)
-	require.Equal(t, lambdaemu.KindResponse, rep.Kind, "%s\n%s", rep.Body, d.send.Stderr())
-	r, out := httpResponse(t, rep.Body)
-	require.Equal(t, 200, r.StatusCode, out)
-	var rpc struct {
-		Result a2a.Task   `json:"result"`
-		Error  *a2a.Error `json:"error"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &rpc), out)
-	return rpc.Result, rpc.Error
+	return d.invokeSend(t, event)
 }
 
 // The send function's binary through the Runtime API emulator, in auto

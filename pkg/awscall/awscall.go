@@ -13,7 +13,9 @@
 package awscall
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -289,6 +291,28 @@ func NewError(resp *http.Response, code, message string, body []byte) *Error {
 		e.Message = strings.TrimSpace(string(body))
 	}
 	return e
+}
+
+// JSONError reads the error of an API of the JSON protocols (Lambda's REST
+// JSON, AWS JSON 1.0 and 1.1): its code from the X-Amzn-ErrorType header
+// or the body's __type, Type or code, without a namespace ("...#Code") or
+// a suffix ("Code:..."), and its message from the body's message or
+// Message.
+func JSONError(resp *http.Response, body []byte) *Error {
+	var b struct {
+		Type      string `json:"__type"`
+		TypeUC    string `json:"Type"`
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		MessageUC string `json:"Message"`
+	}
+	_ = json.Unmarshal(body, &b)
+	code := cmp.Or(resp.Header.Get("X-Amzn-Errortype"), b.Type, b.TypeUC, b.Code)
+	if i := strings.LastIndexByte(code, '#'); i >= 0 {
+		code = code[i+1:]
+	}
+	code, _, _ = strings.Cut(code, ":")
+	return NewError(resp, code, cmp.Or(b.Message, b.MessageUC), body)
 }
 
 // ReadBody reads at most 64 KiB of resp's body, for an error's details,

@@ -16,12 +16,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -92,25 +90,5 @@ func (c *Client) InvokeAsync(ctx context.Context, function string, payload []byt
 	if resp.StatusCode/100 == 2 {
 		return nil
 	}
-	return fmt.Errorf("lambdainvoke: invoke %s: %w", function, refusal(resp, body))
-}
-
-// refusal reads Lambda's error: its type from the x-amzn-ErrorType header
-// (or the body's Type), its message from the body.
-func refusal(resp *http.Response, body []byte) *Error {
-	var b struct {
-		Type      string `json:"Type"`
-		Message   string `json:"message"`
-		MessageUC string `json:"Message"`
-	}
-	_ = json.Unmarshal(body, &b)
-	code, _, _ := strings.Cut(resp.Header.Get("X-Amzn-Errortype"), ":")
-	if code == "" {
-		code = b.Type
-	}
-	msg := b.Message
-	if msg == "" {
-		msg = b.MessageUC
-	}
-	return awscall.NewError(resp, code, msg, body)
+	return fmt.Errorf("lambdainvoke: invoke %s: %w", function, awscall.JSONError(resp, body))
 }

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -141,34 +140,13 @@ func (c *Client) call(ctx context.Context, operation string, in, out any) error 
 	return nil
 }
 
-// refusal is Step Functions' error: the typed error of the SDK's types for
-// the codes the runner tells apart, an *awscall.Error otherwise. The code
-// is X-Amzn-ErrorType's, or the body's __type, without its namespace.
+// refusal is Step Functions' error (awscall.JSONError): the typed error of
+// the SDK's types for the codes the runner tells apart, an *awscall.Error
+// otherwise.
 func refusal(resp *http.Response, body []byte) error {
-	var b struct {
-		Type      string `json:"__type"`
-		Code      string `json:"code"`
-		Message   string `json:"message"`
-		MessageUC string `json:"Message"`
-	}
-	_ = json.Unmarshal(body, &b)
-	code, _, _ := strings.Cut(resp.Header.Get("X-Amzn-Errortype"), ":")
-	if code == "" {
-		code = b.Type
-	}
-	if code == "" {
-		code = b.Code
-	}
-	if i := strings.LastIndexByte(code, '#'); i >= 0 {
-		code = code[i+1:]
-	}
-	code, _, _ = strings.Cut(code, ":")
-	msg := b.Message
-	if msg == "" {
-		msg = b.MessageUC
-	}
-	m := aws.String(msg)
-	switch code {
+	e := awscall.JSONError(resp, body)
+	m := aws.String(e.Message)
+	switch e.Code {
 	case "ExecutionAlreadyExists":
 		return &types.ExecutionAlreadyExists{Message: m}
 	case "ExecutionDoesNotExist":
@@ -180,7 +158,7 @@ func refusal(resp *http.Response, body []byte) error {
 	case "TaskTimedOut":
 		return &types.TaskTimedOut{Message: m}
 	}
-	return awscall.NewError(resp, code, msg, body)
+	return e
 }
 
 // epoch is a timestamp of the protocol (seconds since the epoch, with a
