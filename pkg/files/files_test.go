@@ -49,7 +49,9 @@ func newEnv(t *testing.T, o files.Options) *env {
 }
 
 // folderAt is a folder store of dir whose URLs no server serves.
-func folderAt(dir string) (*folder.Store, error) { return folder.New(dir, "http://127.0.0.1:1", folder.Options{}) }
+func folderAt(dir string) (*folder.Store, error) {
+	return folder.New(dir, "http://127.0.0.1:1", folder.Options{})
+}
 
 func hash(b []byte) string {
 	s := sha256.Sum256(b)
