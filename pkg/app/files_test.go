@@ -288,8 +288,8 @@ func TestLargeFilesOnDynamoDBAndS3(t *testing.T) {
 func TestPushNotificationsCarryFileURLs(t *testing.T) {
 	ks, err := keys.Generate(keys.AlgES256)
 	require.NoError(t, err)
-	srv := clienttest.Start(t, clienttest.Options{Env: map[string]string{"A2A_PUSH_ALLOW_INSECURE": "true"}, Push: app.PushOptions{Keys: ks}})
-	rcv := pushtest.NewReceiver(t, ks, srv.URL)
+	srv := clienttest.Start(t, clienttest.Options{Env: map[string]string{"A2A_PUSH_ALLOW_INSECURE": "true", "A2A_PUSH_ISSUER": "https://agent.test"}, Push: app.PushOptions{Keys: ks}})
+	rcv := pushtest.NewReceiver(t, ks, "https://agent.test")
 	hook := rcv.Hook("/files", pushtest.Behaviour{})
 	content := randomBytes(100_000, 4)
 	body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"push-file","parts":[{"kind":"file","file":{"bytes":"` +

@@ -9,6 +9,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,6 +91,10 @@ type LocalOptions struct {
 	// server serves at /files/. RunLocal passes the S3 bucket
 	// A2A_FILES_BUCKET names when it is set.
 	Files objectstore.Store
+	// FilesURL is the base URL of the folder's file URLs; empty means
+	// A2A_PUBLIC_URL (a test whose cards take each request's URL sets
+	// its listener's).
+	FilesURL string
 }
 
 // ChangeSource calls fn with every task change of a store until ctx ends.
@@ -118,7 +123,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	objects := o.Files
 	var folderFiles http.Handler
 	if objects == nil {
-		f, err := folder.New(cfg.Files.Dir, cfg.PublicURL, folder.Options{Clock: o.Clock})
+		f, err := folder.New(cfg.Files.Dir, cmp.Or(o.FilesURL, cfg.PublicURL), folder.Options{Clock: o.Clock})
 		if err != nil {
 			return nil, fmt.Errorf("A2A_FILES_DIR=%s: %w", cfg.Files.Dir, err)
 		}

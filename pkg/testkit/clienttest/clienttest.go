@@ -75,10 +75,10 @@ func Start(t testing.TB, o Options) *Server {
 	getenv := func(k string) string { return env[k] }
 	cfg, err := config.Load(getenv)
 	require.NoError(t, err)
-	// The listener's URL: the cards' and the file URLs' base.
+	cfg.PublicURL = "" // the card takes the listener's URL from each request
+	// The listener's URL is the file URLs' base.
 	var h http.Handler
 	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	cfg.PublicURL = "http://" + hs.Listener.Addr().String()
 	ag := o.Agent
 	if ag == nil {
 		ag, err = demo.New(agent.NewSettings(getenv, nil))
@@ -88,7 +88,8 @@ func Start(t testing.TB, o Options) *Server {
 	if o.Token != "" {
 		authn = auth.NewBearer(map[string]string{"tester": o.Token})
 	}
-	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push, Files: o.Files, Clock: o.Clock}
+	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push, Files: o.Files, Clock: o.Clock,
+		FilesURL: "http://" + hs.Listener.Addr().String()}
 	if o.Store != nil && o.Changes == nil {
 		lo.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
 	}
