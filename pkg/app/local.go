@@ -32,6 +32,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // LocalAuthenticator returns bearer authentication when tokens are
@@ -95,6 +96,11 @@ type LocalOptions struct {
 	// A2A_PUBLIC_URL (a test whose cards take each request's URL sets
 	// its listener's).
 	FilesURL string
+	// Telemetry, when set, gives the work no request waits for (task
+	// steps, sweeps) its metrics sink and tracer, and writes their
+	// metrics when each ends, as the worker and sweep functions do; the
+	// requests' own telemetry is telemetry.Middleware's (RunLocal).
+	Telemetry *telemetry.Function
 }
 
 // ChangeSource calls fn with every task change of a store until ctx ends.
@@ -117,7 +123,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		stopWatch = func() {}
 	)
 	if store == nil {
-		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, MaxTasks: cfg.TaskStore.MaxTasks,
+		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes,
 			OnChange: func(c service.TaskChange) { onChange(c) }})
 	}
 	objects := o.Files
@@ -146,8 +152,12 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		onChange = func(service.TaskChange) {}
 	}
 	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log, fs))
-	runner := local.New(exec, local.Options{Clock: o.Clock, Logger: o.Log})
-	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), cfg.LeaseDuration/2, o.Log)
+	var steps local.Executor = exec
+	if t := o.Telemetry; t != nil && (t.Metrics != nil || t.Tracer != nil) {
+		steps = stepTelemetry{exec, t}
+	}
+	runner := local.New(steps, local.Options{Clock: o.Clock, Logger: o.Log})
+	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), sweepInterval(cfg.LeaseDuration), o.Log, o.Telemetry)
 	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: fs})
 	if pipeline != nil {
 		svc.WithRedriver(pipeline.local)
@@ -168,6 +178,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		Profile:         boot.Profile(cfg, ag.Info(), backend, ExecutionLocal),
 		Logger:          o.Log,
 	}
+	ho.CORSAllowedOrigins = cfg.CORSAllowedOrigins
 	if pipeline != nil {
 		ho.JWKS = pipeline.keys
 	}
@@ -179,7 +190,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		h = withFiles(h, folderFiles)
 	}
 	if anonymous && cfg.Loopback() {
-		h = guardLoopback(h, cfg.PublicURL)
+		h = guardLoopback(h, cfg.PublicURL, cfg.CORSAllowedOrigins)
 	}
 	l := &Local{Handler: h, Agent: ag, Store: store, runner: runner, push: pipeline, stopWatch: stopWatch, stopSweep: stopSweep}
 	if err != nil {
@@ -211,6 +222,28 @@ func withFiles(api, files http.Handler) http.Handler {
 	mux.Handle("PUT "+folder.Path, files)
 	mux.Handle("/", api)
 	return mux
+}
+
+// stepTelemetry runs each action of the local runner (a step, showing an
+// interrupt, expiring it) as telemetry.Background: its metrics
+// (TasksCompleted, TasksFailed, StepDuration...) are written when it ends.
+type stepTelemetry struct {
+	local.Executor
+	tel *telemetry.Function
+}
+
+func (s stepTelemetry) Step(ctx context.Context, req service.StepRequest) (service.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) { return s.Executor.Step(ctx, req) })
+}
+
+func (s stepTelemetry) Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) { return s.Executor.Await(ctx, req) })
+}
+
+func (s stepTelemetry) Expire(ctx context.Context, taskID, requestID string) (service.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) {
+		return s.Executor.Expire(ctx, taskID, requestID)
+	})
 }
 
 // Close stops the tasks still running and waits for them, then delivers

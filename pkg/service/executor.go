@@ -832,8 +832,8 @@ func (w *taskWriter) update(ctx context.Context, u Update) error {
 // for u to follow. The finished task is left in the job (Job.Unsaved) for
 // the send to answer with. A task that a send of the same message stored
 // first is the same task: this step's result is dropped as that of a task
-// finished meanwhile, and when the store returned that task whole and
-// finished (DuplicateError.Task), it is left in the job instead.
+// finished meanwhile, and the store's refusal is left in the job
+// (NewTask.Refused), for the send to answer with that task.
 func (w *taskWriter) storeUnsaved(ctx context.Context, u Update) (done bool, err error) {
 	nt := *w.unsaved
 	finishes := u.Status != nil && u.Status.State.Terminal() && len(u.Messages) == 0 && u.Pending == nil &&
@@ -850,9 +850,7 @@ func (w *taskWriter) storeUnsaved(ctx context.Context, u Update) (done bool, err
 	err = w.x.store.CreateTask(ctx, nt)
 	var dup *DuplicateError
 	if errors.As(err, &dup) {
-		if first := dup.Task; first != nil && first.Task.Status.State.Terminal() {
-			*w.unsaved = NewTask{Task: first.Task, Owner: first.Owner, RequestMetadata: first.RequestMetadata, SessionID: first.SessionID}
-		}
+		w.unsaved.Refused = dup
 		return true, &ConflictError{Reason: ConflictTerminal, State: dup.state()}
 	}
 	if err != nil {

@@ -50,6 +50,9 @@ type TaskRecord struct {
 	// ExecutionARN is the Step Functions execution that last ran a step of
 	// the task (Update.ExecutionARN), or "": a cancel stops it.
 	ExecutionARN string
+	// Fingerprint is the fingerprint of the send that created the task
+	// (NewTask.Fingerprint), or "".
+	Fingerprint string
 }
 
 // Feedback is a client's rating of a finished task (tasks/feedback).
@@ -118,6 +121,20 @@ type NewTask struct {
 	// Lease, when held (see Lease.Held), is the task's first lease: the
 	// time a runner has to start it.
 	Lease Lease
+	// Fingerprint is the fingerprint of the send that creates the task
+	// (see MessageFingerprint): a later send of its first message's id is
+	// a retry when it has the same, another message when not. The store
+	// keeps it and reports it in a *DuplicateError.
+	Fingerprint string
+	// NoRecord says that the task's first message is not deduplicated:
+	// the store writes no idempotency record for it (idempotency is off,
+	// or the message id is used again past its window), and the task's id
+	// is not TaskIDFor's.
+	NoRecord bool
+	// Refused, for a task a step was to store (Job.Unsaved), is the
+	// store's refusal when a task with its id existed: the step stored
+	// nothing. Never stored.
+	Refused *DuplicateError
 }
 
 // ArtifactIDs are the ids of the artifacts of a task created finished,
@@ -179,6 +196,10 @@ type Update struct {
 	// refused with a *DuplicateError and nothing changes.
 	IdempotencyKey string
 	Owner          string
+	// Fingerprint, with IdempotencyKey, is the fingerprint of the
+	// message's send, kept with its record and reported in a
+	// *DuplicateError (see NewTask.Fingerprint).
+	Fingerprint string
 
 	// Status, when set, replaces the status. Its message, if any, is also
 	// appended to the history.
@@ -570,6 +591,14 @@ type DuplicateError struct {
 	// created finished in one write: a retried blocking send), is it, with
 	// its whole history and artifacts; nil otherwise.
 	Task *TaskRecord
+	// Fingerprint is the fingerprint of the first send of the message id
+	// (NewTask.Fingerprint, Update.Fingerprint), "" when it was recorded
+	// without one.
+	Fingerprint string
+	// CreatedAt is when the first send created its task; zero for a
+	// continuation's record, which lives only as long as the idempotency
+	// window.
+	CreatedAt time.Time
 }
 
 // state is the state of the first task, when the store read it.
@@ -586,10 +615,16 @@ func (e *DuplicateError) Error() string {
 
 // StoreFullError is returned by a store with a bound on the tasks it keeps
 // (the local server's memory store) when a new task would exceed it and
-// every task kept is still live.
-type StoreFullError struct{ Limit int }
+// every task kept is still live: Limit tasks, or Bytes bytes.
+type StoreFullError struct {
+	Limit int
+	Bytes int64
+}
 
 func (e *StoreFullError) Error() string {
+	if e.Bytes > 0 {
+		return fmt.Sprintf("the server keeps at most %d MiB of tasks and the tasks still running or waiting for input take it all", e.Bytes>>20)
+	}
 	return fmt.Sprintf("the server keeps at most %d tasks and all of them are still running or waiting for input", e.Limit)
 }
 

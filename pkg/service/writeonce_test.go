@@ -143,3 +143,25 @@ func TestRacingBlockingSendsAnswerWithOneTask(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, page.Tasks, 1, "one task was stored")
 }
+
+// A blocking send run in its request reads nothing before its step: a
+// reused messageId with another message is found by the step's first
+// write, which is refused, and the send is refused with the clear error;
+// the first task is unchanged.
+func TestBlockingSendWithAReusedMessageID(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktest.New(clocktest.Start(t))
+	store := &writes{Store: memory.New(memory.Options{Clock: clk})}
+	ag := &scripted{info: agent.Info{Name: "test"}, step: completeWithEcho}
+	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk})
+	svc := service.New(store, inline.New(exec, noBacklog{}, inline.Options{Clock: clk}), ag.Info(), service.Config{}, service.Options{Clock: clk})
+
+	first, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
+	require.NoError(t, err)
+	_, err = svc.SendMessage(ctx, "alice", send(userMsg("m1", "something else"), true))
+	requireCode(t, err, a2a.CodeInvalidParams, `"m1" was already used for a different message`)
+	stored, err := svc.GetTask(ctx, "alice", a2a.TaskQueryParams{ID: first.ID})
+	require.NoError(t, err)
+	assert.Equal(t, "echo: hello", stored.Artifacts[0].Parts[0].Text)
+	assert.Len(t, store.created, 2, "the second step's write was refused")
+}

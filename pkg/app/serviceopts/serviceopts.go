@@ -20,7 +20,7 @@ import (
 // Service is the service part of the configuration.
 func Service(cfg config.Config) service.Config {
 	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout, PushNotifications: cfg.Push.Enabled, LeaseDuration: cfg.LeaseDuration,
-		MaxParts: cfg.MaxParts}
+		IdempotencyWindow: cfg.IdempotencyWindow, NoIdempotency: cfg.IdempotencyWindow == 0, MaxParts: cfg.MaxParts}
 }
 
 // Executor is the executor part of the configuration, with the files fs

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -171,12 +173,27 @@ func duplicateTask(old map[string]types.AttributeValue, it *taskItem) error {
 	return dup
 }
 
+// duplicateOf is the refusal of a message whose record (or own task) is
+// old, with the first send's fingerprint and, for the message's own task,
+// its creation time.
 func duplicateOf(old map[string]types.AttributeValue) error {
+	fp, _ := old[attrFingerprint].(*types.AttributeValueMemberS)
+	dup := &service.DuplicateError{}
+	if fp != nil {
+		dup.Fingerprint = fp.Value
+	}
 	if v, ok := old[attrRecordOf].(*types.AttributeValueMemberS); ok {
-		return &service.DuplicateError{TaskID: v.Value}
+		dup.TaskID = v.Value
+		return dup
 	}
 	if pk, ok := old[attrPK].(*types.AttributeValueMemberS); ok && old[attrState] != nil {
-		return &service.DuplicateError{TaskID: taskIDFromPK(pk.Value)}
+		dup.TaskID = taskIDFromPK(pk.Value)
+		if c, ok := old[attrCreatedAt].(*types.AttributeValueMemberN); ok {
+			if ns, err := strconv.ParseInt(c.Value, 10, 64); err == nil {
+				dup.CreatedAt = time.Unix(0, ns).UTC()
+			}
+		}
+		return dup
 	}
 	return errors.New("dynamo: idempotency record without a task")
 }

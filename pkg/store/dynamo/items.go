@@ -3,6 +3,7 @@ package dynamo
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,6 +87,9 @@ type taskItem struct {
 	// ExecutionARN is the Step Functions execution that last ran a step of
 	// the task (service.TaskRecord.ExecutionARN).
 	ExecutionARN string `dynamodbav:"executionArn,omitempty"`
+	// Fingerprint is the fingerprint of the send that created the task
+	// (service.NewTask.Fingerprint).
+	Fingerprint string `dynamodbav:"fp,omitempty"`
 	// HasPush is set when the task gains its first push config, and never
 	// removed: the push function's stream filter lets through only the
 	// changes of tasks that have it (see push.go).
@@ -125,6 +129,8 @@ const (
 	attrHasPush          = "hasPush"
 	attrStatusInHistory  = "statusInHistory"
 	attrArtifacts        = "artifacts"
+	attrFingerprint      = "fp"
+	attrCreatedAt        = "createdAt"
 )
 
 // childItem is a history message or an artifact: its JSON, and for
@@ -140,10 +146,11 @@ type childItem struct {
 // recordItem records that (owner, messageId) created or continued the task
 // RecordOf (see recordPut).
 type recordItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	RecordOf  string `dynamodbav:"recordOf"`
-	ExpiresAt int64  `dynamodbav:"expiresAt"`
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	RecordOf    string `dynamodbav:"recordOf"`
+	Fingerprint string `dynamodbav:"fp,omitempty"`
+	ExpiresAt   int64  `dynamodbav:"expiresAt"`
 }
 
 func marshalItem(v any) (map[string]types.AttributeValue, error) {
@@ -180,6 +187,7 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		Takeovers:  it.Takeovers,
 
 		ExecutionARN: it.ExecutionARN,
+		Fingerprint:  it.Fingerprint,
 	}
 	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)
@@ -215,8 +223,6 @@ func unmarshalOptional(s string, v any) error {
 	return json.Unmarshal([]byte(s), v)
 }
 
-// encodeJSON returns the JSON of v, refusing more than
-// service.MaxContentBytes with a *service.TooLargeError naming what.
 // The task item keeps its status message and its first message without the
 // ids of the task and its context, which it holds itself (every message of
 // a task carries them: the service and the executor set them): about 100
@@ -251,15 +257,16 @@ func withIDs(m *a2a.Message, taskID, contextID string) {
 	}
 }
 
+// encodeJSON returns the JSON of v, refusing more than
+// service.MaxContentBytes with a *service.TooLargeError naming what: the
+// size rule every store shares (service.EncodeContent).
 func encodeJSON(what string, v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", fmt.Errorf("dynamo: encode %s: %w", what, err)
+	b, err := service.EncodeContent(what, v)
+	var tl *service.TooLargeError
+	if err != nil && !errors.As(err, &tl) {
+		return "", fmt.Errorf("dynamo: %w", err)
 	}
-	if len(b) > service.MaxContentBytes {
-		return "", &service.TooLargeError{What: fmt.Sprintf("%s (%d bytes)", what, len(b)), Limit: service.MaxContentBytes}
-	}
-	return string(b), nil
+	return string(b), err
 }
 
 // encodeMetadata is encodeJSON that keeps nil metadata absent.

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -98,17 +99,19 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		Artifacts:          arts,
 		CompletedArtifacts: nt.ArtifactIDs(),
 		Trace:              tracing.Header(ctx),
+		Fingerprint:        nt.Fingerprint,
 		leaseAttrs:         newLeaseAttrs(nt.Lease),
 	})
 	if err != nil {
 		return err
 	}
 	own := task.ID == service.TaskIDFor(nt.Owner, first.MessageID)
-	// The task comes first and its record, when it is not its own, second:
-	// the refusals below are told apart by position.
+	// The task comes first and its record, when it is not its own (nor
+	// left without one), second: the refusals below are told apart by
+	// position.
 	var more []types.TransactWriteItem
-	if !own {
-		rec, err := s.recordPut(nt.Owner, first.MessageID, task.ID, t)
+	if !own && !nt.NoRecord {
+		rec, err := s.recordPut(nt.Owner, first.MessageID, task.ID, nt.Fingerprint, t)
 		if err != nil {
 			return err
 		}
@@ -152,12 +155,14 @@ func newArtifacts(taskID string, arts []a2a.Artifact, t clockTimes) (string, []t
 	if len(arts) == 0 {
 		return "", nil, nil
 	}
-	all, err := encodeJSON("artifacts", arts)
+	// The limit is each artifact's (below), as in every store: together
+	// they may exceed it, kept as items of their own.
+	all, err := json.Marshal(arts)
 	if err != nil {
-		return "", nil, err
+		return "", nil, fmt.Errorf("dynamo: encode artifacts: %w", err)
 	}
 	if len(all) <= maxInlineArtifactBytes {
-		return all, nil, nil
+		return string(all), nil, nil
 	}
 	items := make([]types.TransactWriteItem, len(arts))
 	for i, a := range arts {
@@ -261,8 +266,8 @@ func (s *Store) clearPartition(ctx context.Context, taskID string, t clockTimes)
 // record, and other records there hold recordOf, the task they point to.
 // A record overwrites only an expired item (see CreateTask for what
 // happens to its partition).
-func (s *Store) recordPut(owner, messageID, taskID string, t clockTimes) (types.TransactWriteItem, error) {
-	item, err := marshalItem(recordItem{PK: taskPK(service.TaskIDFor(owner, messageID)), SK: skTask, RecordOf: taskID, ExpiresAt: t.idemExpiry})
+func (s *Store) recordPut(owner, messageID, taskID, fingerprint string, t clockTimes) (types.TransactWriteItem, error) {
+	item, err := marshalItem(recordItem{PK: taskPK(service.TaskIDFor(owner, messageID)), SK: skTask, RecordOf: taskID, Fingerprint: fingerprint, ExpiresAt: t.idemExpiry})
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}

@@ -280,7 +280,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	items = append(items, arts...)
 	idem := -1
 	if u.IdempotencyKey != "" {
-		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, t)
+		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, u.Fingerprint, t)
 		if err != nil {
 			return err
 		}

@@ -304,6 +304,47 @@ func testFinishWithArtifacts(t *testing.T, s *suite) {
 	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 5)
 }
 
+// A refused message says what the service needs to tell a retry from
+// another message under the same id: the task, the first send's
+// fingerprint and, for the message's own task, when it was created; a
+// continuation's record has no time (it lives as long as the window). A
+// task left without a record (NoRecord) does not hold its message id.
+func testDuplicateSaysWhichSend(t *testing.T, s *suite) {
+	own := service.TaskIDFor("alice", "m1")
+	nt := s.newTask("alice", own, "c1", "m1")
+	nt.Fingerprint = "fp-first"
+	require.NoError(t, s.store.CreateTask(s.ctx, nt))
+	created := s.clock.Now()
+	s.clock.Advance(time.Minute)
+	var dup *service.DuplicateError
+	require.ErrorAs(t, s.store.CreateTask(s.ctx, nt), &dup)
+	assert.Equal(t, own, dup.TaskID)
+	assert.Equal(t, "fp-first", dup.Fingerprint)
+	assert.True(t, created.Truncate(time.Millisecond).Equal(dup.CreatedAt.Truncate(time.Millisecond)), "created %s, told %s", created, dup.CreatedAt)
+	assert.Equal(t, "fp-first", s.get(own, service.GetOptions{}).Fingerprint)
+
+	s.update(service.Update{TaskID: own, Status: s.status(a2a.TaskStateWorking, nil)})
+	reply := userMessage("m2", "more")
+	reply.TaskID, reply.ContextID = own, "c1"
+	u := service.Update{TaskID: own, Messages: []a2a.Message{reply}, Inbox: true, IdempotencyKey: "m2", Owner: "alice", Fingerprint: "fp-reply"}
+	_, err := s.store.UpdateTask(s.ctx, u)
+	require.NoError(t, err)
+	_, err = s.store.UpdateTask(s.ctx, u)
+	require.ErrorAs(t, err, &dup)
+	assert.Equal(t, own, dup.TaskID)
+	assert.Equal(t, "fp-reply", dup.Fingerprint)
+	assert.True(t, dup.CreatedAt.IsZero())
+
+	// Without records, one message id makes as many tasks as sends.
+	for _, id := range []string{"free-1", "free-2"} {
+		free := s.newTask("alice", id, "c2", "m3")
+		free.NoRecord = true
+		require.NoError(t, s.store.CreateTask(s.ctx, free), id)
+	}
+	again := s.newTask("alice", service.TaskIDFor("alice", "m3"), "c2", "m3")
+	require.NoError(t, s.store.CreateTask(s.ctx, again), "the id's own task is free too")
+}
+
 // An update that names the execution running the task records it; later
 // updates without one keep it, a newer one replaces it.
 func testExecutionARN(t *testing.T, s *suite) {
