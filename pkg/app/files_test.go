@@ -395,7 +395,8 @@ func TestLimitsOnEveryBinding(t *testing.T) {
 		})
 	}
 
-	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "demo", "A2A_DEMO_WORK_MS": "0", "A2A_EXECUTION": "inline"}
+	const token = "limits-token-0123456789"
+	env := map[string]string{"A2A_BEARER_TOKEN": token, "A2A_AGENT": "demo", "A2A_DEMO_WORK_MS": "0", "A2A_EXECUTION": "inline"}
 	cfg, err := config.Load(getenv(env))
 	require.NoError(t, err)
 	ag, err := builtin.Registry().New("demo", getenv(env))
@@ -408,10 +409,10 @@ func TestLimitsOnEveryBinding(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(b.name+" without files", func(t *testing.T) {
 			path, body := b.send(`[{"kind":"text","text":"` + strings.Repeat("y", 500_000) + `"}]`)
-			code, m := post(t, fn.URL+path, body, append([]string{"Authorization", "Bearer tok"}, b.header...)...)
+			code, m := post(t, fn.URL+path, body, append([]string{"Authorization", "Bearer " + token}, b.header...)...)
 			refusal(t, b, code, m, -32602, "exceeds the storage limit of 389120 bytes")
 			path, body = b.upload(`{"size":10,"sha256":"` + strings.Repeat("ab", 32) + `"}`)
-			code, m = post(t, fn.URL+path, body, append([]string{"Authorization", "Bearer tok"}, b.header...)...)
+			code, m = post(t, fn.URL+path, body, append([]string{"Authorization", "Bearer " + token}, b.header...)...)
 			refusal(t, b, code, m, -32004, "keeps no files")
 		})
 	}

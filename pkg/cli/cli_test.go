@@ -597,13 +597,13 @@ func TestSendPushURL(t *testing.T) {
 // demo agent echoes both, and the large one's URL fetches the same bytes.
 // Over both protocol versions.
 func TestSendFiles(t *testing.T) {
-	srv := clienttest.Start(t, clienttest.Options{Token: "tok"})
+	srv := clienttest.Start(t, clienttest.Options{Token: "tok-files-0123456789"})
 	dir := t.TempDir()
 	small := []byte("a small note")
 	large := bytes.Repeat([]byte("0123456789abcdef"), 40_000) // 640 KB: above cli.InlineFileBytes
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "note.txt"), small, 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.bin"), large, 0o600))
-	o := runOpts{env: map[string]string{cli.TokenEnv: "tok"}}
+	o := runOpts{env: map[string]string{cli.TokenEnv: "tok-files-0123456789"}}
 	for _, protocol := range []string{"0.3", "1.0"} {
 		t.Run(protocol, func(t *testing.T) {
 			r := run(t, o, "send", srv.URL, "keep these", "--file", filepath.Join(dir, "note.txt"), "--file", filepath.Join(dir, "data.bin"), "--wait", "--json", "--protocol", protocol)
