@@ -25,13 +25,15 @@ LOCAL_AWS := infra/localaws/with-local-aws
 
 ## run: serve the demo agent on 127.0.0.1:8000 with embedded defaults.
 ##      A2A_TASK_STORE_BACKEND=dynamodb keeps tasks in DynamoDB at AWS_ENDPOINT_URL;
-##      without AWS_ENDPOINT_URL a local moto is started and the table created.
+##      without AWS_ENDPOINT_URL a local moto is started and the table created,
+##      and files are kept in moto's S3 (bucket a2a-local-files).
 ##      Push notifications may go to http and loopback webhooks (local only).
 RUN_ENV := A2A_PUSH_ALLOW_INSECURE=$${A2A_PUSH_ALLOW_INSECURE:-true}
 run:
 ifeq ($(A2A_TASK_STORE_BACKEND)$(AWS_ENDPOINT_URL),dynamodb)
 	$(RUN_ENV) A2A_TASK_STORE_TABLE=$${A2A_TASK_STORE_TABLE:-a2a-local-tasks} \
 	A2A_TASK_STORE_CREATE_TABLE=$${A2A_TASK_STORE_CREATE_TABLE:-true} \
+	A2A_FILES_BUCKET=$${A2A_FILES_BUCKET:-a2a-local-files} \
 	$(LOCAL_AWS) --sdk-env $(GO) run ./cmd/a2a-local
 else
 	$(RUN_ENV) $(GO) run ./cmd/a2a-local
@@ -148,6 +150,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/oap
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pkg/push/notify
+	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/files
+	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./pkg/objectstore/folder
 
 clean:
 	rm -rf bin .aws-sam functions/*/bootstrap

@@ -14,7 +14,9 @@ import (
 // serviceClients are the AWS SDK service clients each function may link:
 // Go initializes every linked package at every cold start, and a service
 // client's packages are among the costliest (GODEBUG=inittrace=1). The
-// DynamoDB store (pkg/store/dynamo) brings the stream client along.
+// DynamoDB store (pkg/store/dynamo) brings the stream client along. The
+// functions that run tasks link Step Functions' package for its types only:
+// pkg/sfncall calls the API without its client.
 var serviceClients = map[string][]string{
 	"card":    nil,
 	"send":    {"dynamodb", "sfn"},

@@ -91,8 +91,16 @@ func int64String(n int64) string { return strconv.FormatInt(n, 10) }
 // answered and how long the send took.
 func (d *deployed) sendBlocking(t *testing.T) (a2a.Task, time.Duration) {
 	start := time.Now()
-	rep, err := d.send.Emulator.Invoke(context.Background(), d.event)
-	took := time.Since(start)
+	task, rpcErr := d.invokeSend(t, d.event)
+	require.Nil(t, rpcErr)
+	return task, time.Since(start)
+}
+
+// invokeSend invokes the send function with a JSON-RPC event and returns
+// its result or its error.
+func (d *deployed) invokeSend(t *testing.T, event []byte) (a2a.Task, *a2a.Error) {
+	t.Helper()
+	rep, err := d.send.Emulator.Invoke(context.Background(), event)
 	require.NoError(t, err)
 	require.Equal(t, lambdaemu.KindResponse, rep.Kind, "%s\n%s", rep.Body, d.send.Stderr())
 	r, body := httpResponse(t, rep.Body)
@@ -102,8 +110,7 @@ func (d *deployed) sendBlocking(t *testing.T) (a2a.Task, time.Duration) {
 		Error  *a2a.Error `json:"error"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(body), &rpc), body)
-	require.Nil(t, rpc.Error, body)
-	return rpc.Result, took
+	return rpc.Result, rpc.Error
 }
 
 // finished waits for the task to end and returns it.

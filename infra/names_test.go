@@ -25,6 +25,8 @@ var physicalName = map[string]string{
 	"AWS::IAM::ManagedPolicy":          "ManagedPolicyName",
 	"AWS::SQS::Queue":                  "QueueName",
 	"AWS::DynamoDB::Table":             "TableName",
+	"AWS::S3::Bucket":                  "BucketName",
+	"AWS::S3::BucketPolicy":            "",
 	"AWS::StepFunctions::StateMachine": "StateMachineName",
 	"AWS::Logs::LogGroup":              "LogGroupName",
 	"AWS::CloudWatch::Dashboard":       "DashboardName",

@@ -86,6 +86,10 @@ type StepInput struct {
 	// first, since the previous step. Each is handed to exactly one step;
 	// they are also in Task.History.
 	Inbox []a2a.Message
+	// Files reads the content of file parts, wherever it is kept, and
+	// keeps large content the agent makes (see Files, ReadFile). The host
+	// sets it.
+	Files Files
 }
 
 // Emitter records progress while a step runs. Every call is persisted before

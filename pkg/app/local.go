@@ -9,6 +9,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +27,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/folder"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -84,6 +87,15 @@ type LocalOptions struct {
 	Changes ChangeSource
 	// Push replaces parts of the push notification pipeline.
 	Push PushOptions
+	// Files keeps the files (the content parts too large for a task item,
+	// uploads); nil means a folder, A2A_FILES_DIR, whose signed URLs the
+	// server serves at /files/. RunLocal passes the S3 bucket
+	// A2A_FILES_BUCKET names when it is set.
+	Files objectstore.Store
+	// FilesURL is the base URL of the folder's file URLs; empty means
+	// A2A_PUBLIC_URL (a test whose cards take each request's URL sets
+	// its listener's).
+	FilesURL string
 	// Telemetry, when set, gives the work no request waits for (task
 	// steps, sweeps) its metrics sink and tracer, and writes their
 	// metrics when each ends, as the worker and sweep functions do; the
@@ -114,9 +126,19 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes,
 			OnChange: func(c service.TaskChange) { onChange(c) }})
 	}
+	objects := o.Files
+	var folderFiles http.Handler
+	if objects == nil {
+		f, err := folder.New(cfg.Files.Dir, cmp.Or(o.FilesURL, cfg.PublicURL), folder.Options{Clock: o.Clock})
+		if err != nil {
+			return nil, fmt.Errorf("A2A_FILES_DIR=%s: %w", cfg.Files.Dir, err)
+		}
+		objects, folderFiles = f, f.Handler()
+	}
+	fs := serviceopts.Files(cfg, objects, o.Clock, o.Log)
 	if cfg.Push.Enabled {
 		var err error
-		if pipeline, err = newLocalPush(cfg, store, o.Push, o.Clock, o.Log); err != nil {
+		if pipeline, err = newLocalPush(cfg, store, fs, o.Push, o.Clock, o.Log); err != nil {
 			return nil, err
 		}
 		onChange = pipeline.local.OnChange
@@ -129,14 +151,14 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	} else {
 		onChange = func(service.TaskChange) {}
 	}
-	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log))
+	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log, fs))
 	var steps local.Executor = exec
 	if t := o.Telemetry; t != nil && (t.Metrics != nil || t.Tracer != nil) {
 		steps = stepTelemetry{exec, t}
 	}
 	runner := local.New(steps, local.Options{Clock: o.Clock, Logger: o.Log})
 	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), sweepInterval(cfg.LeaseDuration), o.Log, o.Telemetry)
-	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
+	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: fs})
 	if pipeline != nil {
 		svc.WithRedriver(pipeline.local)
 	}
@@ -148,7 +170,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	ho := httpapi.Options{
 		Service:         svc,
 		Auth:            o.Auth,
-		Cards:           boot.Cards(ag.Info(), !anonymous, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Cards:           boot.Cards(ag.Info(), !anonymous, cfg.Push.Enabled, cfg.ProtocolVersions, boot.FilesCard(cfg, true)),
 		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.PublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
@@ -163,6 +185,9 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	h, err := httpapi.New(ho)
 	if err == nil && cfg.Console {
 		h, err = withConsole(h, console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
+	}
+	if folderFiles != nil {
+		h = withFiles(h, folderFiles)
 	}
 	if anonymous && cfg.Loopback() {
 		h = guardLoopback(h, cfg.PublicURL, cfg.CORSAllowedOrigins)
@@ -187,6 +212,16 @@ func withConsole(api http.Handler, o console.Options) (http.Handler, error) {
 	mux.Handle("GET "+strings.TrimSuffix(console.Path, "/"), http.RedirectHandler(console.Path, http.StatusMovedPermanently))
 	mux.Handle("/", api)
 	return mux, nil
+}
+
+// withFiles serves the folder's signed URLs at folder.Path, and api
+// elsewhere.
+func withFiles(api, files http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+folder.Path, files)
+	mux.Handle("PUT "+folder.Path, files)
+	mux.Handle("/", api)
+	return mux
 }
 
 // stepTelemetry runs each action of the local runner (a step, showing an

@@ -97,7 +97,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 		ops = append(ops, u.Op)
 	}})
 	require.NoError(t, err)
-	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil, nil)
 	require.NoError(t, err)
 	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], deliver.Handle, 30*time.Second,
 		func() bool { return len(rcv.Delivered("/hook")) == 3 })
@@ -168,7 +168,7 @@ func TestDeliveryRedriveOnLambda(t *testing.T) {
 	require.NoError(t, err)
 	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: egress.Policy{AllowInsecure: true}})
 	require.NoError(t, err)
-	deliver, err := deliverfn.NewDeliver(cfg, store, awstest.SQS(t), d, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, store, awstest.SQS(t), d, nil, nil)
 	require.NoError(t, err)
 	queue, dlq := env["A2A_PUSH_DELIVERY_QUEUE_URL"], env["A2A_PUSH_DEAD_LETTER_QUEUE_URL"]
 

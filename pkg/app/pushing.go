@@ -9,6 +9,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/memqueue"
@@ -36,7 +37,7 @@ type PushOptions struct {
 	Retry push.RetryPolicy
 }
 
-func newLocalPush(cfg config.Config, store notify.Store, o PushOptions, clk clock.Clock, log *slog.Logger) (*localPush, error) {
+func newLocalPush(cfg config.Config, store notify.Store, fs *files.Files, o PushOptions, clk clock.Clock, log *slog.Logger) (*localPush, error) {
 	ks := o.Keys
 	if ks == nil {
 		var err error
@@ -61,7 +62,7 @@ func newLocalPush(cfg config.Config, store notify.Store, o PushOptions, clk cloc
 	if err != nil {
 		return nil, err
 	}
-	return &localPush{keys: ks, queue: q, local: notify.NewLocal(notify.NewResolver(store, pushsetup.Bodies()), q, log).WithRecorder(rec)}, nil
+	return &localPush{keys: ks, queue: q, local: notify.NewLocal(pushsetup.Resolver(store, fs), q, log).WithRecorder(rec)}, nil
 }
 
 // pushCloseTimeout bounds how long the local server waits for deliveries

@@ -13,12 +13,14 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/s3store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
@@ -55,10 +57,15 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return err
 	}
 	o := LocalOptions{Auth: authn, Log: log, Telemetry: tel}
-	if cfg.TaskStore.Backend == config.BackendDynamoDB {
-		if loadAWS == nil {
-			loadAWS = EnvAWS
+	if loadAWS == nil {
+		loadAWS = EnvAWS
+	}
+	if cfg.Files.Bucket != "" {
+		if o.Files, err = openBucket(ctx, cfg, loadAWS); err != nil {
+			return err
 		}
+	}
+	if cfg.TaskStore.Backend == config.BackendDynamoDB {
 		awsCfg, err := loadAWS(ctx, cfg)
 		if err != nil {
 			return err
@@ -100,6 +107,26 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return err
 	}
 	return nil
+}
+
+// openBucket returns the store of the bucket A2A_FILES_BUCKET names,
+// created first (when missing) with A2A_TASK_STORE_CREATE_TABLE, as the
+// table is.
+func openBucket(ctx context.Context, cfg config.Config, loadAWS AWSLoader) (*s3store.Store, error) {
+	awsCfg, err := loadAWS(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	b, err := serviceopts.Bucket(cfg, awsCfg)
+	if err != nil {
+		return nil, fmt.Errorf("A2A_FILES_BUCKET: %w", err)
+	}
+	if cfg.TaskStore.CreateTable {
+		if err := b.CreateBucket(ctx); err != nil {
+			return nil, fmt.Errorf("A2A_FILES_BUCKET: %w", err)
+		}
+	}
+	return b, nil
 }
 
 // httpServer serves h with the connection limits of c: a client that is

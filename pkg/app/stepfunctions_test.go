@@ -131,7 +131,7 @@ func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, 
 	}))
 	counted := awssfn.NewFromConfig(awstest.Config(t), func(o *awssfn.Options) { o.HTTPClient = s.sfn.Client(nil) })
 	cfg.Execution = config.Execution{Mode: mode, StateMachineARN: s.machine.ARN, WorkerFunction: s.machine.Function}
-	w, err = workerfn.NewHandler(cfg, ag, store, counted, nil, log)
+	w, err = workerfn.NewHandler(cfg, ag, store, counted, nil, nil, log)
 	require.NoError(t, err)
 	inv, err := lambdainvoke.New(awstest.Config(t), lambdainvoke.Options{})
 	require.NoError(t, err)

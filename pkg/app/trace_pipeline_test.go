@@ -157,7 +157,7 @@ func TestOneTracePerTask(t *testing.T) {
 	require.NoError(t, err)
 	deliverStore, err := app.OpenDynamoStore(ctx, cfg, app.StoreOptions{})
 	require.NoError(t, err)
-	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil, nil)
 	require.NoError(t, err)
 	deliverFn := telemetry.Wrap(function("deliver"), deliver.Handle, nil)
 	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {

@@ -29,7 +29,7 @@ func NewCardFunction(ctx context.Context, getenv func(string) string, reg *agent
 	cfg := env.Config
 	o := httpapi.Options{
 		Routes:          httpapi.RoutesCard,
-		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions, FilesCard(cfg, cfg.Files.Bucket != "")),
 		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.ConfiguredPublicURL,
 		GzipMinimumSize: GzipMinimumSize(cfg),

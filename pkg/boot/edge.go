@@ -15,11 +15,20 @@ import (
 )
 
 // Cards returns the card source of an agent.
-func Cards(info agent.Info, bearer, push bool, versions []a2a.Version) httpapi.CardSource {
+func Cards(info agent.Info, bearer, push bool, versions []a2a.Version, files *card.Files) httpapi.CardSource {
 	return func(publicURL string) (a2a.AgentCard, a2a.AgentCard) {
-		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push, Versions: versions}
+		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push, Versions: versions, Files: files}
 		return card.Public(o), card.Extended(o)
 	}
+}
+
+// FilesCard is the files extension of cfg's limits when the server keeps
+// files (kept), else nil.
+func FilesCard(cfg config.Config, kept bool) *card.Files {
+	if !kept {
+		return nil
+	}
+	return &card.Files{InlineLimitBytes: cfg.Files.InlineLimit, MaxUploadBytes: cfg.Files.MaxUploadBytes, URLTTL: cfg.Files.URLTTL}
 }
 
 // GzipMinimumSize maps A2A_HTTP_GZIP_MINIMUM_SIZE to httpapi's option, in

@@ -18,6 +18,7 @@ package card
 
 import (
 	"slices"
+	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -48,6 +49,19 @@ type Options struct {
 	// Versions are the A2A versions served; empty means both. The card
 	// lists the endpoints and declares the extended card of those only.
 	Versions []a2a.Version
+	// Files, when set, declares the files extension: the server keeps
+	// large parts as files and takes uploads (files/createUpload).
+	Files *Files
+}
+
+// Files are the limits of the files extension.
+type Files struct {
+	// InlineLimitBytes: larger parts are kept as files.
+	InlineLimitBytes int
+	// MaxUploadBytes bounds a file.
+	MaxUploadBytes int64
+	// URLTTL is the lifetime of presigned URLs.
+	URLTTL time.Duration
 }
 
 // serves reports whether the options' versions include v.
@@ -74,7 +88,7 @@ func Public(o Options) a2a.AgentCard {
 		DocumentationURL: info.DocumentationURL,
 		Capabilities: a2a.AgentCapabilities{
 			Streaming: false, PushNotifications: o.PushNotifications,
-			Extensions: declarations(o.PushNotifications), ExtendedAgentCard: o.BearerAuth && o.serves(a2a.V10),
+			Extensions: declarations(o), ExtendedAgentCard: o.BearerAuth && o.serves(a2a.V10),
 		},
 		DefaultInputModes:                 modes(info.InputModes),
 		DefaultOutputModes:                modes(info.OutputModes),
@@ -112,7 +126,7 @@ func Public(o Options) a2a.AgentCard {
 // every extension described (its params), and the skills' examples.
 func Extended(o Options) a2a.AgentCard {
 	c := Public(o)
-	c.Capabilities.Extensions = descriptions(o.PushNotifications)
+	c.Capabilities.Extensions = descriptions(o)
 	return c
 }
 

@@ -41,6 +41,9 @@ const (
 	// ExtWireContract: the machine-readable wire contract of the extended
 	// card (added by the HTTP edge, which knows what it serves).
 	ExtWireContract = readme + "#wire-contract-v1"
+	// ExtFiles: files/createUpload, and large parts kept as files read
+	// by presigned URL (declared when the server keeps files).
+	ExtFiles = readme + "#files-v1"
 )
 
 // extension is one declared extension with its extended-card description.
@@ -49,7 +52,7 @@ type extension struct {
 	params           map[string]any
 }
 
-func extensions(push bool) []extension {
+func extensions(o Options) []extension {
 	exts := []extension{
 		{ExtSessionBinding, "metadata.shared.session.id binds a message to an agent session; without it, each (caller, contextId) has one session, kept with the context.",
 			map[string]any{"metadata_field": "metadata.shared.session.id", "default_binding": "one session per (caller, contextId), persisted", "response_field": "metadata.shared.session.id"}},
@@ -71,7 +74,12 @@ func extensions(push bool) []extension {
 		{ExtImplementation, "The host that serves this agent: a2a-lambda, at the version its binary was built from (GET /health reports it too).",
 			map[string]any{"name": "a2a-lambda", "module": buildinfo.Module, "version": buildinfo.Version()}},
 	}
-	if push {
+	if f := o.Files; f != nil {
+		exts = append(exts, extension{ExtFiles, "Parts larger than inline_limit_bytes are kept as files and read back as file parts whose URL fetches them until it expires; files/createUpload returns a presigned PUT URL for a file of up to max_upload_bytes and the a2a-file: URI to put in a file part.",
+			map[string]any{"methods": []string{a2a.MethodFilesCreateUpload}, "http_endpoints": []string{"POST " + RESTPath + "/v1/files"}, "uri_scheme": a2a.FileURIScheme,
+				"inline_limit_bytes": f.InlineLimitBytes, "max_upload_bytes": f.MaxUploadBytes, "url_ttl_seconds": int(f.URLTTL.Seconds())}})
+	}
+	if o.PushNotifications {
 		exts = append(exts, extension{ExtDeliveries, "tasks/deliveries/list shows every webhook attempt of a task's push notifications; tasks/deliveries/redrive sends the failed (dead-lettered) ones again, signed and checked as the first time, with the same event id.",
 			map[string]any{"methods": []string{a2a.MethodDeliveriesList, a2a.MethodDeliveriesRedrive},
 				"http_endpoints": []string{"GET " + RESTPath + "/v1/tasks/{id}/deliveries", "POST " + RESTPath + "/v1/tasks/{id}/deliveries:redrive"},
@@ -81,8 +89,8 @@ func extensions(push bool) []extension {
 }
 
 // declarations are the public card's extensions: URIs only.
-func declarations(push bool) []a2a.AgentExtension {
-	exts := extensions(push)
+func declarations(o Options) []a2a.AgentExtension {
+	exts := extensions(o)
 	out := make([]a2a.AgentExtension, len(exts))
 	for i, e := range exts {
 		out[i] = a2a.AgentExtension{URI: e.uri}
@@ -91,8 +99,8 @@ func declarations(push bool) []a2a.AgentExtension {
 }
 
 // descriptions are the extended card's extensions, with their params.
-func descriptions(push bool) []a2a.AgentExtension {
-	exts := extensions(push)
+func descriptions(o Options) []a2a.AgentExtension {
+	exts := extensions(o)
 	out := make([]a2a.AgentExtension, len(exts))
 	for i, e := range exts {
 		out[i] = a2a.AgentExtension{URI: e.uri, Description: e.description, Params: e.params}

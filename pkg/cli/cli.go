@@ -2,7 +2,7 @@
 // terminal and for scripts. cmd/a2a only wires it to the process.
 //
 //	a2a card   URL
-//	a2a send   URL TEXT [--context ID] [--task ID] [--wait] [--push-url URL]
+//	a2a send   URL [TEXT] [--file PATH]... [--context ID] [--task ID] [--wait] [--push-url URL]
 //	a2a get    URL TASK [--wait]
 //	a2a list   URL [--context ID] [--state STATE] [--page-size N] [--page-token T]
 //	a2a cancel URL TASK
@@ -84,7 +84,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"card", "URL", "show the agent card and the interface the client would use", (*runner).card},
-		{"send", "URL TEXT", "send a message (TEXT - reads standard input); --wait follows the task", (*runner).send},
+		{"send", "URL TEXT", "send a message (TEXT - reads standard input; --file PATH attaches a file); --wait follows the task", (*runner).send},
 		{"get", "URL TASK", "show a task; --wait follows it until it finishes or needs input", (*runner).get},
 		{"list", "URL", "list your tasks, newest first", (*runner).list},
 		{"cancel", "URL TASK", "cancel a task", (*runner).cancel},

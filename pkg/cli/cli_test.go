@@ -3,10 +3,13 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -587,4 +590,48 @@ func TestSendPushURL(t *testing.T) {
 	r := run(t, runOpts{}, "send", base, "hi", "--push-token", "hook-tok")
 	assert.Equal(t, cli.ExitUsage, r.code)
 	assert.Contains(t, r.stderr, "--push-token needs --push-url")
+}
+
+// a2a send --file: a small file goes inline, a large one is uploaded first
+// (files/createUpload, then a PUT of its bytes) and named by its URI; the
+// demo agent echoes both, and the large one's URL fetches the same bytes.
+// Over both protocol versions.
+func TestSendFiles(t *testing.T) {
+	srv := clienttest.Start(t, clienttest.Options{Token: "tok-files-0123456789"})
+	dir := t.TempDir()
+	small := []byte("a small note")
+	large := bytes.Repeat([]byte("0123456789abcdef"), 40_000) // 640 KB: above cli.InlineFileBytes
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "note.txt"), small, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.bin"), large, 0o600))
+	o := runOpts{env: map[string]string{cli.TokenEnv: "tok-files-0123456789"}}
+	for _, protocol := range []string{"0.3", "1.0"} {
+		t.Run(protocol, func(t *testing.T) {
+			r := run(t, o, "send", srv.URL, "keep these", "--file", filepath.Join(dir, "note.txt"), "--file", filepath.Join(dir, "data.bin"), "--wait", "--json", "--protocol", protocol)
+			require.Equal(t, cli.ExitOK, r.code, r.stderr)
+			task := decodeTask(t, r.stdout)
+			require.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+			var files []a2a.Part
+			for _, a := range task.Artifacts {
+				if a.Name == "files" {
+					files = a.Parts
+				}
+			}
+			require.Len(t, files, 2)
+			assert.Equal(t, "note.txt", files[0].File.Name)
+			assert.Equal(t, base64.StdEncoding.EncodeToString(small), files[0].File.Bytes, "a small file stays inline")
+			assert.Equal(t, "data.bin", files[1].File.Name)
+			assert.Equal(t, "application/octet-stream", files[1].File.MimeType)
+			require.True(t, strings.HasPrefix(files[1].File.URI, srv.URL+"/files/"), files[1].File.URI)
+			resp, err := http.Get(files[1].File.URI)
+			require.NoError(t, err)
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, large, got)
+		})
+	}
+	r := run(t, o, "send", srv.URL, "--file", filepath.Join(dir, "missing.bin"))
+	assert.Equal(t, cli.ExitError, r.code)
+	assert.Contains(t, r.stderr, "missing.bin")
+	r = run(t, o, "send", srv.URL)
+	assert.Equal(t, cli.ExitUsage, r.code)
 }

@@ -46,14 +46,22 @@ func (r *runner) send(args []string) int {
 	wait := fs.Bool("wait", false, "follow the task until it finishes or needs input")
 	pushURL := fs.String("push-url", "", "ask the agent to notify this webhook URL of task changes")
 	pushToken := fs.String("push-token", "", "token the agent sends back with each notification (with --push-url)")
-	pos, code, ok := r.parse(fs, args, 2, 2)
+	var files paths
+	fs.Var(&files, "file", "attach this file (repeatable): inline when small, uploaded first when large")
+	pos, code, ok := r.parse(fs, args, 1, 2)
 	if !ok {
 		return code
+	}
+	if len(pos) == 1 && len(files) == 0 {
+		return r.usageError(fs, "expected %s (TEXT may be left out with --file)", r.cmd.args)
 	}
 	if *pushToken != "" && *pushURL == "" {
 		return r.usageError(nil, "--push-token needs --push-url")
 	}
-	text := pos[1]
+	text := ""
+	if len(pos) == 2 {
+		text = pos[1]
+	}
 	if text == "-" {
 		b, err := io.ReadAll(r.env.Stdin)
 		if err != nil {
@@ -61,16 +69,24 @@ func (r *runner) send(args []string) int {
 		}
 		text = strings.TrimRight(string(b), "\n")
 	}
-	if text == "" {
+	if text == "" && len(files) == 0 {
 		// What the server refuses; whitespace it takes, and so does a2a.
 		return r.usageError(nil, "the message is empty")
 	}
 	ctx, cancel := r.context()
 	defer cancel()
 	c := r.client(pos[0])
+	var parts []a2a.Part
+	if text != "" {
+		parts = append(parts, a2a.TextPart(text))
+	}
+	fileParts, err := r.fileParts(ctx, c, files)
+	if err != nil {
+		return r.fail(err)
+	}
 	blocking := false
 	p := a2a.MessageSendParams{
-		Message:       a2a.Message{Role: a2a.RoleUser, ContextID: *contextID, TaskID: *taskID, Parts: []a2a.Part{a2a.TextPart(text)}},
+		Message:       a2a.Message{Role: a2a.RoleUser, ContextID: *contextID, TaskID: *taskID, Parts: append(parts, fileParts...)},
 		Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking},
 	}
 	if *pushURL != "" {

@@ -88,6 +88,10 @@ type Config struct {
 	// Console serves the web console at /console/ on the local server
 	// (A2A_CONSOLE; the Lambda functions have none).
 	Console bool
+	// Files says where large content parts are kept.
+	Files Files
+	// MaxParts bounds the parts of a message (A2A_MAX_PARTS).
+	MaxParts int
 }
 
 // HTTP is how long the local server waits for a client, and how many it
@@ -203,7 +207,7 @@ const (
 const (
 	DefaultHost                = "127.0.0.1"
 	DefaultPort                = 8000
-	DefaultMaxRequestBodyBytes = 1 << 20
+	DefaultMaxRequestBodyBytes = 5 << 20 // Lambda takes 6 MB: room for the event around the body
 	DefaultGzipMinimumSize     = 8192
 	DefaultBlockingTimeout     = 25 * time.Second
 	DefaultAgent               = "demo"
@@ -263,6 +267,8 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Push = r.push()
 	c.ProtocolVersions = r.protocolVersions()
 	c.Console = r.boolean("A2A_CONSOLE", true)
+	c.Files = r.files(c.TaskStore.TTL)
+	c.MaxParts = r.intRange("A2A_MAX_PARTS", DefaultMaxParts, 1, 10_000)
 	return c, errors.Join(r.errs...)
 }
 

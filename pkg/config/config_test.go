@@ -2,6 +2,8 @@ package config
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,17 +20,38 @@ func TestDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Config{
 		Host: "127.0.0.1", Port: 8000, PublicURL: "http://127.0.0.1:8000", Tokens: map[string]string{},
-		MaxRequestBodyBytes: 1 << 20, GzipMinimumSize: 8192, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
+		MaxRequestBodyBytes: 5 << 20, GzipMinimumSize: 8192, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour, MaxTasks: 10000, MaxBytes: 256 << 20},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
 		Push: Push{Enabled: true, MaxAttempts: 10}, ProtocolVersions: []a2a.Version{a2a.V03, a2a.V10},
 		LeaseDuration: time.Minute, MaxTakeovers: 2, IdempotencyWindow: 24 * time.Hour, Console: true,
+		Files:    Files{Dir: filepath.Join(os.TempDir(), "a2a-lambda-files"), InlineLimit: 32 << 10, URLTTL: 15 * time.Minute, MaxUploadBytes: 100 << 20},
+		MaxParts: 100,
 	}, c)
 	assert.True(t, c.Loopback())
 	h, err := LoadHTTP(env(nil))
 	require.NoError(t, err)
 	assert.Equal(t, HTTP{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxConnections: 256}, h)
+}
+
+func TestFiles(t *testing.T) {
+	c, err := Load(env(map[string]string{"A2A_FILES_BUCKET": "my-files.example", "A2A_FILES_DIR": "/var/a2a", "A2A_FILES_INLINE_LIMIT_BYTES": "4096",
+		"A2A_FILES_URL_TTL_SECONDS": "60", "A2A_FILES_MAX_UPLOAD_BYTES": "1000", "A2A_MAX_PARTS": "5"}))
+	require.NoError(t, err)
+	assert.Equal(t, Files{Bucket: "my-files.example", Dir: "/var/a2a", InlineLimit: 4096, URLTTL: time.Minute, MaxUploadBytes: 1000}, c.Files)
+	_, err = Load(env(map[string]string{"A2A_TASK_TTL_SECONDS": "691200", "A2A_FILES_EXPIRATION_DAYS": "8"}))
+	assert.NoError(t, err, "8 days hold an 8-day TTL")
+	_, err = Load(env(map[string]string{"A2A_TASK_TTL_SECONDS": "691201", "A2A_FILES_EXPIRATION_DAYS": "8"}))
+	assert.ErrorContains(t, err, `A2A_FILES_EXPIRATION_DAYS="8": must be at least A2A_TASK_TTL_SECONDS (691201) in days`)
+	assert.Equal(t, 5, c.MaxParts)
+	for name, bad := range map[string]string{
+		"A2A_FILES_BUCKET": "My_Bucket", "A2A_FILES_INLINE_LIMIT_BYTES": "100", "A2A_FILES_URL_TTL_SECONDS": "604801",
+		"A2A_FILES_MAX_UPLOAD_BYTES": "0", "A2A_MAX_PARTS": "0",
+	} {
+		_, err := Load(env(map[string]string{name: bad}))
+		assert.ErrorContains(t, err, name+"=", "%s=%s is refused naming the variable", name, bad)
+	}
 }
 
 func TestProtocolVersions(t *testing.T) {

@@ -41,10 +41,11 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 }
 
 func (h *handler) tooLarge(w http.ResponseWriter, size int64) {
-	msg := fmt.Sprintf("request body exceeds the limit of %d bytes", h.maxBody)
+	msg := fmt.Sprintf("request body exceeds the limit of %d bytes (A2A_MAX_REQUEST_BODY_BYTES)", h.maxBody)
 	if size > 0 {
-		msg = fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", size, h.maxBody)
+		msg = fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes (A2A_MAX_REQUEST_BODY_BYTES)", size, h.maxBody)
 	}
+	msg += "; upload larger files first (" + a2a.MethodFilesCreateUpload + ") and send their URI"
 	writeHTTPError(w, http.StatusRequestEntityTooLarge, "RESOURCE_EXHAUSTED", msg)
 }
 

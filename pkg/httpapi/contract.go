@@ -35,7 +35,12 @@ var conditional = []struct {
 	{"capabilities.pushNotifications", []string{a2a.MethodPushConfigSet, a2a.MethodPushConfigGet, a2a.MethodPushConfigList, a2a.MethodPushConfigDelete,
 		a2av1.MethodCreatePushConfig, a2av1.MethodGetPushConfig, a2av1.MethodListPushConfigs, a2av1.MethodDeletePushConfig,
 		a2a.MethodDeliveriesList, a2a.MethodDeliveriesRedrive}},
+	{filesCondition, []string{a2a.MethodFilesCreateUpload}},
 }
+
+// filesCondition is the condition of the files extension's method: the
+// card declares the extension (the server keeps files).
+const filesCondition = "capabilities.extensions[" + card.ExtFiles + "]"
 
 // httpEndpoints are the HTTP+JSON routes of version v, relative to the
 // public URL, derived from restRoutes: under the version's REST base (0.3:
@@ -79,6 +84,7 @@ func (h *handler) wireContract(pub *a2a.AgentCard) a2a.AgentExtension {
 	available := map[string]bool{
 		"capabilities.streaming":         pub.Capabilities.Streaming,
 		"capabilities.pushNotifications": pub.Capabilities.PushNotifications,
+		filesCondition:                   slices.ContainsFunc(pub.Capabilities.Extensions, func(e a2a.AgentExtension) bool { return e.URI == card.ExtFiles }),
 	}
 	var conditionals []map[string]any
 	unavailable := map[string]bool{}

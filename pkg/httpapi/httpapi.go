@@ -57,6 +57,8 @@ type Service interface {
 	ClearContext(ctx context.Context, owner string, p a2a.ClearContextParams) (*a2a.OKResult, error)
 	ListDeliveries(ctx context.Context, owner string, p a2a.ListDeliveriesParams) (*a2a.ListDeliveriesResult, error)
 	RedriveDeliveries(ctx context.Context, owner string, p a2a.RedriveDeliveriesParams) (*a2a.RedriveDeliveriesResult, error)
+	// CreateUpload answers files/createUpload.
+	CreateUpload(ctx context.Context, owner string, p a2a.FileUploadParams) (*a2a.FileUploadResult, error)
 }
 
 // Authenticator identifies the caller of a request, or returns an error
@@ -278,6 +280,7 @@ var restRoutes = []restRoute{
 	{group: RoutesTasks, method: "GET", path: "/extendedAgentCard", only: a2a.V10, serve: (*handler).restExtendedCard},
 	{group: RoutesTasks, method: "GET", path: "/tasks/{id}/deliveries", extension: true, serve: (*handler).restListDeliveries},
 	{group: RoutesTasks, method: "POST", path: "/tasks/{id}/deliveries:redrive", extension: true, serve: (*handler).restRedriveDeliveries},
+	{group: RoutesRPC, method: "POST", path: "/files", extension: true, serve: (*handler).restCreateUpload},
 }
 
 // restBases are the prefixes of the REST binding: the 0.3 spec's /v1 form,
@@ -314,7 +317,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // restHeads are the first path segments of the REST routes.
-var restHeads = map[string]bool{"v1": true, "tasks": true, "message:send": true, "message:stream": true, "extendedAgentCard": true, "card": true}
+var restHeads = map[string]bool{"v1": true, "tasks": true, "message:send": true, "message:stream": true, "extendedAgentCard": true, "card": true, "files": true}
 
 // stripTenant removes the optional /{tenant} segment of A2A 1.0 REST paths
 // (/rest/{tenant}/tasks/...), which this single-tenant host accepts and

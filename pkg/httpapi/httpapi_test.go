@@ -476,6 +476,9 @@ func (brokenService) ListDeliveries(context.Context, string, a2a.ListDeliveriesP
 func (brokenService) RedriveDeliveries(context.Context, string, a2a.RedriveDeliveriesParams) (*a2a.RedriveDeliveriesResult, error) {
 	return nil, errSecret
 }
+func (brokenService) CreateUpload(context.Context, string, a2a.FileUploadParams) (*a2a.FileUploadResult, error) {
+	return nil, errSecret
+}
 
 func TestInternalErrorsAreLoggedNotLeaked(t *testing.T) {
 	var logs strings.Builder

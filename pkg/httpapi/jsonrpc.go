@@ -113,6 +113,7 @@ func (h *handler) extensionMethods() map[string]rpcMethod {
 		a2a.MethodContextsClear:            call0(h.svc.ClearContext),
 		a2a.MethodDeliveriesList:           call0(h.svc.ListDeliveries),
 		a2a.MethodDeliveriesRedrive:        call0(h.svc.RedriveDeliveries),
+		a2a.MethodFilesCreateUpload:        call0(h.svc.CreateUpload),
 	}
 }
 

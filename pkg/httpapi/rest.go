@@ -295,6 +295,22 @@ func (h *handler) restRedriveDeliveries(w http.ResponseWriter, r *http.Request, 
 	restAnswer(h, w, r, c, "rest redrive deliveries", res, err, asJSON[*a2a.RedriveDeliveriesResult])
 }
 
+// restCreateUpload serves POST /files (the files extension), whose body
+// is files/createUpload's params.
+func (h *handler) restCreateUpload(w http.ResponseWriter, r *http.Request, c call) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	var p a2a.FileUploadParams
+	if err := decodeParams(body, &p); err != nil {
+		h.restError(w, r, err, "rest create upload")
+		return
+	}
+	res, err := h.svc.CreateUpload(r.Context(), c.id.Owner, p)
+	restAnswer(h, w, r, c, "rest create upload", res, err, asJSON[*a2a.FileUploadResult])
+}
+
 // asJSON is appendJSON for a result of type R: the results of extension
 // routes, the same in every version.
 func asJSON[R any](b []byte, v R) ([]byte, error) { return appendJSON(b, v) }

@@ -148,6 +148,7 @@ type Executor struct {
 	// owner names this executor's steps in their leases.
 	owner  string
 	keeper leaseKeeper
+	files  Files
 }
 
 // ExecutorOptions configure an Executor; zero values mean defaults.
@@ -163,12 +164,16 @@ type ExecutorOptions struct {
 	// is taken over before it is failed.
 	LeaseDuration time.Duration
 	MaxTakeovers  int
+	// Files keeps the parts of the agent's output too large for a task
+	// item, and gives the agent the content of file parts (StepInput.Files);
+	// nil keeps none.
+	Files Files
 }
 
 // NewExecutor returns an executor of ag's steps on store.
 func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 	x := &Executor{store: store, agent: ag, info: ag.Info(), clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
-		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL, lease: opts.LeaseDuration, maxTakeovers: opts.MaxTakeovers}
+		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL, lease: opts.LeaseDuration, maxTakeovers: opts.MaxTakeovers, files: opts.Files}
 	if x.newID == nil {
 		x.newID = NewID
 	}
@@ -208,7 +213,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 	}
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version, leaseOwner: x.owner, trigger: stepTrigger(req),
+	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, owner: rec.Owner, version: rec.Version, leaseOwner: x.owner, trigger: stepTrigger(req),
 		runCtx: ctx, cancelStep: cancel}
 	// The step takes the task's lease, with its first write when the task
 	// starts working, and records the execution it runs in.
@@ -256,6 +261,9 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		Metadata:       a2a.WithSession(rec.RequestMetadata, rec.SessionID),
 		ContextHistory: x.contextHistory(ctx, rec),
 		Inbox:          inbox,
+	}
+	if x.files != nil {
+		in.Files = x.files.ForOwner(rec.Owner)
 	}
 	x.keeper.hold(x, w)
 	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
@@ -416,7 +424,7 @@ func (x *Executor) runAgent(ctx context.Context, in agent.StepInput, emit agent.
 }
 
 func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Outcome) (StepResult, error) {
-	if problem := x.checkOutcome(&out); problem != "" {
+	if problem := x.checkOutcome(w.owner, &out); problem != "" {
 		x.log.WarnContext(ctx, "agent returned an invalid outcome", "taskId", w.taskID, "problem", problem)
 		out = agent.Fail(agent.Text("Invalid agent response: " + problem))
 	}
@@ -583,8 +591,9 @@ func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies fu
 	}
 }
 
-// checkOutcome returns what is wrong with an outcome, or "".
-func (x *Executor) checkOutcome(out *agent.Outcome) string {
+// checkOutcome returns what is wrong with an outcome of owner's task, or
+// "".
+func (x *Executor) checkOutcome(owner string, out *agent.Outcome) string {
 	if !out.Kind.Valid() {
 		return fmt.Sprintf("unknown outcome %q", out.Kind)
 	}
@@ -595,10 +604,16 @@ func (x *Executor) checkOutcome(out *agent.Outcome) string {
 		if err := validateAgentParts("status message", out.Message.Parts); err != "" {
 			return err
 		}
+		if err := x.checkOwned(owner, out.Message.Parts); err != nil {
+			return "status message: " + err.Error()
+		}
 	}
 	for i := range out.Artifacts {
 		if err := out.Artifacts[i].Validate(fmt.Sprintf("artifacts[%d]", i)); err != nil {
 			return err.(*a2a.Error).Message
+		}
+		if err := x.checkOwned(owner, out.Artifacts[i].Parts); err != nil {
+			return fmt.Sprintf("artifacts[%d]: %v", i, err)
 		}
 	}
 	if out.After < 0 {
@@ -611,6 +626,15 @@ func (x *Executor) checkOutcome(out *agent.Outcome) string {
 		return fmt.Sprintf("checkpoint of %d bytes exceeds the limit of %d bytes", len(out.Checkpoint), x.maxCheckpoint)
 	}
 	return ""
+}
+
+// checkOwned reports an agent's part that names a file of another caller
+// than owner (see Files.CheckOwned).
+func (x *Executor) checkOwned(owner string, parts []a2a.Part) error {
+	if x.files == nil {
+		return nil
+	}
+	return x.files.CheckOwned(owner, parts)
 }
 
 func validateAgentParts(what string, parts []a2a.Part) string {
@@ -630,7 +654,9 @@ type taskWriter struct {
 	x         *Executor
 	taskID    string
 	contextID string
-	version   int64
+	// owner is the task's caller, whose files its parts may name.
+	owner   string
+	version int64
 	// runCtx is the context the runner gave the step: once it ends, the
 	// step writes nothing more (ErrStepStopped). cancelStep ends the
 	// agent's own context.
@@ -691,10 +717,80 @@ func (w *taskWriter) takeLease(ctx context.Context) (bool, error) {
 	return true, w.writeLocked(ctx, Update{})
 }
 
+// writeLocked stores u: the parts too large for the task item first, in
+// the file store, which are discarded when the store refuses u.
 func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
 	if w.stopped() {
 		return fmt.Errorf("%w: task %s: %w", ErrStepStopped, w.taskID, context.Cause(w.runCtx))
 	}
+	kept, err := w.offload(ctx, &u)
+	if err != nil {
+		return err
+	}
+	err = w.update(ctx, u)
+	if len(kept) > 0 && err != nil && refused(err) {
+		w.x.files.Discard(ctx, kept)
+	}
+	return err
+}
+
+// offload stores the parts of u's messages and artifacts too large for
+// the task item (Files.Offload); u's slices are copied, not changed.
+func (w *taskWriter) offload(ctx context.Context, u *Update) ([]string, error) {
+	fs := w.x.files
+	if fs == nil {
+		return nil, nil
+	}
+	var kept []string
+	parts := func(ps []a2a.Part) ([]a2a.Part, error) {
+		out, k, err := fs.Offload(ctx, w.owner, ps)
+		kept = append(kept, k...)
+		return out, err
+	}
+	message := func(m *a2a.Message) (*a2a.Message, error) {
+		if m == nil {
+			return nil, nil
+		}
+		c := *m
+		var err error
+		c.Parts, err = parts(m.Parts)
+		return &c, err
+	}
+	var err error
+	if st := u.Status; st != nil && st.Message != nil {
+		c := *st
+		if c.Message, err = message(st.Message); err != nil {
+			return w.offloadFailed(ctx, kept, err)
+		}
+		u.Status = &c
+	}
+	if p := u.Pending; p != nil && p.Message != nil {
+		c := *p
+		if c.Message, err = message(p.Message); err != nil {
+			return w.offloadFailed(ctx, kept, err)
+		}
+		u.Pending = &c
+	}
+	if len(u.Artifacts) > 0 {
+		arts := slices.Clone(u.Artifacts)
+		for i := range arts {
+			if arts[i].Parts, err = parts(arts[i].Parts); err != nil {
+				return w.offloadFailed(ctx, kept, err)
+			}
+		}
+		u.Artifacts = arts
+	}
+	return kept, nil
+}
+
+func (w *taskWriter) offloadFailed(ctx context.Context, kept []string, err error) ([]string, error) {
+	w.x.files.Discard(ctx, kept)
+	return nil, fmt.Errorf("store the large parts of task %s: %w", w.taskID, err)
+}
+
+// update applies u to the task, or stores the task with it when it is not
+// stored yet.
+func (w *taskWriter) update(ctx context.Context, u Update) error {
 	u.TaskID = w.taskID
 	if w.unsaved != nil {
 		if done, err := w.storeUnsaved(ctx, u); done || err != nil {
@@ -793,7 +889,9 @@ func (w *taskWriter) finish(ctx context.Context, err error) (StepResult, error) 
 }
 
 // failTooLarge fails the task when the agent produced more than the store
-// can hold, saying so, instead of losing the task.
+// can hold, saying so, instead of losing the task. When even that cannot be
+// stored (a task not stored yet whose first message is too large) the
+// error wraps ErrTooLarge.
 func (w *taskWriter) failTooLarge(ctx context.Context, cause error) (StepResult, error) {
 	msg := w.agentMessage(agent.Text("The agent's output could not be stored: " + cause.Error()))
 	err := w.write(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateFailed, Message: msg, Timestamp: w.x.now()}})
@@ -817,6 +915,9 @@ func (w *taskWriter) Status(ctx context.Context, msg *a2a.Message) error {
 	if p := validateAgentParts("status message", msg.Parts); p != "" {
 		return fmt.Errorf("invalid status message: %s", p)
 	}
+	if err := w.x.checkOwned(w.owner, msg.Parts); err != nil {
+		return fmt.Errorf("invalid status message: %w", err)
+	}
 	m := w.agentMessage(msg)
 	return w.emit(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m, Timestamp: w.x.now()}})
 }
@@ -827,6 +928,9 @@ func (w *taskWriter) Artifact(ctx context.Context, art a2a.Artifact, opts agent.
 		return agent.ErrTaskFinished
 	}
 	if err := art.Validate("artifact"); err != nil {
+		return fmt.Errorf("invalid artifact: %w", err)
+	}
+	if err := w.x.checkOwned(w.owner, art.Parts); err != nil {
 		return fmt.Errorf("invalid artifact: %w", err)
 	}
 	return w.emit(ctx, Update{Artifacts: []a2a.Artifact{art}, AppendArtifact: opts.Append, ArtifactLastChunk: opts.LastChunk})

@@ -746,3 +746,43 @@ type Runner interface {
 	// the work. The cancel is already stored; this is best effort.
 	Cancel(ctx context.Context, req CancelRequest) error
 }
+
+// Files keeps the content parts too large for a task item in an object
+// store, under a2a-file: URIs that reads show as presigned URLs (pkg/files
+// implements it). The service and the executor pass every message and
+// artifact through it before the task store, so that every store holds the
+// same small items; without it (nil), parts stay inline and a store refuses
+// what it cannot hold.
+type Files interface {
+	// Accept readies a client's parts (at path in the request): a part
+	// naming one of the caller's files is checked (an *a2a.Error names
+	// what is wrong), and a part above the inline limit is stored. It
+	// returns the parts and the keys of the objects it stored, for Discard
+	// when the parts are not stored.
+	Accept(ctx context.Context, owner, path string, parts []a2a.Part) ([]a2a.Part, []string, error)
+	// CheckOwned reports an agent's part that names a file of another
+	// caller than owner, or a malformed a2a-file: URI.
+	CheckOwned(owner string, parts []a2a.Part) error
+	// Offload readies an agent's parts for owner's task as Accept does.
+	Offload(ctx context.Context, owner string, parts []a2a.Part) ([]a2a.Part, []string, error)
+	// Discard deletes the objects of keys, whose parts were not stored.
+	Discard(ctx context.Context, keys []string)
+	// PresignTask returns t (not changed) with its kept files named by
+	// presigned URLs.
+	PresignTask(ctx context.Context, t *a2a.Task) *a2a.Task
+	// CreateUpload implements files/createUpload.
+	CreateUpload(ctx context.Context, owner string, p a2a.FileUploadParams) (*a2a.FileUploadResult, error)
+	// ForOwner is the agent.Files of a step of owner's task.
+	ForOwner(owner string) agent.Files
+}
+
+// refused reports whether err is a store's refusal to write: nothing was
+// written (a condition, a duplicate, a missing task, a size limit, a
+// stopped step). Any other error may come after the write was made.
+func refused(err error) bool {
+	var (
+		ce  *ConflictError
+		dup *DuplicateError
+	)
+	return errors.As(err, &ce) || errors.As(err, &dup) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrStepStopped)
+}

@@ -38,6 +38,8 @@ const (
 	defaultPollMin    = 100 * time.Millisecond
 	defaultPollMax    = time.Second
 	maxUpdateAttempts = 5
+	// DefaultMaxParts bounds the parts of a message (A2A_MAX_PARTS).
+	DefaultMaxParts = 100
 )
 
 // Config holds the service's behaviour settings.
@@ -67,6 +69,8 @@ type Config struct {
 	// (A2A_IDEMPOTENCY_WINDOW_SECONDS=0): what a client that reuses one
 	// message id for many messages needs (some conformance kits do).
 	NoIdempotency bool
+	// MaxParts bounds the parts of a message (A2A_MAX_PARTS).
+	MaxParts int
 }
 
 // DefaultIdempotencyWindow is the idempotency window unless set.
@@ -81,6 +85,8 @@ type Options struct {
 	// nil accepts any URL, leaving the dial-time guard of the delivery as
 	// the only check.
 	CheckPushConfig PushConfigChecker
+	// Files keeps the parts too large for a task item; nil keeps none.
+	Files Files
 }
 
 // Service implements the A2A operations.
@@ -94,6 +100,7 @@ type Service struct {
 	log       *slog.Logger
 	checkPush PushConfigChecker
 	redriver  DeliveryRedriver
+	files     Files
 }
 
 // NewID returns a random UUID string, the default id generator.
@@ -120,8 +127,9 @@ func TaskIDFor(owner, messageID string) string {
 
 // New returns a service over store and runner for the agent described by info.
 func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
-	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig}
+	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig, files: opts.Files}
 	s.cfg.BlockingTimeout = positive.Or(s.cfg.BlockingTimeout, DefaultBlockingTimeout)
+	s.cfg.MaxParts = positive.Or(s.cfg.MaxParts, DefaultMaxParts)
 	s.cfg.LeaseDuration = positive.Or(s.cfg.LeaseDuration, DefaultLeaseDuration)
 	s.cfg.IdempotencyWindow = positive.Or(s.cfg.IdempotencyWindow, DefaultIdempotencyWindow)
 	if s.newID == nil {
@@ -139,6 +147,9 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	waitUntil := time.Now().Add(s.cfg.BlockingTimeout)
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	if n := len(p.Message.Parts); n > s.cfg.MaxParts {
+		return nil, a2a.InvalidParams("params.message.parts", "holds %d parts; a message holds at most %d (A2A_MAX_PARTS)", n, s.cfg.MaxParts)
 	}
 	cfg := p.Configuration
 	if cfg == nil {
@@ -210,9 +221,17 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	blocking, historyLength, opts := st.blocking, st.opts.HistoryLength, st.opts
 	msg := p.Message
 	var (
-		job Job
-		err error
+		job  Job
+		err  error
+		kept []string
 	)
+	if s.files != nil {
+		// Large parts go to the file store first: the task holds their
+		// URIs. Whatever is not stored in the end is discarded.
+		if msg.Parts, kept, err = s.files.Accept(ctx, owner, "params.message.parts", msg.Parts); err != nil {
+			return nil, err
+		}
+	}
 	session := requestedSession(p)
 	queued := false
 	if msg.TaskID == "" {
@@ -234,6 +253,9 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	} else {
 		job, queued, err = s.continueTask(ctx, owner, msg, p.Metadata, st.push, st.fingerprint)
 	}
+	if err != nil && refused(err) && len(kept) > 0 {
+		s.files.Discard(ctx, kept)
+	}
 	var dup *DuplicateError
 	if errors.As(err, &dup) {
 		// A retried send: answer with the task the first one made, start
@@ -250,11 +272,22 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	}
 	job.Blocking = blocking
 	if err := s.start(ctx, job); err != nil {
+		if len(kept) > 0 {
+			s.discardUnstored(ctx, job.TaskID, kept)
+		}
+		if errors.Is(err, ErrTooLarge) {
+			// The task's first step could not store it (Job.Unsaved).
+			return nil, s.storeError(err, job.TaskID, "params.message")
+		}
 		return nil, err
 	}
 	if u := job.Unsaved; u != nil && u.Refused != nil {
 		// The step's first write found the task of a send of the same
-		// message id: it stored nothing.
+		// message id: it stored nothing, and nothing names this send's
+		// files.
+		if len(kept) > 0 {
+			s.files.Discard(ctx, kept)
+		}
 		return s.duplicate(ctx, owner, msg.MessageID, u.Refused, st.fingerprint, opts)
 	}
 	if u := job.Unsaved; u != nil && u.Task.Status.State.Terminal() {
@@ -333,6 +366,11 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored(), Fingerprint: fingerprint}
 	job := Job{TaskID: taskID, Message: &msg, Created: rec}
 	if unsaved {
+		// Refused now what the first step could not store, before the
+		// agent runs for nothing (every store holds MaxContentBytes).
+		if err := fits(&msg, md); err != nil {
+			return Job{}, s.storeError(err, taskID, "params.message")
+		}
 		job.Unsaved = &nt
 		return job, nil
 	}
@@ -340,6 +378,23 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 		return Job{}, s.storeError(err, taskID, "params.message")
 	}
 	return job, nil
+}
+
+// fits reports, as every store would (CheckContent), a message or
+// request metadata too large to store.
+func fits(msg *a2a.Message, md a2a.Metadata) error {
+	if err := CheckContent("message", msg.ApproxSize(), msg); err != nil {
+		return err
+	}
+	return CheckContent("request metadata", md.ApproxSize(), md)
+}
+
+// discardUnstored discards the files of a message whose task turned out
+// not to be stored (its first step could not store it).
+func (s *Service) discardUnstored(ctx context.Context, taskID string, kept []string) {
+	if _, err := s.store.GetTask(ctx, taskID, GetOptions{}); errors.Is(err, ErrNotFound) {
+		s.files.Discard(ctx, kept)
+	}
 }
 
 // startsInline reports whether the runner runs a blocking send's first
@@ -658,7 +713,7 @@ func (s *Service) ListTasks(ctx context.Context, owner string, p a2a.ListTasksPa
 	}
 	res := &a2a.ListTasksResult{Tasks: make([]a2a.Task, 0, len(page.Tasks)), PageSize: q.PageSize, TotalSize: page.Total}
 	for i := range page.Tasks {
-		res.Tasks = append(res.Tasks, *withRuntimeMetadata(&page.Tasks[i]))
+		res.Tasks = append(res.Tasks, *s.presign(ctx, withRuntimeMetadata(&page.Tasks[i])))
 	}
 	if page.NextCursor != "" {
 		res.NextPageToken = encodePageToken(owner, page.NextCursor)
@@ -725,7 +780,24 @@ func (s *Service) read(ctx context.Context, owner, taskID string, opts GetOption
 // wire is rec as a request answers with it.
 func (s *Service) wire(ctx context.Context, rec *TaskRecord) *a2a.Task {
 	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
-	return withRuntimeMetadata(rec)
+	return s.presign(ctx, withRuntimeMetadata(rec))
+}
+
+// presign is t with its kept files named by presigned URLs.
+func (s *Service) presign(ctx context.Context, t *a2a.Task) *a2a.Task {
+	if s.files == nil {
+		return t
+	}
+	return s.files.PresignTask(ctx, t)
+}
+
+// CreateUpload implements files/createUpload: a presigned URL to upload a
+// file before the message that names it.
+func (s *Service) CreateUpload(ctx context.Context, owner string, p a2a.FileUploadParams) (*a2a.FileUploadResult, error) {
+	if s.files == nil {
+		return nil, a2a.Errorf(a2a.CodeUnsupportedOperation, "this server keeps no files (no file store is configured): send files inline, within the request body limit")
+	}
+	return s.files.CreateUpload(ctx, owner, p)
 }
 
 // storeError maps a store error to the protocol: not found, too large, or

@@ -2,7 +2,8 @@
 // protocol with plain-text commands.
 //
 //	<any text>          working with a progress message, A2A_DEMO_WORK_MS of work,
-//	                    then completed with the artifact "echo: <text>"
+//	                    then completed with the artifact "echo: <text>", and the
+//	                    artifact "files" holding the message's file parts, if any
 //	ask [question]      input-required (a question interrupt); the reply completes
 //	                    the task, quoting the answer
 //	permission <action> input-required (a permission interrupt); once/always
@@ -71,7 +72,7 @@ func (a *Agent) Info() agent.Info {
 		Version:     "1.0.0",
 		OutputModes: []string{"text/plain", "application/json"},
 		Skills: []a2a.AgentSkill{
-			skill("echo", "Echo", "Works for a moment, then completes with an artifact echoing your text.", "hello"),
+			skill("echo", "Echo", "Works for a moment, then completes with an artifact echoing your text, and one holding the files you sent.", "hello"),
 			skill("ask", "Ask", "Asks you a question (input-required) and completes with your answer.", "ask What is your name?"),
 			skill("permission", "Permission", "Asks permission for an action; once/always performs it, reject does not.", "permission deploy"),
 			skill("long", "Long task", "Runs N steps, one second apart, appending progress to an artifact.", "long 5"),
@@ -138,10 +139,13 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter
 		return agent.Complete(agent.Text("Here is your text as data."),
 			a2a.Artifact{ArtifactID: "data", Name: "data", Parts: []a2a.Part{p}}), nil
 	}
-	return a.echo(ctx, emit, text)
+	return a.echo(ctx, emit, text, in.Message.Parts)
 }
 
-func (a *Agent) echo(ctx context.Context, emit agent.Emitter, text string) (agent.Outcome, error) {
+// echo completes with the text, and the file parts of the message as they
+// are (inline or by URI: the host keeps large ones as files), so that a
+// round trip of files can be seen.
+func (a *Agent) echo(ctx context.Context, emit agent.Emitter, text string, parts []a2a.Part) (agent.Outcome, error) {
 	if err := emit.Status(ctx, agent.Text("Working on it...")); err != nil {
 		return agent.Outcome{}, err
 	}
@@ -152,8 +156,20 @@ func (a *Agent) echo(ctx context.Context, emit agent.Emitter, text string) (agen
 		return agent.Outcome{}, ctx.Err()
 	case <-t.C:
 	}
-	return agent.Complete(agent.Text("Done."),
-		a2a.Artifact{ArtifactID: "echo", Name: "echo", Parts: []a2a.Part{a2a.TextPart("echo: " + text)}}), nil
+	var files []a2a.Part
+	for _, p := range parts {
+		if p.Kind == a2a.PartKindFile {
+			files = append(files, p)
+		}
+	}
+	var arts []a2a.Artifact
+	if text != "" || len(files) == 0 {
+		arts = append(arts, a2a.Artifact{ArtifactID: "echo", Name: "echo", Parts: []a2a.Part{a2a.TextPart("echo: " + text)}})
+	}
+	if len(files) > 0 {
+		arts = append(arts, a2a.Artifact{ArtifactID: "files", Name: "files", Parts: files})
+	}
+	return agent.Complete(agent.Text("Done."), arts...), nil
 }
 
 func (a *Agent) longStep(ctx context.Context, emit agent.Emitter, i, n int, inbox []a2a.Message) (agent.Outcome, error) {

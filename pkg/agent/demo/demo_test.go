@@ -41,6 +41,17 @@ func TestDemoCommands(t *testing.T) {
 		assert.Equal(t, "echo: hello there", artifact(t, task, "echo").Parts[0].Text)
 		assert.Equal(t, "Working on it...", task.History[1].Text(), "a progress message while working")
 	})
+	t.Run("files", func(t *testing.T) {
+		file := a2a.FileBytesPart("aGVsbG8=", "hello.txt", "text/plain")
+		link := a2a.FileURIPart("https://example.com/a.png", "a.png", "image/png")
+		blocking := true
+		task, err := svc.SendMessage(context.Background(), "caller", a2a.MessageSendParams{Message: a2a.Message{Role: a2a.RoleUser, MessageID: "m-files",
+			Parts: []a2a.Part{a2a.TextPart("keep these"), file, link}}, Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
+		require.NoError(t, err)
+		require.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+		assert.Equal(t, "echo: keep these", artifact(t, task, "echo").Parts[0].Text)
+		assert.Equal(t, []a2a.Part{file, link}, artifact(t, task, "files").Parts, "the same files, as they were sent")
+	})
 	t.Run("long", func(t *testing.T) {
 		task := agenttest.SendText(t, svc, "long 3", "")
 		assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)

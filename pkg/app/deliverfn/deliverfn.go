@@ -14,9 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/serverless"
 )
@@ -44,7 +46,11 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 	if err != nil {
 		return nil, err
 	}
-	return NewDeliver(cfg, store, sqs.NewFromConfig(awsCfg), d, env.Log)
+	fs, err := serviceopts.BucketFiles(cfg, awsCfg, nil, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	return NewDeliver(cfg, store, sqs.NewFromConfig(awsCfg), d, fs, env.Log)
 }
 
 // Function builds the deliver function's Lambda handler (New).
@@ -69,11 +75,12 @@ func checkConfig(cfg config.Config) error {
 }
 
 // NewDeliver assembles the deliver function around its store, queue client
-// and deliverer.
-func NewDeliver(cfg config.Config, store notify.Store, client serverless.SQS, d notify.Deliverer, log *slog.Logger) (*serverless.Deliver, error) {
+// and deliverer; the notifications name the files fs keeps by presigned
+// URLs (nil: no files are kept).
+func NewDeliver(cfg config.Config, store notify.Store, client serverless.SQS, d notify.Deliverer, fs *files.Files, log *slog.Logger) (*serverless.Deliver, error) {
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
 	}
-	sender := notify.NewSender(notify.NewResolver(store, pushsetup.Bodies()), d, pushsetup.Retry(cfg), store, log)
+	sender := notify.NewSender(pushsetup.Resolver(store, fs), d, pushsetup.Retry(cfg), store, log)
 	return serverless.NewDeliver(sender, client, cfg.Push.DeliveryQueueURL, cfg.Push.DeadLetterQueueURL, log)
 }

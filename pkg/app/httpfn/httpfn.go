@@ -1,10 +1,10 @@
 // Package httpfn assembles the HTTP Lambda functions, send and tasks: the
 // A2A service on the DynamoDB task store, behind an API Gateway HTTP API.
-// It links the DynamoDB and Step Functions clients (the runner of the auto
-// and stepfunctions execution modes resumes, starts and stops executions)
-// and no other AWS service client: the worker's asynchronous invocations go
-// through pkg/lambdainvoke. A test in functions/ holds both binaries to
-// that.
+// It links the DynamoDB client and no other AWS service client: the
+// runner of the auto and stepfunctions execution modes resumes, starts and
+// stops executions through pkg/sfncall (which keeps only the Step Functions
+// client's types), and the worker's asynchronous invocations go through
+// pkg/lambdainvoke. A test in functions/ holds both binaries to that.
 package httpfn
 
 import (
@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -26,6 +25,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
@@ -34,6 +34,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
 )
 
 // Store is what the HTTP Lambda functions need of a task store: the
@@ -54,8 +55,11 @@ type Options struct {
 	// Invoker invokes the worker function (A2A_WORKER_FUNCTION) for the
 	// steps no request runs, in the auto and stepfunctions modes.
 	Invoker async.Invoker
-	Clock   clock.Clock
-	Log     *slog.Logger
+	// Files keeps the parts too large for a task item (in
+	// A2A_FILES_BUCKET); nil keeps none.
+	Files *files.Files
+	Clock clock.Clock
+	Log   *slog.Logger
 }
 
 // Send builds the send function's Lambda handler: JSON-RPC (every method,
@@ -100,8 +104,13 @@ func newFunction(ctx context.Context, getenv func(string) string, reg *agent.Reg
 		return nil, err
 	}
 	o := Options{Routes: routes, Log: fn.Log}
+	if o.Files, err = serviceopts.BucketFiles(fn.Config, fn.AWS, nil, fn.Log); err != nil {
+		return nil, err
+	}
 	if e := fn.Config.Execution; e.Mode != config.ExecutionInline {
-		o.StepFunctions = sfn.NewFromConfig(fn.AWS)
+		if o.StepFunctions, err = sfncall.New(fn.AWS, sfncall.Options{}); err != nil {
+			return nil, err
+		}
 		if e.WorkerFunction != "" {
 			if o.Invoker, err = lambdainvoke.New(fn.AWS, lambdainvoke.Options{Endpoint: fn.Config.AWS.LambdaEndpointURL}); err != nil {
 				return nil, err
@@ -194,7 +203,10 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 		return nil, err
 	}
 	o.Log = logger.Or(o.Log)
-	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log))
+	if o.Files == nil {
+		o.Files = serviceopts.Files(cfg, nil, o.Clock, o.Log)
+	}
+	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log, o.Files))
 	r, err := runner(cfg, exec, store, o)
 	if err != nil {
 		return nil, err
@@ -203,11 +215,11 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	// start, however that time went: in the inline runner's steps, then
 	// for work handed over (an interrupt the state machine shows, a step
 	// that goes on in the worker).
-	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
+	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: o.Files})
 	return httpapi.New(httpapi.Options{
 		Service:         svc,
 		Auth:            authn,
-		Cards:           boot.Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions),
+		Cards:           boot.Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions, boot.FilesCard(cfg, o.Files.Enabled())),
 		Versions:        cfg.ProtocolVersions,
 		PublicURL:       cfg.ConfiguredPublicURL,
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,

@@ -13,6 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
@@ -44,6 +45,16 @@ func Bodies() map[a2a.Version]notify.Body {
 		b, err := a2av1.TaskNotification(t)
 		return a2av1.ContentType, b, err
 	}}
+}
+
+// Resolver resolves the jobs of store's tasks, whose kept files fs names
+// by presigned URLs.
+func Resolver(store notify.Store, fs *files.Files) *notify.Resolver {
+	r := notify.NewResolver(store, Bodies())
+	if fs != nil {
+		r.WithPresign(fs.PresignTask)
+	}
+	return r
 }
 
 // Retry is the configured retry policy of deliveries.

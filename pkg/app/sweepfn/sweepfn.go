@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
@@ -61,7 +62,11 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 			return nil, err
 		}
 	}
-	return NewHandler(fn.Config, fn.Agent, fn.Store, inv, nil, fn.Log)
+	fs, err := serviceopts.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
+	if err != nil {
+		return nil, err
+	}
+	return NewHandler(fn.Config, fn.Agent, fn.Store, inv, fs, nil, fn.Log)
 }
 
 // Function builds the sweep function's Lambda handler (New).
@@ -73,9 +78,13 @@ func Function(reg *agent.Registry) boot.Builder {
 
 // NewHandler assembles the sweep function around store; inv invokes the
 // worker (A2A_WORKER_FUNCTION) in the auto and stepfunctions modes (nil in
-// inline mode), clk tells the time (nil: the system clock).
-func NewHandler(cfg config.Config, ag agent.Agent, store Store, inv async.Invoker, clk clock.Clock, log *slog.Logger) (Func, error) {
-	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log))
+// inline mode), fs keeps the parts too large for a task item (nil: none),
+// clk tells the time (nil: the system clock).
+func NewHandler(cfg config.Config, ag agent.Agent, store Store, inv async.Invoker, fs *files.Files, clk clock.Clock, log *slog.Logger) (Func, error) {
+	if fs == nil {
+		fs = serviceopts.Files(cfg, nil, clk, log)
+	}
+	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs))
 	var r service.Starter
 	if cfg.Execution.Mode == config.ExecutionInline {
 		r = blockingStarter{inline.New(exec, store, inline.Options{Budget: cfg.BlockingTimeout, Clock: clk, Logger: log})}

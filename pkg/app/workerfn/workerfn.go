@@ -2,9 +2,10 @@
 // state machine (infra/statemachine.asl.json) calls for every action of a
 // task's step protocol, and the asynchronous path invokes to run the steps
 // no request runs (a task's first step, a reply, a takeover). It links the
-// DynamoDB and Step Functions clients (a run whose step continues, or asks
-// for input, starts the execution that follows it) and no other AWS
-// service client; a test in functions/ holds the binary to that.
+// DynamoDB client and no other AWS service client: a run whose step
+// continues, or asks for input, starts the execution that follows it
+// through pkg/sfncall, which keeps only the Step Functions client's types.
+// A test in functions/ holds the binary to that.
 package workerfn
 
 import (
@@ -13,16 +14,16 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -37,9 +38,15 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 	}
 	var api stepfunctions.API
 	if fn.Config.Execution.StateMachineARN != "" {
-		api = sfn.NewFromConfig(fn.AWS)
+		if api, err = sfncall.New(fn.AWS, sfncall.Options{}); err != nil {
+			return nil, err
+		}
 	}
-	return NewHandler(fn.Config, fn.Agent, fn.Store, api, nil, fn.Log)
+	fs, err := serviceopts.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
+	if err != nil {
+		return nil, err
+	}
+	return NewHandler(fn.Config, fn.Agent, fn.Store, api, fs, nil, fn.Log)
 }
 
 // Function builds the worker function's Lambda handler (New).
@@ -64,9 +71,13 @@ func checkStore(cfg config.Config) error {
 // NewHandler assembles the worker around store. api is the Step Functions
 // client of the state machine that A2A_STATE_MACHINE_ARN names, which
 // takes over a task that goes on past a run's step (nil when none is
-// named: the worker then serves the state machine only); clk tells the
-// time (nil: the system clock).
-func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, api stepfunctions.API, clk clock.Clock, log *slog.Logger) (*worker.Handler, error) {
+// named: the worker then serves the state machine only); fs keeps the
+// parts too large for a task item (nil: none); clk tells the time (nil:
+// the system clock).
+func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, api stepfunctions.API, fs *files.Files, clk clock.Clock, log *slog.Logger) (*worker.Handler, error) {
+	if fs == nil {
+		fs = serviceopts.Files(cfg, nil, clk, log)
+	}
 	var machine worker.Starter
 	if api != nil {
 		m, err := stepfunctions.New(api, stepfunctions.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: log})
@@ -75,5 +86,5 @@ func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, api step
 		}
 		machine = m
 	}
-	return worker.New(service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log)), machine, log), nil
+	return worker.New(service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs)), machine, log), nil
 }

@@ -122,6 +122,20 @@ type Resolver struct {
 	store Store
 	// bodies renders the body per protocol version.
 	bodies map[a2a.Version]Body
+	// presign, when set, names the task's kept files by URL.
+	presign Presign
+}
+
+// Presign returns t (not changed) with the files the host keeps named by
+// URLs that fetch them (files.Files.PresignTask): notifications carry
+// URIs, never a file's bytes.
+type Presign func(ctx context.Context, t *a2a.Task) *a2a.Task
+
+// WithPresign makes the notifications show the task's kept files through
+// p, and returns r.
+func (r *Resolver) WithPresign(p Presign) *Resolver {
+	r.presign = p
+	return r
 }
 
 // NewResolver returns a resolver that renders 0.3 configs with TaskBody and
@@ -148,6 +162,9 @@ func (r *Resolver) Resolve(ctx context.Context, j Job) (push.Notification, error
 	task, err := r.snapshot(ctx, j)
 	if err != nil {
 		return push.Notification{}, err
+	}
+	if r.presign != nil {
+		task = r.presign(ctx, task)
 	}
 	render, ok := r.bodies[cfg.ProtocolVersion]
 	if !ok {

@@ -137,6 +137,11 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		if errors.Is(err, service.ErrStepStopped) {
 			return r.handOverStep(ctx, req)
 		}
+		if err != nil && req.Unsaved != nil && errors.Is(err, service.ErrTooLarge) {
+			// The new task itself is too large to store: nothing to defer,
+			// the send refuses it.
+			return err
+		}
 		if err != nil {
 			r.log.ErrorContext(ctx, "task step failed; deferring it", "taskId", job.TaskID, "error", err)
 			return r.deferJob(ctx, jobOf(req))

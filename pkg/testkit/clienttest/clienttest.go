@@ -17,8 +17,10 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
@@ -43,6 +45,11 @@ type Options struct {
 	Push app.PushOptions
 	// Wrap, when set, wraps the server's handler (to record requests).
 	Wrap func(http.Handler) http.Handler
+	// Files keeps the files; nil means a folder of the test's own, served
+	// at URL/files/.
+	Files objectstore.Store
+	// Clock tells the server's time (nil: the system clock).
+	Clock clock.Clock
 }
 
 // Server is a running local server.
@@ -61,6 +68,7 @@ func DemoEnv() map[string]string {
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
 	env := DemoEnv()
+	env["A2A_FILES_DIR"] = t.TempDir()
 	for k, v := range o.Env {
 		env[k] = v
 	}
@@ -68,6 +76,9 @@ func Start(t testing.TB, o Options) *Server {
 	cfg, err := config.Load(getenv)
 	require.NoError(t, err)
 	cfg.PublicURL = "" // the card takes the listener's URL from each request
+	// The listener's URL is the file URLs' base.
+	var h http.Handler
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	ag := o.Agent
 	if ag == nil {
 		ag, err = demo.New(agent.NewSettings(getenv, nil))
@@ -77,17 +88,18 @@ func Start(t testing.TB, o Options) *Server {
 	if o.Token != "" {
 		authn = auth.NewBearer(map[string]string{"tester": o.Token})
 	}
-	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push}
+	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push, Files: o.Files, Clock: o.Clock,
+		FilesURL: "http://" + hs.Listener.Addr().String()}
 	if o.Store != nil && o.Changes == nil {
 		lo.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
 	}
 	srv, err := app.NewLocal(cfg, ag, lo)
 	require.NoError(t, err)
-	var h http.Handler = srv.Handler
+	h = srv.Handler
 	if o.Wrap != nil {
 		h = o.Wrap(h)
 	}
-	hs := httptest.NewServer(h)
+	hs.Start()
 	t.Cleanup(func() {
 		hs.Close()
 		srv.Close()
