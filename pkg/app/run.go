@@ -31,6 +31,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return fmt.Errorf("configuration: %w", err)
 	}
 	log := boot.NewLogger(logOut, cfg.LogLevel)
+	boot.LogWarnings(ctx, log, cfg)
 	sink, err := metrics.FromEnv(getenv, out, nil)
 	if err != nil {
 		return err

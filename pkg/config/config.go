@@ -75,6 +75,10 @@ type Config struct {
 	// (A2A_TASK_MAX_TAKEOVERS).
 	LeaseDuration time.Duration
 	MaxTakeovers  int
+	// Warnings are the settings Load corrected rather than refused, each
+	// naming the variables and what was used instead: every binary logs
+	// them at start (a stack that deploys must start).
+	Warnings []string
 }
 
 // DefaultProtocolVersions serves both versions, with the union card.
@@ -193,15 +197,16 @@ func Load(getenv func(string) string) (Config, error) {
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	c.Tokens = r.tokens()
 	c.TaskStore, c.AWS = r.taskStore()
-	switch {
-	case c.InterruptTTL <= c.TaskStore.TTL || c.TaskStore.TTL == 0:
-	case strings.TrimSpace(getenv("A2A_INTERRUPT_REQUEST_TTL_SECONDS")) == "":
-		c.InterruptTTL = c.TaskStore.TTL // the default, within a short task TTL
-	default:
-		// CloudFormation Rules cannot compare two numbers: this is where
-		// a stack whose interrupts outlive its tasks is refused.
-		r.fail("A2A_INTERRUPT_REQUEST_TTL_SECONDS", strconv.Itoa(int(c.InterruptTTL/time.Second)),
-			fmt.Sprintf("must be at most A2A_TASK_TTL_SECONDS (%d): the task would expire while its interrupt waits", int(c.TaskStore.TTL/time.Second)))
+	if c.InterruptTTL > c.TaskStore.TTL {
+		// CloudFormation Rules cannot compare two numbers, so a stack
+		// whose interrupts outlive its tasks deploys: refusing it here
+		// would be an outage. The task's TTL wins (a task must not expire
+		// while its interrupt waits); the default says nothing.
+		if strings.TrimSpace(getenv("A2A_INTERRUPT_REQUEST_TTL_SECONDS")) != "" {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("A2A_INTERRUPT_REQUEST_TTL_SECONDS=%d is above A2A_TASK_TTL_SECONDS=%d: interrupts accept replies for %d s, so that no task expires while its interrupt waits (lower A2A_INTERRUPT_REQUEST_TTL_SECONDS, or raise A2A_TASK_TTL_SECONDS)",
+				int(c.InterruptTTL/time.Second), int(c.TaskStore.TTL/time.Second), int(c.TaskStore.TTL/time.Second)))
+		}
+		c.InterruptTTL = c.TaskStore.TTL
 	}
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
