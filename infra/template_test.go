@@ -663,22 +663,25 @@ func TestARNsFollowThePartition(t *testing.T) {
 	assert.Greater(t, n, 20, "the policies' ARNs were evaluated")
 }
 
-// The stream's failure path loses nothing an outage shorter than the
-// stream's retention (24 hours) would: records are retried until they
-// expire (the push function fails a record only when SQS refuses its
-// jobs, never for a record that cannot decode), and only then does the
-// batch's metadata go to StreamFailureQueue.
-func TestStreamFailuresAreRetriedWhileTheStreamHoldsThem(t *testing.T) {
+// No stream record holds its shard: the push function dead-letters the
+// records that can never become jobs itself (to StreamFailureQueue, see
+// TestPoisonRecordGoesToTheDeadLetterQueue in pkg/push/serverless), and
+// what it fails (an SQS outage, a crash) is retried a finite number of
+// times, bisected down to the record, then left to StreamFailureQueue.
+func TestStreamRecordsNeverHoldTheirShard(t *testing.T) {
 	tpl := load(t)
 	m := tpl.Resources["PushStreamMapping"]
-	for prop, want := range map[string]string{"MaximumRecordAgeInSeconds": "-1", "MaximumRetryAttempts": "-1", "BisectBatchOnFunctionError": "true"} {
+	for prop, want := range map[string]string{"MaximumRecordAgeInSeconds": "-1", "MaximumRetryAttempts": "100", "BisectBatchOnFunctionError": "true"} {
 		v, ok := samtemplate.Scalar(m.Prop(prop))
 		assert.True(t, ok, prop)
 		assert.Equal(t, want, v, prop)
 	}
 	dest, ok := samtemplate.RefTarget(m.Prop("DestinationConfig", "OnFailure", "Destination"))
 	require.True(t, ok)
-	assert.Equal(t, "StreamFailureQueue", dest, "what expires is named there")
+	assert.Equal(t, "StreamFailureQueue", dest, "what Lambda gives up on is named there")
+	dlq, ok := samtemplate.RefTarget(environment(t, tpl)["PushFunction"]["A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL"])
+	require.True(t, ok)
+	assert.Equal(t, "StreamFailureQueue", dlq, "and what the function dead-letters")
 	var types []string
 	decode(t, m.Prop("FunctionResponseTypes"), &types)
 	assert.Equal(t, []string{"ReportBatchItemFailures"}, types, "a retry starts at the failed record")
