@@ -75,10 +75,21 @@ type Config struct {
 	// (A2A_TASK_MAX_TAKEOVERS).
 	LeaseDuration time.Duration
 	MaxTakeovers  int
+	// CallerRateLimit is each caller's request budget on the A2A routes
+	// (A2A_CALLER_RATE_LIMIT requests a second, A2A_CALLER_BURST_LIMIT at
+	// once); PerSecond 0 sets none.
+	CallerRateLimit RateLimit
 	// Warnings are the settings Load corrected rather than refused, each
 	// naming the variables and what was used instead: every binary logs
 	// them at start (a stack that deploys must start).
 	Warnings []string
+}
+
+// RateLimit is a request budget: a bucket of Burst requests refilled at
+// PerSecond.
+type RateLimit struct {
+	PerSecond int
+	Burst     int
 }
 
 // DefaultProtocolVersions serves both versions, with the union card.
@@ -208,11 +219,24 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.InterruptTTL = c.TaskStore.TTL
 	}
+	c.CallerRateLimit = r.callerRateLimit()
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
 	c.ProtocolVersions = r.protocolVersions()
 	return c, errors.Join(r.errs...)
+}
+
+// callerRateLimit reads A2A_CALLER_RATE_LIMIT and A2A_CALLER_BURST_LIMIT
+// (twice the rate when unset). With no rate there is no limit, whatever
+// the burst (the template passes both: CallerRateLimit=0 turns it off).
+func (r *reader) callerRateLimit() RateLimit {
+	rate := r.intRange("A2A_CALLER_RATE_LIMIT", 0, 0, 1_000_000)
+	burst := r.intRange("A2A_CALLER_BURST_LIMIT", 2*max(rate, 1), 1, 10_000_000)
+	if rate == 0 {
+		return RateLimit{}
+	}
+	return RateLimit{PerSecond: rate, Burst: burst}
 }
 
 // protocolVersions reads A2A_PROTOCOL_VERSIONS: a comma-separated list of

@@ -135,6 +135,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
 		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
 		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "-1"}, `A2A_CALLER_RATE_LIMIT="-1": must be an integer from 0`},
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "5", "A2A_CALLER_BURST_LIMIT": "0"}, `A2A_CALLER_BURST_LIMIT="0": must be an integer from 1`},
 	}
 	for _, tt := range tests {
 		_, err := Load(env(tt.env))
@@ -172,5 +174,20 @@ func TestInterruptTTLClampedToTaskTTL(t *testing.T) {
 				assert.Contains(t, c.Warnings[0], "A2A_TASK_TTL_SECONDS=3600")
 			}
 		})
+	}
+}
+
+func TestCallerRateLimit(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want RateLimit
+	}{
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "10"}, RateLimit{PerSecond: 10, Burst: 20}},
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "10", "A2A_CALLER_BURST_LIMIT": "15"}, RateLimit{PerSecond: 10, Burst: 15}},
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "0", "A2A_CALLER_BURST_LIMIT": "20"}, RateLimit{}},
+	} {
+		c, err := Load(env(tt.env))
+		require.NoError(t, err, tt.env)
+		assert.Equal(t, tt.want, c.CallerRateLimit, tt.env)
 	}
 }

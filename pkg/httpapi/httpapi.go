@@ -119,7 +119,10 @@ type Options struct {
 	// ResponseSize is how many bytes a response body (as written, maybe
 	// gzip-compressed) takes in the transport; nil means its length.
 	ResponseSize func(body []byte) int
-	Logger       *slog.Logger
+	// RateLimit is each caller's request budget on the A2A routes and
+	// /health; its zero value sets none.
+	RateLimit RateLimit
+	Logger    *slog.Logger
 }
 
 type handler struct {
@@ -140,7 +143,9 @@ type handler struct {
 	// served names the served versions in errors ("0.3", "1.0" or
 	// "0.3,1.0").
 	served string
-	mux    *http.ServeMux
+	// limit keeps the callers' budgets; nil when there are none.
+	limit *limiter
+	mux   *http.ServeMux
 }
 
 // New returns the handler.
@@ -163,7 +168,7 @@ func New(o Options) (http.Handler, error) {
 		o.ResponseSize = func(b []byte) int { return len(b) }
 	}
 	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux(),
-		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize}
+		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize, limit: newLimiter(o.RateLimit)}
 	if len(o.Versions) == 0 {
 		o.Versions = a2a.Versions
 	}
@@ -311,7 +316,9 @@ const (
 
 // a2aRoute serves an A2A route: it decides the protocol version (an
 // unsupported A2A-Version is refused before anything else), then
-// authenticates the caller (401 otherwise), and hands next the call.
+// authenticates the caller, spends one request of its budget (429
+// otherwise, see RateLimit; the budget of its source address when it is
+// not authenticated), answers 401 when it is not, and hands next the call.
 func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Request, call)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		wr, err := h.negotiate(r)
@@ -320,6 +327,9 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 			return
 		}
 		id, err := h.auth.Authenticate(r)
+		if !h.admit(w, r, b, wr, id, err == nil) {
+			return
+		}
 		if err != nil {
 			h.unauthenticated(w, r, b, wr)
 			return
@@ -392,9 +402,13 @@ func (h *handler) unauthenticated(w http.ResponseWriter, r *http.Request, b bind
 	writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
 }
 
-// authenticate identifies the caller, or answers 401.
+// authenticate identifies the caller and spends one request of its
+// budget, or answers 429 or 401.
 func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (auth.Identity, bool) {
 	id, err := h.auth.Authenticate(r)
+	if !h.admit(w, r, bindingREST, h.v10, id, err == nil) {
+		return auth.Identity{}, false
+	}
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a"`)
 		writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
