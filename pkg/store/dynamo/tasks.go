@@ -87,7 +87,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		Metadata: taskMeta, RequestMetadata: reqMeta, Version: 1,
 		CreatedAt: t.now.UnixNano(), UpdatedAt: t.now.UnixNano(),
 		ExpiresAt: t.taskExpiry, ChildrenExpireAt: t.childExpiry,
-		ListOwner: listOwnerKey(nt.Owner), ListContext: listContextKey(nt.Owner, task.ContextID),
+		ListOwner: taskListOwnerKey(nt.Owner, task.ID), ListContext: listContextKey(nt.Owner, task.ContextID),
 		ListSK:             listSK(task.Status.Timestamp, task.ID),
 		PushConfigs:        configIDs,
 		SessionID:          nt.SessionID,
@@ -97,7 +97,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		Artifacts:          arts,
 		CompletedArtifacts: nt.ArtifactIDs(),
 		Trace:              tracing.Header(ctx),
-		leaseAttrs:         newLeaseAttrs(nt.Lease),
+		leaseAttrs:         newLeaseAttrs(task.ID, nt.Lease),
 	})
 	if err != nil {
 		return err
