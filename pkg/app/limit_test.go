@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -15,9 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
 )
 
 // One caller cannot starve another on the local server: a burst of 200
@@ -25,49 +21,19 @@ import (
 // address's budget (429 with Retry-After and a JSON-RPC error), while
 // another caller's sends, during the burst, are all served.
 func TestOneCallerCannotStarveAnother(t *testing.T) {
-	port := freePort(t)
 	const rate, burst = 5, 10
-	env := map[string]string{"A2A_PORT": strconv.Itoa(port), "A2A_DEMO_WORK_MS": "0", "A2A_BEARER_TOKENS": "alice:alice-token,bob:bob-token",
-		"A2A_CALLER_RATE_LIMIT": strconv.Itoa(rate), "A2A_CALLER_BURST_LIMIT": strconv.Itoa(burst)}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, logs syncbuf.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), &out, &logs, nil)
-	}()
-	// Its own connections, all closed before the server shuts down (a
-	// connection the transport dialed and never used would hold the
-	// shutdown for 5 s).
-	client := &http.Client{Transport: &http.Transport{}}
-	defer func() {
-		client.CloseIdleConnections()
-		cancel()
-		select {
-		case err := <-done:
-			assert.NoError(t, err)
-		case <-time.After(10 * time.Second):
-			t.Error("the server did not shut down")
-		}
-	}()
-	base := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + ".well-known/agent-card.json")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 5*time.Second, 10*time.Millisecond, "logs: %s", logs.String())
+	srv := runLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_BEARER_TOKENS": "alice:alice-token,bob:bob-token",
+		"A2A_CALLER_RATE_LIMIT": strconv.Itoa(rate), "A2A_CALLER_BURST_LIMIT": strconv.Itoa(burst)})
 
 	send := func(token, messageID string) (int, string, []byte) {
 		body := `{"jsonrpc":"2.0","id":"` + messageID + `","method":"message/send","params":{"configuration":{"blocking":true},"message":{"kind":"message","role":"user","messageId":"` + messageID + `","parts":[{"kind":"text","text":"hi"}]}}}`
-		req, err := http.NewRequest("POST", base, strings.NewReader(body))
+		req, err := http.NewRequest("POST", srv.base, strings.NewReader(body))
 		require.NoError(t, err)
 		req.Header.Set("Content-Type", "application/json")
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err := client.Do(req)
+		resp, err := srv.client.Do(req)
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)

@@ -16,6 +16,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -424,12 +425,8 @@ func (h *handler) versionError(w http.ResponseWriter, r *http.Request, b binding
 	e := h.protocolError(r.Context(), err, "version")
 	switch b {
 	case bindingJSONRPC:
-		id := jsonrpc.NullID
-		if body, ok := h.readBody(w, r); ok {
-			if _, respID, _ := jsonrpc.Decode(body); respID != nil {
-				id = respID
-			}
-		} else {
+		id, ok := h.requestID(w, r)
+		if !ok {
 			return
 		}
 		h.writeBody(w, r, "application/json", jsonrpc.EncodeError(id, h.v10.rpcError(e)))
@@ -438,6 +435,20 @@ func (h *handler) versionError(w http.ResponseWriter, r *http.Request, b binding
 	default:
 		writeRESTError(w, e)
 	}
+}
+
+// requestID reads the id of a JSON-RPC request refused before its
+// handler, so that the client can match the error: null when the body is
+// no request. It returns false when the body could not be read (answered).
+func (h *handler) requestID(w http.ResponseWriter, r *http.Request) (json.RawMessage, bool) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	if _, id, _ := jsonrpc.Decode(body); id != nil {
+		return id, true
+	}
+	return jsonrpc.NullID, true
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {

@@ -159,14 +159,9 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, b binding, wr *w
 	h.log.DebugContext(r.Context(), "request over its caller's rate limit", "authenticated", authenticated, "retry_after_s", retryAfter(wait))
 	switch b {
 	case bindingJSONRPC:
-		// The id, when the body is small enough to read, so that the
-		// client can match the error; HTTP 429 tells any client to wait.
-		id := jsonrpc.NullID
-		if body, ok := h.readBody(w, r); ok {
-			if _, respID, _ := jsonrpc.Decode(body); respID != nil {
-				id = respID
-			}
-		} else {
+		// With the request's id; HTTP 429 tells any client to wait.
+		id, ok := h.requestID(w, r)
+		if !ok {
 			return false
 		}
 		w.Header()["Content-Type"] = []string{"application/json"}

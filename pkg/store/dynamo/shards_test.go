@@ -44,47 +44,55 @@ func (f *fixture) setAttr(taskID, name, value string) {
 	require.NoError(f.t, err)
 }
 
-// listed pages through alice's tasks (or contexts) and returns their ids in
-// order, checking each page's total.
-func (f *fixture) listed(q service.ListQuery, pageSize, total int) []string {
-	f.t.Helper()
-	q.Owner, q.PageSize = "alice", pageSize
-	var ids []string
+// pageAll reads pages from fetch, from no cursor on, until one has no next
+// cursor, checking that only the last page is short; it returns the ids.
+func pageAll(t *testing.T, pageSize int, fetch func(cursor string) (ids []string, next string)) []string {
+	t.Helper()
+	var all []string
+	cursor := ""
 	for range 100 {
-		page, err := f.store.ListTasks(f.ctx, q)
-		require.NoError(f.t, err)
-		assert.Equal(f.t, total, page.Total)
-		for _, r := range page.Tasks {
-			ids = append(ids, r.Task.ID)
+		ids, next := fetch(cursor)
+		all = append(all, ids...)
+		if next == "" {
+			return all
 		}
-		if page.NextCursor == "" {
-			return ids
-		}
-		require.Len(f.t, page.Tasks, pageSize, "only the last page is short")
-		q.Cursor = page.NextCursor
+		require.Len(t, ids, pageSize, "only the last page is short")
+		cursor = next
 	}
-	f.t.Fatal("paging does not end")
+	t.Fatal("paging does not end")
 	return nil
 }
 
+// listed pages through alice's tasks and returns their ids in order,
+// checking each page's total.
+func (f *fixture) listed(q service.ListQuery, pageSize, total int) []string {
+	f.t.Helper()
+	q.Owner, q.PageSize = "alice", pageSize
+	return pageAll(f.t, pageSize, func(cursor string) ([]string, string) {
+		q.Cursor = cursor
+		page, err := f.store.ListTasks(f.ctx, q)
+		require.NoError(f.t, err)
+		assert.Equal(f.t, total, page.Total)
+		var ids []string
+		for _, r := range page.Tasks {
+			ids = append(ids, r.Task.ID)
+		}
+		return ids, page.NextCursor
+	})
+}
+
+// contexts pages through alice's contexts and returns their ids in order.
 func (f *fixture) contexts(pageSize int) []string {
 	f.t.Helper()
-	q := service.ContextQuery{Owner: "alice", PageSize: pageSize}
-	var ids []string
-	for range 100 {
-		page, err := f.store.ListContexts(f.ctx, q)
+	return pageAll(f.t, pageSize, func(cursor string) ([]string, string) {
+		page, err := f.store.ListContexts(f.ctx, service.ContextQuery{Owner: "alice", PageSize: pageSize, Cursor: cursor})
 		require.NoError(f.t, err)
+		var ids []string
 		for _, c := range page.Contexts {
 			ids = append(ids, c.ContextID)
 		}
-		if page.NextCursor == "" {
-			return ids
-		}
-		require.Len(f.t, page.Contexts, pageSize, "only the last page is short")
-		q.Cursor = page.NextCursor
-	}
-	f.t.Fatal("paging does not end")
-	return nil
+		return ids, page.NextCursor
+	})
 }
 
 // One caller's tasks are written to several byOwner partitions (shards),
