@@ -19,8 +19,8 @@ var serviceClients = map[string][]string{
 	"card":    nil,
 	"send":    {"dynamodb", "sfn"},
 	"tasks":   {"dynamodb", "sfn"},
-	"worker":  {"dynamodb"},
-	"sweep":   {"dynamodb", "sfn"},
+	"worker":  {"dynamodb", "sfn"},
+	"sweep":   {"dynamodb"},
 	"push":    {"dynamodb", "sqs"},
 	"deliver": {"dynamodb", "sqs"},
 }

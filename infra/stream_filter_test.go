@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +120,27 @@ func TestStreamFilter(t *testing.T) {
 		ID: "t-once", ContextID: "c-once", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: done, Timestamp: now()},
 		History: []a2a.Message{*msg("m-once", "hi"), *done}, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("42")}}},
 	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h1", URL: "https://hooks.example.com/1"}, ProtocolVersion: a2a.V03}}}))
+	// The same life for tasks without webhooks, most tasks: none of their
+	// records may invoke the push function.
+	quiet := func(id string) *a2a.Message { m := msg(id, "quiet"); m.TaskID = "t-quiet"; return m }
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", Task: a2a.Task{
+		ID: "t-quiet", ContextID: "c-q", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
+		History: []a2a.Message{*quiet("q-1")},
+	}}))
+	for _, u := range []service.Update{
+		{TaskID: "t-quiet", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: quiet("q-2"), Timestamp: now()}},
+		{TaskID: "t-quiet", Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("42")}}}, ArtifactLastChunk: true},
+		{TaskID: "t-quiet", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: quiet("q-3"), Timestamp: now()}},
+	} {
+		_, err := store.UpdateTask(ctx, u)
+		require.NoError(t, err)
+	}
+	quietDone := msg("q-done", "done at once")
+	quietDone.TaskID = "t-quiet-once"
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", BindingKnown: true, Task: a2a.Task{
+		ID: "t-quiet-once", ContextID: "c-q", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: quietDone, Timestamp: now()},
+		History: []a2a.Message{*msg("m-q-once", "hi"), *quietDone},
+	}}))
 	// TTL deletes every item of the task: the stream has a REMOVE for each.
 	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: ptr("PK = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "T#t-f"}}})
@@ -143,10 +165,17 @@ func TestStreamFilter(t *testing.T) {
 		}
 		sk := r.Change.Keys["SK"].String()
 		state := r.Change.NewImage["state"]
+		hasPush := r.Change.NewImage["hasPush"]
+		webhooks := hasPush.DataType() == events.DataTypeBoolean && hasPush.Boolean()
 		taskUpdate := sk == "H" && (r.EventName == string(events.DynamoDBOperationTypeModify) ||
 			(r.EventName == string(events.DynamoDBOperationTypeInsert) && state.DataType() == events.DataTypeString && state.String() != "submitted"))
+		pk := r.Change.Keys["PK"].String()
 		seen[fmt.Sprintf("%s %v", r.EventName, pass)]++
-		assert.Equal(t, taskUpdate, pass, "%s of %s: only updates of task items, and tasks created past submitted, reach the push function", r.EventName, sk)
+		if strings.HasPrefix(pk, "T#t-quiet") {
+			seen["quiet"]++
+			assert.False(t, pass, "%s of %s %s: a task without webhooks never reaches the push function", r.EventName, pk, sk)
+		}
+		assert.Equal(t, taskUpdate && webhooks, pass, "%s of %s %s: only updates of task items with webhooks, and such tasks created past submitted, reach the push function", r.EventName, pk, sk)
 		c, err := dynamo.ChangeFromStream(r)
 		require.NoError(t, err)
 		if c != nil {
@@ -159,6 +188,7 @@ func TestStreamFilter(t *testing.T) {
 	assert.Positive(t, seen["INSERT false"], "inserts are dropped")
 	assert.Positive(t, seen["REMOVE false"], "deletions are dropped")
 	assert.Positive(t, seen["MODIFY true"], seen)
+	assert.GreaterOrEqual(t, seen["quiet"], 5, "the tasks without webhooks wrote records")
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -50,6 +50,7 @@ Usage: moto_server_launcher.py --port PORT [--host 127.0.0.1]
 
 import argparse
 import copy
+import json
 import os
 import sys
 import threading
@@ -115,13 +116,32 @@ def atomic_update_expressions():
 
 
 def bridge_lambda_invocations():
-    """Invoke functions that name a MOTO_LAMBDA_BRIDGE_URL over HTTP."""
+    """Invoke functions that name a MOTO_LAMBDA_BRIDGE_URL over HTTP.
+
+    A synchronous invocation (Step Functions' lambda:invoke) waits for the
+    bridge's answer. An asynchronous one (InvocationType Event) is answered
+    202 at once and POSTed to the bridge from a thread of its own, as Lambda
+    queues it and runs it later (moto itself runs it before answering)."""
+    import threading
     import urllib.error
     import urllib.request
 
     from moto.awslambda_simple import models
 
     original = models.LambdaSimpleBackend.invoke
+
+    def post(url, data, response_headers):
+        req = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=900) as resp:
+                return resp.read()
+        except urllib.error.HTTPError as e:
+            # A function error: Step Functions sees Lambda.Unknown-like failure.
+            response_headers["x-amz-function-error"] = "Unhandled"
+            return e.read()
+        except OSError as e:  # the bridge is gone (its test ended)
+            response_headers["x-amz-function-error"] = "Unhandled"
+            return json.dumps({"errorType": "BridgeUnreachable", "errorMessage": str(e)}).encode()
 
     def invoke(self, function_name, qualifier, body, headers, response_headers):
         try:
@@ -132,14 +152,10 @@ def bridge_lambda_invocations():
         if not url:
             return original(self, function_name, qualifier, body, headers, response_headers)
         data = body if isinstance(body, bytes) else (body or "").encode()
-        req = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=900) as resp:
-                return resp.read()
-        except urllib.error.HTTPError as e:
-            # A function error: Step Functions sees Lambda.Unknown-like failure.
-            response_headers["x-amz-function-error"] = "Unhandled"
-            return e.read()
+        if (headers or {}).get("X-Amz-Invocation-Type") == "Event":
+            threading.Thread(target=post, args=(url, data, {}), daemon=True).start()
+            return b""
+        return post(url, data, response_headers)
 
     models.LambdaSimpleBackend.invoke = invoke
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +32,10 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
@@ -65,18 +70,28 @@ func (parityAgent) Step(ctx context.Context, in agent.StepInput, emit agent.Emit
 
 const sfnToken = "sfn-token"
 
-// stack is the deployed shape in miniature: a table, the state machine
-// with the worker bridged to it, and the HTTP functions on a listener.
+// stack is the deployed shape in miniature: a table, the worker function
+// (in moto's Lambda, bridged to the real worker handler) and the state
+// machine that calls it, and the HTTP functions on a listener. It counts
+// the Step Functions calls the functions make, by operation, and the
+// worker's runs (its asynchronous invocations).
 type stack struct {
 	url     string
 	machine *sfntest.Machine
+	store   *dynamo.Store
+	sfn     *awstest.OpCounter
+	runs    atomic.Int32
 }
 
 // newStack starts a stack whose functions run ag in mode (stepfunctions or
 // auto). ttl is the interrupt TTL, budget the blocking timeout (the inline
 // runner's budget in auto mode).
 func newStack(t *testing.T, ag agent.Agent, mode string, ttl, budget time.Duration) *stack {
-	store := clienttest.DynamoStore(t)
+	return newStackOn(t, clienttest.DynamoStore(t), ag, mode, ttl, budget)
+}
+
+// newStackOn is newStack on store.
+func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, ttl, budget time.Duration) *stack {
 	cfg, err := config.Load(func(k string) string { return "" })
 	require.NoError(t, err)
 	cfg.PublicURL = ""
@@ -84,14 +99,26 @@ func newStack(t *testing.T, ag agent.Agent, mode string, ttl, budget time.Durati
 	cfg.InterruptTTL = ttl
 	cfg.BlockingTimeout = budget
 	log := boot.NewLogger(&testWriter{t}, cfg.LogLevel)
-	w := workerfn.NewHandler(cfg, ag, store, nil, log)
-	m := sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) { return w.Handle(ctx, ev) }))
-	cfg.Execution = config.Execution{Mode: mode, StateMachineARN: m.ARN}
-	h, err := app.NewLambdaHandler(cfg, ag, store, app.LambdaOptions{Routes: httpapi.RoutesAll, StepFunctions: m.Client, Log: log})
+	s := &stack{store: store, sfn: awstest.NewOpCounter()}
+	var w *worker.Handler
+	s.machine = sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) {
+		if ev.Action == worker.ActionRun {
+			s.runs.Add(1)
+		}
+		return w.Handle(ctx, ev)
+	}))
+	counted := awssfn.NewFromConfig(awstest.Config(t), func(o *awssfn.Options) { o.HTTPClient = s.sfn.Client(nil) })
+	cfg.Execution = config.Execution{Mode: mode, StateMachineARN: s.machine.ARN, WorkerFunction: s.machine.Function}
+	w, err = workerfn.NewHandler(cfg, ag, store, counted, nil, log)
+	require.NoError(t, err)
+	inv, err := lambdainvoke.New(awstest.Config(t), lambdainvoke.Options{})
+	require.NoError(t, err)
+	h, err := app.NewLambdaHandler(cfg, ag, store, app.LambdaOptions{Routes: httpapi.RoutesAll, StepFunctions: counted, Invoker: inv, Log: log})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &stack{url: srv.URL, machine: m}
+	s.url = srv.URL
+	return s
 }
 
 // testWriter sends the functions' logs to the test's log.
@@ -178,13 +205,15 @@ func TestParityLocalAndStepFunctions(t *testing.T) {
 	s := newStack(t, parityAgent{}, config.ExecutionStepFunctions, time.Hour, 5*time.Second)
 	assert.Equal(t, want, conversation(t, client.New(s.url, client.Options{Token: sfnToken})), "worker and state machine")
 	states := s.executionStates(t)
-	require.Len(t, states, 1, "one execution per task")
+	require.Len(t, states, 1, "one execution per task: its first step ran in the worker, outside it")
 	for _, st := range states {
-		assert.Equal(t, []string{"Begin", "Step", "Route", "PrepareContinue", "WaitBeforeStep", "Step", "Route", "PrepareAwait", "AwaitInput", "Step", "Route", "Done"}, st)
+		assert.Equal(t, []string{"Begin", "WaitBeforeStep", "Step", "Route", "PrepareAwait", "AwaitInput", "Step", "Route", "Done"}, st)
 	}
+	assert.EqualValues(t, 1, s.runs.Load(), "the first step ran on the asynchronous path")
 }
 
-// executionStates returns the states each execution entered, by name.
+// executionStates returns the states each execution entered, by the task
+// it runs (an execution is named <taskId>-<suffix>).
 func (s *stack) executionStates(t *testing.T) map[string][]string {
 	out, err := s.machine.Client.ListExecutions(context.Background(), &awssfn.ListExecutionsInput{StateMachineArn: aws.String(s.machine.ARN)})
 	require.NoError(t, err)
@@ -192,9 +221,17 @@ func (s *stack) executionStates(t *testing.T) map[string][]string {
 	for _, e := range out.Executions {
 		s.machine.Wait(aws.ToString(e.ExecutionArn), 10*time.Second)
 		states, _ := s.machine.History(aws.ToString(e.ExecutionArn))
-		m[aws.ToString(e.Name)] = states
+		m[taskOfExecution(aws.ToString(e.Name))] = states
 	}
 	return m
+}
+
+// taskOfExecution is the task id an execution's name starts with: a UUID.
+func taskOfExecution(name string) string {
+	if len(name) > 36 {
+		return name[:36]
+	}
+	return name
 }
 
 // TestAutoMode: a task that completes in its first inline step never
@@ -271,12 +308,33 @@ func TestCancelAndExpiryOnStepFunctions(t *testing.T) {
 	}
 
 	waiting := start("ask Anyone?")
+	s.sfn.Reset()
 	canceled, err := c.CancelTask(ctx, a2a.TaskIDParams{ID: waiting.ID})
 	require.NoError(t, err)
 	assert.Equal(t, a2a.TaskStateCanceled, canceled.Status.State)
 	arn := s.executionARN(t, waiting.ID)
 	status := s.machine.Wait(arn, 10*time.Second)
 	assert.NotEqual(t, sfntypes.ExecutionStatusRunning, status, "the execution ended")
+	assert.Equal(t, map[string]int{"SendTaskFailure": 1}, s.sfn.Counts(), "the wait is failed through its token; nothing is looked for")
+
+	// A task between two steps of its execution: the execution its steps
+	// recorded is stopped, found without listing any.
+	res, err := c.SendMessage(ctx, a2a.MessageSendParams{Message: a2a.Message{Parts: []a2a.Part{a2a.TextPart("long 30")}},
+		Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		rec, err := s.store.GetTask(ctx, res.Task.ID, service.GetOptions{})
+		return err == nil && rec.ExecutionARN != ""
+	}, 30*time.Second, 50*time.Millisecond, "a step of the execution records it")
+	rec, err := s.store.GetTask(ctx, res.Task.ID, service.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, s.executionARN(t, res.Task.ID), rec.ExecutionARN)
+	s.sfn.Reset()
+	canceled, err = c.CancelTask(ctx, a2a.TaskIDParams{ID: res.Task.ID})
+	require.NoError(t, err)
+	assert.Equal(t, a2a.TaskStateCanceled, canceled.Status.State)
+	assert.Equal(t, map[string]int{"StopExecution": 1}, s.sfn.Counts(), "no ListExecutions, no DescribeExecution")
+	assert.NotEqual(t, sfntypes.ExecutionStatusRunning, s.machine.Wait(rec.ExecutionARN, 10*time.Second), "the execution was stopped")
 
 	ignored := start("ask Anyone there?")
 	var expired *a2a.Task
@@ -290,23 +348,26 @@ func TestCancelAndExpiryOnStepFunctions(t *testing.T) {
 	assert.Equal(t, []string{"AwaitInput", "Expire", "InputRequestExpired"}, states[len(states)-3:])
 }
 
-func (s *stack) executionARN(t *testing.T, name string) string {
+// executionARN is the ARN of the execution that runs task taskID.
+func (s *stack) executionARN(t *testing.T, taskID string) string {
 	out, err := s.machine.Client.ListExecutions(context.Background(), &awssfn.ListExecutionsInput{StateMachineArn: aws.String(s.machine.ARN)})
 	require.NoError(t, err)
 	for _, e := range out.Executions {
-		if aws.ToString(e.Name) == name {
+		if taskOfExecution(aws.ToString(e.Name)) == taskID {
 			return aws.ToString(e.ExecutionArn)
 		}
 	}
 	b, _ := json.Marshal(out.Executions)
-	t.Fatalf("no execution %s among %s", name, b)
+	t.Fatalf("no execution of task %s among %s", taskID, b)
 	return ""
 }
 
 // TestStepFunctionsCost counts what Step Functions bills (state
-// transitions: every state entered) and the worker invocations, for a
-// one-step task, a five-step task and a task with one interrupt, in
-// stepfunctions mode. The README quotes these numbers.
+// transitions: every state entered), the executions started and the
+// worker's invocations, for a one-step task, a five-step task and a task
+// with one interrupt, sent non-blocking in stepfunctions mode: a task's
+// first step runs in the worker on the asynchronous path, so a one-step
+// task starts no execution at all. The README quotes these numbers.
 func TestStepFunctionsCost(t *testing.T) {
 	ag, err := builtin.Registry().New("demo", func(k string) string { return map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10"}[k] })
 	require.NoError(t, err)
@@ -316,7 +377,9 @@ func TestStepFunctionsCost(t *testing.T) {
 	defer cancel()
 	fast := client.WaitOptions{MinInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond}
 	blocking := false
-	run := func(text string, reply bool) (transitions, invocations int) {
+	run := func(text string, reply bool) (executions, transitions, invocations int) {
+		s.sfn.Reset()
+		s.runs.Store(0)
 		res, err := c.SendMessage(ctx, a2a.MessageSendParams{Message: a2a.Message{Parts: []a2a.Part{a2a.TextPart(text)}},
 			Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
 		require.NoError(t, err)
@@ -329,23 +392,26 @@ func TestStepFunctionsCost(t *testing.T) {
 			require.NoError(t, err)
 		}
 		require.Equal(t, a2a.TaskStateCompleted, task.Status.State)
-		arn := s.executionARN(t, res.Task.ID)
-		s.machine.Wait(arn, 10*time.Second)
-		states, calls := s.machine.History(arn)
-		return len(states), len(calls)
+		invocations = int(s.runs.Load())
+		if states, ok := s.executionStates(t)[res.Task.ID]; ok {
+			_, calls := s.machine.History(s.executionARN(t, res.Task.ID))
+			transitions, invocations = len(states), invocations+len(calls)
+		}
+		return s.sfn.Count("StartExecution"), transitions, invocations
 	}
 	for _, tt := range []struct {
-		name                     string
-		text                     string
-		reply                    bool
-		transitions, invocations int
+		name                                 string
+		text                                 string
+		reply                                bool
+		executions, transitions, invocations int
 	}{
-		{"one step", "hello", false, 4, 1},
-		{"five steps", "long 5", false, 20, 5},
-		{"one interrupt", "ask Ready?", true, 8, 3},
+		{"one step", "hello", false, 0, 0, 1},
+		{"five steps", "long 5", false, 1, 17, 5},
+		{"one interrupt", "ask Ready?", true, 1, 5, 3},
 	} {
-		transitions, invocations := run(tt.text, tt.reply)
-		t.Logf("%-13s %2d state transitions, %d worker invocations", tt.name, transitions, invocations)
+		executions, transitions, invocations := run(tt.text, tt.reply)
+		t.Logf("%-13s %d executions, %2d state transitions, %d worker invocations", tt.name, executions, transitions, invocations)
+		assert.Equal(t, tt.executions, executions, tt.name)
 		assert.Equal(t, tt.transitions, transitions, tt.name)
 		assert.Equal(t, tt.invocations, invocations, tt.name)
 	}

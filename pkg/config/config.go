@@ -116,14 +116,16 @@ func SecretVariables() []string {
 
 // Execution modes of the Lambda functions.
 const (
-	// ExecutionAuto runs a blocking send's first steps in the request and
-	// hands what continues or waits to Step Functions; a non-blocking send
-	// starts an execution at once.
+	// ExecutionAuto runs a blocking send's first steps in the request, a
+	// non-blocking send's first step in the worker (an asynchronous
+	// invocation), and hands what continues or waits to Step Functions.
 	ExecutionAuto = "auto"
 	// ExecutionInline runs steps in requests only (sam local): a
 	// non-blocking send's task awaits execution.
 	ExecutionInline = "inline"
-	// ExecutionStepFunctions runs every step on Step Functions.
+	// ExecutionStepFunctions runs no step in a request: a task's first
+	// step runs in the worker (an asynchronous invocation), and what
+	// continues or waits on Step Functions.
 	ExecutionStepFunctions = "stepfunctions"
 )
 
@@ -134,6 +136,11 @@ type Execution struct {
 	// StateMachineARN is the state machine (A2A_STATE_MACHINE_ARN), needed
 	// by auto and stepfunctions.
 	StateMachineARN string
+	// WorkerFunction is the worker function's name or ARN
+	// (A2A_WORKER_FUNCTION), which runs the steps no request runs: the
+	// functions that start tasks (send, sweep) need it in auto and
+	// stepfunctions modes.
+	WorkerFunction string
 }
 
 // TaskStore is where tasks are kept.
@@ -159,6 +166,9 @@ type AWS struct {
 	Region string
 	// EndpointURL is AWS_ENDPOINT_URL: a local stand-in such as moto.
 	EndpointURL string
+	// LambdaEndpointURL is AWS_ENDPOINT_URL_LAMBDA: Lambda's API (the
+	// asynchronous path's invocations) somewhere else than EndpointURL.
+	LambdaEndpointURL string
 }
 
 // Task store backends.
@@ -293,8 +303,9 @@ func (r *reader) taskStore() (TaskStore, AWS) {
 		MaxTasks:    r.intRange("A2A_MEMORY_MAX_TASKS", DefaultMemoryMaxTasks, 1, 10_000_000),
 	}
 	aws := AWS{
-		Region:      r.str("AWS_REGION", strings.TrimSpace(r.getenv("AWS_DEFAULT_REGION"))),
-		EndpointURL: r.absoluteURL("AWS_ENDPOINT_URL"),
+		Region:            r.str("AWS_REGION", strings.TrimSpace(r.getenv("AWS_DEFAULT_REGION"))),
+		EndpointURL:       r.absoluteURL("AWS_ENDPOINT_URL"),
+		LambdaEndpointURL: r.absoluteURL("AWS_ENDPOINT_URL_LAMBDA"),
 	}
 	switch ts.Backend {
 	case BackendMemory:
@@ -326,6 +337,7 @@ func (r *reader) execution() Execution {
 	e := Execution{
 		Mode:            strings.ToLower(strings.TrimSpace(r.getenv("A2A_EXECUTION"))),
 		StateMachineARN: strings.TrimSpace(r.getenv("A2A_STATE_MACHINE_ARN")),
+		WorkerFunction:  strings.TrimSpace(r.getenv("A2A_WORKER_FUNCTION")),
 	}
 	if arn := e.StateMachineARN; arn != "" && (!strings.HasPrefix(arn, "arn:") || !strings.Contains(arn, ":stateMachine:")) {
 		r.fail("A2A_STATE_MACHINE_ARN", e.StateMachineARN, "must be a state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)")

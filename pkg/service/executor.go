@@ -86,7 +86,18 @@ type StepRequest struct {
 	// Unsaved is the task Created describes when it is not stored yet
 	// (Job.Unsaved): the step's first write stores it.
 	Unsaved *NewTask
+	// ExecutionARN is the Step Functions execution the step runs in, or
+	// "": the step's first write records it on the task when it is not
+	// recorded yet (TaskRecord.ExecutionARN), so that a cancel stops it.
+	ExecutionARN string
 }
+
+// ErrStepStopped is what Step returns when its context ended before the
+// step's result was stored: the runner stopped the step (its request's
+// budget was spent, its process stops). Nothing of the step is stored
+// after that, whatever the agent does; the task keeps its lease, so that
+// the runner it is handed to, or a sweep, runs the step again.
+var ErrStepStopped = errors.New("step stopped")
 
 // StepResult says how a step (or an Await, Expire or Fail action) ended.
 type StepResult struct {
@@ -102,6 +113,10 @@ type StepResult struct {
 	// ActiveUntil is when the interrupt stops accepting replies (set by
 	// Await).
 	ActiveUntil time.Time
+	// Version is the task's version after the step's last write
+	// (NextContinue, NextAwait): with the task id it names the hand-off
+	// that follows, which a retried step repeats exactly.
+	Version int64
 }
 
 // AwaitRequest asks the executor to show a step's pending interrupt.
@@ -190,10 +205,16 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		// A stray continue for a task that waits for its client.
 		return StepResult{Next: NextAwait, State: state}, nil
 	}
-	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version, leaseOwner: x.owner, trigger: stepTrigger(req)}
+	stepCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, version: rec.Version, leaseOwner: x.owner, trigger: stepTrigger(req),
+		runCtx: ctx, cancelStep: cancel}
 	// The step takes the task's lease, with its first write when the task
-	// starts working.
+	// starts working, and records the execution it runs in.
 	acquire := Update{Lease: w.lease(0)}
+	if req.ExecutionARN != rec.ExecutionARN {
+		acquire.ExecutionARN = req.ExecutionARN
+	}
 	if state != a2a.TaskStateWorking {
 		acquire.Status = &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
 	}
@@ -226,9 +247,6 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 			req.Reply = replyFromStatus(rec.Task.Status.Message)
 		}
 	}
-	stepCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w.cancelStep = cancel
 	in := agent.StepInput{
 		Task:           rec.Task,
 		Message:        req.Message,
@@ -253,26 +271,50 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		x.log.InfoContext(ctx, "the task was taken over while its step ran; step result dropped", "taskId", rec.Task.ID)
 		return StepResult{Next: NextDone, State: a2a.TaskStateWorking}, nil
 	}
+	if ctx.Err() != nil {
+		// The runner stopped the step (its budget was spent, the process
+		// stops): whatever the agent made of its ended context, an error
+		// or an outcome, is not the task's result. Nothing is written; the
+		// task keeps its lease for the runner it is handed to, or a sweep.
+		x.log.InfoContext(ctx, "agent step stopped", "taskId", rec.Task.ID, "reason", context.Cause(ctx))
+		return StepResult{}, fmt.Errorf("%w: task %s: %w", ErrStepStopped, rec.Task.ID, context.Cause(ctx))
+	}
 	if agentErr != nil {
 		if errors.Is(agentErr, agent.ErrTaskFinished) {
 			return w.finish(ctx, &ConflictError{Reason: ConflictTerminal})
-		}
-		if ctx.Err() != nil && errors.Is(agentErr, context.Canceled) {
-			// The runner stopped the step (the task was canceled, or the
-			// process stops): not the agent's failure. Nothing is written;
-			// a task still at work keeps its lease, which a sweep takes over
-			// once it lapses.
-			x.log.DebugContext(ctx, "agent step stopped", "taskId", rec.Task.ID, "reason", context.Cause(ctx))
-			return StepResult{}, fmt.Errorf("step of task %s stopped: %w", rec.Task.ID, context.Cause(ctx))
 		}
 		x.log.WarnContext(ctx, "agent step failed", "taskId", rec.Task.ID, "error", agentErr)
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
 	}
 	res, err := x.applyOutcome(ctx, w, out)
+	if errors.Is(err, ErrStepStopped) {
+		return StepResult{}, err
+	}
 	if err == nil {
 		x.observe(ctx, res.State)
+		if res.Next != NextDone {
+			res.Version = w.version
+		}
 	}
 	return res, err
+}
+
+// HandOver stores the new task of a step that was stopped (ErrStepStopped)
+// before its first write stored it (StepRequest.Unsaved): working, with a
+// lease that no step holds yet, so that the runner the step is handed to
+// takes it, or a sweep takes the task over once it lapses. A task stored
+// meanwhile (by the step, or a retried send of its message) is left as it
+// is.
+func (x *Executor) HandOver(ctx context.Context, nt *NewTask) error {
+	t := *nt
+	t.Task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
+	t.Lease = Lease{Until: x.clock.Now().Add(x.lease), Trigger: TriggerMessage}
+	err := x.store.CreateTask(ctx, t)
+	var dup *DuplicateError
+	if err != nil && !errors.As(err, &dup) {
+		return fmt.Errorf("store handed-over task %s: %w", nt.Task.ID, err)
+	}
+	return nil
 }
 
 // observe counts a task reaching state through this executor: a terminal
@@ -581,10 +623,14 @@ func (x *Executor) now() string { return a2a.FormatTime(x.clock.Now()) }
 
 // taskWriter persists a step's writes, tracking the task version.
 type taskWriter struct {
-	x          *Executor
-	taskID     string
-	contextID  string
-	version    int64
+	x         *Executor
+	taskID    string
+	contextID string
+	version   int64
+	// runCtx is the context the runner gave the step: once it ends, the
+	// step writes nothing more (ErrStepStopped). cancelStep ends the
+	// agent's own context.
+	runCtx     context.Context
 	cancelStep context.CancelFunc
 	// leaseOwner names the step in the task's lease; trigger is what
 	// started it.
@@ -642,6 +688,9 @@ func (w *taskWriter) takeLease(ctx context.Context) (bool, error) {
 }
 
 func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
+	if w.stopped() {
+		return fmt.Errorf("%w: task %s: %w", ErrStepStopped, w.taskID, context.Cause(w.runCtx))
+	}
 	u.TaskID = w.taskID
 	if w.unsaved != nil {
 		if done, err := w.storeUnsaved(ctx, u); done || err != nil {
@@ -656,6 +705,9 @@ func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
 		}
 		if !u.Lease.Held() && !u.ClearLease {
 			u.Lease = w.lease(0) // a whole lease from now
+		}
+		if u.ExecutionARN == "" {
+			u.ExecutionARN = a.ExecutionARN
 		}
 	}
 	for attempt := 0; ; attempt++ {
@@ -729,11 +781,17 @@ func latestOfEach(arts []a2a.Artifact) []a2a.Artifact {
 	return out
 }
 
+// stopped reports whether the runner stopped the step (see ErrStepStopped).
+func (w *taskWriter) stopped() bool { return w.runCtx != nil && w.runCtx.Err() != nil }
+
 // finish turns a write error into the step's result: a terminal task ends the
-// step quietly, anything else is the store failing.
+// step quietly, a stopped step is ErrStepStopped, anything else is the store
+// failing.
 func (w *taskWriter) finish(ctx context.Context, err error) (StepResult, error) {
 	var ce *ConflictError
 	switch {
+	case errors.Is(err, ErrStepStopped):
+		return StepResult{}, err
 	case errors.As(err, &ce) && ce.Reason == ConflictTerminal:
 		w.x.log.InfoContext(ctx, "task finished while its step ran; step result dropped", "taskId", w.taskID, "state", ce.State)
 		return StepResult{Next: NextDone, State: ce.State}, nil
@@ -784,6 +842,11 @@ func (w *taskWriter) Artifact(ctx context.Context, art a2a.Artifact, opts agent.
 
 func (w *taskWriter) emit(ctx context.Context, u Update) error {
 	err := w.write(ctx, u)
+	if errors.Is(err, ErrStepStopped) {
+		// Nothing the step does is stored any more: the agent stops as it
+		// does for a finished task.
+		return fmt.Errorf("%w: %w", agent.ErrTaskFinished, err)
+	}
 	var ce *ConflictError
 	if errors.As(err, &ce) && ce.Reason == ConflictTerminal {
 		w.finished, w.finalState = true, ce.State

@@ -119,6 +119,9 @@ func (k *leaseKeeper) renew(x *Executor) {
 }
 
 func (x *Executor) renewLease(w *taskWriter) {
+	if w.stopped() {
+		return // the runner stopped the step; its task went on elsewhere
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), x.lease/3)
 	defer cancel()
 	// A step that has not written yet takes its lease with this write.

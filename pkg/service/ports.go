@@ -47,6 +47,9 @@ type TaskRecord struct {
 	// Takeovers counts the times a sweep took the task over.
 	Lease     Lease
 	Takeovers int
+	// ExecutionARN is the Step Functions execution that last ran a step of
+	// the task (Update.ExecutionARN), or "": a cancel stops it.
+	ExecutionARN string
 }
 
 // Feedback is a client's rating of a finished task (tasks/feedback).
@@ -205,6 +208,9 @@ type Update struct {
 	// whatever these say.
 	Lease      Lease
 	ClearLease bool
+	// ExecutionARN, when set, records the Step Functions execution that
+	// runs the task's steps (TaskRecord.ExecutionARN).
+	ExecutionARN string
 }
 
 // CompletedArtifacts returns the ids of the artifacts u completes (see
@@ -656,6 +662,10 @@ type Resume struct {
 	// AwaitRequestID, when set, is the interrupt the last step asked for:
 	// show it (Executor.Await) and wait for the reply.
 	AwaitRequestID string
+	// Version is the task's version after the step that handed the work
+	// over (StepResult.Version): with the task id it names the hand-over,
+	// which a retried step repeats exactly.
+	Version int64
 }
 
 // CancelRequest tells a runner that a task was canceled.
@@ -664,6 +674,9 @@ type CancelRequest struct {
 	// TaskToken is the callback token of the interrupt the task waited on
 	// when it was canceled, or empty.
 	TaskToken string
+	// ExecutionARN is the execution that last ran a step of the task
+	// (TaskRecord.ExecutionARN), or empty.
+	ExecutionARN string
 }
 
 // Runner executes tasks' steps.

@@ -32,9 +32,12 @@ import (
 // Defaults of Config.
 const (
 	DefaultBlockingTimeout = 25 * time.Second
-	defaultPollMin         = 25 * time.Millisecond
-	defaultPollMax         = time.Second
-	maxUpdateAttempts      = 5
+	// A blocking send that waits for work done elsewhere reads its task
+	// at these intervals, doubling: three reads in the first second, then
+	// one a second.
+	defaultPollMin    = 100 * time.Millisecond
+	defaultPollMax    = time.Second
+	maxUpdateAttempts = 5
 )
 
 // Config holds the service's behaviour settings.
@@ -43,7 +46,9 @@ type Config struct {
 	// configuration.blocking (A2A_BLOCKING_DEFAULT).
 	BlockingDefault bool
 	// BlockingTimeout bounds how long a blocking send waits for the task to
-	// settle before returning it as it is (A2A_BLOCKING_TIMEOUT_SECONDS).
+	// settle before returning it as it is (A2A_BLOCKING_TIMEOUT_SECONDS),
+	// counted from the send's start: what a runner spent of it running
+	// steps in the request is not waited again.
 	BlockingTimeout time.Duration
 	// PushNotifications enables push notification configs.
 	PushNotifications bool
@@ -114,6 +119,8 @@ func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) 
 // interrupted one, starts its execution and, when blocking, waits until the
 // task is terminal or interrupted (at most Config.BlockingTimeout).
 func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSendParams) (*a2a.Task, error) {
+	// The wait bounds the request, as an I/O timeout does: real time.
+	waitUntil := time.Now().Add(s.cfg.BlockingTimeout)
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -203,10 +210,13 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		if err != nil {
 			return nil, err
 		}
-		if rec.Task.Status.State.Settled() {
+		if rec.Task.Status.State.Settled() || s.dueAfter(rec, waitUntil) {
 			return s.wire(ctx, rec), nil
 		}
-		s.waitSettled(ctx, job.TaskID)
+		// The work goes on elsewhere (a step handed over, an interrupt
+		// shown by a state machine execution): wait for it with what is
+		// left of the budget.
+		s.waitSettled(ctx, job.TaskID, waitUntil)
 	}
 	return s.read(ctx, owner, job.TaskID, opts)
 }
@@ -426,13 +436,30 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 	}
 }
 
+// dueAfter reports whether the next step of rec, a task that waits after
+// a Continue outcome, runs after until: waiting for it would spend the
+// request's time for nothing. A continuation's lease lasts its delay and
+// a lease (see Executor.applyOutcome).
+func (s *Service) dueAfter(rec *TaskRecord, until time.Time) bool {
+	l := rec.Lease
+	if !l.Held() || l.Trigger != TriggerContinue {
+		return false
+	}
+	due := l.Until.Sub(s.clock.Now()) - s.cfg.LeaseDuration
+	return due >= time.Until(until)
+}
+
 // waitSettled waits until the task, which the caller has just read
-// unsettled, is terminal or interrupted, at most Config.BlockingTimeout: its
-// polls start after a first pause. A timeout is not an error: the caller
-// answers with the task as it is. The timeout bounds the request, as an I/O
-// timeout does, so it runs in real time; so does the pace of the polls.
-func (s *Service) waitSettled(ctx context.Context, taskID string) {
-	timeout := time.NewTimer(s.cfg.BlockingTimeout)
+// unsettled, is terminal or interrupted, at most until until: its polls
+// start after a first pause. A timeout is not an error: the caller answers
+// with the task as it is. The timeout bounds the request, as an I/O timeout
+// does, so it runs in real time; so does the pace of the polls.
+func (s *Service) waitSettled(ctx context.Context, taskID string, until time.Time) {
+	left := time.Until(until)
+	if left <= 0 {
+		return
+	}
+	timeout := time.NewTimer(left)
 	defer timeout.Stop()
 	if waiter, ok := s.store.(SettleWaiter); ok {
 		select {
@@ -507,7 +534,7 @@ func (s *Service) CancelTask(ctx context.Context, owner string, p a2a.TaskIDPara
 			return nil, s.storeError(err, p.ID, "params")
 		}
 		metrics.TaskState(ctx, s.info.Name, a2a.TaskStateCanceled)
-		if err := s.runner.Cancel(ctx, CancelRequest{TaskID: p.ID, TaskToken: s.waitingToken(ctx, &rec.Task)}); err != nil {
+		if err := s.runner.Cancel(ctx, CancelRequest{TaskID: p.ID, TaskToken: s.waitingToken(ctx, &rec.Task), ExecutionARN: rec.ExecutionARN}); err != nil {
 			s.log.WarnContext(ctx, "runner could not stop canceled task", "taskId", p.ID, "error", err)
 		}
 		return s.read(ctx, owner, p.ID, AllHistory)

@@ -1,6 +1,10 @@
-// Package worker is the Step Functions task handler: the worker Lambda runs
-// the actions of the step protocol that infra/statemachine.asl.json asks for.
+// Package worker is the worker Lambda's handler: it runs the actions of the
+// step protocol that the state machine (infra/statemachine.asl.json) asks
+// for, and the steps that reach it on the asynchronous path.
 //
+//	run     run a task's step outside a workflow:  (an asynchronous invoke:
+//	        what follows it, if anything, goes to  a new task's first step,
+//	        a state machine execution              a reply, a takeover)
 //	step    run one agent step                    (state Step)
 //	await   show the step's interrupt and bind    (state AwaitInput, invoked
 //	        the execution's task token to it       with .waitForTaskToken)
@@ -27,6 +31,7 @@ import (
 
 // Actions.
 const (
+	ActionRun    = "run"
 	ActionStep   = "step"
 	ActionAwait  = "await"
 	ActionExpire = "expire"
@@ -45,6 +50,12 @@ type Event struct {
 	TaskToken string `json:"taskToken,omitempty"`
 	// Error is the error a Catch recorded (fail).
 	Error *StateError `json:"error,omitempty"`
+	// ExecutionARN is the execution that asks for the step (step): the
+	// step records it on the task, for a cancel to stop it.
+	ExecutionARN string `json:"executionArn,omitempty"`
+	// Takeover, when positive, is the takeover a run is (see
+	// service.Job.Takeover).
+	Takeover int `json:"takeover,omitempty"`
 }
 
 // StateError is what Step Functions records of a caught error.
@@ -73,16 +84,25 @@ type Executor interface {
 	Fail(ctx context.Context, taskID, reason string) (service.StepResult, error)
 }
 
-// Handler handles the worker's events.
-type Handler struct {
-	exec Executor
-	log  *slog.Logger
+// Starter hands work to a state machine execution; the Step Functions
+// runner is one.
+type Starter interface {
+	Start(ctx context.Context, job service.Job) error
 }
 
-// New returns a handler running exec's actions.
-func New(exec Executor, log *slog.Logger) *Handler {
+// Handler handles the worker's events.
+type Handler struct {
+	exec    Executor
+	machine Starter
+	log     *slog.Logger
+}
+
+// New returns a handler running exec's actions. machine starts the
+// executions that follow a run whose step continues or asks for input; nil
+// when the worker is only the state machine's.
+func New(exec Executor, machine Starter, log *slog.Logger) *Handler {
 	log = logger.Or(log)
-	return &Handler{exec: exec, log: log}
+	return &Handler{exec: exec, machine: machine, log: log}
 }
 
 // ErrBadEvent is returned for an event the state machine would never send.
@@ -100,14 +120,18 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
 		err error
 	)
 	switch ev.Action {
-	case ActionStep:
-		trigger := service.Trigger(ev.Trigger)
-		switch trigger {
-		case service.TriggerMessage, service.TriggerReply, service.TriggerContinue:
-		default:
-			return Result{}, fmt.Errorf("%w: step trigger %q is not message, reply or continue", ErrBadEvent, ev.Trigger)
+	case ActionRun:
+		trigger, terr := stepTrigger(ev)
+		if terr != nil {
+			return Result{}, terr
 		}
-		res, err = h.exec.Step(ctx, service.StepRequest{TaskID: ev.TaskID, Trigger: trigger})
+		res, err = h.run(ctx, ev.TaskID, trigger)
+	case ActionStep:
+		trigger, terr := stepTrigger(ev)
+		if terr != nil {
+			return Result{}, terr
+		}
+		res, err = h.exec.Step(ctx, service.StepRequest{TaskID: ev.TaskID, Trigger: trigger, ExecutionARN: ev.ExecutionARN})
 	case ActionAwait:
 		if ev.RequestID == "" || ev.TaskToken == "" {
 			return Result{}, fmt.Errorf("%w: await needs requestId and taskToken", ErrBadEvent)
@@ -131,6 +155,40 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
 		RequestID:    res.RequestID,
 		State:        string(res.State),
 	}, nil
+}
+
+// stepTrigger is the trigger of ev's step.
+func stepTrigger(ev Event) (service.Trigger, error) {
+	switch t := service.Trigger(ev.Trigger); t {
+	case service.TriggerMessage, service.TriggerReply, service.TriggerContinue:
+		return t, nil
+	}
+	return "", fmt.Errorf("%w: step trigger %q is not message, reply or continue", ErrBadEvent, ev.Trigger)
+}
+
+// run runs a task's step outside any execution, then hands what follows
+// to a new one: the wait before the next step, or the interrupt the step
+// asked for. A task done in its step never touches Step Functions. The
+// execution is named by the task and its version after the step, so a
+// retried run starts it once.
+func (h *Handler) run(ctx context.Context, taskID string, trigger service.Trigger) (service.StepResult, error) {
+	res, err := h.exec.Step(ctx, service.StepRequest{TaskID: taskID, Trigger: trigger})
+	if err != nil || res.Next == service.NextDone {
+		return res, err
+	}
+	if h.machine == nil {
+		return res, fmt.Errorf("worker: task %s goes on (%s) but this worker has no state machine to hand it to (A2A_STATE_MACHINE_ARN)", taskID, res.Next)
+	}
+	resume := &service.Resume{After: res.After, Version: res.Version}
+	if res.Next == service.NextAwait {
+		resume = &service.Resume{AwaitRequestID: res.RequestID, Version: res.Version}
+	}
+	if err := h.machine.Start(ctx, service.Job{TaskID: taskID, Resume: resume}); err != nil {
+		// The task keeps the lease of its wait (or its interrupt, the
+		// lease until it is shown): a sweep takes it over once it lapses.
+		return res, fmt.Errorf("hand task %s to the state machine: %w", taskID, err)
+	}
+	return res, nil
 }
 
 // failureMessage is the status message of a task whose step failed: what

@@ -44,12 +44,13 @@ func (f *fake) Fail(_ context.Context, taskID, reason string) (service.StepResul
 func TestActions(t *testing.T) {
 	ctx := context.Background()
 	f := &fake{res: service.StepResult{Next: service.NextContinue, After: 1500 * time.Millisecond, State: a2a.TaskStateWorking}}
-	h := worker.New(f, nil)
+	h := worker.New(f, nil, nil)
 
-	res, err := h.Handle(ctx, worker.Event{Action: "step", TaskID: "t", Trigger: "reply"})
+	res, err := h.Handle(ctx, worker.Event{Action: "step", TaskID: "t", Trigger: "reply", ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"})
 	require.NoError(t, err)
 	assert.Equal(t, worker.Result{Next: "continue", AfterSeconds: 2, State: "working"}, res, "delays round up to whole seconds")
-	assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: service.TriggerReply}, f.step)
+	assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: service.TriggerReply, ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"}, f.step,
+		"the step records the execution it runs in")
 
 	f.res = service.StepResult{Next: service.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1"}
 	res, err = h.Handle(ctx, worker.Event{Action: "await", TaskID: "t", RequestID: "r1", TaskToken: "tok"})
@@ -67,11 +68,13 @@ func TestActions(t *testing.T) {
 }
 
 func TestBadEvents(t *testing.T) {
-	h := worker.New(&fake{}, nil)
+	h := worker.New(&fake{}, nil, nil)
 	for _, ev := range []worker.Event{
 		{Action: "step"},
 		{Action: "step", TaskID: "t"},
 		{Action: "step", TaskID: "t", Trigger: "whenever"},
+		{Action: "run", TaskID: "t"},
+		{Action: "run", TaskID: "t", Trigger: "later"},
 		{Action: "await", TaskID: "t", RequestID: "r"},
 		{Action: "dance", TaskID: "t"},
 	} {
@@ -82,7 +85,7 @@ func TestBadEvents(t *testing.T) {
 
 func TestExecutorErrorsFailTheInvocation(t *testing.T) {
 	boom := errors.New("table unavailable")
-	_, err := worker.New(&fake{err: boom}, nil).Handle(context.Background(), worker.Event{Action: "step", TaskID: "t", Trigger: "message"})
+	_, err := worker.New(&fake{err: boom}, nil, nil).Handle(context.Background(), worker.Event{Action: "step", TaskID: "t", Trigger: "message"})
 	assert.ErrorIs(t, err, boom, "the state machine's Catch fails the task")
 }
 
@@ -103,8 +106,54 @@ func TestFailureMessages(t *testing.T) {
 		{&worker.StateError{Error: "E", Cause: string(long)}, "The task failed: E: " + string(long[:300]) + "..."},
 	} {
 		f := &fake{}
-		_, err := worker.New(f, nil).Handle(context.Background(), worker.Event{Action: "fail", TaskID: "t", Error: tt.err})
+		_, err := worker.New(f, nil, nil).Handle(context.Background(), worker.Event{Action: "fail", TaskID: "t", Error: tt.err})
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, f.fail)
 	}
+}
+
+// machine records the jobs handed to the state machine.
+type machine struct {
+	jobs []service.Job
+	err  error
+}
+
+func (m *machine) Start(_ context.Context, job service.Job) error {
+	m.jobs = append(m.jobs, job)
+	return m.err
+}
+
+// A run (the asynchronous path) runs a step outside any execution; what
+// follows it goes to a new execution, named by the task's version after
+// the step, and a task done in its step starts none.
+func TestRunHandsWhatFollowsToTheStateMachine(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		res  service.StepResult
+		want []service.Job
+	}{
+		{"done", service.StepResult{Next: service.NextDone, State: a2a.TaskStateCompleted}, nil},
+		{"continue", service.StepResult{Next: service.NextContinue, After: 3 * time.Second, State: a2a.TaskStateWorking, Version: 4},
+			[]service.Job{{TaskID: "t", Resume: &service.Resume{After: 3 * time.Second, Version: 4}}}},
+		{"await", service.StepResult{Next: service.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1", Version: 3},
+			[]service.Job{{TaskID: "t", Resume: &service.Resume{AwaitRequestID: "r1", Version: 3}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, m := &fake{res: tc.res}, &machine{}
+			_, err := worker.New(f, m, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message", Takeover: 1})
+			require.NoError(t, err)
+			assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: service.TriggerMessage}, f.step)
+			assert.Equal(t, tc.want, m.jobs)
+		})
+	}
+
+	// An execution that does not start fails the invocation: the task keeps
+	// the lease of its wait, which a sweep takes over.
+	boom := errors.New("throttled")
+	f := &fake{res: service.StepResult{Next: service.NextContinue, Version: 2}}
+	_, err := worker.New(f, &machine{err: boom}, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message"})
+	assert.ErrorIs(t, err, boom)
+	_, err = worker.New(f, nil, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message"})
+	assert.ErrorContains(t, err, "no state machine")
 }

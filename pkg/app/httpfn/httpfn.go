@@ -1,8 +1,9 @@
 // Package httpfn assembles the HTTP Lambda functions, send and tasks: the
 // A2A service on the DynamoDB task store, behind an API Gateway HTTP API.
 // It links the DynamoDB and Step Functions clients (the runner of the auto
-// and stepfunctions execution modes starts and stops executions) and no
-// other AWS service client; a test in functions/ holds both binaries to
+// and stepfunctions execution modes resumes, starts and stops executions)
+// and no other AWS service client: the worker's asynchronous invocations go
+// through pkg/lambdainvoke. A test in functions/ holds both binaries to
 // that.
 package httpfn
 
@@ -13,7 +14,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -27,16 +27,14 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
-
-// settleGrace is how long a Lambda function's blocking send waits for its
-// task to settle after the inline runner returned.
-const settleGrace = 50 * time.Millisecond
 
 // Store is what the HTTP Lambda functions need of a task store: the
 // tasks, and a place for the work a request cannot run (the DynamoDB store
@@ -53,29 +51,32 @@ type Options struct {
 	// StepFunctions is the client of the state machine of the auto and
 	// stepfunctions execution modes.
 	StepFunctions stepfunctions.API
-	Clock         clock.Clock
-	Log           *slog.Logger
+	// Invoker invokes the worker function (A2A_WORKER_FUNCTION) for the
+	// steps no request runs, in the auto and stepfunctions modes.
+	Invoker async.Invoker
+	Clock   clock.Clock
+	Log     *slog.Logger
 }
 
 // Send builds the send function's Lambda handler: JSON-RPC (every method,
 // POST /), the REST message:send routes and /orchestrate, on the DynamoDB
 // store, with the agent named by A2A_AGENT from reg (see New).
 func Send(reg *agent.Registry) boot.Builder {
-	return function("send", reg, httpapi.RoutesRPC)
+	return function("send", reg, httpapi.RoutesRPC, checkSend)
 }
 
 // Tasks builds the tasks function's Lambda handler: the REST task routes
 // (get, list, cancel, push configs) and the extended card, on the DynamoDB
 // store (see New).
 func Tasks(reg *agent.Registry) boot.Builder {
-	return function("tasks", reg, httpapi.RoutesTasks)
+	return function("tasks", reg, httpapi.RoutesTasks, checkConfig)
 }
 
 // function builds an HTTP function's Lambda handler: New behind the HTTP
 // API adapter, which logs its own failures as function.
-func function(name string, reg *agent.Registry, routes httpapi.Routes) boot.Builder {
+func function(name string, reg *agent.Registry, routes httpapi.Routes, check func(config.Config) error) boot.Builder {
 	return func(ctx context.Context, getenv func(string) string, logOut io.Writer) (any, error) {
-		h, err := New(ctx, getenv, reg, routes, logOut)
+		h, err := newFunction(ctx, getenv, reg, routes, logOut, check)
 		if err != nil {
 			return nil, err
 		}
@@ -90,19 +91,31 @@ func function(name string, reg *agent.Registry, routes httpapi.Routes) boot.Buil
 // callers: they need bearer tokens, or A2A_AUTH=jwt behind API Gateway's
 // JWT authorizer.
 func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer) (http.Handler, error) {
-	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, checkConfig)
+	return newFunction(ctx, getenv, reg, routes, logOut, checkConfig)
+}
+
+func newFunction(ctx context.Context, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer, check func(config.Config) error) (http.Handler, error) {
+	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, check)
 	if err != nil {
 		return nil, err
 	}
 	o := Options{Routes: routes, Log: fn.Log}
-	if fn.Config.Execution.Mode != config.ExecutionInline {
+	if e := fn.Config.Execution; e.Mode != config.ExecutionInline {
 		o.StepFunctions = sfn.NewFromConfig(fn.AWS)
+		if e.WorkerFunction != "" {
+			if o.Invoker, err = lambdainvoke.New(fn.AWS, lambdainvoke.Options{Endpoint: fn.Config.AWS.LambdaEndpointURL}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return NewHandler(fn.Config, fn.Agent, fn.Store, o)
 }
 
-// runner returns the runner of the execution mode for exec (the Step
-// Functions client of the auto and stepfunctions modes is o's).
+// runner returns the runner of the execution mode for exec: in inline
+// mode the inline runner alone; in the auto and stepfunctions modes the
+// router of pkg/runner/auto over the asynchronous path (o's Invoker) and
+// the state machine (o's Step Functions client), with the inline runner for
+// blocking sends in auto mode.
 func runner(cfg config.Config, exec *service.Executor, store Store, o Options) (service.Runner, error) {
 	budget := inline.Options{Budget: cfg.BlockingTimeout, Clock: o.Clock, Logger: o.Log}
 	if cfg.Execution.Mode == config.ExecutionInline {
@@ -115,17 +128,35 @@ func runner(cfg config.Config, exec *service.Executor, store Store, o Options) (
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Execution.Mode == config.ExecutionStepFunctions {
-		return machine, nil
+	var steps service.Runner // nil: this function starts no step (tasks)
+	if o.Invoker != nil {
+		if steps, err = async.New(o.Invoker, cfg.Execution.WorkerFunction, o.Log); err != nil {
+			return nil, err
+		}
 	}
-	budget.HandOffInterrupts = true
-	return auto.New(inline.New(exec, machine, budget), machine), nil
+	router := auto.New(steps, machine)
+	if cfg.Execution.Mode == config.ExecutionAuto {
+		budget.HandOffInterrupts = true
+		router.RunInline(inline.New(exec, router, budget))
+	}
+	return router, nil
 }
 
 // checkConfig refuses what cannot work in Lambda.
 func checkConfig(cfg config.Config) error {
 	_, err := authenticator(cfg)
 	return errors.Join(boot.CheckLambdaStore(cfg), err)
+}
+
+// checkSend refuses what cannot work in the send function, which starts
+// tasks: in the auto and stepfunctions modes the steps no request runs go
+// to the worker function.
+func checkSend(cfg config.Config) error {
+	err := checkConfig(cfg)
+	if cfg.Execution.Mode != config.ExecutionInline && cfg.Execution.WorkerFunction == "" {
+		err = errors.Join(err, fmt.Errorf("A2A_EXECUTION=%s needs A2A_WORKER_FUNCTION: name the worker function that runs the steps no request runs (a non-blocking send's first step)", cfg.Execution.Mode))
+	}
+	return err
 }
 
 // authenticator identifies the callers of an HTTP function: by the JWT API
@@ -168,15 +199,11 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	if err != nil {
 		return nil, err
 	}
-	svcCfg := serviceopts.Service(cfg)
-	if in, ok := r.(service.InlineRunner); ok && in.StartsInline() {
-		// A blocking send spends its time in the inline runner. When the
-		// runner returns, the task is settled or waits for a runner outside
-		// this request, so the service must not wait again: a second
-		// blocking timeout would outlast API Gateway's 30 s.
-		svcCfg.BlockingTimeout = settleGrace
-	}
-	svc := service.New(store, r, ag.Info(), svcCfg, service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
+	// A blocking send waits at most A2A_BLOCKING_TIMEOUT_SECONDS from its
+	// start, however that time went: in the inline runner's steps, then
+	// for work handed over (an interrupt the state machine shows, a step
+	// that goes on in the worker).
+	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
 	return httpapi.New(httpapi.Options{
 		Service:         svc,
 		Auth:            authn,

@@ -1,8 +1,8 @@
 // Package sweepfn assembles the sweep function, which EventBridge invokes
 // every minute to take over the tasks whose runner died. It links the
-// DynamoDB and Step Functions clients (a taken-over task's step runs in a
-// new execution in the auto and stepfunctions modes) and no other AWS
-// service client; a test in functions/ holds the binary to that.
+// DynamoDB client and no other AWS service client (a taken-over task's step
+// runs in the worker, invoked through pkg/lambdainvoke, in the auto and
+// stepfunctions modes); a test in functions/ holds the binary to that.
 package sweepfn
 
 import (
@@ -12,7 +12,6 @@ import (
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
@@ -20,8 +19,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
@@ -40,20 +40,24 @@ type Store interface {
 // store, the agent named by A2A_AGENT from reg and the runner of the
 // execution mode. Every tick it takes over the tasks whose lease lapsed: a
 // send function that crashed or timed out in the middle of an inline step,
-// a task a non-blocking send left to no runner (A2A_EXECUTION=inline). In
-// auto and stepfunctions modes a taken-over task's step runs in a new
-// state machine execution; in inline mode it runs in the sweep's
-// invocation. Call it once per cold start.
+// a worker that died in a step it ran on the asynchronous path, an
+// invocation that never reached the worker, a task a non-blocking send
+// left to no runner (A2A_EXECUTION=inline). In auto and stepfunctions
+// modes a taken-over task's step runs in the worker (an asynchronous
+// invocation); in inline mode it runs in the sweep's invocation. Call it
+// once per cold start.
 func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (Func, error) {
 	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, boot.CheckLambdaStore)
 	if err != nil {
 		return nil, err
 	}
-	var api stepfunctions.API
+	var inv async.Invoker
 	if fn.Config.Execution.Mode != config.ExecutionInline {
-		api = sfn.NewFromConfig(fn.AWS)
+		if inv, err = lambdainvoke.New(fn.AWS, lambdainvoke.Options{Endpoint: fn.Config.AWS.LambdaEndpointURL}); err != nil {
+			return nil, err
+		}
 	}
-	return NewHandler(fn.Config, fn.Agent, fn.Store, api, nil, fn.Log)
+	return NewHandler(fn.Config, fn.Agent, fn.Store, inv, nil, fn.Log)
 }
 
 // Function builds the sweep function's Lambda handler (New).
@@ -63,23 +67,23 @@ func Function(reg *agent.Registry) boot.Builder {
 	}
 }
 
-// NewHandler assembles the sweep function around store; api is the Step
-// Functions client of the auto and stepfunctions modes (nil in inline
-// mode), clk tells the time (nil: the system clock).
-func NewHandler(cfg config.Config, ag agent.Agent, store Store, api stepfunctions.API, clk clock.Clock, log *slog.Logger) (Func, error) {
+// NewHandler assembles the sweep function around store; inv invokes the
+// worker (A2A_WORKER_FUNCTION) in the auto and stepfunctions modes (nil in
+// inline mode), clk tells the time (nil: the system clock).
+func NewHandler(cfg config.Config, ag agent.Agent, store Store, inv async.Invoker, clk clock.Clock, log *slog.Logger) (Func, error) {
 	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log))
 	var r service.Starter
 	if cfg.Execution.Mode == config.ExecutionInline {
 		r = blockingStarter{inline.New(exec, store, inline.Options{Budget: cfg.BlockingTimeout, Clock: clk, Logger: log})}
 	} else {
-		if api == nil {
-			return nil, fmt.Errorf("A2A_EXECUTION=%s needs a Step Functions client", cfg.Execution.Mode)
+		if inv == nil {
+			return nil, fmt.Errorf("A2A_EXECUTION=%s needs a Lambda client to invoke the worker", cfg.Execution.Mode)
 		}
-		machine, err := stepfunctions.New(api, stepfunctions.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: log})
+		steps, err := async.New(inv, cfg.Execution.WorkerFunction, log)
 		if err != nil {
 			return nil, err
 		}
-		r = machine
+		r = steps
 	}
 	return func(ctx context.Context, ev events.CloudWatchEvent) (service.SweepResult, error) {
 		if ev.DetailType != "Scheduled Event" {

@@ -1,6 +1,9 @@
-// Package workerfn assembles the worker function, the Lambda function the
+// Package workerfn assembles the worker function: the Lambda function the
 // state machine (infra/statemachine.asl.json) calls for every action of a
-// task's step protocol. It links the DynamoDB clients and no other AWS
+// task's step protocol, and the asynchronous path invokes to run the steps
+// no request runs (a task's first step, a reply, a takeover). It links the
+// DynamoDB and Step Functions clients (a run whose step continues, or asks
+// for input, starts the execution that follows it) and no other AWS
 // service client; a test in functions/ holds the binary to that.
 package workerfn
 
@@ -10,25 +13,33 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 // New builds the worker function's handler from the environment read
-// through getenv (see boot.Start): the DynamoDB store and the agent named
-// by A2A_AGENT from reg. Call it once per cold start.
+// through getenv (see boot.Start): the DynamoDB store, the agent named by
+// A2A_AGENT from reg, and the state machine of A2A_STATE_MACHINE_ARN. Call
+// it once per cold start.
 func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (*worker.Handler, error) {
 	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, checkStore)
 	if err != nil {
 		return nil, err
 	}
-	return NewHandler(fn.Config, fn.Agent, fn.Store, nil, fn.Log), nil
+	var api stepfunctions.API
+	if fn.Config.Execution.StateMachineARN != "" {
+		api = sfn.NewFromConfig(fn.AWS)
+	}
+	return NewHandler(fn.Config, fn.Agent, fn.Store, api, nil, fn.Log)
 }
 
 // Function builds the worker function's Lambda handler (New).
@@ -50,8 +61,19 @@ func checkStore(cfg config.Config) error {
 	return nil
 }
 
-// NewHandler assembles the worker around store; clk tells the time (nil:
-// the system clock).
-func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, clk clock.Clock, log *slog.Logger) *worker.Handler {
-	return worker.New(service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log)), log)
+// NewHandler assembles the worker around store. api is the Step Functions
+// client of the state machine that A2A_STATE_MACHINE_ARN names, which
+// takes over a task that goes on past a run's step (nil when none is
+// named: the worker then serves the state machine only); clk tells the
+// time (nil: the system clock).
+func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, api stepfunctions.API, clk clock.Clock, log *slog.Logger) (*worker.Handler, error) {
+	var machine worker.Starter
+	if api != nil {
+		m, err := stepfunctions.New(api, stepfunctions.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		machine = m
+	}
+	return worker.New(service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log)), machine, log), nil
 }

@@ -1,50 +1,85 @@
-// Package auto is the execution mode "auto" of the Lambda functions: short
-// work runs in the request, the rest on Step Functions.
+// Package auto routes the jobs of the Lambda functions in the auto and
+// stepfunctions execution modes to where each runs at the least cost:
 //
-// A blocking send runs its task's first steps inline, within the request's
-// budget; a task that completes there never touches Step Functions. What
-// continues beyond the budget, or waits for its client, is handed to a state
-// machine execution (which binds the interrupt's task token before the
-// interrupt is shown). A non-blocking send starts an execution at once. A
-// reply to an interrupt resumes the execution waiting on its token.
+//   - a blocking send's steps (auto mode) run in the request, within its
+//     budget (the inline runner);
+//   - a step to run now that no request runs (a non-blocking send, a
+//     blocking one in stepfunctions mode or whose step outlived its
+//     request, a reply no execution waits for, a takeover) goes to the
+//     asynchronous path: one invocation of the worker function;
+//   - a reply to an interrupt resumes the execution that waits on its token;
+//   - what waits (the delay before a task's next step, an interrupt to show)
+//     goes to a state machine execution, which waits at no cost.
+//
+// So a task done in its first step never starts an execution: state
+// transitions are paid for only by tasks that go on past a step.
 package auto
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
-// Runner routes jobs between an inline runner and a Step Functions runner.
+// Runner routes jobs between the inline runner, the asynchronous path and
+// the state machine.
 type Runner struct {
-	inline  service.Runner
+	inline  service.InlineRunner
+	async   service.Runner
 	machine service.Runner
 }
 
 var _ service.InlineRunner = (*Runner)(nil)
 
-// StartsInline implements service.InlineRunner: new tasks go to the inline
-// runner, which may run them in the request.
-func (r *Runner) StartsInline() bool {
-	in, ok := r.inline.(service.InlineRunner)
-	return ok && in.StartsInline()
-}
+// New returns a router of jobs to async (the asynchronous path) and
+// machine (the Step Functions runner). Without RunInline it runs no step
+// in a request (the stepfunctions execution mode). A nil async refuses the
+// steps to run now: a function that starts none (tasks) needs no worker.
+func New(async, machine service.Runner) *Runner { return &Runner{async: async, machine: machine} }
 
-// New returns a runner that runs jobs with inline, except replies whose
-// execution waits on a token, which machine resumes. inline must hand the
-// work it cannot run to machine (its backlog).
-func New(inline, machine service.Runner) *Runner { return &Runner{inline: inline, machine: machine} }
+// RunInline makes r run blocking sends' steps with in, which must hand
+// what it cannot run to r (Defer).
+func (r *Runner) RunInline(in service.InlineRunner) { r.inline = in }
+
+// StartsInline implements service.InlineRunner.
+func (r *Runner) StartsInline() bool { return r.inline != nil && r.inline.StartsInline() }
 
 // Start implements service.Runner.
 func (r *Runner) Start(ctx context.Context, job service.Job) error {
-	if job.TaskToken != "" {
-		return r.machine.Start(ctx, job)
+	if job.Reply != nil && job.TaskToken != "" {
+		err := r.machine.Start(ctx, job)
+		if !errors.Is(err, stepfunctions.ErrNotWaiting) {
+			return err
+		}
+		// The execution that waited for the reply is gone (it timed out or
+		// was stopped): the reply's step runs on its own.
+		job.TaskToken = ""
 	}
-	return r.inline.Start(ctx, job)
+	if job.Blocking && job.Resume == nil && r.StartsInline() {
+		return r.inline.Start(ctx, job)
+	}
+	return r.Defer(ctx, job)
 }
 
-// Cancel implements service.Runner: executions are stopped; inline work
-// stops by itself at its next write.
+// Defer takes the work a request could not run itself (the inline runner's
+// backlog): a wait or an interrupt goes to an execution, a step to run now
+// to the asynchronous path.
+func (r *Runner) Defer(ctx context.Context, job service.Job) error {
+	if job.Resume != nil {
+		return r.machine.Start(ctx, job)
+	}
+	if r.async == nil {
+		return fmt.Errorf("auto: task %s has a step to run and no worker function to run it (A2A_WORKER_FUNCTION)", job.TaskID)
+	}
+	return r.async.Start(ctx, job)
+}
+
+// Cancel implements service.Runner: the task's execution is stopped (or
+// its wait failed); a step running in a request or in the worker stops at
+// its next write.
 func (r *Runner) Cancel(ctx context.Context, req service.CancelRequest) error {
 	return r.machine.Cancel(ctx, req)
 }

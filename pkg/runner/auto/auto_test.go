@@ -2,23 +2,42 @@ package auto_test
 
 import (
 	"context"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/runnertest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
+func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
+
+// recorder records the jobs and cancels a runner gets; a machine recorder
+// answers replies with err.
 type recorder struct {
 	started  []service.Job
 	canceled []service.CancelRequest
+	err      error
+	inline   bool
 }
 
 func (r *recorder) Start(_ context.Context, j service.Job) error {
 	r.started = append(r.started, j)
+	if j.TaskToken != "" {
+		return r.err
+	}
 	return nil
 }
 
@@ -27,16 +46,80 @@ func (r *recorder) Cancel(_ context.Context, c service.CancelRequest) error {
 	return nil
 }
 
+func (r *recorder) StartsInline() bool { return r.inline }
+
+// Each job goes where it costs least: a blocking send's step in the
+// request (auto mode), a step to run now to the asynchronous path, a reply
+// to the execution waiting on its token, a wait or an interrupt to a new
+// execution; a first step never to Step Functions.
 func TestRouting(t *testing.T) {
 	ctx := context.Background()
-	inline, machine := &recorder{}, &recorder{}
-	r := auto.New(inline, machine)
-	newTask := service.Job{TaskID: "t1", Blocking: true}
-	reply := service.Job{TaskID: "t1", Reply: &agent.Reply{RequestID: "r1"}, TaskToken: "tok"}
-	require.NoError(t, r.Start(ctx, newTask))
-	require.NoError(t, r.Start(ctx, reply))
-	require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t1"}))
-	assert.Equal(t, []service.Job{newTask}, inline.started, "new work runs inline first")
-	assert.Equal(t, []service.Job{reply}, machine.started, "a reply resumes the waiting execution")
-	assert.Equal(t, []service.CancelRequest{{TaskID: "t1"}}, machine.canceled)
+	blocking := service.Job{TaskID: "t1", Blocking: true}
+	nonBlocking := service.Job{TaskID: "t2"}
+	reply := service.Job{TaskID: "t3", Reply: &agent.Reply{RequestID: "r1"}, TaskToken: "tok"}
+	tokenless := service.Job{TaskID: "t4", Reply: &agent.Reply{RequestID: "r2"}}
+	takeover := service.Job{TaskID: "t5", Takeover: 1, Trigger: service.TriggerContinue}
+	wait := service.Job{TaskID: "t6", Resume: &service.Resume{After: time.Minute, Version: 3}}
+	interrupt := service.Job{TaskID: "t7", Resume: &service.Resume{AwaitRequestID: "r3", Version: 2}}
+	jobs := []service.Job{blocking, nonBlocking, reply, tokenless, takeover, wait, interrupt}
+
+	t.Run("auto", func(t *testing.T) {
+		steps, machine, in := &recorder{}, &recorder{}, &recorder{inline: true}
+		r := auto.New(steps, machine)
+		r.RunInline(in)
+		assert.True(t, r.StartsInline())
+		for _, j := range jobs {
+			require.NoError(t, r.Start(ctx, j))
+		}
+		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t1", ExecutionARN: "arn"}))
+		assert.Equal(t, []service.Job{blocking}, in.started, "a blocking send's step runs in the request")
+		assert.Equal(t, []service.Job{nonBlocking, tokenless, takeover}, steps.started, "steps to run now go to the worker")
+		assert.Equal(t, []service.Job{reply, wait, interrupt}, machine.started, "replies, waits and interrupts go to Step Functions")
+		assert.Equal(t, []service.CancelRequest{{TaskID: "t1", ExecutionARN: "arn"}}, machine.canceled)
+	})
+	t.Run("stepfunctions", func(t *testing.T) {
+		steps, machine := &recorder{}, &recorder{}
+		r := auto.New(steps, machine)
+		assert.False(t, r.StartsInline())
+		for _, j := range jobs {
+			require.NoError(t, r.Start(ctx, j))
+		}
+		assert.Equal(t, []service.Job{blocking, nonBlocking, tokenless, takeover}, steps.started, "no step runs in a request")
+		assert.Equal(t, []service.Job{reply, wait, interrupt}, machine.started)
+	})
+	t.Run("a reply no execution waits for runs on the asynchronous path", func(t *testing.T) {
+		steps, machine := &recorder{}, &recorder{err: stepfunctions.ErrNotWaiting}
+		r := auto.New(steps, machine)
+		require.NoError(t, r.Start(ctx, reply))
+		assert.Equal(t, []service.Job{reply}, machine.started)
+		assert.Equal(t, []service.Job{{TaskID: "t3", Reply: reply.Reply}}, steps.started)
+	})
+	t.Run("a function without a worker starts no step", func(t *testing.T) {
+		r := auto.New(nil, &recorder{})
+		assert.ErrorContains(t, r.Start(ctx, nonBlocking), "A2A_WORKER_FUNCTION")
+		assert.NoError(t, r.Start(ctx, wait))
+	})
 }
+
+// The runner of the Lambda functions (stepfunctions mode: the asynchronous
+// path and the state machine), on moto: the worker function, invoked
+// asynchronously for a task's first step and by the state machine for the
+// rest, is bridged to the real worker handler. The executor and the service
+// tell the time with the injected clock, so a reply is taken or refused by
+// it, whatever the state machine's timer says.
+func TestFollowsTheClock(t *testing.T) {
+	runnertest.Run(t, func(t *testing.T, exec *service.Executor, clk *clocktest.Clock) service.Runner {
+		var w *worker.Handler
+		m := sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) { return w.Handle(ctx, ev) }))
+		machine, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: runnertest.InterruptTTL})
+		require.NoError(t, err)
+		w = worker.New(exec, machine, nil)
+		inv, err := lambdainvoke.New(awstest.Config(t), lambdainvoke.Options{})
+		require.NoError(t, err)
+		steps, err := async.New(inv, m.Function, nil)
+		require.NoError(t, err)
+		return auto.New(steps, machine)
+	}, runnertest.Options{})
+}
+
+func TestAcrossEpochs(t *testing.T) { clocktest.RunAcrossEpochs(t, "^TestFollowsTheClock$") }

@@ -1,17 +1,21 @@
-// Package inline runs a task's steps inside the request that started it:
-// the runner of the Lambda functions until the Step Functions runner takes
-// over.
+// Package inline runs a task's steps inside the request that started it: a
+// blocking send's, in the Lambda functions.
 //
 // A blocking send runs the agent's steps in the request, following Continue
-// outcomes and their delays while its budget allows, and shows an interrupt a
-// step asks for (Await) before it returns. A non-blocking send
-// cannot run anything: a Lambda is frozen as soon as it answers. So the
-// runner records on the task that it awaits execution (Backlog.Defer) and
-// returns; the task stays submitted. The same happens to the rest of a
-// blocking send's work that does not fit its budget, and to a step that
-// failed because the store did. The Step Functions issue hands such work to
-// state machine executions instead (StartExecution at send time), and can
-// sweep the tasks still marked as awaiting.
+// outcomes and their delays while its budget allows, and shows an interrupt
+// a step asks for (Await) before it returns, or hands it over. A
+// non-blocking send cannot run anything: a Lambda is frozen as soon as it
+// answers. What a request cannot run goes to its backlog: in the auto and
+// stepfunctions modes the asynchronous path (a step to run now) or a state
+// machine execution (a wait, an interrupt; see pkg/runner/auto); in inline
+// mode (sam local) the task is marked as awaiting execution, for a sweep.
+//
+// A step that outlives the budget is never failed for it: the runner stops
+// it (the step stores nothing more, see service.ErrStepStopped), stores its
+// task if the step had not (service.Executor.HandOver), and hands the step
+// to its backlog, which runs it again elsewhere from the task's last
+// checkpoint (steps are at least once). The send then answers with the
+// task as it stands: working.
 package inline
 
 import (
@@ -31,13 +35,14 @@ import (
 type Executor interface {
 	Step(ctx context.Context, req service.StepRequest) (service.StepResult, error)
 	Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error)
+	HandOver(ctx context.Context, nt *service.NewTask) error
 }
 
 // Backlog keeps the jobs a request could not run itself.
 type Backlog interface {
-	// Defer records that job awaits execution, without changing the task's
-	// version. It returns service.ErrNotFound for a task that does not
-	// exist or expired, and nil, recording nothing, for a terminal task.
+	// Defer hands job to a runner outside the request. It returns
+	// service.ErrNotFound for a task that does not exist or expired, and
+	// nil, doing nothing, for a terminal task.
 	Defer(ctx context.Context, job service.Job) error
 }
 
@@ -45,24 +50,33 @@ type Backlog interface {
 const (
 	DefaultBudget  = 20 * time.Second
 	DefaultReserve = 2 * time.Second
-	// deferTimeout bounds recording a job once the request's own time
+	// deferTimeout bounds handing over a job once the request's own time
 	// is up.
 	deferTimeout = 5 * time.Second
+	// stopGrace is how long a step stopped at the end of the budget has to
+	// return: an agent that heeds its context returns at once, and one
+	// that does not is left behind (it stores nothing more).
+	stopGrace = 500 * time.Millisecond
 )
+
+// errBudgetSpent is why the runner stops a step: the request's budget is
+// spent.
+var errBudgetSpent = errors.New("the blocking send's budget is spent; the step goes on outside the request")
 
 // Options configure a Runner.
 type Options struct {
 	// Budget bounds the time a blocking send spends running steps.
 	Budget time.Duration
 	// Reserve is kept from the request's deadline (a Lambda's remaining
-	// time) to record what is left and answer.
+	// time) to hand over what is left and answer.
 	Reserve time.Duration
 	// HandOffInterrupts passes an interrupt a step asks for to the backlog
 	// (Step Functions shows it once its execution holds the task token)
 	// instead of showing it in the request.
 	HandOffInterrupts bool
-	// Clock counts the budget and times the waits between steps; the
-	// default is the system clock.
+	// Clock counts the budget between steps and times the waits between
+	// them; the default is the system clock. A running step is stopped at
+	// the budget's end in real time, as an I/O timeout is.
 	Clock  clock.Clock
 	Logger *slog.Logger
 }
@@ -84,7 +98,7 @@ var _ service.InlineRunner = (*Runner)(nil)
 // in the request, so its task may be stored by its first step.
 func (r *Runner) StartsInline() bool { return true }
 
-// New returns a runner of exec's steps that defers to backlog what it
+// New returns a runner of exec's steps that hands to backlog what it
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
 	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
@@ -95,14 +109,13 @@ func New(exec Executor, backlog Backlog, o Options) *Runner {
 }
 
 // Start implements service.Runner. A non-blocking job is deferred. A
-// blocking job's steps run now, each bounded by the end of the budget
-// (counted on the clock) and by the request's deadline less the reserve (a
-// Lambda's remaining time, which bounds the request through its context);
-// a step still running then sees its context end and the agent's error
-// fails the task, as a worker timeout would. A Continue whose delay does not
-// fit is deferred, with what is left of its delay; so is a step the store
-// failed. Start returns an error only when a job could not be deferred: the
-// work was not scheduled.
+// blocking job's steps run now, each until the end of the budget (counted
+// on the clock) or of the request's deadline less the reserve (a Lambda's
+// remaining time, which bounds the request through its context): a step
+// still running then is stopped and handed over (see the package comment).
+// A Continue whose delay does not fit is deferred, with what is left of its
+// delay; so is a step the store failed. Start returns an error only when a
+// job could not be handed over: the work was not scheduled.
 func (r *Runner) Start(ctx context.Context, job service.Job) error {
 	if !job.Blocking {
 		return r.deferJob(ctx, job)
@@ -118,20 +131,21 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 	for {
 		left := end.Sub(r.clock.Now())
 		if left <= 0 || runCtx.Err() != nil {
-			return r.deferJob(ctx, jobOf(req, job.Blocking))
+			return r.deferJob(ctx, jobOf(req))
 		}
-		stepCtx, cancel := context.WithTimeout(runCtx, left)
-		res, err := r.exec.Step(stepCtx, req)
-		cancel()
+		res, err := r.step(runCtx, req, left)
+		if errors.Is(err, service.ErrStepStopped) {
+			return r.handOverStep(ctx, req)
+		}
 		if err != nil {
 			r.log.ErrorContext(ctx, "task step failed; deferring it", "taskId", job.TaskID, "error", err)
-			return r.deferJob(ctx, jobOf(req, job.Blocking))
+			return r.deferJob(ctx, jobOf(req))
 		}
 		switch res.Next {
 		case service.NextContinue:
 		case service.NextAwait:
 			if r.handOver {
-				return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Resume: &service.Resume{AwaitRequestID: res.RequestID}})
+				return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Resume: &service.Resume{AwaitRequestID: res.RequestID, Version: res.Version}})
 			}
 			// Show the interrupt now; the client's reply starts the next
 			// step in the request that carries it.
@@ -144,21 +158,75 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		}
 		req = service.StepRequest{TaskID: job.TaskID}
 		if end.Sub(r.clock.Now()) <= res.After {
-			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Blocking: job.Blocking, Resume: &service.Resume{After: res.After}})
+			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Resume: &service.Resume{After: res.After, Version: res.Version}})
 		}
 		slept := r.clock.Now()
 		if err := clock.Sleep(runCtx, r.clock, res.After); err != nil {
 			rest := max(0, res.After-r.clock.Now().Sub(slept))
-			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Blocking: job.Blocking, Resume: &service.Resume{After: rest}})
+			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Resume: &service.Resume{After: rest, Version: res.Version}})
 		}
 	}
 }
 
-func jobOf(req service.StepRequest, blocking bool) service.Job {
-	return service.Job{TaskID: req.TaskID, Message: req.Message, Reply: req.Reply, Blocking: blocking, Trigger: req.Trigger}
+// stepResult is what a step returned.
+type stepResult struct {
+	res service.StepResult
+	err error
 }
 
-// deferJob records job, with time of its own when the request's is up.
+// step runs one step, for at most left or until ctx ends: then it stops
+// the step (ending its context) and returns service.ErrStepStopped, once
+// the step returned or stopGrace passed.
+func (r *Runner) step(ctx context.Context, req service.StepRequest, left time.Duration) (service.StepResult, error) {
+	stepCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	done := make(chan stepResult, 1)
+	go func() {
+		res, err := r.exec.Step(stepCtx, req)
+		done <- stepResult{res, err}
+	}()
+	budget := time.NewTimer(left)
+	defer budget.Stop()
+	select {
+	case d := <-done:
+		return d.res, d.err
+	case <-budget.C:
+		stop(errBudgetSpent)
+	case <-ctx.Done():
+		stop(context.Cause(ctx))
+	}
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	select {
+	case d := <-done:
+		return d.res, d.err // its result, if it stored one before the stop
+	case <-grace.C:
+		return service.StepResult{}, fmt.Errorf("%w: task %s: the agent still runs %s after its context ended; it stores nothing more",
+			service.ErrStepStopped, req.TaskID, stopGrace)
+	}
+}
+
+// handOverStep hands a step the runner stopped to the backlog, storing its
+// task first when the step had not.
+func (r *Runner) handOverStep(ctx context.Context, req service.StepRequest) error {
+	if req.Unsaved != nil {
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deferTimeout)
+		defer cancel()
+		if err := r.exec.HandOver(hctx, req.Unsaved); err != nil {
+			return fmt.Errorf("inline runner: %w", err)
+		}
+	}
+	r.log.InfoContext(ctx, "the step outlived the request's budget; handing it over", "taskId", req.TaskID)
+	return r.deferJob(ctx, jobOf(req))
+}
+
+// jobOf is the job that runs req's step again elsewhere.
+func jobOf(req service.StepRequest) service.Job {
+	return service.Job{TaskID: req.TaskID, Message: req.Message, Reply: req.Reply, Trigger: req.Trigger}
+}
+
+// deferJob hands job to the backlog, with time of its own when the
+// request's is up.
 func (r *Runner) deferJob(ctx context.Context, job service.Job) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deferTimeout)
 	defer cancel()
@@ -167,9 +235,9 @@ func (r *Runner) deferJob(ctx context.Context, job service.Job) error {
 		return nil // the task is gone: nothing to run
 	}
 	if err != nil {
-		return fmt.Errorf("inline runner: record that task %s awaits execution: %w", job.TaskID, err)
+		return fmt.Errorf("inline runner: hand over task %s: %w", job.TaskID, err)
 	}
-	r.log.InfoContext(ctx, "task awaits execution", "taskId", job.TaskID)
+	r.log.InfoContext(ctx, "task handed over", "taskId", job.TaskID)
 	return nil
 }
 

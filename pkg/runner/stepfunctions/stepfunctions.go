@@ -1,12 +1,13 @@
-// Package stepfunctions runs tasks on AWS Step Functions: each task's steps run in an
-// execution of the state machine of infra/statemachine.asl.json, which calls
-// the worker function for every action of the step protocol, waits between
-// steps at no cost, and parks on a task token while the task waits for its
-// client.
+// Package stepfunctions runs the steps of tasks that go on past a step on
+// AWS Step Functions: an execution of the state machine of
+// infra/statemachine.asl.json calls the worker function for every action of
+// the step protocol, waits between steps at no cost, and parks on a task
+// token while the task waits for its client. A task's first step never
+// starts one (it runs in the request, or on the asynchronous path): state
+// transitions are the most expensive thing a task can pay for.
 package stepfunctions
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,8 +34,6 @@ type API interface {
 	StopExecution(ctx context.Context, in *sfn.StopExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StopExecutionOutput, error)
 	SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error)
 	SendTaskFailure(ctx context.Context, in *sfn.SendTaskFailureInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskFailureOutput, error)
-	DescribeExecution(ctx context.Context, in *sfn.DescribeExecutionInput, optFns ...func(*sfn.Options)) (*sfn.DescribeExecutionOutput, error)
-	ListExecutions(ctx context.Context, in *sfn.ListExecutionsInput, optFns ...func(*sfn.Options)) (*sfn.ListExecutionsOutput, error)
 }
 
 // ErrorTaskCanceled is the error the runner fails a waiting execution with
@@ -68,7 +67,6 @@ type Runner struct {
 	ttl      time.Duration
 	maxSteps int
 	log      *slog.Logger
-	execARN  string // the state machine ARN's prefix for execution ARNs
 }
 
 var _ service.Runner = (*Runner)(nil)
@@ -81,8 +79,7 @@ func New(api API, o Options) (*Runner, error) {
 	if !strings.Contains(o.StateMachineARN, ":stateMachine:") {
 		return nil, fmt.Errorf("stepfunctions: %q is not a state machine ARN", o.StateMachineARN)
 	}
-	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, maxSteps: o.MaxSteps, log: o.Logger,
-		execARN: strings.Replace(o.StateMachineARN, ":stateMachine:", ":execution:", 1)}
+	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, maxSteps: o.MaxSteps, log: o.Logger}
 	r.ttl = positive.Or(r.ttl, service.DefaultInterruptTTL)
 	r.maxSteps = positive.Or(r.maxSteps, DefaultMaxSteps)
 	r.log = logger.Or(r.log)
@@ -106,42 +103,32 @@ type Input struct {
 	MaxSteps int `json:"maxSteps,omitempty"`
 }
 
-// Start implements service.Runner. A new task starts an execution named by
-// its id, so a retried start is idempotent. A reply resumes the execution
-// waiting on its token; without a token (the task waited under another
-// runner), or when that execution no longer waits, a new execution runs the
-// reply's step.
+// Start implements service.Runner for the work that goes on past a step:
+//
+//   - a reply to an interrupt whose execution waits on job.TaskToken resumes
+//     it (SendTaskSuccess); when that execution no longer waits, Start
+//     returns ErrNotWaiting and the reply's step is the caller's to run;
+//   - a Resume starts an execution that waits before the next step, or
+//     shows the interrupt the last step asked for and waits for its reply.
+//     It is named by the task and its version after that step (or the
+//     interrupt), so that a retried hand-over starts it once.
+//
+// Any other job is a step to run now, which is not Step Functions' work:
+// Start refuses it.
 func (r *Runner) Start(ctx context.Context, job service.Job) error {
-	in := Input{TaskID: job.TaskID, StartAt: "step", Trigger: string(service.TriggerMessage)}
-	name := job.TaskID
 	switch {
-	case job.Reply != nil:
-		if job.TaskToken != "" {
-			err := r.sendReply(ctx, job)
-			if err == nil || !errors.Is(err, errNotWaiting) {
-				return err
-			}
-			r.log.WarnContext(ctx, "the execution no longer waits for this reply; starting one for it", "taskId", job.TaskID, "requestId", job.Reply.RequestID)
-		}
-		in.Trigger, in.RequestID = string(service.TriggerReply), job.Reply.RequestID
-		name = job.TaskID + "-" + job.Reply.RequestID
-	case job.Takeover > 0:
-		// A step its runner left unfinished: a new execution runs it again
-		// (execution names are never reused, hence the number).
-		in.Trigger = string(cmp.Or(job.Trigger, service.TriggerMessage))
-		name = fmt.Sprintf("%s-takeover-%d", job.TaskID, job.Takeover)
+	case job.Reply != nil && job.TaskToken != "":
+		return r.sendReply(ctx, job)
 	case job.Resume != nil && job.Resume.AwaitRequestID != "":
-		in.StartAt, in.Trigger, in.RequestID = "await", string(service.TriggerReply), job.Resume.AwaitRequestID
+		in := Input{TaskID: job.TaskID, StartAt: "await", Trigger: string(service.TriggerReply), RequestID: job.Resume.AwaitRequestID}
+		return r.startExecution(ctx, job.TaskID+"-"+job.Resume.AwaitRequestID, in)
 	case job.Resume != nil:
-		in.StartAt, in.Trigger = "continue", string(service.TriggerContinue)
-		in.AfterSeconds = int(math.Ceil(job.Resume.After.Seconds()))
+		in := Input{TaskID: job.TaskID, StartAt: "continue", Trigger: string(service.TriggerContinue),
+			AfterSeconds: int(math.Ceil(job.Resume.After.Seconds()))}
+		return r.startExecution(ctx, fmt.Sprintf("%s-v%d", job.TaskID, job.Resume.Version), in)
 	}
-	return r.startExecution(ctx, name, in)
+	return fmt.Errorf("stepfunctions: task %s: a step to run now goes to the asynchronous path, not to an execution", job.TaskID)
 }
-
-// Defer implements the inline runner's hand-off: work a request could not
-// run itself goes to an execution.
-func (r *Runner) Defer(ctx context.Context, job service.Job) error { return r.Start(ctx, job) }
 
 func (r *Runner) startExecution(ctx context.Context, name string, in Input) error {
 	in.InterruptTTLSeconds = int(math.Ceil(r.ttl.Seconds()))
@@ -166,9 +153,9 @@ func (r *Runner) startExecution(ctx context.Context, name string, in Input) erro
 	return nil
 }
 
-// errNotWaiting: the token's execution no longer waits (it timed out,
-// failed or was stopped).
-var errNotWaiting = errors.New("stepfunctions: the execution no longer waits")
+// ErrNotWaiting is Start's answer to a reply whose execution no longer
+// waits on its token (it timed out, failed or was stopped).
+var ErrNotWaiting = errors.New("stepfunctions: the execution no longer waits")
 
 func (r *Runner) sendReply(ctx context.Context, job service.Job) error {
 	out, err := json.Marshal(map[string]string{"requestId": job.Reply.RequestID})
@@ -177,7 +164,7 @@ func (r *Runner) sendReply(ctx context.Context, job service.Job) error {
 	}
 	_, err = r.api.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(job.TaskToken), Output: aws.String(string(out))})
 	if notWaiting(err) {
-		return errNotWaiting
+		return ErrNotWaiting
 	}
 	if err != nil {
 		return fmt.Errorf("stepfunctions: resume task %s: %w", job.TaskID, err)
@@ -195,12 +182,12 @@ func notWaiting(err error) bool {
 }
 
 // Cancel implements service.Runner: an execution waiting on the task's
-// interrupt is failed through its token (the state machine ends it), and the
-// execution that runs the task is stopped, whichever it is: the one named by
-// the task id, or when that one has ended, the running executions named
-// <taskId>-... (a reply's execution, or one the state machine continued
-// the task in). Both are best effort; a step still running stops at its
-// next write, which the store refuses for a canceled task.
+// interrupt is failed through its token (the state machine ends it), and
+// the execution that last ran a step of the task, which the task records
+// (TaskRecord.ExecutionARN), is stopped. No execution is looked for. Both
+// are best effort: a step still running stops at its next write, which the
+// store refuses for a canceled task, and an execution that waits to run a
+// step finds the task canceled and ends.
 func (r *Runner) Cancel(ctx context.Context, req service.CancelRequest) error {
 	var errs []error
 	if req.TaskToken != "" {
@@ -211,38 +198,8 @@ func (r *Runner) Cancel(ctx context.Context, req service.CancelRequest) error {
 			errs = append(errs, fmt.Errorf("stepfunctions: fail the waiting execution of task %s: %w", req.TaskID, err))
 		}
 	}
-	first := r.execARN + ":" + executionName(req.TaskID)
-	d, err := r.api.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(first)})
-	var missing *types.ExecutionDoesNotExist
-	switch {
-	case err == nil && d.Status == types.ExecutionStatusRunning:
-		errs = append(errs, r.stop(ctx, req.TaskID, first))
-	case err == nil || errors.As(err, &missing):
-		errs = append(errs, r.stopContinued(ctx, req.TaskID))
-	default:
-		errs = append(errs, fmt.Errorf("stepfunctions: describe the execution of task %s: %w", req.TaskID, err))
-	}
-	return errors.Join(errs...)
-}
-
-// stopContinued stops the running executions of the task other than the
-// first: those named <taskId>-<suffix>.
-func (r *Runner) stopContinued(ctx context.Context, taskID string) error {
-	prefix := executionName(taskID) + "-"
-	var errs []error
-	p := sfn.NewListExecutionsPaginator(r.api, &sfn.ListExecutionsInput{
-		StateMachineArn: aws.String(r.arn), StatusFilter: types.ExecutionStatusRunning, MaxResults: 1000,
-	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return fmt.Errorf("stepfunctions: find the execution of task %s: %w", taskID, err)
-		}
-		for _, e := range page.Executions {
-			if strings.HasPrefix(aws.ToString(e.Name), prefix) {
-				errs = append(errs, r.stop(ctx, taskID, aws.ToString(e.ExecutionArn)))
-			}
-		}
+	if req.ExecutionARN != "" {
+		errs = append(errs, r.stop(ctx, req.TaskID, req.ExecutionARN))
 	}
 	return errors.Join(errs...)
 }

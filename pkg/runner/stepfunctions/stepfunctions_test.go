@@ -16,13 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/runnertest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
@@ -139,64 +136,63 @@ func TestRunner(t *testing.T) {
 	r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute})
 	require.NoError(t, err)
 
-	t.Run("a new task starts an execution named by its id, once", func(t *testing.T) {
-		sfntest.Canned(t, await, ignored)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-1"}))
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-1"}), "a retried start is idempotent")
-		arn := executionARN(m, "t-1")
+	t.Run("an interrupt handed over is shown by an execution that waits for its reply", func(t *testing.T) {
+		sfntest.Canned(t, ignored)
+		job := service.Job{TaskID: "t-1", Resume: &service.Resume{AwaitRequestID: "req-1", Version: 2}}
+		require.NoError(t, r.Start(ctx, job))
+		require.NoError(t, r.Start(ctx, job), "a retried hand-over is idempotent")
+		arn := executionARN(m, "t-1-req-1")
 		token := m.TaskToken(arn, 10*time.Second)
-		_, calls := m.History(arn)
-		assert.Equal(t, map[string]any{"action": "step", "taskId": "t-1", "trigger": "message", "requestId": ""}, calls[0].Payload)
+		states, calls := m.History(arn)
+		assert.Equal(t, []string{"Begin", "AwaitInput"}, states)
+		assert.Equal(t, map[string]any{"action": "await", "taskId": "t-1", "requestId": "req-1", "taskToken": token}, calls[0].Payload)
 
 		// A reply resumes the waiting execution through its token.
 		sfntest.Canned(t, done)
 		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-1", Reply: &agent.Reply{RequestID: "req-1"}, TaskToken: token}))
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 		_, calls = m.History(arn)
-		assert.Equal(t, []string{"step message", "await", "step reply"}, actions(calls))
+		assert.Equal(t, []string{"await", "step reply"}, actions(calls))
+		assert.Equal(t, arn, calls[1].Payload["executionArn"], "the step records the execution it runs in")
 	})
-	t.Run("work handed over mid-protocol starts where it left off", func(t *testing.T) {
-		sfntest.Canned(t, ignored)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-2", Resume: &service.Resume{AwaitRequestID: "req-9"}}))
-		arn := executionARN(m, "t-2")
-		m.TaskToken(arn, 10*time.Second)
-		states, calls := m.History(arn)
-		assert.Equal(t, []string{"Begin", "AwaitInput"}, states)
-		assert.Equal(t, "req-9", calls[0].Payload["requestId"])
-
+	t.Run("a wait handed over starts an execution named by the task's version", func(t *testing.T) {
 		sfntest.Canned(t, done)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-3", Resume: &service.Resume{After: 10 * time.Millisecond}}))
-		arn = executionARN(m, "t-3")
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-3", Resume: &service.Resume{After: 10 * time.Millisecond, Version: 4}}))
+		arn := executionARN(m, "t-3-v4")
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
-		states, calls = m.History(arn)
+		states, calls := m.History(arn)
 		assert.Equal(t, []string{"Begin", "WaitBeforeStep", "Step", "Route", "Done"}, states)
 		assert.Equal(t, []string{"step continue"}, actions(calls))
 	})
-	t.Run("a reply whose execution no longer waits runs in a new execution", func(t *testing.T) {
-		sfntest.Canned(t, done)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-4", Reply: &agent.Reply{RequestID: "req-4"}, TaskToken: "stale-token"}))
-		arn := executionARN(m, "t-4-req-4")
-		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
-		_, calls := m.History(arn)
-		assert.Equal(t, map[string]any{"action": "step", "taskId": "t-4", "trigger": "reply", "requestId": "req-4"}, calls[0].Payload)
+	t.Run("a reply whose execution no longer waits is the caller's to run", func(t *testing.T) {
+		err := r.Start(ctx, service.Job{TaskID: "t-4", Reply: &agent.Reply{RequestID: "req-4"}, TaskToken: "stale-token"})
+		assert.ErrorIs(t, err, stepfunctions.ErrNotWaiting)
+	})
+	t.Run("a step to run now is not an execution's", func(t *testing.T) {
+		assert.ErrorContains(t, r.Start(ctx, service.Job{TaskID: "t-6"}), "asynchronous path")
+		assert.ErrorContains(t, r.Start(ctx, service.Job{TaskID: "t-6", Reply: &agent.Reply{RequestID: "req-6"}}), "asynchronous path")
+		assert.ErrorContains(t, r.Start(ctx, service.Job{TaskID: "t-6", Takeover: 1}), "asynchronous path")
 	})
 	t.Run("cancel fails the wait through its token", func(t *testing.T) {
-		sfntest.Canned(t, await, ignored)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-5"}))
-		arn := executionARN(m, "t-5")
+		sfntest.Canned(t, ignored)
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-5", Resume: &service.Resume{AwaitRequestID: "req-5"}}))
+		arn := executionARN(m, "t-5-req-5")
 		token := m.TaskToken(arn, 10*time.Second)
 		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t-5", TaskToken: token}))
-		// Cancel fails the wait (the state machine catches TaskCanceled and
-		// ends at Done) and stops the execution; whichever lands first ends
-		// it: SUCCEEDED, or stopped (ABORTED on AWS, FAILED in moto).
-		status := m.Wait(arn, 10*time.Second)
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 		states, _ := m.History(arn)
-		if status == sfntypes.ExecutionStatusSucceeded {
-			assert.Equal(t, "Done", states[len(states)-1])
-		} else {
-			assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status)
-		}
+		assert.Equal(t, "Done", states[len(states)-1], "the state machine catches TaskCanceled and ends")
 		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "never-started"}), "nothing to stop is fine")
+	})
+	t.Run("cancel stops the execution the task records", func(t *testing.T) {
+		sfntest.Canned(t, result{Next: "continue", AfterSeconds: 60, State: "working"})
+		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-7", Resume: &service.Resume{Version: 3}}))
+		arn := executionARN(m, "t-7-v3")
+		waitingIn(t, m, arn, "Step")
+		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t-7", ExecutionARN: arn}))
+		status := m.Wait(arn, 10*time.Second)
+		assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status, "stopped (ABORTED on AWS, FAILED in moto)")
+		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t-7", ExecutionARN: arn}), "an execution that ended is fine")
 	})
 	_, err = stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: "not-an-arn"})
 	assert.ErrorContains(t, err, "is not a state machine ARN")
@@ -228,12 +224,13 @@ func executionsOf(t *testing.T, m *sfntest.Machine, prefix string) []sfntypes.Ex
 	return found
 }
 
-// waiting waits until an execution waits 60 s before its next step (moto
-// does not stop an execution between two states reliably: only in a wait).
-func waiting(t *testing.T, m *sfntest.Machine, arn string) {
+// waitingIn waits until an execution waits 60 s before its next step, after
+// the state after (moto does not stop an execution between two states
+// reliably: only in a wait).
+func waitingIn(t *testing.T, m *sfntest.Machine, arn, after string) {
 	require.Eventually(t, func() bool {
 		states, _ := m.History(arn)
-		return slices.Contains(states, "PrepareContinue") && states[len(states)-1] == "WaitBeforeStep"
+		return slices.Contains(states, after) && states[len(states)-1] == "WaitBeforeStep"
 	}, 10*time.Second, 50*time.Millisecond, "the execution waits 60 s before its next step")
 	time.Sleep(200 * time.Millisecond)
 }
@@ -241,8 +238,8 @@ func waiting(t *testing.T, m *sfntest.Machine, arn string) {
 // An execution runs at most MaxSteps steps: then the task goes
 // on, at the same point of the protocol, in a new execution named
 // <taskId>-<uuid>, so that no task ever reaches Step Functions' history
-// limit; and Cancel stops that execution (or a reply's), not only the one
-// named by the task id.
+// limit; the new execution's steps record it on the task, for a cancel to
+// stop it.
 func TestContinueInNewExecution(t *testing.T) {
 	ctx := context.Background()
 	m := sfntest.New(t, nil)
@@ -251,8 +248,7 @@ func TestContinueInNewExecution(t *testing.T) {
 
 	t.Run("a continue past the budget", func(t *testing.T) {
 		sfntest.Canned(t, cont, cont, done)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-1"}))
-		first := executionARN(m, "long-1")
+		first := m.Start("long-1", budget2("long-1"))
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(first, 10*time.Second))
 		states, calls := m.History(first)
 		assert.Equal(t, []string{"Begin", "Step", "Route", "PrepareContinue", "WaitBeforeStep",
@@ -273,11 +269,11 @@ func TestContinueInNewExecution(t *testing.T) {
 		states, calls = m.History(arn)
 		assert.Equal(t, []string{"Begin", "WaitBeforeStep", "Step", "Route", "Done"}, states)
 		assert.Equal(t, []string{"step continue"}, actions(calls))
+		assert.Equal(t, arn, calls[0].Payload["executionArn"], "its step records the new execution")
 	})
 	t.Run("an await past the budget", func(t *testing.T) {
 		sfntest.Canned(t, cont, await, ignored, done)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-2"}))
-		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(executionARN(m, "long-2"), 10*time.Second))
+		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(m.Start("long-2", budget2("long-2")), 10*time.Second))
 		var next []sfntypes.ExecutionListItem
 		require.Eventually(t, func() bool { next = executionsOf(t, m, "long-2"); return len(next) == 1 }, 10*time.Second, 50*time.Millisecond)
 		arn := aws.ToString(next[0].ExecutionArn)
@@ -297,42 +293,11 @@ func TestContinueInNewExecution(t *testing.T) {
 		states, _ := m.History(arn)
 		assert.Equal(t, []string{"Begin", "StartCounting", "Begin", "Step", "Route", "Done"}, states)
 	})
-	t.Run("cancel stops the execution the task continued in", func(t *testing.T) {
-		sfntest.Canned(t, cont, cont, result{Next: "continue", AfterSeconds: 60, State: "working"})
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-3"}))
-		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(executionARN(m, "long-3"), 10*time.Second))
-		var next []sfntypes.ExecutionListItem
-		require.Eventually(t, func() bool { next = executionsOf(t, m, "long-3"); return len(next) == 1 }, 10*time.Second, 50*time.Millisecond)
-		arn := aws.ToString(next[0].ExecutionArn)
-		waiting(t, m, arn)
-
-		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "long-3"}))
-		status := m.Wait(arn, 10*time.Second)
-		assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status, "stopped (ABORTED on AWS, FAILED in moto)")
-	})
-	t.Run("cancel stops a reply's execution", func(t *testing.T) {
-		sfntest.Canned(t, result{Next: "continue", AfterSeconds: 60, State: "working"})
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-4", Reply: &agent.Reply{RequestID: "req-7"}}))
-		arn := executionARN(m, "long-4-req-7")
-		waiting(t, m, arn)
-		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "long-4"}))
-		status := m.Wait(arn, 10*time.Second)
-		assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status)
-	})
 }
 
-// On Step Functions the state machine times the waits and the interrupts
-// (by AWS's clock, which is the wall clock); the worker's executor and the
-// service tell the time with the injected clock, so a reply is taken or
-// refused by it, whatever the state machine's timer says.
-func TestFollowsTheClock(t *testing.T) {
-	runnertest.Run(t, func(t *testing.T, exec *service.Executor, clk *clocktest.Clock) service.Runner {
-		w := worker.New(exec, nil)
-		m := sfntest.New(t, sfntest.Bridge(w.Handle))
-		r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: runnertest.InterruptTTL})
-		require.NoError(t, err)
-		return r
-	}, runnertest.Options{})
+// budget2 is the input of a task's execution that runs at most two steps.
+func budget2(taskID string) stepfunctions.Input {
+	in := input(taskID, 60)
+	in.MaxSteps = 2
+	return in
 }
-
-func TestAcrossEpochs(t *testing.T) { clocktest.RunAcrossEpochs(t, "^TestFollowsTheClock$") }

@@ -81,6 +81,13 @@ type taskItem struct {
 	// delivery joins the task's trace. Absent when no change was traced; a
 	// change outside a trace keeps the header of the last one that was.
 	Trace string `dynamodbav:"trace,omitempty"`
+	// ExecutionARN is the Step Functions execution that last ran a step of
+	// the task (service.TaskRecord.ExecutionARN).
+	ExecutionARN string `dynamodbav:"executionArn,omitempty"`
+	// HasPush is set when the task gains its first push config, and never
+	// removed: the push function's stream filter lets through only the
+	// changes of tasks that have it (see push.go).
+	HasPush bool `dynamodbav:"hasPush,omitempty"`
 	leaseAttrs
 }
 
@@ -112,6 +119,8 @@ const (
 	attrInboxSeq         = "inboxSeq"
 	attrRecordOf         = "recordOf"
 	attrTrace            = "trace"
+	attrExecutionARN     = "executionArn"
+	attrHasPush          = "hasPush"
 )
 
 // childItem is a history message or an artifact: its JSON, and for
@@ -165,6 +174,8 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		Inbox:      it.Inbox,
 		Lease:      it.lease(),
 		Takeovers:  it.Takeovers,
+
+		ExecutionARN: it.ExecutionARN,
 	}
 	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)

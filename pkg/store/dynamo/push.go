@@ -31,6 +31,12 @@ import (
 //
 // A config item expires with the task's children (expiry.go), and like
 // them is read only through its live task.
+//
+// The task item also gets hasPush (true) with its first config, and keeps
+// it: the push function's event source mapping filters the stream on it,
+// so that the changes of tasks that never had a webhook, most tasks, never
+// invoke the function (template.yaml, PushStreamMapping). ChangeFromStream
+// reports no change of a task without configs, as the memory store.
 
 const (
 	skPushPrefix = "P#"
@@ -139,7 +145,10 @@ func (s *Store) PutPushConfig(ctx context.Context, c service.PushConfig) error {
 		Or(expression.Contains(expression.Name(attrPushConfigs), c.Config.ID))
 	cond := s.liveTaskCond(t).
 		And(room)
-	e, err := expression.NewBuilder().WithUpdate(expression.Add(expression.Name(attrPushConfigs), ids)).WithCondition(cond).Build()
+	// hasPush lets the task's changes through the push function's stream
+	// filter from now on.
+	set := expression.Add(expression.Name(attrPushConfigs), ids).Set(expression.Name(attrHasPush), expression.Value(true))
+	e, err := expression.NewBuilder().WithUpdate(set).WithCondition(cond).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: build push config update: %w", err)
 	}

@@ -18,7 +18,7 @@ import (
 // NEW_AND_OLD_IMAGES, as a Lambda event source mapping delivers it) and
 // returns the task change webhooks are told about, or nil when the record
 // is not one: an item other than a task (an idempotency record kept at a
-// task's key included), a new task that is still submitted (its creator
+// task's key included), a task without push configs, a new task that is still submitted (its creator
 // has the answer already), a task removed by TTL, a write that did not
 // move the version (a push config added or removed), or an update that
 // changed neither the status nor completed an artifact. A task created
@@ -87,6 +87,12 @@ func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.Task
 	newer, err := decodeTaskItem(newImage)
 	if err != nil || newer.RecordOf != "" {
 		return nil, err
+	}
+	if len(newer.PushConfigs) == 0 {
+		// A task without webhooks: nobody to tell, as the memory store
+		// says. (The push function's stream filter drops the records of
+		// tasks that never had one before they reach it, see hasPush.)
+		return nil, nil
 	}
 	older, err := decodeTaskItem(oldImage)
 	if err != nil {

@@ -90,6 +90,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		ListOwner: taskListOwnerKey(nt.Owner, task.ID), ListContext: listContextKey(nt.Owner, task.ContextID),
 		ListSK:             listSK(task.Status.Timestamp, task.ID),
 		PushConfigs:        configIDs,
+		HasPush:            len(configIDs) > 0,
 		SessionID:          nt.SessionID,
 		ContextSession:     bound,
 		FirstMessage:       firstInline,

@@ -230,6 +230,9 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	if h := tracing.Header(ctx); h != "" {
 		set = set.Set(expression.Name(attrTrace), expression.Value(h))
 	}
+	if u.ExecutionARN != "" {
+		set = set.Set(expression.Name(attrExecutionARN), expression.Value(u.ExecutionARN))
+	}
 	set = leaseUpdate(set, u)
 	cond := s.liveTaskCond(t).
 		And(expression.Name(attrVersion).Equal(expression.Value(expected))).

@@ -431,6 +431,9 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 	if u.Pending != nil {
 		next.Pending = u.Pending
 	}
+	if u.ExecutionARN != "" {
+		next.ExecutionARN = u.ExecutionARN
+	}
 	switch {
 	case u.Lease.Held():
 		next.Lease = u.Lease.Stored()

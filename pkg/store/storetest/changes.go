@@ -102,4 +102,13 @@ func RunChanges(t *testing.T, newStore ChangeFactory) {
 	_, err = store.UpdateTask(s.ctx, service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCanceled, nil)})
 	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 12)
 	expect("refused writes are not changes", want{version: 12, state: a2a.TaskStateCompleted, status: true, configs: []string{"inline"}, text: "Done."})
+
+	// A task without webhooks has nobody to tell: none of its writes is a
+	// change (the push function's stream filter also drops them).
+	quiet := s.newTask("alice", "t2", "ctx-t2", "m-t2")
+	require.NoError(t, store.CreateTask(s.ctx, quiet))
+	s.update(service.Update{TaskID: "t2", Status: s.status(a2a.TaskStateWorking, agentMessage("t2", "s2", "Counting 1"))})
+	s.update(service.Update{TaskID: "t2", Artifacts: []a2a.Artifact{textArtifact("a1", "whole")}, ArtifactLastChunk: true})
+	s.update(service.Update{TaskID: "t2", Status: s.status(a2a.TaskStateCompleted, agentMessage("t2", "done2", "Done."))})
+	expect("a task without push configs")
 }

@@ -60,6 +60,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"UpdateUnknown", testUpdateUnknown},
 		{"Artifacts", testArtifacts},
 		{"CheckpointAndRequestMetadata", testCheckpointAndRequestMetadata},
+		{"ExecutionARN", testExecutionARN},
 		{"FirstTerminalStateWins", testFirstTerminalStateWins},
 		{"TaskExpiry", testTaskExpiry},
 		{"IdempotencyExpiry", testIdempotencyExpiry},

@@ -276,6 +276,21 @@ func testCheckpointAndRequestMetadata(t *testing.T, s *suite) {
 	jsonEqual(t, a2a.Metadata{"r": "2"}, rec.RequestMetadata)
 }
 
+// An update that names the execution running the task records it; later
+// updates without one keep it, a newer one replaces it.
+func testExecutionARN(t *testing.T, s *suite) {
+	s.create("t1")
+	assert.Empty(t, s.get("t1", service.GetOptions{}).ExecutionARN)
+	const first = "arn:aws:states:us-east-1:123456789012:execution:tasks:t1-v2"
+	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil), ExecutionARN: first})
+	assert.Equal(t, first, s.get("t1", service.GetOptions{}).ExecutionARN)
+	s.update(service.Update{TaskID: "t1", Checkpoint: json.RawMessage(`{"step":2}`)})
+	assert.Equal(t, first, s.get("t1", service.GetOptions{}).ExecutionARN, "an update without one keeps it")
+	const second = "arn:aws:states:us-east-1:123456789012:execution:tasks:t1-v4"
+	s.update(service.Update{TaskID: "t1", ExecutionARN: second})
+	assert.Equal(t, second, s.get("t1", service.GetOptions{}).ExecutionARN)
+}
+
 // 50 writers race to finish one task: exactly one terminal state is stored,
 // and every other writer is told the task is already terminal (or that it
 // lost the version race), with the state that won.

@@ -76,38 +76,50 @@ type Machine struct {
 	t        testing.TB
 }
 
-// New creates a worker function and a state machine calling it. With a nil
-// handler the function is canned (queue results with Canned); otherwise each
-// invocation is POSTed to handler, served on a loopback listener.
+// New creates a worker function (Function) and a state machine calling it.
+// With a nil handler the function is canned (queue results with Canned);
+// otherwise each invocation is POSTed to handler, served on a loopback
+// listener.
 func New(t testing.TB, handler http.Handler) *Machine {
 	ctx := context.Background()
 	cfg := awstest.Config(t)
-	name := strings.ReplaceAll(awstest.UniqueName(t, "worker"), ".", "-")
+	name, arn := Function(t, handler)
+	def := strings.NewReplacer("${WorkerFunctionArn}", arn, "${Partition}", "aws").Replace(string(Definition(t)))
+	c := Client(t)
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+		Name: aws.String(name), Definition: aws.String(def), RoleArn: aws.String(ensureRole(t, cfg)),
+	})
+	require.NoError(t, err)
+	return &Machine{ARN: aws.ToString(sm.StateMachineArn), Function: name, Client: c, t: t}
+}
+
+// Function creates a Lambda function in moto and returns its name and ARN.
+// With a nil handler it is canned (queue results with Canned); otherwise
+// each invocation is POSTed to handler, served on a loopback listener:
+// synchronous ones (the state machine's) wait for its answer, asynchronous
+// ones (InvocationType Event) are answered 202 at once and POSTed from
+// moto's background, as Lambda queues them.
+func Function(t testing.TB, handler http.Handler) (name, arn string) {
+	ctx := context.Background()
+	cfg := awstest.Config(t)
+	name = strings.ReplaceAll(awstest.UniqueName(t, "worker"), ".", "-")
 	if len(name) > 64 {
 		name = name[len(name)-64:]
 	}
-	role := ensureRole(t, cfg)
 	env := map[string]string{}
 	if handler != nil {
-		srv := newServer(t, handler)
-		env["MOTO_LAMBDA_BRIDGE_URL"] = srv
+		env["MOTO_LAMBDA_BRIDGE_URL"] = newServer(t, handler)
 	}
 	fn, err := lambda.NewFromConfig(cfg).CreateFunction(ctx, &lambda.CreateFunctionInput{
 		FunctionName: aws.String(name),
-		Role:         aws.String(role),
+		Role:         aws.String(ensureRole(t, cfg)),
 		Runtime:      lambdatypes.RuntimeProvidedal2023,
 		Handler:      aws.String("bootstrap"),
 		Code:         &lambdatypes.FunctionCode{ZipFile: emptyZip},
 		Environment:  &lambdatypes.Environment{Variables: env},
 	})
 	require.NoError(t, err)
-	def := strings.NewReplacer("${WorkerFunctionArn}", aws.ToString(fn.FunctionArn), "${Partition}", "aws").Replace(string(Definition(t)))
-	c := Client(t)
-	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
-		Name: aws.String(name), Definition: aws.String(def), RoleArn: aws.String(role),
-	})
-	require.NoError(t, err)
-	return &Machine{ARN: aws.ToString(sm.StateMachineArn), Function: name, Client: c, t: t}
+	return name, aws.ToString(fn.FunctionArn)
 }
 
 // emptyZip is a zip archive with no entries: moto stores the code, never
