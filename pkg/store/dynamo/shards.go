@@ -36,11 +36,14 @@ import (
 // context's tasks come one after the other. Interrupt bindings
 // (listOwner R#<owner>) are one per interrupt: unsharded too.
 const (
-	// ownerShards spreads one caller's list entries: 8 partitions take
-	// 8,000 index writes a second, some 1,000 multi-step tasks a second
-	// (five to eight entry writes each) or 8,000 one-step blocking ones,
-	// of one caller; a tasks/list reads 8 partitions (see ListTasks).
-	ownerShards = 8
+	// ownerShards spreads one caller's list entries: 4 partitions take
+	// 4,000 index writes a second, some 500 multi-step tasks a second
+	// (five to eight entry writes each) or 4,000 one-step blocking ones,
+	// of one caller; a tasks/list reads 4 partitions (see ListTasks).
+	// byOwner carries one caller's tasks, where byLease carries every
+	// running task of the table: it needs fewer shards, and every list
+	// pays for each.
+	ownerShards = 4
 	// leaseShards spreads the running tasks' leases: 16 partitions take
 	// 16,000 index writes a second, some 8,000 leased tasks a second (a
 	// lease put and removed: two entry writes each, two more per renewal
