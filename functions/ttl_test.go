@@ -37,6 +37,10 @@ func TestFunctionsStartWithInterruptTTLAboveTaskTTL(t *testing.T) {
 			defer p.Stop()
 			_, rep, err := p.Ready(20 * time.Second)
 			require.NoError(t, err, "init error report: %s\nlog: %s", rep.Body, p.Stderr())
+			// The log reaches the test through a pipe, maybe after the
+			// first request for an event.
+			require.Eventually(t, func() bool { return strings.Contains(p.Stderr(), "configuration corrected") }, 10*time.Second, 10*time.Millisecond,
+				"a warning: %s", p.Stderr())
 			warnings := 0
 			for _, line := range strings.Split(p.Stderr(), "\n") {
 				if strings.Contains(line, "configuration corrected") {
