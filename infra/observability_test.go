@@ -25,19 +25,20 @@ func TestAlarms(t *testing.T) {
 	for _, a := range tpl.OfType("AWS::CloudWatch::Alarm") {
 		alarms[a.Name] = a
 	}
-	want := []string{"DeliveryDeadLetterAlarm", "StreamFailureAlarm", "StreamIteratorAgeAlarm",
+	want := []string{"DeliveryDeadLetterAlarm", "StreamFailureAlarm", "StreamIteratorAgeAlarm", "WorkerFailureAlarm",
 		"StateMachineExecutionsFailedAlarm", "StateMachineExecutionsTimedOutAlarm",
 		"Api5xxRateAlarm", "ApiLatencyP99Alarm", "TasksFailedRateAlarm"}
 	for _, fn := range tpl.OfType("AWS::Serverless::Function") {
 		want = append(want, fn.Name+"ErrorsAlarm", fn.Name+"ThrottlesAlarm")
 	}
-	fnTracing, _ := samtemplate.Scalar(samtemplate.Get(tpl.Globals, "Function", "Tracing"))
-	assert.Equal(t, "Active", fnTracing, "functions are traced")
+	fnTracing, _ := samtemplate.RefTarget(samtemplate.Get(tpl.Globals, "Function", "Tracing"))
+	assert.Equal(t, "Tracing", fnTracing, "functions are traced as the Tracing parameter says")
 	for _, name := range want {
 		a, ok := alarms[name]
 		if !assert.True(t, ok, "alarm %s is declared", name) {
 			continue
 		}
+		assert.Equal(t, "HasAlarms", a.Condition, "%s is created with CreateAlarms", name)
 		for _, prop := range []string{"AlarmActions", "OKActions"} {
 			fn, arg, ok := samtemplate.Intrinsic(a.Prop(prop))
 			if assert.True(t, ok, "%s.%s", name, prop) {
@@ -56,8 +57,11 @@ func TestAlarms(t *testing.T) {
 	assert.ElementsMatch(t, want, ids, "the alarms, no more, no less")
 	ns, _ := samtemplate.RefTarget(samtemplate.Get(alarms["TasksFailedRateAlarm"].Prop("Metrics").Content[0], "MetricStat", "Metric", "Namespace"))
 	assert.Equal(t, "MetricsNamespace", ns, "the task alarm watches the EMF namespace")
-	tracing, _ := samtemplate.Scalar(tpl.Resources["TaskStateMachine"].Prop("Tracing", "Enabled"))
-	assert.Equal(t, "true", tracing, "the state machine is traced")
+	fn, arg, ok := samtemplate.Intrinsic(tpl.Resources["TaskStateMachine"].Prop("Tracing", "Enabled"))
+	require.True(t, ok, "the state machine is traced as the Tracing parameter says")
+	assert.Equal(t, "Fn::If", fn)
+	cond, _ := samtemplate.Scalar(arg.Content[0])
+	assert.Equal(t, "TracingOn", cond)
 }
 
 // The dashboard shows every metric pkg/metrics emits, in the namespace of

@@ -47,10 +47,14 @@ func filterMatches(pattern map[string]any, record map[string]any) bool {
 	return true
 }
 
-// valueMatches applies one accepted value of a pattern's list: a value, or
-// {"anything-but": [values]}.
+// valueMatches applies one accepted value of a pattern's list: a value,
+// {"anything-but": [values]} or {"prefix": "text"}.
 func valueMatches(want, got any) bool {
 	if m, ok := want.(map[string]any); ok {
+		if prefix, ok := m["prefix"].(string); ok && len(m) == 1 {
+			s, isString := got.(string)
+			return isString && strings.HasPrefix(s, prefix)
+		}
 		but, ok := m["anything-but"].([]any)
 		if !ok || len(m) != 1 {
 			panic(fmt.Sprintf("filter pattern: %v is not a rule this test knows", m))
@@ -112,6 +116,18 @@ func TestStreamFilter(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.NoError(t, store.DeletePushConfig(ctx, "t-f", "h2"))
+	// The delivery log: attempts, a dead letter, and its redrive.
+	for _, a := range []service.DeliveryAttempt{
+		{ConfigID: "h1", Version: 2, Attempt: 1, StatusCode: 503, State: a2a.DeliveryRetrying, NextAttemptAt: time.Now()},
+		{ConfigID: "h1", Version: 2, Attempt: 2, StatusCode: 200, State: a2a.DeliveryDelivered},
+		{ConfigID: "h1", Version: 3, Attempt: 1, StatusCode: 410, State: a2a.DeliveryFailed, DeadLettered: true, Job: []byte(`{"taskId":"t-f","configId":"h1","version":3}`)},
+	} {
+		a.At = time.Now()
+		require.NoError(t, store.LogDelivery(ctx, "t-f", a))
+	}
+	_, err = store.RedriveDelivery(ctx, "t-f", "h1", 3)
+	require.NoError(t, err)
+	require.NoError(t, store.LogDelivery(ctx, "t-f", service.DeliveryAttempt{ConfigID: "h1", Version: 3, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered, At: time.Now()}))
 	// A task its first step finished before it was stored: one insert,
 	// which notifies.
 	done := msg("s-done", "done at once")
@@ -153,7 +169,7 @@ func TestStreamFilter(t *testing.T) {
 	recs, err := awstest.NewStreamReader(t, table).Read(ctx)
 	require.NoError(t, err)
 	seen := map[string]int{}
-	changes := 0
+	changes, redrives := 0, 0
 	for _, r := range recs {
 		b, err := json.Marshal(r)
 		require.NoError(t, err)
@@ -169,21 +185,32 @@ func TestStreamFilter(t *testing.T) {
 		webhooks := hasPush.DataType() == events.DataTypeBoolean && hasPush.Boolean()
 		taskUpdate := sk == "H" && (r.EventName == string(events.DynamoDBOperationTypeModify) ||
 			(r.EventName == string(events.DynamoDBOperationTypeInsert) && state.DataType() == events.DataTypeString && state.String() != "submitted"))
+		delivery := r.Change.NewImage["deliveryState"]
+		redrive := strings.HasPrefix(sk, "W#") && delivery.DataType() == events.DataTypeString && delivery.String() == a2a.DeliveryQueued
 		pk := r.Change.Keys["PK"].String()
 		seen[fmt.Sprintf("%s %v", r.EventName, pass)]++
 		if strings.HasPrefix(pk, "T#t-quiet") {
 			seen["quiet"]++
 			assert.False(t, pass, "%s of %s %s: a task without webhooks never reaches the push function", r.EventName, pk, sk)
 		}
-		assert.Equal(t, taskUpdate && webhooks, pass, "%s of %s %s: only updates of task items with webhooks, and such tasks created past submitted, reach the push function", r.EventName, pk, sk)
+		assert.Equal(t, (taskUpdate && webhooks) || redrive, pass, "%s of %s %s: only updates of task items with webhooks, such tasks created past submitted, and redriven deliveries reach the push function", r.EventName, pk, sk)
 		c, err := dynamo.ChangeFromStream(r)
 		require.NoError(t, err)
 		if c != nil {
 			changes++
 			assert.True(t, pass, "a record that notifies (%s of %s) is filtered out", r.EventName, sk)
 		}
+		d, err := dynamo.RedriveFromStream(r)
+		require.NoError(t, err)
+		if d != nil {
+			redrives++
+			assert.True(t, pass, "a redrive (%s of %s) is filtered out", r.EventName, sk)
+			assert.Equal(t, "t-f:3", d.EventID())
+			assert.JSONEq(t, `{"taskId":"t-f","configId":"h1","version":3}`, string(d.Job), "the record carries the job to enqueue")
+		}
 	}
 	assert.Positive(t, changes, "the task's changes notify")
+	assert.Equal(t, 1, redrives, "the redrive is one record; the log's other writes are none")
 	assert.Equal(t, 1, seen["INSERT true"], "the task created finished notifies")
 	assert.Positive(t, seen["INSERT false"], "inserts are dropped")
 	assert.Positive(t, seen["REMOVE false"], "deletions are dropped")

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
@@ -269,6 +270,18 @@ func TestEnvironment(t *testing.T) {
 			param, ok := samtemplate.RefTarget(value)
 			require.True(t, ok, "%s: %s must come from a parameter", fn, name)
 			pattern, _ := samtemplate.Scalar(samtemplate.Get(tpl.Root, "Parameters", param, "AllowedPattern"))
+			if name == agent.EnvSettings {
+				// A JSON object of settings, or a reference to where it is
+				// kept when it holds secrets: never a bare value.
+				re := regexp.MustCompile(pattern)
+				for _, ok := range []string{"", `{"A2A_LLM_MAX_TOKENS": 512}`, "ssm:/my-agent/settings", "secretsmanager:my-agent/settings"} {
+					assert.True(t, re.MatchString(ok), "%s: parameter %s refuses %s", fn, param, ok)
+				}
+				for _, bad := range []string{"sk-secret", "ssm:relative", "secretsmanager:arn:aws:secretsmanager:us-east-1:1:secret:x"} {
+					assert.False(t, re.MatchString(bad), "%s: parameter %s admits %s", fn, param, bad)
+				}
+				continue
+			}
 			assert.Equal(t, secretReference, pattern,
 				"%s: %s comes from parameter %s, which must admit only references by name", fn, name, param)
 		}
@@ -291,7 +304,11 @@ func TestPoliciesAreScoped(t *testing.T) {
 				"the card function's only AWS access is reading its signing keys")
 		}
 		for _, policy := range policies.Content {
-			for _, stmt := range samtemplate.Get(policy, "Statement").Content {
+			stmts := []*yaml.Node{policy} // a policy chosen by a condition, whole
+			if st := samtemplate.Get(policy, "Statement"); st != nil {
+				stmts = st.Content
+			}
+			for _, stmt := range stmts {
 				if !slices.Contains(scalarsAt(stmt, "Resource"), "*") {
 					continue
 				}
@@ -461,7 +478,7 @@ func grants(t *testing.T, ev *samtemplate.Evaluator, fn *samtemplate.Resource, a
 func TestEachFunctionReadsOnlyItsSecrets(t *testing.T) {
 	tpl := load(t)
 	env := environment(t, tpl)
-	secretParams := []string{"BearerToken", "BearerTokens", "LlmApiKey", "ProxyToken", "PushSigningKeys"}
+	secretParams := []string{"BearerToken", "BearerTokens", "LlmApiKey", "ProxyToken", "PushSigningKeys", "AgentSettings"}
 	for round, kinds := range [][2]string{{"ssm", "secretsmanager"}, {"secretsmanager", "ssm"}} {
 		params := map[string]string{}
 		arns := map[string]struct{ action, arn, other string }{}

@@ -170,6 +170,23 @@ type Artifact struct {
 // MarshalJSON writes the artifact.
 func (a Artifact) MarshalJSON() ([]byte, error) { return a.AppendJSON(make([]byte, 0, 256)) }
 
+// LatestArtifacts returns arts with each artifact id once, in the order of
+// its first appearance, holding its latest version: an artifact sent again
+// with the same id (not appended) replaces the earlier one.
+func LatestArtifacts(arts []Artifact) []Artifact {
+	out := make([]Artifact, 0, len(arts))
+	at := make(map[string]int, len(arts))
+	for _, a := range arts {
+		if i, ok := at[a.ArtifactID]; ok {
+			out[i] = a
+			continue
+		}
+		at[a.ArtifactID] = len(out)
+		out = append(out, a)
+	}
+	return out
+}
+
 // Task is a stateful unit of work.
 type Task struct {
 	ID        string     `json:"id"`

@@ -174,3 +174,10 @@ func TestMetadataApproxSize(t *testing.T) {
 	}
 	assert.Zero(t, Metadata(nil).ApproxSize())
 }
+
+func TestLatestArtifacts(t *testing.T) {
+	art := func(id, text string) Artifact { return Artifact{ArtifactID: id, Parts: []Part{TextPart(text)}} }
+	got := LatestArtifacts([]Artifact{art("a", "1"), art("b", "2"), art("a", "3")})
+	assert.Equal(t, []Artifact{art("a", "3"), art("b", "2")}, got, "a later version replaces, in the place of the first")
+	assert.Empty(t, LatestArtifacts(nil))
+}

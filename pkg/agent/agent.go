@@ -12,7 +12,9 @@
 // another process (a Lambda invoked by Step Functions) and sees the same task.
 //
 // The same agent runs unchanged under every runner: goroutines for the local
-// server, inline inside a request, or a Step Functions state machine.
+// server, inline inside a request, or a Step Functions state machine. A
+// binary builds it by name from a Registry, whose Factory gets the agent's
+// Settings (the environment, then the JSON object of A2A_AGENT_SETTINGS).
 package agent
 
 import (
@@ -90,8 +92,9 @@ type StepInput struct {
 // it returns. When the task has become terminal (canceled by the client),
 // calls return ErrTaskFinished and the step should stop.
 type Emitter interface {
-	// Status records a progress message; the task stays working.
-	Status(ctx context.Context, msg a2a.Message) error
+	// Status records a progress message (Text builds one); the task stays
+	// working. A nil message is an error.
+	Status(ctx context.Context, msg *a2a.Message) error
 	// Artifact records an artifact. With Append, its parts are appended to
 	// the stored artifact with the same ArtifactID (created if missing);
 	// otherwise it replaces any artifact with that id. LastChunk marks the
@@ -165,7 +168,17 @@ type Outcome struct {
 	// message/send that waits for this step with the Message itself rather
 	// than the task (see Respond).
 	Respond bool
+
+	// err is why the outcome could not be built (a checkpoint that does
+	// not encode as JSON); see Err.
+	err error
 }
+
+// Err reports why the outcome could not be built: a checkpoint given to
+// Continue or WithCheckpoint that does not encode as JSON. The host fails
+// the task with it (an invalid agent response), so a step may return any
+// outcome it built without checking.
+func (o Outcome) Err() error { return o.err }
 
 // Interrupt types.
 const (
@@ -230,17 +243,14 @@ func Fail(msg *a2a.Message) Outcome { return Outcome{Kind: OutcomeFailed, Messag
 func Reject(msg *a2a.Message) Outcome { return Outcome{Kind: OutcomeRejected, Message: msg} }
 
 // Continue keeps the task working and runs the next step after d with
-// checkpoint (any JSON-marshalable value, or nil).
-func Continue(d time.Duration, checkpoint any) (Outcome, error) {
+// checkpoint (any JSON-marshalable value, or nil for none), which the next
+// step reads with DecodeCheckpoint.
+func Continue(d time.Duration, checkpoint any) Outcome {
 	o := Outcome{Kind: OutcomeContinue, After: d}
-	if checkpoint != nil {
-		b, err := json.Marshal(checkpoint)
-		if err != nil {
-			return Outcome{}, err
-		}
-		o.Checkpoint = b
+	if checkpoint == nil {
+		return o
 	}
-	return o, nil
+	return o.WithCheckpoint(checkpoint)
 }
 
 // DecodeCheckpoint reads the checkpoint of the previous step into v (a
@@ -257,14 +267,16 @@ func (in *StepInput) DecodeCheckpoint(v any) error {
 }
 
 // WithCheckpoint returns o carrying v (JSON-marshalable) as the checkpoint
-// for the next step.
-func (o Outcome) WithCheckpoint(v any) (Outcome, error) {
+// for the next step: the state an interrupt resumes with, or a Continue's.
+// A v that does not encode makes the outcome invalid (see Err).
+func (o Outcome) WithCheckpoint(v any) Outcome {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return Outcome{}, err
+		o.Checkpoint, o.err = nil, fmt.Errorf("the checkpoint does not encode as JSON: %w", err)
+		return o
 	}
 	o.Checkpoint = b
-	return o, nil
+	return o
 }
 
 // AskQuestion parks the task in input-required with msg as the question.

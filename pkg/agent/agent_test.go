@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/agenttest"
 )
 
 func msg(role a2a.Role, id, text string) a2a.Message {
@@ -44,8 +46,8 @@ func TestConversation(t *testing.T) {
 // state stays as it was.
 func TestCheckpointRoundTrip(t *testing.T) {
 	type state struct{ N int }
-	o, err := agent.Continue(time.Second, state{N: 3})
-	require.NoError(t, err)
+	o := agent.Continue(time.Second, state{N: 3})
+	require.NoError(t, o.Err())
 
 	for name, tc := range map[string]struct {
 		in      agent.StepInput
@@ -67,4 +69,32 @@ func TestCheckpointRoundTrip(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// A checkpoint that does not encode leaves an outcome that says why (Err),
+// with no half-made checkpoint; the host fails the task with that reason
+// instead of storing it. A nil status message is refused the same way.
+func TestOutcomeThatCannotBeBuilt(t *testing.T) {
+	bad := map[string]any{"ch": make(chan int)}
+	for name, o := range map[string]agent.Outcome{
+		"continue":        agent.Continue(time.Second, bad),
+		"with checkpoint": agent.AskQuestion(agent.Text("?"), nil).WithCheckpoint(bad),
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.ErrorContains(t, o.Err(), "the checkpoint does not encode as JSON")
+			assert.Nil(t, o.Checkpoint)
+		})
+	}
+	assert.NoError(t, agent.Continue(0, nil).Err())
+	assert.Nil(t, agent.Continue(0, nil).Checkpoint, "no checkpoint is no checkpoint, not null")
+
+	var statusErr error
+	svc := agenttest.Serve(t, agentFunc(func(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
+		statusErr = emit.Status(ctx, nil)
+		return agent.Continue(time.Second, bad), nil
+	}))
+	task := agenttest.SendText(t, svc, "go", "")
+	assert.Equal(t, a2a.TaskStateFailed, task.Status.State)
+	assert.Contains(t, task.Status.Message.Text(), "Invalid agent response: the checkpoint does not encode as JSON")
+	assert.EqualError(t, statusErr, "invalid status message: nil")
 }

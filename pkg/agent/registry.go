@@ -6,10 +6,9 @@ import (
 	"strings"
 )
 
-// Factory builds an agent. getenv reads the agent's own settings (for
-// example A2A_DEMO_WORK_MS) so that tests can pass a map instead of the
-// process environment.
-type Factory func(getenv func(string) string) (Agent, error)
+// Factory builds an agent from its settings (see Settings): an error names
+// the setting that is missing or wrong.
+type Factory func(s Settings) (Agent, error)
 
 // Registry holds the agents a binary can serve, by name. A binary builds one,
 // registers the built-in agents and its own, and picks one with A2A_AGENT.
@@ -33,13 +32,18 @@ func (r *Registry) Names() []string {
 	return names
 }
 
-// New builds the agent registered under name.
+// New builds the agent registered under name with the settings read
+// through getenv (SettingsFrom: the environment, then A2A_AGENT_SETTINGS).
 func (r *Registry) New(name string, getenv func(string) string) (Agent, error) {
 	f, ok := r.factories[name]
 	if !ok {
 		return nil, fmt.Errorf("A2A_AGENT=%q is not a registered agent; choose one of: %s", name, strings.Join(r.Names(), ", "))
 	}
-	a, err := f(getenv)
+	s, err := SettingsFrom(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("agent %q: %w", name, err)
+	}
+	a, err := f(s)
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: %w", name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 )
 
@@ -42,5 +43,6 @@ func TestLocalHealthProfile(t *testing.T) {
 	assert.Equal(t, true, p["push_notifications"])
 	assert.Equal(t, []any{"0.3", "1.0"}, p["supported_protocol_versions"])
 	assert.Equal(t, "a2a-lambda demo agent", p["agent"].(map[string]any)["name"])
-	assert.NotEmpty(t, p["version"])
+	assert.Equal(t, buildinfo.Version(), p["version"], "this module's version, from the build information")
+	assert.NotEqual(t, "(devel)", p["version"])
 }

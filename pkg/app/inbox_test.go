@@ -58,7 +58,7 @@ func TestMessageToAWorkingTaskOnEveryStore(t *testing.T) {
 				task := rpcCall(t, url, "tasks/get", `{"id":"`+id+`"}`)["result"].(map[string]any)
 				history, _ = task["history"].([]any)
 				return task["status"].(map[string]any)["state"] == "completed"
-			}, 20*time.Second, 20*time.Millisecond)
+			}, 60*time.Second, 20*time.Millisecond, "40 steps on moto take seconds, tens of them on a loaded machine")
 			acks := 0
 			for _, h := range history {
 				msg := h.(map[string]any)

@@ -452,7 +452,7 @@ type slowAgent struct{}
 func (slowAgent) Info() agent.Info { return agent.Info{Name: "slow"} }
 
 func (slowAgent) Step(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
-	return agent.Continue(time.Hour, map[string]int{"step": 1})
+	return agent.Continue(time.Hour, map[string]int{"step": 1}), nil
 }
 
 // A blocking send whose work does not fit the request answers at once with

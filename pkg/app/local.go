@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
@@ -22,6 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
@@ -103,7 +105,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		stopWatch = func() {}
 	)
 	if store == nil {
-		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, MaxTasks: cfg.TaskStore.MaxTasks,
+		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks,
 			OnChange: func(c service.TaskChange) { onChange(c) }})
 	}
 	if cfg.Push.Enabled {
@@ -125,6 +127,9 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	runner := local.New(exec, local.Options{Clock: o.Clock, Logger: o.Log})
 	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), cfg.LeaseDuration/2, o.Log)
 	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
+	if pipeline != nil {
+		svc.WithRedriver(pipeline.local)
+	}
 	_, anonymous := o.Auth.(auth.Anonymous)
 	backend := cfg.TaskStore.Backend
 	if o.Store == nil {
@@ -146,6 +151,9 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		ho.JWKS = pipeline.keys
 	}
 	h, err := httpapi.New(ho)
+	if err == nil && cfg.Console {
+		h, err = withConsole(h, console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
+	}
 	if anonymous && cfg.Loopback() {
 		h = guardLoopback(h, cfg.PublicURL)
 	}
@@ -155,6 +163,20 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		return nil, err
 	}
 	return l, nil
+}
+
+// withConsole serves the console at console.Path (and redirects the path
+// without its slash), and api elsewhere.
+func withConsole(api http.Handler, o console.Options) (http.Handler, error) {
+	c, err := console.New(o)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle(console.Path, c)
+	mux.Handle("GET "+strings.TrimSuffix(console.Path, "/"), http.RedirectHandler(console.Path, http.StatusMovedPermanently))
+	mux.Handle("/", api)
+	return mux, nil
 }
 
 // Close stops the tasks still running and waits for them, then delivers

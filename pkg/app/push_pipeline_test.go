@@ -17,6 +17,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/deliverfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
@@ -123,11 +124,106 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	assert.Equal(t, []string{"BatchGetItem", "BatchGetItem", "BatchGetItem", "Query", "Query", "UpdateItem", "UpdateItem", "UpdateItem"}, ops,
 		"3 notifications, 2 of them with artifacts")
 
-	rec, err := store.GetPushConfig(ctx, "t-pipe", "hook")
+	log, err := store.ListDeliveries(ctx, service.DeliveryQuery{TaskID: "t-pipe", PageSize: 10})
 	require.NoError(t, err)
-	require.NotNil(t, rec.Delivery)
-	assert.Equal(t, "delivered", rec.Delivery.State)
-	assert.Equal(t, 1, rec.Delivery.Attempts)
+	require.Len(t, log.Deliveries, 3, "the delivery log holds each notification")
+	for _, d := range log.Deliveries {
+		assert.Equal(t, "delivered", d.State)
+		assert.Len(t, d.Attempts, 1)
+	}
+}
+
+// TestDeliveryRedriveOnLambda: a notification the deliver function
+// dead-letters is logged with its job; the tasks function's redrive route
+// queues the delivery; its stream record takes the push function to put
+// the job back on the delivery queue; and the deliver function delivers it,
+// signed and verified, with the event id of the first attempt.
+func TestDeliveryRedriveOnLambda(t *testing.T) {
+	env := pushEnv(t)
+	store := storeOf(t, env)
+	ks, err := keys.Parse([]byte(env["A2A_PUSH_SIGNING_KEYS"]))
+	require.NoError(t, err)
+	rcv := pushtest.NewReceiver(t, ks, pipelineIssuer)
+	hook := rcv.Hook("/hook", pushtest.Behaviour{Token: "hook-token", Status: 404})
+	ctx := context.Background()
+	const taskID = "t-redrive"
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: eventsOwner, Task: a2a.Task{
+		ID: taskID, ContextID: "c-redrive", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
+		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-redrive", TaskID: taskID, ContextID: "c-redrive", Parts: []a2a.Part{a2a.TextPart("hi")}}},
+	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: a2a.V03}}}))
+	_, err = store.UpdateTask(ctx, service.Update{TaskID: taskID, Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
+	require.NoError(t, err)
+
+	stream := awstest.NewStreamReader(t, env["A2A_TASK_STORE_TABLE"])
+	fanout, err := pushfn.New(ctx, getenv(env), io.Discard)
+	require.NoError(t, err)
+	pushRecords := func() {
+		t.Helper()
+		recs, err := stream.Read(ctx)
+		require.NoError(t, err)
+		resp, err := fanout.Handle(ctx, events.DynamoDBEvent{Records: recs})
+		require.NoError(t, err)
+		assert.Empty(t, resp.BatchItemFailures)
+	}
+	cfg, err := config.Load(getenv(env))
+	require.NoError(t, err)
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: egress.Policy{AllowInsecure: true}})
+	require.NoError(t, err)
+	deliver, err := deliverfn.NewDeliver(cfg, store, awstest.SQS(t), d, nil)
+	require.NoError(t, err)
+	queue, dlq := env["A2A_PUSH_DELIVERY_QUEUE_URL"], env["A2A_PUSH_DEAD_LETTER_QUEUE_URL"]
+
+	pushRecords()
+	var dead []events.SQSMessage
+	awstest.Pump(t, awstest.SQS(t), queue, deliver.Handle, 30*time.Second, func() bool {
+		dead = append(dead, awstest.Receive(t, awstest.SQS(t), dlq, 0)...)
+		return len(dead) == 1
+	})
+	require.Len(t, rcv.Attempts("/hook"), 1, "a 404 is a permanent failure")
+
+	tasks := startFunction(t, env, httpapi.RoutesTasks)
+	rest := func(method, path, body string) events.APIGatewayV2HTTPResponse {
+		t.Helper()
+		ev := loadEvent(t, "tasks/rest-tasks-cancel.json")
+		ev.RawPath, ev.RequestContext.HTTP.Path, ev.RequestContext.HTTP.Method = path, path, method
+		ev.RouteKey, ev.RequestContext.RouteKey = method+" /rest/{proxy+}", method+" /rest/{proxy+}"
+		ev.PathParameters = map[string]string{"proxy": path[len("/rest/"):]}
+		ev.Body = body
+		resp, err := tasks(ctx, ev)
+		require.NoError(t, err)
+		return resp
+	}
+	var log a2a.ListDeliveriesResult
+	restResult(t, rest("GET", "/rest/v1/tasks/"+taskID+"/deliveries", ""), &log)
+	require.Len(t, log.Deliveries, 1)
+	assert.Equal(t, "failed", log.Deliveries[0].State)
+	assert.True(t, log.Deliveries[0].DeadLettered)
+	assert.Equal(t, 404, log.Deliveries[0].Attempts[0].StatusCode)
+
+	rcv.Hook("/hook", pushtest.Behaviour{Token: "hook-token"}) // the webhook is fixed
+	var redriven a2a.RedriveDeliveriesResult
+	restResult(t, rest("POST", "/rest/v1/tasks/"+taskID+"/deliveries:redrive", `{"eventId":"`+taskID+`:2"}`), &redriven)
+	require.Len(t, redriven.Redriven, 1)
+	assert.Equal(t, "queued", redriven.Redriven[0].State)
+	assert.Empty(t, awstest.Receive(t, awstest.SQS(t), queue, 0), "the tasks function links no SQS client: the stream carries the redrive")
+
+	pushRecords()
+	awstest.Pump(t, awstest.SQS(t), queue, deliver.Handle, 30*time.Second, func() bool { return len(rcv.Delivered("/hook")) == 1 })
+	got := rcv.DeliveredTasks("/hook")
+	require.Len(t, got, 1)
+	assert.Equal(t, taskID+":2", got[0].EventID, "the redrive sends the same event")
+	assert.Equal(t, a2a.TaskStateCompleted, got[0].Task.Status.State)
+
+	restResult(t, rest("GET", "/rest/v1/tasks/"+taskID+"/deliveries", ""), &log)
+	require.Len(t, log.Deliveries, 1)
+	dl := log.Deliveries[0]
+	assert.Equal(t, "delivered", dl.State)
+	assert.Equal(t, 1, dl.Redrives)
+	require.Len(t, dl.Attempts, 2)
+	assert.Equal(t, 404, dl.Attempts[0].StatusCode)
+	assert.Equal(t, 204, dl.Attempts[1].StatusCode)
+	assert.Equal(t, 1, dl.Attempts[1].Attempt, "a redrive is a new message: its attempts count from 1")
+	assert.Empty(t, awstest.Receive(t, awstest.SQS(t), dlq, 0), "nothing more was dead-lettered")
 }
 
 func TestPushAndDeliverFunctionConfiguration(t *testing.T) {

@@ -16,7 +16,8 @@ import (
 )
 
 // localPush is the push pipeline of the local server: the memory store's
-// changes, resolved by notify.Local, delivered by an in-process queue.
+// changes, resolved by notify.Local, delivered by an in-process queue,
+// every attempt in the delivery log; notify.Local also redrives.
 type localPush struct {
 	keys  *keys.Set
 	queue *memqueue.Queue
@@ -55,11 +56,12 @@ func newLocalPush(cfg config.Config, store notify.Store, o PushOptions, clk cloc
 	if retry.MaxAttempts == 0 {
 		retry = pushsetup.Retry(cfg)
 	}
-	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Clock: clk, Recorder: notify.NewRecorder(store, log), Logger: log})
+	rec := notify.NewRecorder(store, log)
+	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Clock: clk, Recorder: rec, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	return &localPush{keys: ks, queue: q, local: notify.NewLocal(notify.NewResolver(store, pushsetup.Bodies()), q, log)}, nil
+	return &localPush{keys: ks, queue: q, local: notify.NewLocal(notify.NewResolver(store, pushsetup.Bodies()), q, log).WithRecorder(rec)}, nil
 }
 
 // pushCloseTimeout bounds how long the local server waits for deliveries

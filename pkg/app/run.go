@@ -15,6 +15,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
@@ -100,13 +101,21 @@ func printBanner(out io.Writer, cfg config.Config, name string, bearer bool) {
 	}
 	fmt.Fprintf(out, `a2a-lambda local server: serving %q (A2A_AGENT=%s)
   agent card  %s/.well-known/agent-card.json
-  JSON-RPC    %s/
+%s  JSON-RPC    %s/
   REST        %s%s/v1
 %s
 Send a first message (blocking, so the answer holds the finished task):
   curl -s %s/%s -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"hello-1","parts":[{"kind":"text","text":"hello"}]},"configuration":{"blocking":true}}}'
 
-`, name, cfg.Agent, cfg.PublicURL, cfg.PublicURL, cfg.PublicURL, card.RESTPath, pushLine(cfg), cfg.PublicURL, authHeader)
+`, name, cfg.Agent, cfg.PublicURL, consoleLine(cfg), cfg.PublicURL, cfg.PublicURL, card.RESTPath, pushLine(cfg), cfg.PublicURL, authHeader)
+}
+
+// consoleLine tells where the console is, when it is on.
+func consoleLine(cfg config.Config) string {
+	if !cfg.Console {
+		return ""
+	}
+	return fmt.Sprintf("  console     %s%s\n", cfg.PublicURL, console.Path)
 }
 
 // pushLine tells where receivers find the keys of push notifications, and

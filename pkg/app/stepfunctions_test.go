@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -54,13 +56,13 @@ func (parityAgent) Step(ctx context.Context, in agent.StepInput, emit agent.Emit
 			a2a.Artifact{ArtifactID: "result", Name: "result", Parts: []a2a.Part{a2a.TextPart("colour " + in.Reply.Text)}}), nil
 	}
 	if len(in.Checkpoint) == 0 {
-		if err := emit.Status(ctx, *agent.Text("starting")); err != nil {
+		if err := emit.Status(ctx, agent.Text("starting")); err != nil {
 			return agent.Outcome{}, err
 		}
 		if err := emit.Artifact(ctx, a2a.Artifact{ArtifactID: "progress", Name: "progress", Parts: []a2a.Part{a2a.TextPart("one")}}, agent.ArtifactOptions{}); err != nil {
 			return agent.Outcome{}, err
 		}
-		return agent.Continue(0, map[string]int{"step": 1})
+		return agent.Continue(0, map[string]int{"step": 1}), nil
 	}
 	if err := emit.Artifact(ctx, a2a.Artifact{ArtifactID: "progress", Parts: []a2a.Part{a2a.TextPart("two")}}, agent.ArtifactOptions{Append: true, LastChunk: true}); err != nil {
 		return agent.Outcome{}, err
@@ -81,30 +83,50 @@ type stack struct {
 	store   *dynamo.Store
 	sfn     *awstest.OpCounter
 	runs    atomic.Int32
+	// busy counts the worker invocations under way.
+	busy atomic.Int32
+}
+
+// idle waits until no worker invocation is under way.
+func (s *stack) idle(t *testing.T) {
+	require.Eventually(t, func() bool { return s.busy.Load() == 0 }, 30*time.Second, 5*time.Millisecond, "the worker is done")
 }
 
 // newStack starts a stack whose functions run ag in mode (stepfunctions or
 // auto). ttl is the interrupt TTL, budget the blocking timeout (the inline
 // runner's budget in auto mode).
 func newStack(t *testing.T, ag agent.Agent, mode string, ttl, budget time.Duration) *stack {
-	return newStackOn(t, clienttest.DynamoStore(t), ag, mode, ttl, budget)
+	return newStackOn(t, clienttest.DynamoStore(t), ag, mode, ttl, budget, stackOptions{})
+}
+
+// stackOptions change a stack for a test.
+type stackOptions struct {
+	// logs receives the functions' logs (default: the test's log).
+	logs io.Writer
+	// wrap wraps the HTTP functions' handler.
+	wrap func(http.Handler) http.Handler
 }
 
 // newStackOn is newStack on store.
-func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, ttl, budget time.Duration) *stack {
+func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, ttl, budget time.Duration, o stackOptions) *stack {
 	cfg, err := config.Load(func(k string) string { return "" })
 	require.NoError(t, err)
 	cfg.PublicURL = ""
 	cfg.Tokens = map[string]string{"alice": sfnToken}
 	cfg.InterruptTTL = ttl
 	cfg.BlockingTimeout = budget
-	log := boot.NewLogger(&testWriter{t}, cfg.LogLevel)
+	if o.logs == nil {
+		o.logs = &testWriter{t}
+	}
+	log := boot.NewLogger(o.logs, cfg.LogLevel)
 	s := &stack{store: store, sfn: awstest.NewOpCounter()}
 	var w *worker.Handler
 	s.machine = sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) {
 		if ev.Action == worker.ActionRun {
 			s.runs.Add(1)
 		}
+		s.busy.Add(1)
+		defer s.busy.Add(-1)
 		return w.Handle(ctx, ev)
 	}))
 	counted := awssfn.NewFromConfig(awstest.Config(t), func(o *awssfn.Options) { o.HTTPClient = s.sfn.Client(nil) })
@@ -115,6 +137,9 @@ func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, 
 	require.NoError(t, err)
 	h, err := app.NewLambdaHandler(cfg, ag, store, app.LambdaOptions{Routes: httpapi.RoutesAll, StepFunctions: counted, Invoker: inv, Log: log})
 	require.NoError(t, err)
+	if o.wrap != nil {
+		h = o.wrap(h)
+	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL

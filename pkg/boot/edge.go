@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
@@ -62,16 +62,7 @@ func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, er
 
 // Profile is the deployment profile GET /health reports.
 func Profile(cfg config.Config, info agent.Info, storeBackend, executionMode string) *httpapi.Profile {
-	return httpapi.NewProfile(BuildVersion(), info.Name, info.Version, storeBackend, executionMode, cfg.Push.Enabled)
-}
-
-// BuildVersion is this binary's module version ("(devel)" for a local
-// build).
-func BuildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
+	return httpapi.NewProfile(buildinfo.Version(), info.Name, info.Version, storeBackend, executionMode, cfg.Push.Enabled)
 }
 
 // CheckLambdaStore refuses what no Lambda function that keeps tasks or

@@ -74,7 +74,7 @@ func Public(o Options) a2a.AgentCard {
 		DocumentationURL: info.DocumentationURL,
 		Capabilities: a2a.AgentCapabilities{
 			Streaming: false, PushNotifications: o.PushNotifications,
-			Extensions: declarations(), ExtendedAgentCard: o.BearerAuth && o.serves(a2a.V10),
+			Extensions: declarations(o.PushNotifications), ExtendedAgentCard: o.BearerAuth && o.serves(a2a.V10),
 		},
 		DefaultInputModes:                 modes(info.InputModes),
 		DefaultOutputModes:                modes(info.OutputModes),
@@ -112,7 +112,7 @@ func Public(o Options) a2a.AgentCard {
 // every extension described (its params), and the skills' examples.
 func Extended(o Options) a2a.AgentCard {
 	c := Public(o)
-	c.Capabilities.Extensions = descriptions()
+	c.Capabilities.Extensions = descriptions(o.PushNotifications)
 	return c
 }
 

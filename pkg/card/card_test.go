@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
 )
 
 func opts(bearer bool) Options {
@@ -17,7 +18,7 @@ func opts(bearer bool) Options {
 
 func TestPublicSlimExtendedDetailed(t *testing.T) {
 	pub, ext := Public(opts(true)), Extended(opts(true))
-	uris := []string{ExtSessionBinding, ExtModelSelection, ExtStreamHints, ExtInterrupt, ExtTaskFeedback, ExtContexts, ExtTaskList, ExtOAP}
+	uris := []string{ExtSessionBinding, ExtModelSelection, ExtStreamHints, ExtInterrupt, ExtTaskFeedback, ExtContexts, ExtTaskList, ExtOAP, ExtImplementation}
 	require.Len(t, pub.Capabilities.Extensions, len(uris))
 	require.Len(t, ext.Capabilities.Extensions, len(uris))
 	for i, uri := range uris {
@@ -27,6 +28,9 @@ func TestPublicSlimExtendedDetailed(t *testing.T) {
 		assert.NotEmpty(t, e.Description, uri)
 		assert.NotEmpty(t, e.Params, uri)
 	}
+	impl := ext.Capabilities.Extensions[len(uris)-1].Params
+	assert.Equal(t, map[string]any{"name": "a2a-lambda", "module": "github.com/a2a-lambda/a2a-lambda", "version": buildinfo.Version()}, impl)
+	assert.NotEqual(t, "(devel)", impl["version"])
 	pb, _ := json.Marshal(pub)
 	eb, _ := json.Marshal(ext)
 	assert.Less(t, len(pb), len(eb))

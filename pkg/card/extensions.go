@@ -2,6 +2,7 @@ package card
 
 import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
 )
 
@@ -30,6 +31,13 @@ const (
 	ExtTaskList = readme + "#task-list-v1"
 	// ExtOAP: the OAP envelope binding on POST /orchestrate.
 	ExtOAP = readme + "#oap-binding-v1"
+	// ExtImplementation: the host's name, module and version (from its
+	// build information, pkg/buildinfo).
+	ExtImplementation = readme + "#implementation-v1"
+	// ExtDeliveries: tasks/deliveries/list and tasks/deliveries/redrive,
+	// the delivery log of push notifications (declared when push
+	// notifications are on).
+	ExtDeliveries = readme + "#delivery-log-v1"
 	// ExtWireContract: the machine-readable wire contract of the extended
 	// card (added by the HTTP edge, which knows what it serves).
 	ExtWireContract = readme + "#wire-contract-v1"
@@ -41,8 +49,8 @@ type extension struct {
 	params           map[string]any
 }
 
-func extensions() []extension {
-	return []extension{
+func extensions(push bool) []extension {
+	exts := []extension{
 		{ExtSessionBinding, "metadata.shared.session.id binds a message to an agent session; without it, each (caller, contextId) has one session, kept with the context.",
 			map[string]any{"metadata_field": "metadata.shared.session.id", "default_binding": "one session per (caller, contextId), persisted", "response_field": "metadata.shared.session.id"}},
 		{ExtModelSelection, "metadata.shared.model chooses the model of one message/send: providerID and modelID, both or neither (-32602 otherwise).",
@@ -60,12 +68,21 @@ func extensions() []extension {
 			map[string]any{"methods": []string{a2a.MethodTasksList}}},
 		{ExtOAP, "OAP base protocol envelopes on POST /orchestrate; envelope_type names a JSON-RPC method of the negotiated A2A version.",
 			map[string]any{"path": oap.Path, "media_type": oap.ContentType, "required_headers": oap.Headers, "session_header_is_context_id": true}},
+		{ExtImplementation, "The host that serves this agent: a2a-lambda, at the version its binary was built from (GET /health reports it too).",
+			map[string]any{"name": "a2a-lambda", "module": buildinfo.Module, "version": buildinfo.Version()}},
 	}
+	if push {
+		exts = append(exts, extension{ExtDeliveries, "tasks/deliveries/list shows every webhook attempt of a task's push notifications; tasks/deliveries/redrive sends the failed (dead-lettered) ones again, signed and checked as the first time, with the same event id.",
+			map[string]any{"methods": []string{a2a.MethodDeliveriesList, a2a.MethodDeliveriesRedrive},
+				"http_endpoints": []string{"GET " + RESTPath + "/v1/tasks/{id}/deliveries", "POST " + RESTPath + "/v1/tasks/{id}/deliveries:redrive"},
+				"states":         []string{a2a.DeliveryQueued, a2a.DeliveryRetrying, a2a.DeliveryDelivered, a2a.DeliveryFailed}}})
+	}
+	return exts
 }
 
 // declarations are the public card's extensions: URIs only.
-func declarations() []a2a.AgentExtension {
-	exts := extensions()
+func declarations(push bool) []a2a.AgentExtension {
+	exts := extensions(push)
 	out := make([]a2a.AgentExtension, len(exts))
 	for i, e := range exts {
 		out[i] = a2a.AgentExtension{URI: e.uri}
@@ -74,8 +91,8 @@ func declarations() []a2a.AgentExtension {
 }
 
 // descriptions are the extended card's extensions, with their params.
-func descriptions() []a2a.AgentExtension {
-	exts := extensions()
+func descriptions(push bool) []a2a.AgentExtension {
+	exts := extensions(push)
 	out := make([]a2a.AgentExtension, len(exts))
 	for i, e := range exts {
 		out[i] = a2a.AgentExtension{URI: e.uri, Description: e.description, Params: e.params}

@@ -7,6 +7,8 @@
 //	a2a list   URL [--context ID] [--state STATE] [--page-size N] [--page-token T]
 //	a2a cancel URL TASK
 //	a2a reply  URL TASK [TEXT | --answer A... | --decline | --allow once|always | --deny]
+//	a2a deliveries URL TASK
+//	a2a deliveries retry URL TASK [EVENT] [--config ID]
 //	a2a webhook listen ADDR --agent URL [--token T] [--audience URL]
 //
 // While waiting it shows live progress: redrawn in place on a terminal,
@@ -84,7 +86,9 @@ func commands() []command {
 		{"list", "URL", "list your tasks, newest first", (*runner).list},
 		{"cancel", "URL TASK", "cancel a task", (*runner).cancel},
 		{"reply", "URL TASK [TEXT]", "answer a question or a permission request of an interrupted task", (*runner).reply},
+		{"deliveries", "URL TASK", "show a task's push notification deliveries; \"deliveries retry URL TASK [EVENT]\" sends failed ones again", (*runner).deliveries},
 		{"webhook", "listen ADDR", "receive the agent's push notifications on ADDR, verify and print them", (*runner).webhook},
+		{"version", "", "print the version of a2a-lambda this command was built from", (*runner).version},
 	}
 }
 
@@ -123,7 +127,7 @@ func (r *runner) usage(w io.Writer) {
 	fmt.Fprintln(w, "a2a talks to A2A agents (protocol 0.3 and 1.0, JSON-RPC and HTTP+JSON).")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  a2a %-7s %-16s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  a2a %-10s %-16s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintf(w, `
 URL is the agent's base URL (its card is at URL/.well-known/agent-card.json) or its card's URL.

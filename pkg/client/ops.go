@@ -213,3 +213,24 @@ func Interrupt(t *a2a.Task) *PendingInterrupt {
 	p.RequestID, p.Type, p.Phase, p.Details = im.RequestID, im.Type, im.Phase, im.Details
 	return p
 }
+
+// ListDeliveries reads one page of a task's push notification deliveries,
+// each with its attempts (tasks/deliveries/list, the delivery log
+// extension).
+func (c *Client) ListDeliveries(ctx context.Context, p a2a.ListDeliveriesParams) (*a2a.ListDeliveriesResult, error) {
+	var r a2a.ListDeliveriesResult
+	if err := c.CallJSONRPC(ctx, a2a.MethodDeliveriesList, p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// RedriveDeliveries sends a task's failed deliveries again, those of one
+// event and config when p names them (tasks/deliveries/redrive).
+func (c *Client) RedriveDeliveries(ctx context.Context, p a2a.RedriveDeliveriesParams) (*a2a.RedriveDeliveriesResult, error) {
+	var r a2a.RedriveDeliveriesResult
+	if err := c.CallJSONRPC(ctx, a2a.MethodDeliveriesRedrive, p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}

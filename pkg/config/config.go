@@ -75,6 +75,14 @@ type Config struct {
 	// (A2A_TASK_MAX_TAKEOVERS).
 	LeaseDuration time.Duration
 	MaxTakeovers  int
+	// IdempotencyWindow is how long a message id stays its message's
+	// (A2A_IDEMPOTENCY_WINDOW_SECONDS): a send of the same id and message
+	// within it is a retry, of another message refused; 0 turns the rule
+	// off (every send is a new message).
+	IdempotencyWindow time.Duration
+	// Console serves the web console at /console/ on the local server
+	// (A2A_CONSOLE; the Lambda functions have none).
+	Console bool
 	// CallerRateLimit is each caller's request budget on the A2A routes
 	// (A2A_CALLER_RATE_LIMIT requests a second, A2A_CALLER_BURST_LIMIT at
 	// once); PerSecond 0 sets none.
@@ -105,13 +113,15 @@ const (
 	AuthJWT = "jwt"
 )
 
-// SecretVariables are the variables that hold secrets. Each of them may
-// name where its value is kept instead of holding it: ssm:<parameter name>
-// (an SSM SecureString) or secretsmanager:<secret name or ARN>. The Lambda
-// functions resolve such references once, at cold start, before Load reads
-// the configuration (see pkg/secrets).
+// SecretVariables are the variables that hold secrets, or may: the agent
+// settings (A2A_AGENT_SETTINGS, agent.EnvSettings) are a JSON object that
+// may hold some. Each of them may name where its value is kept instead of
+// holding it: ssm:<parameter name> (an SSM SecureString) or
+// secretsmanager:<secret name or ARN>. The Lambda functions resolve such
+// references once, at cold start, before Load reads the configuration (see
+// pkg/secrets).
 func SecretVariables() []string {
-	return []string{"A2A_BEARER_TOKEN", "A2A_BEARER_TOKENS", "A2A_PUSH_SIGNING_KEYS", "A2A_LLM_API_KEY", "A2A_PROXY_TOKEN"}
+	return []string{"A2A_BEARER_TOKEN", "A2A_BEARER_TOKENS", "A2A_PUSH_SIGNING_KEYS", "A2A_LLM_API_KEY", "A2A_PROXY_TOKEN", "A2A_AGENT_SETTINGS"}
 }
 
 // Execution modes of the Lambda functions.
@@ -190,6 +200,7 @@ const (
 	DefaultInterruptTombstone  = 600 * time.Second
 	DefaultTaskTTL             = 7 * 24 * time.Hour
 	DefaultLeaseDuration       = 60 * time.Second
+	DefaultIdempotencyWindow   = 24 * time.Hour
 	DefaultMaxTakeovers        = 2
 	DefaultMemoryMaxTasks      = 10000
 	maxTaskTTLSeconds          = 366 * 24 * 3600
@@ -213,6 +224,7 @@ func Load(getenv func(string) string) (Config, error) {
 		InterruptTombstoneTTL: time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS", int(DefaultInterruptTombstone/time.Second), 0, 24*3600)) * time.Second,
 		LeaseDuration:         time.Duration(r.intRange("A2A_TASK_LEASE_SECONDS", int(DefaultLeaseDuration/time.Second), 1, 3600)) * time.Second,
 		MaxTakeovers:          r.intRange("A2A_TASK_MAX_TAKEOVERS", DefaultMaxTakeovers, 1, 100),
+		IdempotencyWindow:     time.Duration(r.intRange("A2A_IDEMPOTENCY_WINDOW_SECONDS", int(DefaultIdempotencyWindow/time.Second), 0, 366*24*3600)) * time.Second,
 	}
 	c.ConfiguredPublicURL = r.publicURL("A2A_PUBLIC_URL", "")
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
@@ -234,6 +246,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
 	c.ProtocolVersions = r.protocolVersions()
+	c.Console = r.boolean("A2A_CONSOLE", true)
 	return c, errors.Join(r.errs...)
 }
 

@@ -23,7 +23,7 @@ func TestDefaults(t *testing.T) {
 		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour, MaxTasks: 10000},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
 		Push: Push{Enabled: true, MaxAttempts: 10}, ProtocolVersions: []a2a.Version{a2a.V03, a2a.V10},
-		LeaseDuration: time.Minute, MaxTakeovers: 2,
+		LeaseDuration: time.Minute, MaxTakeovers: 2, IdempotencyWindow: 24 * time.Hour, Console: true,
 	}, c)
 	assert.True(t, c.Loopback())
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/a2aschema"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 // The tests of this file hold the server to the rules the official A2A
@@ -326,7 +327,7 @@ func TestProtocolVersions(t *testing.T) {
 // conformance agent's tck-message-response) gives a blocking send a
 // Message result, in each version's shape; tasks/get still finds the task.
 func TestMessageResult(t *testing.T) {
-	ag, err := conformance.New(func(string) string { return "" })
+	ag, err := conformance.New(envtest.Settings())
 	require.NoError(t, err)
 	srv, _ := serveAgent(t, ag, service.Config{}, service.Options{}, httpapi.Options{Auth: alice(), Cards: cards(ag.Info(), true)})
 
@@ -360,9 +361,7 @@ func TestMessageResult(t *testing.T) {
 // reaches the agent's next step exactly once: the demo agent acknowledges
 // it in its progress. A finished task still refuses new messages.
 func TestMessageToAWorkingTask(t *testing.T) {
-	ag, err := demo.New(func(k string) string {
-		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "300"}[k]
-	})
+	ag, err := demo.New(envtest.Settings(demo.EnvWorkMS, "0", demo.EnvStepMS, "300"))
 	require.NoError(t, err)
 	srv, _ := serveAgent(t, ag, service.Config{}, service.Options{}, httpapi.Options{Auth: alice(), Cards: cards(ag.Info(), true)})
 

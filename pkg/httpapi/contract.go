@@ -33,7 +33,8 @@ var conditional = []struct {
 }{
 	{"capabilities.streaming", []string{a2a.MethodMessageStream, a2a.MethodTasksResubscribe, a2av1.MethodSendStreamingMessage, a2av1.MethodSubscribeToTask}},
 	{"capabilities.pushNotifications", []string{a2a.MethodPushConfigSet, a2a.MethodPushConfigGet, a2a.MethodPushConfigList, a2a.MethodPushConfigDelete,
-		a2av1.MethodCreatePushConfig, a2av1.MethodGetPushConfig, a2av1.MethodListPushConfigs, a2av1.MethodDeletePushConfig}},
+		a2av1.MethodCreatePushConfig, a2av1.MethodGetPushConfig, a2av1.MethodListPushConfigs, a2av1.MethodDeletePushConfig,
+		a2a.MethodDeliveriesList, a2a.MethodDeliveriesRedrive}},
 }
 
 // httpEndpoints are the HTTP+JSON routes of version v, relative to the
@@ -47,7 +48,7 @@ func httpEndpoints(v a2a.Version) []string {
 	}
 	var eps []string
 	for _, rt := range restRoutes {
-		if rt.only != "" && rt.only != v {
+		if (rt.only != "" && rt.only != v) || rt.extension {
 			continue
 		}
 		if len(rt.actions) == 0 {
@@ -55,6 +56,18 @@ func httpEndpoints(v a2a.Version) []string {
 		}
 		for _, a := range rt.actions {
 			eps = append(eps, rt.method+" "+base+rt.path+":"+a)
+		}
+	}
+	return eps
+}
+
+// extensionEndpoints are the REST routes of extensions, under the 0.3
+// REST base (they answer under every REST base, as the binding's routes).
+func extensionEndpoints() []string {
+	var eps []string
+	for _, rt := range restRoutes {
+		if rt.extension {
+			eps = append(eps, rt.method+" "+card.RESTPath+"/v1"+rt.path)
 		}
 	}
 	return eps
@@ -124,7 +137,7 @@ func (h *handler) wireContract(pub *a2a.AgentCard) a2a.AgentExtension {
 				"jsonrpc_methods":                 extensions,
 				"conditionally_available_methods": conditionals,
 				"extension_uris":                  uris,
-				"http_endpoints":                  []string{"POST /orchestrate", "GET /health"},
+				"http_endpoints":                  append([]string{"POST /orchestrate", "GET /health"}, extensionEndpoints()...),
 			},
 			"all_jsonrpc_methods": all,
 			"unsupported_method_error": map[string]any{

@@ -55,6 +55,8 @@ type Service interface {
 	Feedback(ctx context.Context, owner string, p a2a.TaskFeedbackParams) (*a2a.OKResult, error)
 	ListContexts(ctx context.Context, owner string, p a2a.ListContextsParams) (*a2a.ListContextsResult, error)
 	ClearContext(ctx context.Context, owner string, p a2a.ClearContextParams) (*a2a.OKResult, error)
+	ListDeliveries(ctx context.Context, owner string, p a2a.ListDeliveriesParams) (*a2a.ListDeliveriesResult, error)
+	RedriveDeliveries(ctx context.Context, owner string, p a2a.RedriveDeliveriesParams) (*a2a.RedriveDeliveriesResult, error)
 }
 
 // Authenticator identifies the caller of a request, or returns an error
@@ -237,6 +239,8 @@ type restRoute struct {
 	only a2a.Version
 	// actions are the custom methods a {id} route serves as {id}:<action>.
 	actions []string
+	// extension marks a route of an extension, not of the A2A binding.
+	extension bool
 }
 
 // restRoutes are the REST binding's routes: the mux serves them, and the
@@ -253,6 +257,8 @@ var restRoutes = []restRoute{
 	{group: RoutesTasks, method: "DELETE", path: "/tasks/{id}/pushNotificationConfigs/{configId}", serve: (*handler).restDeletePushConfig},
 	{group: RoutesTasks, method: "GET", path: "/card", only: a2a.V03, serve: (*handler).restExtendedCard},
 	{group: RoutesTasks, method: "GET", path: "/extendedAgentCard", only: a2a.V10, serve: (*handler).restExtendedCard},
+	{group: RoutesTasks, method: "GET", path: "/tasks/{id}/deliveries", extension: true, serve: (*handler).restListDeliveries},
+	{group: RoutesTasks, method: "POST", path: "/tasks/{id}/deliveries:redrive", extension: true, serve: (*handler).restRedriveDeliveries},
 }
 
 // restBases are the prefixes of the REST binding: the 0.3 spec's /v1 form,

@@ -25,6 +25,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 const (
@@ -43,9 +44,7 @@ func cards(info agent.Info, bearer bool) httpapi.CardSource {
 // steps of "long N".
 func fastDemo(t *testing.T) agent.Agent {
 	t.Helper()
-	ag, err := demo.New(func(k string) string {
-		return map[string]string{demo.EnvWorkMS: "0", demo.EnvStepMS: "1"}[k]
-	})
+	ag, err := demo.New(envtest.Settings(demo.EnvWorkMS, "0", demo.EnvStepMS, "1"))
 	require.NoError(t, err)
 	return ag
 }
@@ -469,6 +468,12 @@ func (brokenService) ListContexts(context.Context, string, a2a.ListContextsParam
 	return nil, errSecret
 }
 func (brokenService) ClearContext(context.Context, string, a2a.ClearContextParams) (*a2a.OKResult, error) {
+	return nil, errSecret
+}
+func (brokenService) ListDeliveries(context.Context, string, a2a.ListDeliveriesParams) (*a2a.ListDeliveriesResult, error) {
+	return nil, errSecret
+}
+func (brokenService) RedriveDeliveries(context.Context, string, a2a.RedriveDeliveriesParams) (*a2a.RedriveDeliveriesResult, error) {
 	return nil, errSecret
 }
 

@@ -110,6 +110,8 @@ func (h *handler) extensionMethods() map[string]rpcMethod {
 		a2a.MethodTasksFeedback:            call0(h.svc.Feedback),
 		a2a.MethodContextsList:             callOptional(h.svc.ListContexts),
 		a2a.MethodContextsClear:            call0(h.svc.ClearContext),
+		a2a.MethodDeliveriesList:           call0(h.svc.ListDeliveries),
+		a2a.MethodDeliveriesRedrive:        call0(h.svc.RedriveDeliveries),
 	}
 }
 

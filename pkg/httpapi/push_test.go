@@ -174,3 +174,46 @@ func TestPushConfigsOverREST(t *testing.T) {
 	restError(t, do(t, "GET", base, bobToken, ""), 404, "NOT_FOUND", "TASK_NOT_FOUND", "not found")
 	assert.Equal(t, http.StatusUnauthorized, do(t, "GET", base, "", "").status)
 }
+
+// The delivery log extension over both bindings: the same results, owner
+// scoped, the REST body's task id checked against the path.
+func TestDeliveriesOverBothBindings(t *testing.T) {
+	srv, store := newPushServer(t)
+	taskID := newTaskID(t, srv)
+	require.NoError(t, store.LogDelivery(t.Context(), taskID, service.DeliveryAttempt{ConfigID: "c1", Version: 2, Attempt: 1,
+		StatusCode: 410, State: a2a.DeliveryFailed, DeadLettered: true, Job: []byte(`{}`)}))
+
+	m := rpc(t, srv, aliceToken, a2a.MethodDeliveriesList, `{"taskId":"`+taskID+`"}`)
+	require.Nil(t, m["error"], m)
+	list := m["result"].(map[string]any)["deliveries"].([]any)
+	require.Len(t, list, 1)
+	assert.Equal(t, taskID+":2", list[0].(map[string]any)["eventId"])
+	assert.Equal(t, "failed", list[0].(map[string]any)["state"])
+
+	base := srv.URL + "/rest/v1/tasks/" + taskID + "/deliveries"
+	r := do(t, "GET", base+"?pageSize=1", aliceToken, "")
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var res a2a.ListDeliveriesResult
+	require.NoError(t, json.Unmarshal(r.body, &res))
+	require.Len(t, res.Deliveries, 1)
+	assert.Equal(t, int64(2), res.Deliveries[0].TaskVersion)
+	assert.Equal(t, 410, res.Deliveries[0].Attempts[0].StatusCode)
+
+	assert.Equal(t, http.StatusNotFound, do(t, "GET", base, bobToken, "").status, "another caller's task is not found")
+	assert.Equal(t, http.StatusBadRequest, do(t, "GET", base+"?pageSize=x", aliceToken, "").status)
+	r = do(t, "POST", base+":redrive", aliceToken, `{"taskId":"other"}`)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Contains(t, string(r.body), "does not match the task")
+	assert.Equal(t, http.StatusNotFound, do(t, "POST", base+":redrive", bobToken, "").status)
+
+	r = do(t, "POST", base+":redrive", aliceToken, `{"eventId":"`+taskID+`:2"}`)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var redriven a2a.RedriveDeliveriesResult
+	require.NoError(t, json.Unmarshal(r.body, &redriven))
+	require.Len(t, redriven.Redriven, 1)
+	assert.Equal(t, "queued", redriven.Redriven[0].State)
+
+	m = rpc(t, srv, aliceToken, a2a.MethodDeliveriesRedrive, `{"taskId":"`+taskID+`"}`)
+	require.NotNil(t, m["error"], "nothing failed is left")
+	assert.Contains(t, m["error"].(map[string]any)["message"], "has no failed delivery to redrive")
+}

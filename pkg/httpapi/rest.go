@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -238,3 +239,46 @@ func stateFromQuery(s string) string {
 	}
 	return s
 }
+
+// restListDeliveries serves GET /tasks/{id}/deliveries (the delivery log
+// extension; the same result in both versions).
+func (h *handler) restListDeliveries(w http.ResponseWriter, r *http.Request, c call) {
+	q := r.URL.Query()
+	p := a2a.ListDeliveriesParams{TaskID: r.PathValue("id"), PageToken: queryStr(q, "pageToken", "page_token")}
+	n, err := queryInt(q, "pageSize", "page_size")
+	if err != nil {
+		h.restError(w, r, err, "rest list deliveries")
+		return
+	}
+	p.PageSize = n
+	res, err := h.svc.ListDeliveries(r.Context(), c.id.Owner, p)
+	restAnswer(h, w, r, c, "rest list deliveries", res, err, asJSON[*a2a.ListDeliveriesResult])
+}
+
+// restRedriveDeliveries serves POST /tasks/{id}/deliveries:redrive, whose
+// body, {"eventId", "configId"} (both optional; an empty body redrives
+// every failed delivery of the task), names what to redrive.
+func (h *handler) restRedriveDeliveries(w http.ResponseWriter, r *http.Request, c call) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	var p a2a.RedriveDeliveriesParams
+	if b := bytes.TrimSpace(body); len(b) > 0 && string(b) != "null" {
+		if err := decodeParams(body, &p); err != nil {
+			h.restError(w, r, err, "rest redrive deliveries")
+			return
+		}
+	}
+	if p.TaskID != "" && p.TaskID != r.PathValue("id") {
+		h.restError(w, r, a2a.InvalidParams("taskId", "%q does not match the task %q of the path", p.TaskID, r.PathValue("id")), "rest redrive deliveries")
+		return
+	}
+	p.TaskID = r.PathValue("id")
+	res, err := h.svc.RedriveDeliveries(r.Context(), c.id.Owner, p)
+	restAnswer(h, w, r, c, "rest redrive deliveries", res, err, asJSON[*a2a.RedriveDeliveriesResult])
+}
+
+// asJSON is appendJSON for a result of type R: the results of extension
+// routes, the same in every version.
+func asJSON[R any](b []byte, v R) ([]byte, error) { return appendJSON(b, v) }

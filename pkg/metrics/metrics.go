@@ -321,6 +321,12 @@ func NewContext(ctx context.Context, s *Sink) context.Context {
 	return context.WithValue(ctx, ctxKey{}, s)
 }
 
+// WithoutSink returns ctx carrying no sink: what is built with it, or runs
+// in it, publishes no metrics.
+func WithoutSink(ctx context.Context) context.Context {
+	return context.WithValue(ctx, ctxKey{}, (*Sink)(nil))
+}
+
 // From returns the sink ctx carries, or nil (a disabled sink).
 func From(ctx context.Context) *Sink {
 	s, _ := ctx.Value(ctxKey{}).(*Sink)

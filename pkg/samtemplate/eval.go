@@ -36,6 +36,7 @@ func NewEvaluator(root *yaml.Node, overrides map[string]string) *Evaluator {
 		Params: map[string]string{
 			"AWS::Partition": "aws", "AWS::Region": "us-east-1", "AWS::AccountId": "123456789012",
 			"AWS::StackName": "a2a-lambda", "AWS::URLSuffix": "amazonaws.com",
+			"AWS::StackId": "arn:aws:cloudformation:us-east-1:123456789012:stack/a2a-lambda/3e9f0c80-1a2b-11f0-9c4d-0a1b2c3d4e5f",
 		},
 		Conditions: Get(root, "Conditions"),
 		ListParams: map[string]bool{},

@@ -73,11 +73,12 @@ type StepRequest struct {
 	// the reply recorded in the status (TriggerReply). Runners that cannot
 	// carry messages (a state machine, whose state holds ids only) use it.
 	Trigger Trigger
-	// Blocking says that the client that sent the message waits for the
-	// step's outcome in the same request (the inline runner of a blocking
-	// send): the first step of a new task then writes nothing before its
-	// first result (see Executor.acquireLater).
-	Blocking bool
+	// LeaseLater lets the first step of a new task write nothing before
+	// its first result: it takes the task's lease with that write (see
+	// Executor.acquireLater), so that a step that ends at once writes the
+	// task once. The runners of a task's first step ask for it: the inline
+	// runner of a blocking send, the worker's run on the asynchronous path.
+	LeaseLater bool
 	// Created, for the first step of a task run in the request that
 	// created it, is the task as stored (Job.Created): the step starts
 	// from it instead of reading the task. Its version condition still
@@ -219,7 +220,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		acquire.Status = &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
 	}
 	w.unsaved = req.Unsaved
-	if req.Unsaved != nil || (req.Blocking && x.acquireLater(rec)) {
+	if req.Unsaved != nil || (req.LeaseLater && x.acquireLater(rec)) {
 		// The first step of a new task, whose lease waits for a runner
 		// and lasts long enough: the step's first write takes the lease
 		// and says working, so a step that finishes at once writes the
@@ -587,6 +588,9 @@ func (x *Executor) checkOutcome(out *agent.Outcome) string {
 	if !out.Kind.Valid() {
 		return fmt.Sprintf("unknown outcome %q", out.Kind)
 	}
+	if err := out.Err(); err != nil {
+		return err.Error()
+	}
 	if out.Message != nil {
 		if err := validateAgentParts("status message", out.Message.Parts); err != "" {
 			return err
@@ -732,7 +736,8 @@ func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
 // for u to follow. The finished task is left in the job (Job.Unsaved) for
 // the send to answer with. A task that a send of the same message stored
 // first is the same task: this step's result is dropped as that of a task
-// finished meanwhile.
+// finished meanwhile, and the store's refusal is left in the job
+// (NewTask.Refused), for the send to answer with that task.
 func (w *taskWriter) storeUnsaved(ctx context.Context, u Update) (done bool, err error) {
 	nt := *w.unsaved
 	finishes := u.Status != nil && u.Status.State.Terminal() && len(u.Messages) == 0 && u.Pending == nil &&
@@ -743,13 +748,14 @@ func (w *taskWriter) storeUnsaved(ctx context.Context, u Update) (done bool, err
 		if m := u.Status.Message; m != nil {
 			nt.Task.History = append(nt.Task.History, *m)
 		}
-		nt.Task.Artifacts = latestOfEach(u.Artifacts)
+		nt.Task.Artifacts = a2a.LatestArtifacts(u.Artifacts)
 		nt.Lease = Lease{}
 	}
 	err = w.x.store.CreateTask(ctx, nt)
 	var dup *DuplicateError
 	if errors.As(err, &dup) {
-		return true, &ConflictError{Reason: ConflictTerminal}
+		w.unsaved.Refused = dup
+		return true, &ConflictError{Reason: ConflictTerminal, State: dup.state()}
 	}
 	if err != nil {
 		return true, err
@@ -762,23 +768,6 @@ func (w *taskWriter) storeUnsaved(ctx context.Context, u Update) (done bool, err
 	}
 	w.unsaved = nil
 	return false, nil
-}
-
-// latestOfEach returns the artifacts, each id once, in the order of first
-// appearance, holding its latest version (a later artifact with the same id
-// replaces an earlier one).
-func latestOfEach(arts []a2a.Artifact) []a2a.Artifact {
-	out := make([]a2a.Artifact, 0, len(arts))
-	at := make(map[string]int, len(arts))
-	for _, a := range arts {
-		if i, ok := at[a.ArtifactID]; ok {
-			out[i] = a
-			continue
-		}
-		at[a.ArtifactID] = len(out)
-		out = append(out, a)
-	}
-	return out
 }
 
 // stopped reports whether the runner stopped the step (see ErrStepStopped).
@@ -818,14 +807,17 @@ func (w *taskWriter) failTooLarge(ctx context.Context, cause error) (StepResult,
 }
 
 // Status implements agent.Emitter.
-func (w *taskWriter) Status(ctx context.Context, msg a2a.Message) error {
+func (w *taskWriter) Status(ctx context.Context, msg *a2a.Message) error {
 	if w.finished {
 		return agent.ErrTaskFinished
+	}
+	if msg == nil {
+		return errors.New("invalid status message: nil")
 	}
 	if p := validateAgentParts("status message", msg.Parts); p != "" {
 		return fmt.Errorf("invalid status message: %s", p)
 	}
-	m := w.agentMessage(&msg)
+	m := w.agentMessage(msg)
 	return w.emit(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m, Timestamp: w.x.now()}})
 }
 

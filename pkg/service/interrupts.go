@@ -113,7 +113,7 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 	}
 	msg := a2a.Message{Role: a2a.RoleUser, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart(text)}}
-	job, err := s.resolve(ctx, owner, b, msg, &reply, "", nil)
+	job, err := s.resolve(ctx, owner, b, msg, &reply, "", "", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 // resolve stores a reply: the user's message and a working status whose
 // message shows the interrupt resolved, together with the binding's
 // resolution. idemKey, when set, makes a retried message/send a duplicate.
-func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding, msg a2a.Message, reply *agent.Reply, idemKey string, md a2a.Metadata) (Job, error) {
+func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding, msg a2a.Message, reply *agent.Reply, idemKey, fingerprint string, md a2a.Metadata) (Job, error) {
 	resolved := &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart("Reply received; the agent continues.")}}
 	a2a.SetInterrupt(resolved, a2a.SharedInterruptInfo{RequestID: b.RequestID, Type: b.Type, Phase: a2a.InterruptPhaseResolved, Resolution: resolution(reply)})
@@ -141,6 +141,7 @@ func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding
 			IfStates:        []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
 			Messages:        []a2a.Message{msg},
 			IdempotencyKey:  idemKey,
+			Fingerprint:     fingerprint,
 			Owner:           owner,
 			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: resolved, Timestamp: s.now()},
 			RequestMetadata: md,

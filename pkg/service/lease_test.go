@@ -254,7 +254,7 @@ func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
 	})
 	for _, blocking := range []bool{true, false} {
 		task := sent(t, f.svc, "alice", send(userMsg(fmt.Sprint("quick-", blocking), "quick"), false))
-		_, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: blocking})
+		_, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, LeaseLater: blocking})
 		require.NoError(t, err)
 		st, rec := f.state(t, task.ID)
 		assert.Equal(t, a2a.TaskStateCompleted, st)
@@ -269,7 +269,7 @@ func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
 	task := sent(t, f.svc, "alice", send(userMsg("long", "long"), false))
 	result := make(chan service.StepResult, 1)
 	go func() {
-		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, Blocking: true})
+		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, LeaseLater: true})
 		assert.NoError(t, err)
 		result <- res
 	}()
@@ -327,7 +327,7 @@ func TestFirstStepStartsFromTheCreatedTask(t *testing.T) {
 	job := f.dead.jobs[0]
 	require.NotNil(t, job.Created)
 	assert.Equal(t, int64(1), job.Created.Version)
-	res, err := exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Blocking: true, Created: job.Created})
+	res, err := exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, LeaseLater: true, Created: job.Created})
 	require.NoError(t, err)
 	assert.Equal(t, a2a.TaskStateCompleted, res.State)
 	assert.Zero(t, counting.reads, "the step read nothing")
@@ -341,7 +341,7 @@ func TestFirstStepStartsFromTheCreatedTask(t *testing.T) {
 	job = f.dead.jobs[1]
 	_, err = f.svc.CancelTask(ctx, "alice", a2a.TaskIDParams{ID: task.ID})
 	require.NoError(t, err)
-	res, err = exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Blocking: true, Created: job.Created})
+	res, err = exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, LeaseLater: true, Created: job.Created})
 	require.NoError(t, err)
 	assert.Equal(t, service.NextDone, res.Next)
 	st, _ = f.state(t, task.ID)

@@ -50,6 +50,9 @@ type TaskRecord struct {
 	// ExecutionARN is the Step Functions execution that last ran a step of
 	// the task (Update.ExecutionARN), or "": a cancel stops it.
 	ExecutionARN string
+	// Fingerprint is the fingerprint of the send that created the task
+	// (NewTask.Fingerprint), or "".
+	Fingerprint string
 }
 
 // Feedback is a client's rating of a finished task (tasks/feedback).
@@ -118,6 +121,20 @@ type NewTask struct {
 	// Lease, when held (see Lease.Held), is the task's first lease: the
 	// time a runner has to start it.
 	Lease Lease
+	// Fingerprint is the fingerprint of the send that creates the task
+	// (see MessageFingerprint): a later send of its first message's id is
+	// a retry when it has the same, another message when not. The store
+	// keeps it and reports it in a *DuplicateError.
+	Fingerprint string
+	// NoRecord says that the task's first message is not deduplicated:
+	// the store writes no idempotency record for it (idempotency is off,
+	// or the message id is used again past its window), and the task's id
+	// is not TaskIDFor's.
+	NoRecord bool
+	// Refused, for a task a step was to store (Job.Unsaved), is the
+	// store's refusal when a task with its id existed: the step stored
+	// nothing. Never stored.
+	Refused *DuplicateError
 }
 
 // ArtifactIDs are the ids of the artifacts of a task created finished,
@@ -179,6 +196,10 @@ type Update struct {
 	// refused with a *DuplicateError and nothing changes.
 	IdempotencyKey string
 	Owner          string
+	// Fingerprint, with IdempotencyKey, is the fingerprint of the
+	// message's send, kept with its record and reported in a
+	// *DuplicateError (see NewTask.Fingerprint).
+	Fingerprint string
 
 	// Status, when set, replaces the status. Its message, if any, is also
 	// appended to the history.
@@ -403,6 +424,7 @@ type Store interface {
 	ContextStore
 	InboxStore
 	LeaseStore
+	DeliveryLog
 }
 
 // MaxInboxTake bounds the messages one TakeInbox returns (what one
@@ -565,6 +587,26 @@ func (e *ConflictError) Error() string {
 type DuplicateError struct {
 	// TaskID is the task the first request created or continued.
 	TaskID string
+	// Task, when the store read that task whole with the refusal (a task
+	// created finished in one write: a retried blocking send), is it, with
+	// its whole history and artifacts; nil otherwise.
+	Task *TaskRecord
+	// Fingerprint is the fingerprint of the first send of the message id
+	// (NewTask.Fingerprint, Update.Fingerprint), "" when it was recorded
+	// without one.
+	Fingerprint string
+	// CreatedAt is when the first send created its task; zero for a
+	// continuation's record, which lives only as long as the idempotency
+	// window.
+	CreatedAt time.Time
+}
+
+// state is the state of the first task, when the store read it.
+func (e *DuplicateError) state() a2a.TaskState {
+	if e.Task == nil {
+		return ""
+	}
+	return e.Task.Task.Status.State
 }
 
 func (e *DuplicateError) Error() string {
@@ -646,13 +688,21 @@ type InlineRunner interface {
 // record is the task as a finished NewTask holds it, with at most
 // historyLength messages (negative: all).
 func (nt *NewTask) record(historyLength int) *TaskRecord {
-	t := nt.Task
+	rec := &TaskRecord{Task: nt.Task, Owner: nt.Owner, Version: 1, RequestMetadata: nt.RequestMetadata, SessionID: nt.SessionID}
+	return rec.withHistory(historyLength)
+}
+
+// withHistory returns a copy of rec with at most historyLength of its
+// messages, the latest (negative: all).
+func (rec *TaskRecord) withHistory(historyLength int) *TaskRecord {
+	c := *rec
+	t := &c.Task
 	if historyLength >= 0 && len(t.History) > historyLength {
 		t.History = t.History[len(t.History)-historyLength:]
 	}
 	t.History = slices.Clone(t.History)
 	t.Artifacts = slices.Clone(t.Artifacts)
-	return &TaskRecord{Task: t, Owner: nt.Owner, Version: 1, RequestMetadata: nt.RequestMetadata, SessionID: nt.SessionID}
+	return &c
 }
 
 // Resume is where handed-over work picks up.

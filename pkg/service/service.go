@@ -56,7 +56,21 @@ type Config struct {
 	// reply before a sweep takes the task over (A2A_TASK_LEASE_SECONDS;
 	// see Lease).
 	LeaseDuration time.Duration
+	// IdempotencyWindow is how long a message id stays the message's
+	// (A2A_IDEMPOTENCY_WINDOW_SECONDS): within it, a send of the same id
+	// and the same message is a retry, answered with the first send's task
+	// without starting anything, and a send of the same id with another
+	// message is refused; past it, the id is free again. Zero means
+	// DefaultIdempotencyWindow; NoIdempotency turns the rule off.
+	IdempotencyWindow time.Duration
+	// NoIdempotency makes every send a new message, whatever its id
+	// (A2A_IDEMPOTENCY_WINDOW_SECONDS=0): what a client that reuses one
+	// message id for many messages needs (some conformance kits do).
+	NoIdempotency bool
 }
+
+// DefaultIdempotencyWindow is the idempotency window unless set.
+const DefaultIdempotencyWindow = 24 * time.Hour
 
 // Options carry the service's collaborators that have defaults.
 type Options struct {
@@ -79,6 +93,7 @@ type Service struct {
 	newID     func() string
 	log       *slog.Logger
 	checkPush PushConfigChecker
+	redriver  DeliveryRedriver
 }
 
 // NewID returns a random UUID string, the default id generator.
@@ -108,6 +123,7 @@ func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) 
 	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig}
 	s.cfg.BlockingTimeout = positive.Or(s.cfg.BlockingTimeout, DefaultBlockingTimeout)
 	s.cfg.LeaseDuration = positive.Or(s.cfg.LeaseDuration, DefaultLeaseDuration)
+	s.cfg.IdempotencyWindow = positive.Or(s.cfg.IdempotencyWindow, DefaultIdempotencyWindow)
 	if s.newID == nil {
 		s.newID = NewID
 	}
@@ -155,36 +171,71 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		inline = &c
 	}
 
+	opts := GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}
+	fp := ""
+	if !s.cfg.NoIdempotency {
+		fp = MessageFingerprint(&p)
+	}
+	t, err := s.send(ctx, owner, &p, sendState{blocking: blocking, opts: opts, push: inline, fingerprint: fp, waitUntil: waitUntil})
+	if errors.Is(err, errMessageIDFree) {
+		// The message id's first use is past the window: the id is free
+		// again, and this send is a new message (its retries are not
+		// recognised: the first use holds the id's key).
+		t, err = s.send(ctx, owner, &p, sendState{blocking: blocking, opts: opts, push: inline, fingerprint: fp, waitUntil: waitUntil, fresh: true})
+	}
+	return t, err
+}
+
+// sendState is what a send decided before it stores anything.
+type sendState struct {
+	blocking    bool
+	opts        GetOptions
+	push        *PushConfig
+	fingerprint string
+	waitUntil   time.Time
+	// fresh makes a new task of a message whose id is not deduplicated:
+	// a random task id, and no idempotency record.
+	fresh bool
+}
+
+// errMessageIDFree: the send's message id was first used past the
+// idempotency window; the send is a new message.
+var errMessageIDFree = errors.New("the message id is free again")
+
+// send creates or continues the task of p and starts it (see SendMessage).
+func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendParams, st sendState) (*a2a.Task, error) {
+	blocking, historyLength, opts := st.blocking, st.opts.HistoryLength, st.opts
 	msg := p.Message
 	var (
 		job Job
 		err error
 	)
-	session := requestedSession(&p)
+	session := requestedSession(p)
 	queued := false
 	if msg.TaskID == "" {
 		// A blocking send run in the request leaves its task to its first
-		// step to store (see Job.Unsaved), unless a send of the same
-		// message stored it already.
+		// step to store (see Job.Unsaved), reading nothing first: a retried
+		// send runs the step again (steps are at least once), and its first
+		// write, refused, finds the task the first send stored, which is
+		// the answer.
 		taskID := TaskIDFor(owner, msg.MessageID)
-		unsaved := blocking && s.startsInline()
-		if unsaved {
-			if t, err := s.read(ctx, owner, taskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}); err == nil || !errors.Is(err, a2a.ErrTaskNotFound) {
-				return t, err
-			}
+		fresh := st.fresh || s.cfg.NoIdempotency
+		if fresh {
+			taskID = s.newID()
 		}
-		job, err = s.createTask(ctx, owner, taskID, msg, p.Metadata, session, inline, unsaved)
+		unsaved := blocking && s.startsInline()
+		job, err = s.createTask(ctx, owner, taskID, msg, p.Metadata, session, st.push, unsaved, st.fingerprint, fresh)
 		if err == nil {
 			metrics.From(ctx).Count(metrics.TasksCreated, metrics.DimAgent, s.info.Name)
 		}
 	} else {
-		job, queued, err = s.continueTask(ctx, owner, msg, p.Metadata, inline)
+		job, queued, err = s.continueTask(ctx, owner, msg, p.Metadata, st.push, st.fingerprint)
 	}
 	var dup *DuplicateError
 	if errors.As(err, &dup) {
 		// A retried send: answer with the task the first one made, start
-		// nothing.
-		return s.read(ctx, owner, dup.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
+		// nothing. (Or the id of another message: refused.)
+		return s.duplicate(ctx, owner, msg.MessageID, dup, st.fingerprint, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -198,10 +249,19 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if err := s.start(ctx, job); err != nil {
 		return nil, err
 	}
-	opts := GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}
+	if u := job.Unsaved; u != nil && u.Refused != nil {
+		// The step's first write found the task of a send of the same
+		// message id: it stored nothing.
+		return s.duplicate(ctx, owner, msg.MessageID, u.Refused, st.fingerprint, opts)
+	}
 	if u := job.Unsaved; u != nil && u.Task.Status.State.Terminal() {
 		// The step stored the task once, finished: it is the answer.
 		return s.wire(ctx, u.record(historyLength)), nil
+	}
+	if !blocking && job.Created != nil {
+		// The task as this send created it is the answer: a non-blocking
+		// send does not wait to see what its runner made of it.
+		return s.wire(ctx, job.Created.withHistory(historyLength)), nil
 	}
 	if blocking {
 		// An inline runner returns with the task settled: the answer is
@@ -210,13 +270,13 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		if err != nil {
 			return nil, err
 		}
-		if rec.Task.Status.State.Settled() || s.dueAfter(rec, waitUntil) {
+		if rec.Task.Status.State.Settled() || s.dueAfter(rec, st.waitUntil) {
 			return s.wire(ctx, rec), nil
 		}
 		// The work goes on elsewhere (a step handed over, an interrupt
 		// shown by a state machine execution): wait for it with what is
 		// left of the budget.
-		s.waitSettled(ctx, job.TaskID, waitUntil)
+		s.waitSettled(ctx, job.TaskID, st.waitUntil)
 	}
 	return s.read(ctx, owner, job.TaskID, opts)
 }
@@ -227,7 +287,7 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 // in the request metadata its steps see): the one the request names, else
 // the one bound to its context, else a new one, which the store binds to a
 // new context.
-func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig, unsaved bool) (Job, error) {
+func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig, unsaved bool, fingerprint string, fresh bool) (Job, error) {
 	// The context's binding is known for a new context, and once read.
 	bindingKnown := msg.ContextID == ""
 	if session == "" && msg.ContextID != "" {
@@ -256,7 +316,8 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 	// The session is stored as a value and shown as metadata on the way
 	// out (withRuntimeMetadata, a2a.WithSession): a task keeps no metadata
 	// maps of its own for it.
-	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, BindingKnown: bindingKnown, Lease: s.startLease(TriggerMessage)}
+	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, BindingKnown: bindingKnown, Lease: s.startLease(TriggerMessage),
+		Fingerprint: fingerprint, NoRecord: fresh}
 	if push != nil {
 		push.TaskID = taskID
 		if push.Config.ID == "" {
@@ -266,7 +327,7 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 	}
 	created := s.clock.Now()
 	rec := &TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
-		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored()}
+		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored(), Fingerprint: fingerprint}
 	job := Job{TaskID: taskID, Message: &msg, Created: rec}
 	if unsaved {
 		job.Unsaved = &nt
@@ -294,7 +355,11 @@ func (s *Service) startsInline() bool {
 // recognised as a duplicate even after the task moved on. An inline push
 // config is stored before the task resumes, so it hears of every change the
 // message causes.
-func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig) (job Job, queued bool, err error) {
+func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig, fingerprint string) (job Job, queued bool, err error) {
+	idemKey := msg.MessageID
+	if s.cfg.NoIdempotency {
+		idemKey = ""
+	}
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
 		if err != nil {
@@ -318,7 +383,8 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 				IfStates:       []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking},
 				Messages:       []a2a.Message{msg},
 				Inbox:          true,
-				IdempotencyKey: msg.MessageID,
+				IdempotencyKey: idemKey,
+				Fingerprint:    fingerprint,
 				Owner:          owner,
 			})
 			var ce *ConflictError
@@ -341,7 +407,7 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 			if reply.RequestID != "" {
 				b, err := s.binding(ctx, owner, reply.RequestID, "", a2a.MethodMessageSend)
 				if err == nil {
-					job, err := s.resolve(ctx, owner, b, msg, reply, msg.MessageID, md)
+					job, err := s.resolve(ctx, owner, b, msg, reply, idemKey, fingerprint, md)
 					return job, false, err
 				}
 				if !errors.Is(err, &a2a.Error{Code: a2a.CodeInterruptRequestNotFound}) {
@@ -355,7 +421,8 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 			IfVersion:       rec.Version,
 			IfStates:        []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
 			Messages:        []a2a.Message{msg},
-			IdempotencyKey:  msg.MessageID,
+			IdempotencyKey:  idemKey,
+			Fingerprint:     fingerprint,
 			Owner:           owner,
 			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: s.now()},
 			RequestMetadata: md,

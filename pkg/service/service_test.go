@@ -163,7 +163,7 @@ func TestBlockingDefaultAndTimeout(t *testing.T) {
 func TestRetriedSendReturnsTheFirstTaskAndStartsNothing(t *testing.T) {
 	f := newFixture(t, completeWithEcho)
 	first := sent(t, f.svc, "alice", send(userMsg("same", "one"), true))
-	second := sent(t, f.svc, "alice", send(userMsg("same", "two"), true))
+	second := sent(t, f.svc, "alice", send(userMsg("same", "one"), true))
 	assert.Equal(t, first.ID, second.ID)
 	assert.Equal(t, "echo: one", second.Artifacts[0].Parts[0].Text)
 	assert.EqualValues(t, 1, f.agent.calls.Load())
@@ -171,6 +171,57 @@ func TestRetriedSendReturnsTheFirstTaskAndStartsNothing(t *testing.T) {
 	// The same messageId from another caller is another task.
 	other := sent(t, f.svc, "bob", send(userMsg("same", "three"), true))
 	assert.NotEqual(t, first.ID, other.ID)
+}
+
+// The messageId rule, as payment APIs treat idempotency keys: within the
+// window a messageId is its message's. The same message again is a retry;
+// another message under it is refused, saying so; past the window the id
+// is free again; with the rule off every send is a new message.
+func TestMessageIDRule(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, completeWithEcho)
+	first := sent(t, f.svc, "alice", send(userMsg("m1", "one"), false))
+
+	_, err := f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "two"), false))
+	requireCode(t, err, a2a.CodeInvalidParams, `"m1" was already used for a different message`)
+	assert.ErrorContains(t, err, "24h0m0s")
+	_, err = f.svc.SendMessage(ctx, "alice", send(userMsg("m1", "one"), true))
+	requireCode(t, err, a2a.CodeInvalidParams, "a different message") // another configuration: another send
+
+	again := sent(t, f.svc, "alice", send(userMsg("m1", "one"), false))
+	assert.Equal(t, first.ID, again.ID, "the same send is a retry")
+
+	// A continuation's messageId is its message's too.
+	waitState(t, f, "alice", first.ID, a2a.TaskStateCompleted)
+	asker := newFixture(t, askThenAnswer)
+	task := sent(t, asker.svc, "alice", send(userMsg("q1", "start"), true))
+	require.Equal(t, a2a.TaskStateInputRequired, task.Status.State)
+	reply := userMsg("r1", "Ada")
+	reply.TaskID = task.ID
+	done := sent(t, asker.svc, "alice", send(reply, true))
+	other := userMsg("r1", "Grace")
+	other.TaskID = task.ID
+	_, err = asker.svc.SendMessage(ctx, "alice", send(other, true))
+	requireCode(t, err, a2a.CodeInvalidParams, `"r1" was already used for a different message`) // a reply's messageId is taken too
+	retried := sent(t, asker.svc, "alice", send(reply, true))
+	assert.Equal(t, done.ID, retried.ID)
+
+	// Past the window the id is free: another message is a new task.
+	f.clock.Advance(service.DefaultIdempotencyWindow + time.Minute)
+	later := sent(t, f.svc, "alice", send(userMsg("m1", "two"), false))
+	assert.NotEqual(t, first.ID, later.ID)
+	assert.Equal(t, "two", later.History[0].Text())
+}
+
+func TestMessageIDRuleOff(t *testing.T) {
+	f := newFixture(t, completeWithEcho, func(c *service.Config, _ *agent.Info) { c.NoIdempotency = true })
+	a := sent(t, f.svc, "alice", send(userMsg("tck-session", "one"), true))
+	b := sent(t, f.svc, "alice", send(userMsg("tck-session", "one"), true))
+	c := sent(t, f.svc, "alice", send(userMsg("tck-session", "two"), false))
+	assert.NotEqual(t, a.ID, b.ID, "every send is a new message")
+	assert.NotEqual(t, b.ID, c.ID)
+	assert.EqualValues(t, 2, f.agent.calls.Load(), "both blocking sends ran")
+	waitState(t, f, "alice", c.ID, a2a.TaskStateCompleted)
 }
 
 // askThenAnswer asks a question on the first step and completes with the
@@ -254,7 +305,7 @@ func TestMessagesToAWorkingTask(t *testing.T) {
 		inboxes = append(inboxes, messageIDsOf(in.Inbox))
 		if len(in.Checkpoint) == 0 {
 			<-release
-			return agent.Continue(0, map[string]int{"step": 2})
+			return agent.Continue(0, map[string]int{"step": 2}), nil
 		}
 		return agent.Complete(agent.Text("done")), nil
 	})
@@ -583,7 +634,7 @@ func TestExecutorTurnsAgentProblemsIntoFailedTasks(t *testing.T) {
 			return agent.Complete(nil, a2a.Artifact{Parts: []a2a.Part{a2a.TextPart("x")}}), nil
 		}, "Invalid agent response: artifacts[0].artifactId: is required"},
 		{"huge checkpoint", func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
-			return agent.Continue(time.Second, map[string]string{"x": strings.Repeat("x", 70000)})
+			return agent.Continue(time.Second, map[string]string{"x": strings.Repeat("x", 70000)}), nil
 		}, "checkpoint of 70008 bytes exceeds the limit of 65536 bytes"},
 	}
 	for _, tt := range tests {
@@ -609,7 +660,7 @@ func TestContinueStepsKeepCheckpointAndArtifacts(t *testing.T) {
 		if n == 3 {
 			return agent.Complete(agent.Text("finished")), nil
 		}
-		return agent.Continue(time.Minute, n)
+		return agent.Continue(time.Minute, n), nil
 	})
 	sent := sent(t, f.svc, "a", send(userMsg("m", "x"), false))
 	// The runner waits a minute of the clock between steps: move it on
@@ -630,7 +681,7 @@ func TestEmitterStopsAfterCancel(t *testing.T) {
 	canceled := make(chan struct{})
 	f := newFixture(t, func(ctx context.Context, in agent.StepInput, e agent.Emitter) (agent.Outcome, error) {
 		<-canceled
-		emitted <- e.Status(context.Background(), *agent.Text("still here"))
+		emitted <- e.Status(context.Background(), agent.Text("still here"))
 		return agent.Complete(nil), nil
 	})
 	ctx := context.Background()

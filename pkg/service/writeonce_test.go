@@ -45,12 +45,12 @@ type noBacklog struct{}
 func (noBacklog) Defer(context.Context, service.Job) error { return errors.New("no backlog") }
 
 // A blocking send run in its request stores its task once, finished, when
-// the first step finishes it; a retry answers with that task and runs
-// nothing; a step that reports progress first stores the task as created
-// and updates it as before.
+// the first step finishes it; a retry runs the step again and answers with
+// that task, changing nothing; a step that reports progress first stores
+// the task as created and updates it as before.
 func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 	progressFirst := func(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
-		if err := emit.Status(ctx, *agent.Text("looking")); err != nil {
+		if err := emit.Status(ctx, agent.Text("looking")); err != nil {
 			return agent.Outcome{}, err
 		}
 		return completeWithEcho(ctx, in, emit)
@@ -90,11 +90,20 @@ func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 			assert.Equal(t, task.History, stored.History)
 			assert.Equal(t, task.Artifacts, stored.Artifacts)
 
+			// A retry reads nothing first: its step runs again (steps are at
+			// least once), its first write is refused, and the answer is
+			// the task the first send stored, unchanged.
 			again, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
 			require.NoError(t, err)
 			assert.Equal(t, task.ID, again.ID)
-			assert.Equal(t, int32(1), ag.calls.Load(), "a retried send runs nothing")
-			assert.Len(t, store.created, len(tc.created), "a retried send stores nothing")
+			assert.Equal(t, int32(2), ag.calls.Load(), "a retried send runs its step again")
+			assert.Equal(t, task.Status, again.Status)
+			assert.Equal(t, task.History, again.History)
+			assert.Equal(t, task.Artifacts, again.Artifacts)
+			assert.Equal(t, tc.updates, store.updates, "a retried send changes nothing")
+			after, err := svc.GetTask(ctx, "alice", a2a.TaskQueryParams{ID: task.ID})
+			require.NoError(t, err)
+			assert.Equal(t, stored, after, "the task is as the first send stored it")
 		})
 	}
 }
@@ -133,4 +142,26 @@ func TestRacingBlockingSendsAnswerWithOneTask(t *testing.T) {
 	page, err := svc.ListTasks(ctx, "alice", a2a.ListTasksParams{})
 	require.NoError(t, err)
 	assert.Len(t, page.Tasks, 1, "one task was stored")
+}
+
+// A blocking send run in its request reads nothing before its step: a
+// reused messageId with another message is found by the step's first
+// write, which is refused, and the send is refused with the clear error;
+// the first task is unchanged.
+func TestBlockingSendWithAReusedMessageID(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktest.New(clocktest.Start(t))
+	store := &writes{Store: memory.New(memory.Options{Clock: clk})}
+	ag := &scripted{info: agent.Info{Name: "test"}, step: completeWithEcho}
+	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk})
+	svc := service.New(store, inline.New(exec, noBacklog{}, inline.Options{Clock: clk}), ag.Info(), service.Config{}, service.Options{Clock: clk})
+
+	first, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
+	require.NoError(t, err)
+	_, err = svc.SendMessage(ctx, "alice", send(userMsg("m1", "something else"), true))
+	requireCode(t, err, a2a.CodeInvalidParams, `"m1" was already used for a different message`)
+	stored, err := svc.GetTask(ctx, "alice", a2a.TaskQueryParams{ID: first.ID})
+	require.NoError(t, err)
+	assert.Equal(t, "echo: hello", stored.Artifacts[0].Parts[0].Text)
+	assert.Len(t, store.created, 2, "the second step's write was refused")
 }

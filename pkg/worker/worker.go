@@ -172,7 +172,8 @@ func stepTrigger(ev Event) (service.Trigger, error) {
 // execution is named by the task and its version after the step, so a
 // retried run starts it once.
 func (h *Handler) run(ctx context.Context, taskID string, trigger service.Trigger) (service.StepResult, error) {
-	res, err := h.exec.Step(ctx, service.StepRequest{TaskID: taskID, Trigger: trigger})
+	// A new task's step that ends at once writes the task once (LeaseLater).
+	res, err := h.exec.Step(ctx, service.StepRequest{TaskID: taskID, Trigger: trigger, LeaseLater: true})
 	if err != nil || res.Next == service.NextDone {
 		return res, err
 	}

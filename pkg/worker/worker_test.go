@@ -143,7 +143,7 @@ func TestRunHandsWhatFollowsToTheStateMachine(t *testing.T) {
 			f, m := &fake{res: tc.res}, &machine{}
 			_, err := worker.New(f, m, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message", Takeover: 1})
 			require.NoError(t, err)
-			assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: service.TriggerMessage}, f.step)
+			assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: service.TriggerMessage, LeaseLater: true}, f.step)
 			assert.Equal(t, tc.want, m.jobs)
 		})
 	}

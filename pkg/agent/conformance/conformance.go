@@ -18,8 +18,6 @@ package conformance
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -68,16 +66,12 @@ type Agent struct {
 var _ agent.Agent = (*Agent)(nil)
 
 // New builds the agent from A2A_CONFORMANCE_WORK_MS.
-func New(getenv func(string) string) (agent.Agent, error) {
-	work := time.Duration(DefaultWorkMS) * time.Millisecond
-	if v := strings.TrimSpace(getenv(EnvWorkMS)); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%s=%q must be a non-negative number of milliseconds", EnvWorkMS, v)
-		}
-		work = time.Duration(n) * time.Millisecond
+func New(s agent.Settings) (agent.Agent, error) {
+	ms, err := s.Int(EnvWorkMS, DefaultWorkMS, 0, 3_600_000)
+	if err != nil {
+		return nil, err
 	}
-	return &Agent{work: work}, nil
+	return &Agent{work: time.Duration(ms) * time.Millisecond}, nil
 }
 
 // Info implements agent.Agent.
@@ -130,10 +124,10 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter
 	case strings.HasPrefix(id, PrefixReject):
 		return agent.Reject(agent.Text("Task rejected: the conformance kit asked for a rejection.")), nil
 	case strings.HasPrefix(id, PrefixResubscribe):
-		if err := emit.Status(ctx, *agent.Text("Working...")); err != nil {
+		if err := emit.Status(ctx, agent.Text("Working...")); err != nil {
 			return agent.Outcome{}, err
 		}
-		return agent.Continue(a.work, checkpoint{Worked: true})
+		return agent.Continue(a.work, checkpoint{Worked: true}), nil
 	}
 	return agent.Complete(agent.Text(Greeting)), nil
 }

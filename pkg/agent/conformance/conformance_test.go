@@ -12,18 +12,19 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/conformance"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 type emitter struct{ status []string }
 
-func (e *emitter) Status(_ context.Context, m a2a.Message) error {
+func (e *emitter) Status(_ context.Context, m *a2a.Message) error {
 	e.status = append(e.status, m.Text())
 	return nil
 }
 func (e *emitter) Artifact(context.Context, a2a.Artifact, agent.ArtifactOptions) error { return nil }
 
 func TestScenariosByMessageID(t *testing.T) {
-	ag, err := conformance.New(func(k string) string { return map[string]string{conformance.EnvWorkMS: "7"}[k] })
+	ag, err := conformance.New(envtest.Settings(conformance.EnvWorkMS, "7"))
 	require.NoError(t, err)
 	tests := []struct {
 		id       string
@@ -83,6 +84,6 @@ func TestScenariosByMessageID(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, agent.OutcomeCompleted, out.Kind)
 
-	_, err = conformance.New(func(string) string { return "soon" })
+	_, err = conformance.New(envtest.Settings(conformance.EnvWorkMS, "soon"))
 	assert.ErrorContains(t, err, `A2A_CONFORMANCE_WORK_MS="soon"`)
 }

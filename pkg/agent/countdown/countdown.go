@@ -25,16 +25,12 @@ const EnvStepMS = "A2A_COUNTDOWN_STEP_MS"
 type Agent struct{ step time.Duration }
 
 // New builds the agent from its settings; it is the agent.Factory to register.
-func New(getenv func(string) string) (agent.Agent, error) {
-	a := &Agent{step: time.Second}
-	if v := getenv(EnvStepMS); v != "" {
-		ms, err := strconv.Atoi(v)
-		if err != nil || ms < 0 {
-			return nil, fmt.Errorf("%s=%q must be a number of milliseconds", EnvStepMS, v)
-		}
-		a.step = time.Duration(ms) * time.Millisecond
+func New(s agent.Settings) (agent.Agent, error) {
+	ms, err := s.Int(EnvStepMS, 1000, 0, 60_000)
+	if err != nil {
+		return nil, err
 	}
-	return a, nil
+	return &Agent{step: time.Duration(ms) * time.Millisecond}, nil
 }
 
 // Info describes the agent for its card.
@@ -82,10 +78,10 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter
 		return agent.Outcome{}, err
 	}
 	if st.Next > 1 {
-		return agent.Continue(a.step, state{Next: st.Next - 1})
+		return agent.Continue(a.step, state{Next: st.Next - 1}), nil
 	}
 	ask := agent.AskPermission(agent.Text("Countdown finished. Launch? Reply once, always or reject."), map[string]any{"permission": "launch"})
-	return ask.WithCheckpoint(state{Launch: true})
+	return ask.WithCheckpoint(state{Launch: true}), nil
 }
 
 // countdown is one more piece of the "countdown" artifact.

@@ -11,6 +11,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/countdown"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/agenttest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 // newService serves the countdown agent, registered next to the built-in
@@ -71,6 +72,6 @@ func TestCountdownAsksForTheNumber(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	_, err := countdown.New(func(string) string { return "x" })
+	_, err := countdown.New(envtest.Settings(countdown.EnvStepMS, "x"))
 	assert.ErrorContains(t, err, `A2A_COUNTDOWN_STEP_MS="x"`)
 }

@@ -18,6 +18,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ const (
 	DefaultWorkMS  = 1000
 	DefaultStepMS  = 1000
 	maxLongSteps   = 100
+	maxMillis      = 3_600_000
 	defaultAskText = "What is your name?"
 )
 
@@ -49,28 +51,13 @@ type Agent struct {
 var _ agent.Agent = (*Agent)(nil)
 
 // New builds the demo agent from A2A_DEMO_WORK_MS and A2A_DEMO_STEP_MS.
-func New(getenv func(string) string) (agent.Agent, error) {
-	work, err := millis(getenv, EnvWorkMS, DefaultWorkMS)
-	if err != nil {
+func New(s agent.Settings) (agent.Agent, error) {
+	work, err1 := s.Int(EnvWorkMS, DefaultWorkMS, 0, maxMillis)
+	step, err2 := s.Int(EnvStepMS, DefaultStepMS, 0, maxMillis)
+	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
-	step, err := millis(getenv, EnvStepMS, DefaultStepMS)
-	if err != nil {
-		return nil, err
-	}
-	return &Agent{work: work, step: step}, nil
-}
-
-func millis(getenv func(string) string, name string, def int) (time.Duration, error) {
-	v := getenv(name)
-	if v == "" {
-		return time.Duration(def) * time.Millisecond, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s=%q must be a non-negative number of milliseconds", name, v)
-	}
-	return time.Duration(n) * time.Millisecond, nil
+	return &Agent{work: time.Duration(work) * time.Millisecond, step: time.Duration(step) * time.Millisecond}, nil
 }
 
 // Info implements agent.Agent.
@@ -132,7 +119,7 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter
 		}
 		out := agent.AskPermission(agent.Text(fmt.Sprintf("May I %s? Reply once, always or reject.", arg)),
 			map[string]any{"permission": arg, "patterns": []string{arg}})
-		return out.WithCheckpoint(checkpoint{Action: arg})
+		return out.WithCheckpoint(checkpoint{Action: arg}), nil
 	case "long":
 		n, err := strconv.Atoi(arg)
 		if err != nil || n < 1 || n > maxLongSteps {
@@ -155,7 +142,7 @@ func (a *Agent) Step(ctx context.Context, in agent.StepInput, emit agent.Emitter
 }
 
 func (a *Agent) echo(ctx context.Context, emit agent.Emitter, text string) (agent.Outcome, error) {
-	if err := emit.Status(ctx, *agent.Text("Working on it...")); err != nil {
+	if err := emit.Status(ctx, agent.Text("Working on it...")); err != nil {
 		return agent.Outcome{}, err
 	}
 	t := time.NewTimer(a.work)
@@ -170,7 +157,7 @@ func (a *Agent) echo(ctx context.Context, emit agent.Emitter, text string) (agen
 }
 
 func (a *Agent) longStep(ctx context.Context, emit agent.Emitter, i, n int, inbox []a2a.Message) (agent.Outcome, error) {
-	if err := emit.Status(ctx, *agent.Text(fmt.Sprintf("Working: step %d of %d", i, n) + acknowledge(inbox))); err != nil {
+	if err := emit.Status(ctx, agent.Text(fmt.Sprintf("Working: step %d of %d", i, n)+acknowledge(inbox))); err != nil {
 		return agent.Outcome{}, err
 	}
 	err := emit.Artifact(ctx, a2a.Artifact{
@@ -184,7 +171,7 @@ func (a *Agent) longStep(ctx context.Context, emit agent.Emitter, i, n int, inbo
 	if i == n {
 		return agent.Complete(agent.Text(fmt.Sprintf("Finished all %d steps.", n))), nil
 	}
-	return agent.Continue(a.step, checkpoint{Next: i + 1, Of: n})
+	return agent.Continue(a.step, checkpoint{Next: i + 1, Of: n}), nil
 }
 
 // acknowledge is the progress note for the messages the client sent while

@@ -13,10 +13,11 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/agenttest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
 func newService(t *testing.T) *service.Service {
-	ag, err := demo.New(func(k string) string { return map[string]string{demo.EnvWorkMS: "1", demo.EnvStepMS: "1"}[k] })
+	ag, err := demo.New(envtest.Settings(demo.EnvWorkMS, "1", demo.EnvStepMS, "1"))
 	require.NoError(t, err)
 	return agenttest.Serve(t, ag)
 }
@@ -87,14 +88,14 @@ func TestDemoCommands(t *testing.T) {
 }
 
 func TestDemoSettings(t *testing.T) {
-	_, err := demo.New(func(k string) string { return map[string]string{demo.EnvWorkMS: "soon"}[k] })
-	assert.ErrorContains(t, err, `A2A_DEMO_WORK_MS="soon" must be a non-negative number of milliseconds`)
-	_, err = demo.New(func(k string) string { return map[string]string{demo.EnvStepMS: "-5"}[k] })
+	_, err := demo.New(envtest.Settings(demo.EnvWorkMS, "soon"))
+	assert.ErrorContains(t, err, `A2A_DEMO_WORK_MS="soon" must be an integer from 0 to 3600000`)
+	_, err = demo.New(envtest.Settings(demo.EnvStepMS, "-5"))
 	assert.ErrorContains(t, err, "A2A_DEMO_STEP_MS")
 }
 
 func TestDemoWorkStopsOnCancel(t *testing.T) {
-	ag, err := demo.New(func(k string) string { return map[string]string{demo.EnvWorkMS: "60000"}[k] })
+	ag, err := demo.New(envtest.Settings(demo.EnvWorkMS, "60000"))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -113,7 +114,7 @@ func TestDemoWorkStopsOnCancel(t *testing.T) {
 
 type nopEmitter struct{}
 
-func (nopEmitter) Status(context.Context, a2a.Message) error { return nil }
+func (nopEmitter) Status(context.Context, *a2a.Message) error { return nil }
 func (nopEmitter) Artifact(context.Context, a2a.Artifact, agent.ArtifactOptions) error {
 	return nil
 }

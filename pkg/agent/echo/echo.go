@@ -19,7 +19,7 @@ type Agent struct{}
 var _ agent.Agent = Agent{}
 
 // New builds the echo agent; it has no settings.
-func New(func(string) string) (agent.Agent, error) { return Agent{}, nil }
+func New(agent.Settings) (agent.Agent, error) { return Agent{}, nil }
 
 // Info implements agent.Agent.
 func (Agent) Info() agent.Info {

@@ -79,22 +79,21 @@ func (e *upstreamError) Error() string {
 	return s
 }
 
-// complete calls the endpoint, retrying 429, 5xx and network failures with
-// backoff while ctx (the step budget) leaves time.
+// provider is a model API. call makes one request for the conversation
+// msgs (a system message first, when there is one) and returns the answer,
+// or an *upstreamError that says whether to retry (and the delay the API
+// asked for), or another error that ends the step's attempts.
+type provider interface {
+	call(ctx context.Context, model string, msgs []chatMessage) (*answer, time.Duration, error)
+}
+
+// complete calls the provider, retrying throttling, server and network
+// failures with backoff while ctx (the step budget) leaves time.
 func (a *Agent) complete(ctx context.Context, model string, msgs []chatMessage) (*answer, error) {
-	body, err := json.Marshal(chatRequest{Model: model, Messages: msgs, MaxTokens: a.cfg.MaxTokens})
-	if err != nil {
-		return nil, fmt.Errorf("encode the request: %w", err)
-	}
-	key, err := a.cfg.APIKey(ctx)
-	if err != nil {
-		// The key source's error may name where the key lives, never the key.
-		return nil, fmt.Errorf("could not read the API key: %w", err)
-	}
 	var last *upstreamError // the last failure the endpoint answered
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		res, retryAfter, err := a.call(ctx, key, body)
+		res, retryAfter, err := a.provider.call(ctx, model, msgs)
 		status := 0
 		var ue *upstreamError
 		if errors.As(err, &ue) {
@@ -107,7 +106,7 @@ func (a *Agent) complete(ctx context.Context, model string, msgs []chatMessage) 
 			}
 			last = ue
 		}
-		a.cfg.Logger.InfoContext(ctx, "llm call", "model", model, "attempt", attempt, "status", status,
+		a.cfg.Logger.InfoContext(ctx, "llm call", "provider", a.cfg.Provider, "model", model, "attempt", attempt, "status", status,
 			"ms", time.Since(start).Milliseconds(), "ok", err == nil)
 		if err == nil {
 			res.attempts = attempt
@@ -135,10 +134,27 @@ func (a *Agent) complete(ctx context.Context, model string, msgs []chatMessage) 
 	}
 }
 
-// call makes one request. It returns the answer, or an *upstreamError
-// (and the delay the endpoint asked for with Retry-After).
-func (a *Agent) call(ctx context.Context, key string, body []byte) (*answer, time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.endpoint, bytes.NewReader(body))
+// openAI is the OpenAI-compatible Chat Completions provider.
+type openAI struct {
+	endpoint  string
+	key       KeySource
+	maxTokens int
+	client    *http.Client
+}
+
+// call implements provider: one request, with the delay the endpoint asked
+// for with Retry-After.
+func (o *openAI) call(ctx context.Context, model string, msgs []chatMessage) (*answer, time.Duration, error) {
+	body, err := json.Marshal(chatRequest{Model: model, Messages: msgs, MaxTokens: o.maxTokens})
+	if err != nil {
+		return nil, 0, fmt.Errorf("encode the request: %w", err)
+	}
+	key, err := o.key(ctx)
+	if err != nil {
+		// The key source's error may name where the key lives, never the key.
+		return nil, 0, fmt.Errorf("could not read the API key: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -147,29 +163,39 @@ func (a *Agent) call(ctx context.Context, key string, body []byte) (*answer, tim
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	resp, err := a.cfg.HTTPClient.Do(req)
+	resp, raw, err := send(ctx, o.client, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, retryAfter(resp.Header.Get("Retry-After")), statusError(resp.StatusCode, raw, key)
+	}
+	return parseAnswer(raw)
+}
+
+// send sends req with client and reads the answer, at most
+// maxResponseBytes; its failures are *upstreamError.
+func send(ctx context.Context, client *http.Client, req *http.Request) (*http.Response, []byte, error) {
+	resp, err := client.Do(req)
 	if err != nil {
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
 			err = uerr.Err // without the URL
 		}
 		if ctx.Err() != nil {
-			return nil, 0, &upstreamError{message: "the request was cut short", cutShort: true}
+			return nil, nil, &upstreamError{message: "the request was cut short", cutShort: true}
 		}
-		return nil, 0, &upstreamError{message: "could not reach the model endpoint: " + err.Error(), retryable: true}
+		return nil, nil, &upstreamError{message: "could not reach the model endpoint: " + err.Error(), retryable: true}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return nil, 0, &upstreamError{status: resp.StatusCode, message: "could not read the model's answer: " + err.Error(), retryable: true}
+		return nil, nil, &upstreamError{status: resp.StatusCode, message: "could not read the model's answer: " + err.Error(), retryable: true}
 	}
 	if len(raw) > maxResponseBytes {
-		return nil, 0, &upstreamError{status: resp.StatusCode, message: fmt.Sprintf("the model's answer exceeds %d bytes", maxResponseBytes)}
+		return nil, nil, &upstreamError{status: resp.StatusCode, message: fmt.Sprintf("the model's answer exceeds %d bytes", maxResponseBytes)}
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, retryAfter(resp.Header.Get("Retry-After")), statusError(resp.StatusCode, raw, key)
-	}
-	return parseAnswer(raw)
+	return resp, raw, nil
 }
 
 // statusError words a non-200 answer. 401 and 403 never quote the

@@ -1,6 +1,8 @@
-// Package llm is an agent that answers with a large language model behind
-// any OpenAI-compatible Chat Completions endpoint (OpenAI, Azure OpenAI's
-// v1 API, Ollama, vLLM, llama.cpp, LiteLLM...).
+// Package llm is an agent that answers with a large language model: on
+// Amazon Bedrock through the Converse API with the environment's AWS
+// credentials (A2A_LLM_PROVIDER=bedrock), or behind any OpenAI-compatible
+// Chat Completions endpoint (the default: OpenAI, Azure OpenAI's v1 API,
+// Ollama, vLLM, llama.cpp, LiteLLM...).
 //
 // Each step sends the conversation of the context: the most recent messages
 // of the context's earlier tasks (A2A_LLM_CONTEXT_MESSAGES, read from the
@@ -14,20 +16,22 @@
 //
 // A request may pick another model with metadata.shared.model
 // ({"providerID", "modelID"}: modelID is used) in the message's metadata
-// or the request's params.metadata; A2A_LLM_ALLOWED_MODELS restricts the
-// choice. Token usage is reported in the final status message's
+// or the request's params.metadata, among A2A_LLM_ALLOWED_MODELS (none by
+// default: the deployer pays for the model); any other is rejected before
+// a call. Token usage is reported in the final status message's
 // metadata.shared.usage ({input_tokens, output_tokens, total_tokens}).
 //
 // Upstream failures fail the task with a status message that says what
-// happened. HTTP 429 and 5xx answers and network errors are retried with
-// exponential backoff (honouring Retry-After) while the step's budget
-// allows; other 4xx answers are not retried. The budget is the step's
+// happened. Throttling, HTTP 429 and 5xx answers and network errors are
+// retried with exponential backoff (honouring Retry-After) while the
+// step's budget allows; other 4xx answers are not retried. The budget is the step's
 // deadline (minus a margin to record the outcome) or A2A_LLM_TIMEOUT_SECONDS
 // when the runner sets none. The API key is sent only in the Authorization
 // header: it is never logged, and never quoted in a status message.
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +39,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -51,6 +54,7 @@ const Name = "llm"
 
 // Settings.
 const (
+	EnvProvider        = "A2A_LLM_PROVIDER"
 	EnvBaseURL         = "A2A_LLM_BASE_URL"
 	EnvAPIKey          = "A2A_LLM_API_KEY"
 	EnvModel           = "A2A_LLM_MODEL"
@@ -62,6 +66,20 @@ const (
 	EnvMaxHistoryChars = "A2A_LLM_MAX_HISTORY_CHARS"
 	EnvContextMessages = "A2A_LLM_CONTEXT_MESSAGES"
 )
+
+// Providers (A2A_LLM_PROVIDER).
+const (
+	// ProviderOpenAI is any OpenAI-compatible Chat Completions endpoint
+	// (A2A_LLM_BASE_URL, A2A_LLM_API_KEY): the default.
+	ProviderOpenAI = "openai"
+	// ProviderBedrock is Amazon Bedrock's Converse API, called with the
+	// AWS credentials of the environment (in Lambda, the function's role)
+	// in AWS_REGION.
+	ProviderBedrock = "bedrock"
+)
+
+// AnyModel in A2A_LLM_ALLOWED_MODELS lets a request choose any model.
+const AnyModel = "*"
 
 // Defaults.
 const (
@@ -87,6 +105,11 @@ func StaticKey(key string) KeySource {
 
 // Config is every setting of the agent.
 type Config struct {
+	// Provider is ProviderOpenAI (the default when empty) or
+	// ProviderBedrock.
+	Provider string
+	// Bedrock says how to reach Bedrock (ProviderBedrock).
+	Bedrock Bedrock
 	// BaseURL is the endpoint's base URL (".../v1"); the agent posts to
 	// BaseURL + "/chat/completions" (or to BaseURL itself when it already
 	// ends with /chat/completions).
@@ -100,8 +123,9 @@ type Config struct {
 	// MaxTokens bounds the answer (max_tokens); 0 leaves the endpoint's
 	// default.
 	MaxTokens int
-	// AllowedModels, when set, are the only models a request may choose
-	// (the default model is always allowed).
+	// AllowedModels are the other models a request may choose (the
+	// default model is always allowed); AnyModel among them allows any.
+	// Empty: a request may not choose.
 	AllowedModels []string
 	// Chat makes every answer an input-required turn of the same task.
 	Chat bool
@@ -129,20 +153,20 @@ type Config struct {
 // Agent answers with a language model.
 type Agent struct {
 	cfg      Config
-	endpoint string
+	provider provider
 }
 
 var _ agent.Agent = (*Agent)(nil)
 
 // New builds the agent from the A2A_LLM_* settings.
-func New(getenv func(string) string) (agent.Agent, error) {
-	return NewWithKeySource(getenv, nil)
+func New(s agent.Settings) (agent.Agent, error) {
+	return NewWithKeySource(s, nil)
 }
 
 // NewWithKeySource builds the agent from the A2A_LLM_* settings with the
 // API key from keys (nil reads A2A_LLM_API_KEY).
-func NewWithKeySource(getenv func(string) string, keys KeySource) (agent.Agent, error) {
-	cfg, err := ConfigFromEnv(getenv)
+func NewWithKeySource(s agent.Settings, keys KeySource) (agent.Agent, error) {
+	cfg, err := ConfigFrom(s)
 	if err != nil {
 		return nil, err
 	}
@@ -152,78 +176,59 @@ func NewWithKeySource(getenv func(string) string, keys KeySource) (agent.Agent, 
 	return NewAgent(cfg)
 }
 
-// ConfigFromEnv reads the A2A_LLM_* settings, reporting every bad or
-// missing one by name.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
+// ConfigFrom reads the A2A_LLM_* settings, reporting every bad or missing
+// one by name.
+func ConfigFrom(s agent.Settings) (Config, error) {
 	var errs []error
-	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	cfg := Config{
-		BaseURL:      get(EnvBaseURL),
-		Model:        get(EnvModel),
-		SystemPrompt: getenv(EnvSystemPrompt),
+		Provider:      s.String(EnvProvider, ProviderOpenAI),
+		BaseURL:       s.String(EnvBaseURL, ""),
+		Model:         s.String(EnvModel, ""),
+		SystemPrompt:  s.Get(EnvSystemPrompt),
+		AllowedModels: s.List(EnvAllowedModels),
 	}
-	if cfg.BaseURL == "" {
-		errs = append(errs, fmt.Errorf("%s is required: the base URL of an OpenAI-compatible endpoint, for example https://api.openai.com/v1", EnvBaseURL))
+	switch cfg.Provider {
+	case ProviderOpenAI:
+		if cfg.BaseURL == "" {
+			errs = append(errs, fmt.Errorf("%s is required: the base URL of an OpenAI-compatible endpoint, for example https://api.openai.com/v1", EnvBaseURL))
+		}
+		if cfg.Model == "" {
+			errs = append(errs, fmt.Errorf("%s is required: the model to use, for example gpt-4o-mini", EnvModel))
+		}
+	case ProviderBedrock:
+		var err error
+		cfg.Bedrock, err = BedrockFrom(s)
+		errs = append(errs, err)
+		if cfg.Model == "" {
+			errs = append(errs, fmt.Errorf("%s is required: the Bedrock model id or inference profile to use, for example anthropic.claude-3-haiku-20240307-v1:0", EnvModel))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q must be %s or %s", EnvProvider, cfg.Provider, ProviderOpenAI, ProviderBedrock))
 	}
-	if cfg.Model == "" {
-		errs = append(errs, fmt.Errorf("%s is required: the model to use, for example gpt-4o-mini", EnvModel))
-	}
-	if key := get(EnvAPIKey); key != "" {
+	if key := s.String(EnvAPIKey, ""); key != "" {
 		cfg.APIKey = StaticKey(key)
 	}
-	intVar := func(name string, lo, hi int) int {
-		v := get(name)
-		if v == "" {
-			return 0
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < lo || n > hi {
-			errs = append(errs, fmt.Errorf("%s=%q must be an integer from %d to %d", name, v, lo, hi))
-			return 0
-		}
+	intVar := func(name string, def, lo, hi int) int {
+		n, err := s.Int(name, def, lo, hi)
+		errs = append(errs, err)
 		return n
 	}
-	cfg.MaxTokens = intVar(EnvMaxTokens, 1, 1_000_000)
-	cfg.Timeout = time.Duration(intVar(EnvTimeout, 1, 3600)) * time.Second
-	cfg.MaxHistoryChars = intVar(EnvMaxHistoryChars, 1000, 10_000_000)
-	cfg.ContextMessages = DefaultContextMessages
-	if get(EnvContextMessages) != "" {
-		cfg.ContextMessages = intVar(EnvContextMessages, 0, 1000)
-	}
-	if v := get(EnvChat); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q must be true or false", EnvChat, v))
-		}
-		cfg.Chat = b
-	}
-	for _, m := range strings.Split(get(EnvAllowedModels), ",") {
-		if m = strings.TrimSpace(m); m != "" {
-			cfg.AllowedModels = append(cfg.AllowedModels, m)
-		}
-	}
+	cfg.MaxTokens = intVar(EnvMaxTokens, 0, 1, 1_000_000)
+	cfg.Timeout = time.Duration(intVar(EnvTimeout, 0, 1, 3600)) * time.Second
+	cfg.MaxHistoryChars = intVar(EnvMaxHistoryChars, 0, 1000, 10_000_000)
+	cfg.ContextMessages = intVar(EnvContextMessages, DefaultContextMessages, 0, 1000)
+	var err error
+	cfg.Chat, err = s.Bool(EnvChat, false)
+	errs = append(errs, err)
 	return cfg, errors.Join(errs...)
 }
 
 // NewAgent builds the agent from cfg.
 func NewAgent(cfg Config) (*Agent, error) {
-	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s=%q must be an absolute http(s) URL", EnvBaseURL, cfg.BaseURL)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("%s must not carry credentials; set %s", EnvBaseURL, EnvAPIKey)
-	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, fmt.Errorf("%s is required", EnvModel)
 	}
-	endpoint := strings.TrimRight(u.String(), "/")
-	if !strings.HasSuffix(endpoint, "/chat/completions") {
-		endpoint += "/chat/completions"
-	}
-	if cfg.APIKey == nil {
-		cfg.APIKey = StaticKey("")
-	}
+	cfg.Provider = cmp.Or(cfg.Provider, ProviderOpenAI)
 	cfg.Timeout = positive.Or(cfg.Timeout, DefaultTimeout)
 	cfg.MaxHistoryChars = positive.Or(cfg.MaxHistoryChars, DefaultMaxHistoryChars)
 	cfg.RetryBase = positive.Or(cfg.RetryBase, DefaultRetryBase)
@@ -231,7 +236,40 @@ func NewAgent(cfg Config) (*Agent, error) {
 		cfg.HTTPClient = &http.Client{}
 	}
 	cfg.Logger = logger.Or(cfg.Logger)
-	return &Agent{cfg: cfg, endpoint: endpoint}, nil
+	a := &Agent{cfg: cfg}
+	var err error
+	switch cfg.Provider {
+	case ProviderOpenAI:
+		a.provider, err = newOpenAI(cfg)
+	case ProviderBedrock:
+		a.provider, err = newBedrock(cfg.Bedrock, cfg.MaxTokens, cfg.HTTPClient)
+	default:
+		err = fmt.Errorf("%s=%q must be %s or %s", EnvProvider, cfg.Provider, ProviderOpenAI, ProviderBedrock)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// newOpenAI is the Chat Completions provider of cfg.
+func newOpenAI(cfg Config) (*openAI, error) {
+	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s=%q must be an absolute http(s) URL", EnvBaseURL, cfg.BaseURL)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("%s must not carry credentials; set %s", EnvBaseURL, EnvAPIKey)
+	}
+	endpoint := strings.TrimRight(u.String(), "/")
+	if !strings.HasSuffix(endpoint, "/chat/completions") {
+		endpoint += "/chat/completions"
+	}
+	key := cfg.APIKey
+	if key == nil {
+		key = StaticKey("")
+	}
+	return &openAI{endpoint: endpoint, key: key, maxTokens: cfg.MaxTokens, client: cfg.HTTPClient}, nil
 }
 
 // Info implements agent.Agent.
@@ -320,7 +358,11 @@ func (a *Agent) chooseModel(in agent.StepInput) (model, provider, problem string
 	if len(model) > maxModelIDLen || strings.IndexFunc(model, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0 {
 		return "", "", "metadata.shared.model.modelID is not a valid model name."
 	}
-	if len(a.cfg.AllowedModels) > 0 && !slices.Contains(a.cfg.AllowedModels, model) {
+	switch {
+	case slices.Contains(a.cfg.AllowedModels, AnyModel), slices.Contains(a.cfg.AllowedModels, model):
+	case len(a.cfg.AllowedModels) == 0:
+		return "", "", fmt.Sprintf("Model %q is not allowed here: this agent answers with %s only (%s lists the models a request may choose).", model, a.cfg.Model, EnvAllowedModels)
+	default:
 		return "", "", fmt.Sprintf("Model %q is not allowed here; choose one of: %s.", model, strings.Join(append([]string{a.cfg.Model}, a.cfg.AllowedModels...), ", "))
 	}
 	return model, provider, ""

@@ -45,6 +45,7 @@ func ok(text string, in, out int) reply {
 // seen is one request the fake endpoint received.
 type seen struct {
 	Path, Auth string
+	Raw        []byte
 	Body       struct {
 		Model     string `json:"model"`
 		MaxTokens int    `json:"max_tokens"`
@@ -55,8 +56,8 @@ type seen struct {
 	}
 }
 
-// endpoint is a fake Chat Completions endpoint answering the scripted
-// replies in order (the last one repeats).
+// endpoint is a fake model endpoint (Chat Completions, or Converse)
+// answering the scripted replies in order (the last one repeats).
 type endpoint struct {
 	mu      sync.Mutex
 	replies []reply
@@ -68,9 +69,9 @@ func newEndpoint(t *testing.T, replies ...reply) *endpoint {
 	e := &endpoint{replies: replies}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var s seen
-		s.Path, s.Auth = r.URL.Path, r.Header.Get("Authorization")
-		b, _ := io.ReadAll(r.Body)
-		require.NoError(t, json.Unmarshal(b, &s.Body))
+		s.Path, s.Auth = r.URL.EscapedPath(), r.Header.Get("Authorization")
+		s.Raw, _ = io.ReadAll(r.Body)
+		_ = json.Unmarshal(s.Raw, &s.Body) // a Chat Completions request
 		e.mu.Lock()
 		e.seen = append(e.seen, s)
 		rep := e.replies[min(len(e.seen), len(e.replies))-1]
@@ -243,7 +244,7 @@ func TestContextKeepsTheConversation(t *testing.T) {
 func mustConfig(t *testing.T, env map[string]string) llm.Config {
 	t.Helper()
 	env[llm.EnvBaseURL], env[llm.EnvModel] = "https://llm.example.com/v1", "m"
-	cfg, err := llm.ConfigFromEnv(func(k string) string { return env[k] })
+	cfg, err := llm.ConfigFrom(agent.NewSettings(func(k string) string { return env[k] }, nil))
 	require.NoError(t, err)
 	return cfg
 }
@@ -258,8 +259,10 @@ func TestModelOverride(t *testing.T) {
 		rejected  string
 	}{
 		{name: "default", wantModel: "default-model"},
-		{name: "request metadata", reqMD: modelMD("openai", "gpt-x"), wantModel: "gpt-x"},
-		{name: "message metadata wins", reqMD: modelMD("openai", "gpt-x"), msgMD: modelMD("openai", "gpt-y"), wantModel: "gpt-y"},
+		{name: "request metadata", reqMD: modelMD("openai", "gpt-x"), allowed: []string{"gpt-x"}, wantModel: "gpt-x"},
+		{name: "message metadata wins", reqMD: modelMD("openai", "gpt-x"), msgMD: modelMD("openai", "gpt-y"), allowed: []string{"*"}, wantModel: "gpt-y"},
+		{name: "the default model needs no list", reqMD: modelMD("", "default-model"), wantModel: "default-model"},
+		{name: "no list allows no other", reqMD: modelMD("", "gpt-x"), rejected: `Model "gpt-x" is not allowed here: this agent answers with default-model only (A2A_LLM_ALLOWED_MODELS lists the models a request may choose).`},
 		{name: "allowed", reqMD: modelMD("", "gpt-x"), allowed: []string{"gpt-x"}, wantModel: "gpt-x"},
 		{name: "not allowed", reqMD: modelMD("", "gpt-big"), allowed: []string{"gpt-x"}, rejected: `Model "gpt-big" is not allowed here; choose one of: default-model, gpt-x.`},
 		{name: "invalid", reqMD: modelMD("", "bad model\n"), rejected: "not a valid model name"},
@@ -399,7 +402,7 @@ func TestHistoryBound(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	env := envtest.Getenv
+	env := envtest.Settings
 	_, err := llm.New(env())
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "A2A_LLM_BASE_URL is required")

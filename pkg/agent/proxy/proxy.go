@@ -28,7 +28,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -97,19 +96,19 @@ type Agent struct {
 var _ agent.Agent = (*Agent)(nil)
 
 // New builds the proxy from the A2A_PROXY_* settings.
-func New(getenv func(string) string) (agent.Agent, error) {
-	cfg, err := ConfigFromEnv(getenv)
+func New(s agent.Settings) (agent.Agent, error) {
+	cfg, err := ConfigFrom(s)
 	if err != nil {
 		return nil, err
 	}
 	return NewAgent(cfg)
 }
 
-// ConfigFromEnv reads the A2A_PROXY_* settings, reporting every bad or
+// ConfigFrom reads the A2A_PROXY_* settings, reporting every bad or
 // missing one by name.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
+func ConfigFrom(s agent.Settings) (Config, error) {
 	var errs []error
-	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	get := func(k string) string { return s.String(k, "") }
 	cfg := Config{
 		URL: get(EnvURL), Token: get(EnvToken), Binding: get(EnvBinding), Protocol: get(EnvProtocol),
 		Name: get(EnvName), Description: get(EnvDescription),
@@ -118,15 +117,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s is required: the base URL (or card URL) of the remote A2A agent", EnvURL))
 	}
 	millis := func(name string) time.Duration {
-		v := get(name)
-		if v == "" {
-			return 0
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 3_600_000 {
-			errs = append(errs, fmt.Errorf("%s=%q must be a number of milliseconds from 1 to 3600000", name, v))
-			return 0
-		}
+		n, err := s.Int(name, 0, 1, 3_600_000)
+		errs = append(errs, err)
 		return time.Duration(n) * time.Millisecond
 	}
 	cfg.Wait, cfg.Poll = millis(EnvWaitMS), millis(EnvPollMS)
@@ -351,7 +343,7 @@ func (a *Agent) follow(ctx context.Context, in agent.StepInput, emit agent.Emitt
 		return agent.Outcome{}, ctx.Err()
 	case err != nil && waitCtx.Err() != nil:
 		cp.Failures = 0
-		return agent.Continue(a.cfg.Poll, cp) // still working: look again later
+		return agent.Continue(a.cfg.Poll, cp), nil // still working: look again later
 	case err != nil:
 		return a.failure(ctx, err, cp)
 	}
@@ -397,7 +389,7 @@ func (a *Agent) mirror(ctx context.Context, emit agent.Emitter, cp *checkpoint, 
 	}
 	st := u.Task.Status
 	if m := st.Message; m != nil && !st.State.Settled() && m.MessageID != cp.Status && len(m.Parts) > 0 {
-		if err := emit.Status(ctx, *mirrorMessage(m)); err != nil {
+		if err := emit.Status(ctx, mirrorMessage(m)); err != nil {
 			return err
 		}
 		cp.Status = m.MessageID
@@ -429,7 +421,7 @@ func (a *Agent) settle(t *a2a.Task, cp checkpoint) (agent.Outcome, error) {
 	default:
 		out = agent.AskQuestion(msg, pending.Details)
 	}
-	return out.WithCheckpoint(cp)
+	return out.WithCheckpoint(cp), nil
 }
 
 // failure decides what an error reaching the remote agent does to the
@@ -444,7 +436,7 @@ func (a *Agent) failure(ctx context.Context, err error, cp checkpoint) (agent.Ou
 	if !errors.As(err, &p) && client.Transient(err) {
 		cp.Failures++
 		if cp.Failures < a.cfg.MaxFailures {
-			return agent.Continue(a.cfg.Poll, cp)
+			return agent.Continue(a.cfg.Poll, cp), nil
 		}
 		return agent.Fail(agent.Text(fmt.Sprintf("Lost contact with the remote agent after %d attempts: %v", cp.Failures, err))), nil
 	}

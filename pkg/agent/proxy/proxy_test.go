@@ -200,7 +200,7 @@ func TestProxyFailures(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	env := envtest.Getenv
+	env := envtest.Settings
 	_, err := proxy.New(env())
 	assert.ErrorContains(t, err, "A2A_PROXY_URL is required")
 	_, err = proxy.New(env(proxy.EnvURL, "localhost:9"))

@@ -45,15 +45,15 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 
 // NewFanout assembles the push function around its queue client: the
 // stream's records decoded as the DynamoDB store writes them, each
-// record's jobs in the trace of its task's change, and the records that
-// can never become jobs dead-lettered to
-// A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL.
+// record's jobs in the trace of its task's change, the job of each
+// delivery a redrive queued enqueued again, and the records that can
+// never become jobs dead-lettered to A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL.
 func NewFanout(cfg config.Config, client serverless.SQS, log *slog.Logger) (*serverless.Fanout, error) {
 	f, err := serverless.NewFanout(client, cfg.Push.DeliveryQueueURL, dynamo.ChangeFromStream, log)
 	if err != nil {
 		return nil, err
 	}
-	return f.WithTrace(dynamo.TraceFromStream).WithDeadLetter(cfg.Push.StreamDeadLetterQueueURL), nil
+	return f.WithTrace(dynamo.TraceFromStream).WithRedrive(dynamo.RedriveFromStream).WithDeadLetter(cfg.Push.StreamDeadLetterQueueURL), nil
 }
 
 // Function builds the push function's Lambda handler (New).

@@ -13,7 +13,8 @@ import (
 
 // Service is the service part of the configuration.
 func Service(cfg config.Config) service.Config {
-	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout, PushNotifications: cfg.Push.Enabled, LeaseDuration: cfg.LeaseDuration}
+	return service.Config{BlockingDefault: cfg.BlockingDefault, BlockingTimeout: cfg.BlockingTimeout, PushNotifications: cfg.Push.Enabled, LeaseDuration: cfg.LeaseDuration,
+		IdempotencyWindow: cfg.IdempotencyWindow, NoIdempotency: cfg.IdempotencyWindow == 0}
 }
 
 // Executor is the executor part of the configuration.

@@ -116,6 +116,6 @@ func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o Opt
 		o.OnUsage = func(u dynamo.Usage) { sink.Capacity(u.Op, u.Units, u.Read, u.Write) }
 	}
 	return dynamo.New(client, dynamo.Options{
-		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, OnUsage: o.OnUsage, Logger: o.Log,
+		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, OnUsage: o.OnUsage, Logger: o.Log,
 	})
 }

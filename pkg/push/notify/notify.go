@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
@@ -98,7 +100,7 @@ func DecodeJob(body []byte) (Job, error) {
 type Store interface {
 	GetTask(ctx context.Context, taskID string, opts service.GetOptions) (*service.TaskRecord, error)
 	GetPushConfig(ctx context.Context, taskID, configID string) (*service.PushConfig, error)
-	RecordDelivery(ctx context.Context, taskID, configID string, d service.DeliveryRecord) error
+	LogDelivery(ctx context.Context, taskID string, a service.DeliveryAttempt) error
 }
 
 // ErrGone is returned by Resolve when the job's task or config no longer
@@ -189,10 +191,20 @@ func (r *Resolver) snapshot(ctx context.Context, j Job) (*a2a.Task, error) {
 	return &t, nil
 }
 
-// Record returns the delivery record of a status.
-func Record(s push.DeliveryStatus) service.DeliveryRecord {
-	return service.DeliveryRecord{
-		EventID: s.EventID, State: string(s.State), Attempts: s.Attempts, LastStatusCode: s.LastStatusCode,
-		LastError: s.LastError, LastAttemptAt: s.LastAttemptAt, DeliveredAt: s.DeliveredAt,
+// Attempt is the delivery log's attempt of a status; job, when the status
+// is a failure for good, is the job to redrive it with.
+func Attempt(s push.DeliveryStatus, job []byte) (service.DeliveryAttempt, error) {
+	i := strings.LastIndexByte(s.EventID, ':')
+	version, err := strconv.ParseInt(s.EventID[i+1:], 10, 64)
+	if i < 0 || err != nil {
+		return service.DeliveryAttempt{}, fmt.Errorf("notify: %q is not an event id", s.EventID)
 	}
+	a := service.DeliveryAttempt{
+		ConfigID: s.ConfigID, Version: version, Attempt: s.Attempts, At: s.LastAttemptAt, StatusCode: s.LastStatusCode,
+		Error: s.LastError, State: string(s.State), NextAttemptAt: s.NextAttemptAt,
+	}
+	if s.State == push.StateFailed {
+		a.DeadLettered, a.Job = true, job
+	}
+	return a, nil
 }

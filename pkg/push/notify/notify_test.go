@@ -100,6 +100,20 @@ func newFixture(t *testing.T, configs ...service.PushConfig) *fixture {
 	return &fixture{store: store, keys: ks}
 }
 
+// delivery is the logged delivery of t1 to configID (one event).
+func (f *fixture) delivery(t *testing.T, configID string) service.Delivery {
+	t.Helper()
+	page, err := f.store.ListDeliveries(context.Background(), service.DeliveryQuery{TaskID: "t1", PageSize: 10})
+	require.NoError(t, err)
+	for _, d := range page.Deliveries {
+		if d.ConfigID == configID {
+			return d
+		}
+	}
+	require.Failf(t, "no delivery logged", "for %s", configID)
+	return service.Delivery{}
+}
+
 func config(id, url string, protocol a2a.Version) service.PushConfig {
 	return service.PushConfig{TaskID: "t1", ProtocolVersion: protocol, Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}}
 }
@@ -189,27 +203,35 @@ func TestSender(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, dec.Retry)
 	assert.GreaterOrEqual(t, dec.Delay, 500*time.Millisecond)
-	cfg, err := f.store.GetPushConfig(ctx, "t1", "a")
-	require.NoError(t, err)
-	require.NotNil(t, cfg.Delivery)
-	assert.Equal(t, service.DeliveryRecord{EventID: "t1:3", State: "retrying", Attempts: 1, LastStatusCode: 503,
-		LastError: "hooks.example.com answered 503", LastAttemptAt: cfg.Delivery.LastAttemptAt}, *cfg.Delivery)
+	dl := f.delivery(t, "a")
+	assert.Equal(t, "retrying", dl.State)
+	require.Len(t, dl.Attempts, 1)
+	a := dl.Attempts[0]
+	assert.Equal(t, service.DeliveryAttempt{ConfigID: "a", Version: 3, Attempt: 1, At: a.At, StatusCode: 503, Error: "hooks.example.com answered 503",
+		State: "retrying", NextAttemptAt: dec.Status.NextAttemptAt}, a)
+	assert.False(t, a.NextAttemptAt.IsZero())
 
 	dec, err = s.Send(ctx, job, 2)
 	require.NoError(t, err)
 	assert.False(t, dec.Retry)
 	assert.Equal(t, push.StateDelivered, dec.Status.State)
-	cfg, err = f.store.GetPushConfig(ctx, "t1", "a")
-	require.NoError(t, err)
-	assert.Equal(t, "delivered", cfg.Delivery.State)
-	assert.Equal(t, 2, cfg.Delivery.Attempts)
-	assert.False(t, cfg.Delivery.DeliveredAt.IsZero())
+	dl = f.delivery(t, "a")
+	assert.Equal(t, "delivered", dl.State)
+	assert.Len(t, dl.Attempts, 2)
+	assert.Nil(t, dl.Job)
 
 	d.outcomes = []push.Outcome{push.Retryable}
 	dec, err = s.Send(ctx, job, 3)
 	require.NoError(t, err)
 	assert.False(t, dec.Retry, "the last attempt is not retried")
 	assert.Equal(t, push.StateFailed, dec.Status.State)
+	dl = f.delivery(t, "a")
+	assert.Equal(t, "failed", dl.State)
+	assert.True(t, dl.DeadLettered)
+	assert.True(t, dl.Attempts[2].DeadLettered)
+	kept, err := notify.DecodeJob(dl.Job)
+	require.NoError(t, err)
+	assert.Equal(t, job, kept, "the log keeps the job that failed, snapshot and all, to redrive it")
 
 	require.NoError(t, f.store.DeletePushConfig(ctx, "t1", "a"))
 	_, err = s.Send(ctx, job, 1)
@@ -259,12 +281,11 @@ func TestLocalRetriesUntilDelivered(t *testing.T) {
 		require.NotNil(t, a.Notification, "every attempt verifies: %v", a.Err)
 		assert.Equal(t, "t1:2", a.Notification.EventID, "the event id is the same on every retry")
 	}
-	cfg, err := store.GetPushConfig(ctx, "t1", "flaky")
-	require.NoError(t, err)
-	require.NotNil(t, cfg.Delivery)
-	assert.Equal(t, "delivered", cfg.Delivery.State)
-	assert.Equal(t, 4, cfg.Delivery.Attempts, "four attempts recorded")
-	assert.Equal(t, 204, cfg.Delivery.LastStatusCode)
+	dl := f.delivery(t, "flaky")
+	assert.Equal(t, "delivered", dl.State)
+	require.Len(t, dl.Attempts, 4, "four attempts logged")
+	assert.Equal(t, 204, dl.Attempts[3].StatusCode)
+	assert.Equal(t, 503, dl.Attempts[0].StatusCode)
 	assert.Empty(t, q.DeadLetters())
 }
 
@@ -297,4 +318,63 @@ func TestLocalHangingWebhookDelaysNobodyElse(t *testing.T) {
 	rcv.WaitAttempts("/fast", 1, 5*time.Second)
 	assert.Len(t, rcv.Delivered("/fast"), 1, "the fast webhook got its notification")
 	assert.Empty(t, rcv.Attempts("/slow"), "while the slow one still hangs")
+}
+
+// A notification the local queue dead-letters is logged with its job, and
+// Local.Redrive sends that job again, through the same queue and
+// deliverer, with the same event id and body.
+func TestLocalRedrive(t *testing.T) {
+	ks, err := keys.Generate(keys.AlgES256)
+	require.NoError(t, err)
+	rcv := pushtest.NewReceiver(t, ks, issuer)
+	url := rcv.Hook("/hook", pushtest.Behaviour{Status: 410, Token: "tok-hook"})
+
+	var local *notify.Local
+	store := memory.New(memory.Options{OnChange: func(c service.TaskChange) { local.OnChange(c) }})
+	f := &fixture{store: store, keys: ks}
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: issuer, Policy: egress.Policy{AllowInsecure: true}})
+	require.NoError(t, err)
+	rec := notify.NewRecorder(store, nil)
+	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: push.RetryPolicy{MaxAttempts: 3}, Recorder: rec})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = q.Close(context.Background()) })
+	local = notify.NewLocal(notify.NewResolver(store, nil), q, nil).WithRecorder(rec)
+
+	ctx := context.Background()
+	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", PushConfigs: []service.PushConfig{config("hook", url, a2a.V03)}, Task: a2a.Task{
+		ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
+		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
+	}}))
+	_, err = store.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now()),
+		Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: "s1", Parts: []a2a.Part{a2a.TextPart("step 1")}}}})
+	require.NoError(t, err)
+	require.NoError(t, q.Wait(ctx))
+	require.Len(t, rcv.Attempts("/hook"), 1, "a permanent failure is not retried")
+	dl := f.delivery(t, "hook")
+	require.Equal(t, "failed", dl.State)
+	require.NotEmpty(t, dl.Job)
+	_, err = store.UpdateTask(ctx, service.Update{TaskID: "t1", Checkpoint: []byte(`{"later":true}`), Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now())}})
+	require.NoError(t, err)
+
+	rcv.Hook("/hook", pushtest.Behaviour{Token: "tok-hook"}) // the webhook is fixed
+	queued, err := store.RedriveDelivery(ctx, "t1", "hook", 2)
+	require.NoError(t, err)
+	require.NoError(t, local.Redrive(ctx, *queued))
+	require.NoError(t, q.Wait(ctx))
+
+	got := rcv.Delivered("/hook")
+	require.Len(t, got, 1)
+	assert.Equal(t, "t1:2", got[0].EventID, "the redrive sends the same event")
+	var task a2a.Task
+	require.NoError(t, json.Unmarshal(got[0].Body, &task))
+	assert.Equal(t, "step 1", task.Status.Message.Text(), "with the task as it was at that event")
+	dl = f.delivery(t, "hook")
+	assert.Equal(t, "delivered", dl.State)
+	assert.Equal(t, 1, dl.Redrives)
+	require.Len(t, dl.Attempts, 2)
+	assert.Equal(t, 410, dl.Attempts[0].StatusCode)
+	assert.Equal(t, 204, dl.Attempts[1].StatusCode)
+
+	queued.Job = []byte(`{"taskId":"t1","configId":"other","version":2}`)
+	assert.Error(t, local.Redrive(ctx, *queued), "a job of another delivery is refused")
 }

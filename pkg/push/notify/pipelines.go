@@ -7,7 +7,9 @@ package notify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
@@ -41,11 +43,12 @@ func NewSender(resolver *Resolver, d Deliverer, retry push.RetryPolicy, store St
 	return &Sender{resolver: resolver, deliverer: d, retry: retry, recorder: NewRecorder(store, log), log: log}
 }
 
-// Send makes attempt number attempt (1 for the first) of j, records its
-// outcome on the config and returns the decision: delivered, retry after
-// Delay, or failed for good (dead-letter it). It returns an error wrapping
-// ErrGone when there is nobody to notify any more (drop the job), and
-// another error when the job could not be resolved (try again later).
+// Send makes attempt number attempt (1 for the first) of j, logs its
+// outcome in the task's delivery log and returns the decision: delivered,
+// retry after Delay, or failed for good (dead-letter it; the log keeps the
+// job to redrive it with). It returns an error wrapping ErrGone when there
+// is nobody to notify any more (drop the job), and another error when the
+// job could not be resolved (try again later).
 func (s *Sender) Send(ctx context.Context, j Job, attempt int) (push.Decision, error) {
 	n, err := s.resolver.Resolve(ctx, j)
 	if err != nil {
@@ -53,27 +56,80 @@ func (s *Sender) Send(ctx context.Context, j Job, attempt int) (push.Decision, e
 	}
 	r := s.deliverer.Deliver(ctx, n)
 	d := s.retry.Decide(n, attempt, r)
-	s.recorder.RecordOutcome(ctx, d.Status)
+	s.recorder.record(ctx, d.Status, func() []byte {
+		if d.Status.State != push.StateFailed {
+			return nil
+		}
+		return s.recorder.encode(j)
+	})
 	return d, nil
 }
 
-// Recorder stores delivery outcomes on their configs; it implements
-// memqueue.OutcomeRecorder.
+// Recorder logs delivery outcomes in their tasks' delivery logs; it
+// implements memqueue.OutcomeRecorder. A queue that reports outcomes
+// without their jobs (memqueue) has the jobs held (Hold) until their
+// final outcome, so that a dead-lettered one is logged with the job that
+// redrives it.
 type Recorder struct {
 	store Store
 	log   *slog.Logger
+
+	mu   sync.Mutex
+	held map[heldKey][]byte
 }
+
+// heldKey names a notification on its way: its event and config.
+type heldKey struct{ eventID, configID string }
 
 // NewRecorder returns a recorder on store.
 func NewRecorder(store Store, log *slog.Logger) *Recorder {
 	log = logger.Or(log)
-	return &Recorder{store: store, log: log}
+	return &Recorder{store: store, log: log, held: map[heldKey][]byte{}}
 }
 
-// RecordOutcome records s on its config and logs it. A config deleted
-// meanwhile is not an error; other failures are logged (an outcome that
-// could not be recorded does not change the delivery).
+// Hold keeps j until its final outcome is recorded (or Release).
+func (r *Recorder) Hold(j Job) {
+	b := r.encode(j)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.held[heldKey{j.EventID(), j.ConfigID}] = b
+}
+
+// Release forgets a held job that never reached the queue.
+func (r *Recorder) Release(j Job) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.held, heldKey{j.EventID(), j.ConfigID})
+}
+
+// encode is j as the log keeps it, nil (and logged) when it cannot be
+// encoded.
+func (r *Recorder) encode(j Job) []byte {
+	b, err := j.Encode()
+	if err != nil {
+		r.log.Error("could not encode a push notification job for the delivery log", "event_id", j.EventID(), "config_id", j.ConfigID, "error", err)
+	}
+	return b
+}
+
+// RecordOutcome logs s, with its held job when s is final, and logs it.
 func (r *Recorder) RecordOutcome(ctx context.Context, s push.DeliveryStatus) {
+	r.record(ctx, s, func() []byte {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		k := heldKey{s.EventID, s.ConfigID}
+		b := r.held[k]
+		if s.State != push.StateRetrying {
+			delete(r.held, k)
+		}
+		return b
+	})
+}
+
+// record logs s (job gives the job of a final status) and logs it. A task
+// gone meanwhile is not an error; other failures are logged (an outcome
+// that could not be logged does not change the delivery).
+func (r *Recorder) record(ctx context.Context, s push.DeliveryStatus, job func() []byte) {
 	attrs := []any{"event_id", s.EventID, "task_id", s.TaskID, "config_id", s.ConfigID, "state", s.State,
 		"attempts", s.Attempts, "status_code", s.LastStatusCode}
 	switch s.State {
@@ -84,11 +140,18 @@ func (r *Recorder) RecordOutcome(ctx context.Context, s push.DeliveryStatus) {
 	default:
 		r.log.ErrorContext(ctx, "push notification failed for good", append(attrs, "error", s.LastError)...)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	defer cancel()
-	err := r.store.RecordDelivery(ctx, s.TaskID, s.ConfigID, Record(s))
+	var b []byte
+	if s.State != push.StateRetrying {
+		b = job()
+	}
+	a, err := Attempt(s, b)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		err = r.store.LogDelivery(ctx, s.TaskID, a)
+	}
 	if err != nil && !errors.Is(err, service.ErrNotFound) {
-		r.log.ErrorContext(ctx, "could not record a push notification outcome", "event_id", s.EventID, "config_id", s.ConfigID, "error", err)
+		r.log.ErrorContext(ctx, "could not log a push notification outcome", "event_id", s.EventID, "config_id", s.ConfigID, "error", err)
 	}
 }
 
@@ -103,10 +166,12 @@ const resolveTimeout = 5 * time.Second
 // Local is the fan-out of the local server: given to the memory store as
 // its OnChange, it resolves the jobs of every change and hands the
 // notifications to an in-process queue (memqueue), which delivers them
-// with the same code and retry policy as the Lambda functions.
+// with the same code and retry policy as the Lambda functions. It is also
+// the local server's redriver (service.DeliveryRedriver).
 type Local struct {
 	resolver *Resolver
 	queue    Queue
+	recorder *Recorder
 	log      *slog.Logger
 }
 
@@ -116,23 +181,68 @@ func NewLocal(resolver *Resolver, queue Queue, log *slog.Logger) *Local {
 	return &Local{resolver: resolver, queue: queue, log: log}
 }
 
+// WithRecorder makes l hold each job it enqueues in r, the queue's
+// recorder, so that a dead-lettered one is logged with its job; it returns
+// l.
+func (l *Local) WithRecorder(r *Recorder) *Local {
+	l.recorder = r
+	return l
+}
+
 // OnChange enqueues the notifications of c. It reads the store (without
 // holding its lock: the memory store calls OnChange after unlocking) and
 // never waits on a webhook.
 func (l *Local) OnChange(c service.TaskChange) {
 	for _, j := range Jobs(c) {
 		ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
-		n, err := l.resolver.Resolve(ctx, j)
+		err := l.enqueue(ctx, j)
 		cancel()
 		switch {
 		case errors.Is(err, ErrGone):
 			continue // deleted between the change and now
 		case err != nil:
-			l.log.Error("could not prepare a push notification", "event_id", j.EventID(), "config_id", j.ConfigID, "error", err)
-			continue
-		}
-		if err := l.queue.Enqueue(context.Background(), n); err != nil {
 			l.log.Error("push notification dropped", "event_id", j.EventID(), "config_id", j.ConfigID, "error", err)
 		}
 	}
+}
+
+// Redrive implements service.DeliveryRedriver: it enqueues d's job again.
+// When that fails, d is logged failed again (with its job, to be redriven
+// later) and the error returned.
+func (l *Local) Redrive(ctx context.Context, d service.Delivery) error {
+	j, err := DecodeJob(d.Job)
+	if err == nil && (j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version) {
+		err = fmt.Errorf("notify: the job of delivery %s to config %s is %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)
+	}
+	if err == nil {
+		ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+		err = l.enqueue(ctx, j)
+		cancel()
+	}
+	if err == nil {
+		return nil
+	}
+	if l.recorder != nil {
+		l.recorder.record(ctx, push.DeliveryStatus{EventID: d.EventID(), TaskID: d.TaskID, ConfigID: d.ConfigID, State: push.StateFailed,
+			Attempts: 1, LastError: "redrive not sent: " + err.Error(), LastAttemptAt: d.UpdatedAt}, func() []byte { return d.Job })
+	}
+	return err
+}
+
+// enqueue resolves j and hands its notification to the queue.
+func (l *Local) enqueue(ctx context.Context, j Job) error {
+	n, err := l.resolver.Resolve(ctx, j)
+	if err != nil {
+		return err
+	}
+	if l.recorder != nil {
+		l.recorder.Hold(j)
+	}
+	if err := l.queue.Enqueue(context.Background(), n); err != nil {
+		if l.recorder != nil {
+			l.recorder.Release(j)
+		}
+		return err
+	}
+	return nil
 }

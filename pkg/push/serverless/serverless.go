@@ -69,6 +69,10 @@ type ChangeDecoder func(events.DynamoDBEventRecord) (*service.TaskChange, error)
 // changed under, "" when none; dynamo.TraceFromStream.
 type TraceDecoder func(events.DynamoDBEventRecord) string
 
+// RedriveDecoder reads one stream record: the delivery a redrive queued,
+// nil when it is not one; dynamo.RedriveFromStream.
+type RedriveDecoder func(events.DynamoDBEventRecord) (*service.Delivery, error)
+
 // Fanout is the push function.
 type Fanout struct {
 	sqs      SQS
@@ -76,6 +80,7 @@ type Fanout struct {
 	dlqURL   string
 	decode   ChangeDecoder
 	trace    TraceDecoder
+	redrive  RedriveDecoder
 	log      *slog.Logger
 }
 
@@ -98,6 +103,14 @@ func (f *Fanout) WithTrace(trace TraceDecoder) *Fanout {
 	return f
 }
 
+// WithRedrive makes the function enqueue again the job of every delivery
+// a redrive queued (tasks/deliveries/redrive), as redrive reads them from
+// the stream. It returns f.
+func (f *Fanout) WithRedrive(redrive RedriveDecoder) *Fanout {
+	f.redrive = redrive
+	return f
+}
+
 // WithDeadLetter sends the stream records that can never become jobs to
 // the SQS queue at url, each with its reason (see Handle); without it they
 // are only logged. It returns f.
@@ -109,8 +122,8 @@ func (f *Fanout) WithDeadLetter(url string) *Fanout {
 // Reasons a stream record is dead-lettered (the message's reason
 // attribute).
 const (
-	// ReasonUndecodable: the record is not a task change this version can
-	// read.
+	// ReasonUndecodable: the record is not a task change (or a redriven
+	// delivery) this version can read.
 	ReasonUndecodable = "undecodable"
 	// ReasonRefused: SQS refused a job of the record for a reason of the
 	// message itself (SenderFault), which it would refuse again.
@@ -141,14 +154,10 @@ func (f *Fanout) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.Dy
 // handle turns one record into jobs on the queue, or into dead letters; an
 // error means the record is to be tried again.
 func (f *Fanout) handle(ctx context.Context, rec *events.DynamoDBEventRecord) error {
-	change, err := f.decode(*rec)
+	jobs, what, err := f.jobs(*rec)
 	if err != nil {
 		return f.deadLetter(ctx, rec, deadLetter{Reason: ReasonUndecodable, Detail: err.Error()})
 	}
-	if change == nil {
-		return nil
-	}
-	jobs := notify.Jobs(*change)
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -157,7 +166,7 @@ func (f *Fanout) handle(ctx context.Context, rec *events.DynamoDBEventRecord) er
 	}
 	refused, err := f.enqueue(ctx, jobs)
 	if err != nil {
-		f.log.ErrorContext(ctx, "could not enqueue push notifications; the stream will retry", "task_id", change.Task.ID, "version", change.Version, "error", err)
+		f.log.ErrorContext(ctx, "could not enqueue push notifications; the stream will retry", append(what, "error", err)...)
 		return err
 	}
 	for _, r := range refused {
@@ -166,8 +175,36 @@ func (f *Fanout) handle(ctx context.Context, rec *events.DynamoDBEventRecord) er
 			return err
 		}
 	}
-	f.log.InfoContext(ctx, "push notifications enqueued", "task_id", change.Task.ID, "version", change.Version, "jobs", len(jobs)-len(refused), "dead_lettered", len(refused))
+	f.log.InfoContext(ctx, "push notifications enqueued", append(what, "jobs", len(jobs)-len(refused), "dead_lettered", len(refused))...)
 	return nil
+}
+
+// jobs are the delivery jobs of one stream record, with log attributes
+// that say what they are: those of a task change, or the job of a
+// redriven delivery.
+func (f *Fanout) jobs(rec events.DynamoDBEventRecord) ([]notify.Job, []any, error) {
+	change, err := f.decode(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if change != nil {
+		return notify.Jobs(*change), []any{"task_id", change.Task.ID, "version", change.Version}, nil
+	}
+	if f.redrive == nil {
+		return nil, nil, nil
+	}
+	d, err := f.redrive(rec)
+	if err != nil || d == nil {
+		return nil, nil, err
+	}
+	j, err := notify.DecodeJob(d.Job)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the redriven delivery %s to config %s: %w", d.EventID(), d.ConfigID, err)
+	}
+	if j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version {
+		return nil, nil, fmt.Errorf("the redriven delivery %s to config %s holds the job of %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)
+	}
+	return []notify.Job{j}, []any{"task_id", d.TaskID, "version", d.Version, "config_id", d.ConfigID, "redrive", d.Redrives}, nil
 }
 
 // deadLetter is the body of a dead-lettered record: why, and what of it

@@ -203,13 +203,22 @@ func (f *deliverFixture) send(t *testing.T, body string) {
 	require.NoError(t, err)
 }
 
-func (f *deliverFixture) delivery(t *testing.T, taskID, configID string) service.DeliveryRecord {
+// delivery is the logged delivery of taskID's version 2 to configID.
+func (f *deliverFixture) delivery(t *testing.T, taskID, configID string) service.Delivery {
 	t.Helper()
-	c, err := f.store.GetPushConfig(context.Background(), taskID, configID)
+	page, err := f.store.ListDeliveries(context.Background(), service.DeliveryQuery{TaskID: taskID, PageSize: 10})
 	require.NoError(t, err)
-	require.NotNil(t, c.Delivery, "no delivery recorded for %s", configID)
-	return *c.Delivery
+	for _, d := range page.Deliveries {
+		if d.ConfigID == configID && d.Version == 2 {
+			return d
+		}
+	}
+	require.Failf(t, "no delivery logged", "for %s", configID)
+	return service.Delivery{}
 }
+
+// lastStatus is the status code of a delivery's latest attempt.
+func lastStatus(d service.Delivery) int { return d.Attempts[len(d.Attempts)-1].StatusCode }
 
 func TestDeliverSample(t *testing.T) {
 	f := newDeliverFixture(t, push.RetryPolicy{})
@@ -233,7 +242,7 @@ func TestDeliverSample(t *testing.T) {
 	}
 	d := f.delivery(t, sampleTask, "ops-webhook")
 	assert.Equal(t, "delivered", d.State)
-	assert.Equal(t, 1, d.Attempts)
+	assert.Len(t, d.Attempts, 1)
 }
 
 func TestDeliverRetriesThroughTheQueue(t *testing.T) {
@@ -250,7 +259,12 @@ func TestDeliverRetriesThroughTheQueue(t *testing.T) {
 	}
 	d := f.delivery(t, "t-flaky", "hook")
 	assert.Equal(t, "delivered", d.State)
-	assert.Equal(t, 4, d.Attempts, "the attempts are the message's receive count")
+	require.Len(t, d.Attempts, 4, "every attempt is logged")
+	for i, a := range d.Attempts {
+		assert.Equal(t, i+1, a.Attempt, "the attempts are the message's receive count")
+	}
+	assert.Equal(t, "retrying", d.Attempts[0].State)
+	assert.Nil(t, d.Job, "a delivered job is not kept")
 	assert.Empty(t, awstest.Receive(t, f.client, f.url, 0), "the delivered job left the queue")
 	assert.Empty(t, awstest.Receive(t, f.client, f.dlq, 0))
 }
@@ -284,9 +298,14 @@ func TestDeliverDeadLetters(t *testing.T) {
 	}
 	d := f.delivery(t, "t-broken", "down")
 	assert.Equal(t, "failed", d.State)
-	assert.Equal(t, 3, d.Attempts)
-	assert.Equal(t, 500, d.LastStatusCode)
-	assert.Equal(t, 410, f.delivery(t, "t-broken", "gone").LastStatusCode)
+	assert.True(t, d.DeadLettered)
+	assert.Len(t, d.Attempts, 3)
+	assert.Equal(t, 500, lastStatus(d))
+	j, err := notify.DecodeJob(d.Job)
+	require.NoError(t, err, "a dead-lettered delivery keeps its job")
+	assert.Equal(t, "t-broken:2", j.EventID())
+	assert.Equal(t, "down", j.ConfigID)
+	assert.Equal(t, 410, lastStatus(f.delivery(t, "t-broken", "gone")))
 	assert.Empty(t, awstest.Receive(t, f.client, f.url, 0), "nothing is left in the delivery queue")
 }
 

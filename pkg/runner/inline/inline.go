@@ -127,7 +127,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		defer cancel()
 	}
 	end := r.clock.Now().Add(r.budget)
-	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger, Blocking: true, Created: job.Created, Unsaved: job.Unsaved}
+	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger, LeaseLater: true, Created: job.Created, Unsaved: job.Unsaved}
 	for {
 		left := end.Sub(r.clock.Now())
 		if left <= 0 || runCtx.Err() != nil {

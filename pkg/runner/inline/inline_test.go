@@ -97,7 +97,7 @@ var (
 )
 
 func TestStart(t *testing.T) {
-	first := service.StepRequest{TaskID: "t1", Message: msg, Blocking: true}
+	first := service.StepRequest{TaskID: "t1", Message: msg, LeaseLater: true}
 	next := service.StepRequest{TaskID: "t1"}
 	for _, tc := range []struct {
 		name     string

@@ -242,7 +242,7 @@ func (a *asker) Step(_ context.Context, in agent.StepInput, _ agent.Emitter) (ag
 	case len(in.Checkpoint) > 0:
 		return agent.Complete(agent.Text("waited")), nil
 	case in.Message != nil && in.Message.Text() == "wait an hour":
-		return agent.Continue(time.Hour, map[string]bool{"waited": true})
+		return agent.Continue(time.Hour, map[string]bool{"waited": true}), nil
 	}
 	return agent.AskQuestion(agent.Text("Which colour?"), map[string]any{"questions": []string{"Which colour?"}}), nil
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -148,12 +150,50 @@ func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, err
 // duplicateOf returns the *service.DuplicateError of an idempotency record
 // (ALL_OLD of its failed condition): a record item, or the task that is its
 // own record.
+// duplicateTask is the refusal of a new task whose id a live one has (the
+// task its message created first), with that task when its item, returned
+// by the refused write, holds all of it: created finished, its messages
+// and artifacts inside it (see CreateTask). A retried blocking send then
+// answers without reading it.
+func duplicateTask(old map[string]types.AttributeValue, it *taskItem) error {
+	err := duplicateOf(old)
+	var dup *service.DuplicateError
+	if !errors.As(err, &dup) || it.RecordOf != "" {
+		return err
+	}
+	whole := it.Version == 1 && it.FirstMessage != "" && (it.Artifacts != "" || len(it.CompletedArtifacts) == 0) &&
+		a2a.TaskState(it.State).Terminal()
+	if !whole {
+		return err
+	}
+	p := partition{task: it}
+	if rec, rerr := p.record(-1, true); rerr == nil {
+		dup.Task = rec
+	}
+	return dup
+}
+
+// duplicateOf is the refusal of a message whose record (or own task) is
+// old, with the first send's fingerprint and, for the message's own task,
+// its creation time.
 func duplicateOf(old map[string]types.AttributeValue) error {
+	fp, _ := old[attrFingerprint].(*types.AttributeValueMemberS)
+	dup := &service.DuplicateError{}
+	if fp != nil {
+		dup.Fingerprint = fp.Value
+	}
 	if v, ok := old[attrRecordOf].(*types.AttributeValueMemberS); ok {
-		return &service.DuplicateError{TaskID: v.Value}
+		dup.TaskID = v.Value
+		return dup
 	}
 	if pk, ok := old[attrPK].(*types.AttributeValueMemberS); ok && old[attrState] != nil {
-		return &service.DuplicateError{TaskID: taskIDFromPK(pk.Value)}
+		dup.TaskID = taskIDFromPK(pk.Value)
+		if c, ok := old[attrCreatedAt].(*types.AttributeValueMemberN); ok {
+			if ns, err := strconv.ParseInt(c.Value, 10, 64); err == nil {
+				dup.CreatedAt = time.Unix(0, ns).UTC()
+			}
+		}
+		return dup
 	}
 	return errors.New("dynamo: idempotency record without a task")
 }

@@ -124,16 +124,26 @@ func (s *Store) appendInbox(ctx context.Context, u *service.Update, c *updateCon
 				return 0, err
 			}
 		}
-		if attempt == maxUpdateAttempts {
+		if attempt == maxAppendAttempts {
 			return 0, fmt.Errorf("dynamo: message to task %s: gave up after %d attempts: %w", u.TaskID, attempt, err)
 		}
-		if seen == nil {
+		// Appends race for the task's inbox sequence: a burst of messages
+		// to one task takes one round each. The first retry after a step's
+		// write follows it at once; beyond it, every loser backs off,
+		// jittered, so that the burst spreads out instead of colliding again.
+		if seen == nil || attempt > 1 {
 			if err := pause(ctx, attempt); err != nil {
 				return 0, err
 			}
 		}
 	}
 }
+
+// maxAppendAttempts bounds the writes of one append to an inbox: a burst
+// of n messages to one task takes up to n rounds, each won by one of them
+// (pause spreads the rest): 40 cover a burst of 20 at once with room,
+// within a few seconds at most.
+const maxAppendAttempts = 40
 
 // inboxWrites returns the transaction of an append to the inbox of it: the
 // task item first, then the history and inbox items, then the idempotency
@@ -177,7 +187,7 @@ func (s *Store) inboxWrites(u *service.Update, c *updateContent, it *taskItem, t
 	}
 	idem = -1
 	if u.IdempotencyKey != "" {
-		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, t)
+		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, u.Fingerprint, t)
 		if err != nil {
 			return nil, -1, err
 		}

@@ -71,8 +71,10 @@ type taskItem struct {
 	// larger, keep that message as the history item at version 1.
 	FirstMessage string `dynamodbav:"firstMessage,omitempty"`
 	// StatusInHistory says that the status message is also the history's
-	// last message, and Artifacts (JSON) holds the task's artifacts, for a
-	// task created finished (see CreateTask); nothing changes them later.
+	// last message, and Artifacts (JSON) holds artifacts of the task, for
+	// a task created finished (see CreateTask) or finished by an update in
+	// place (see finishesInPlace): nothing changes them later. They
+	// replace the artifact items with their ids, and follow the others.
 	StatusInHistory bool   `dynamodbav:"statusInHistory,omitempty"`
 	Artifacts       string `dynamodbav:"artifacts,omitempty"`
 	// Trace is the X-Ray trace header of the traced invocation that last
@@ -84,6 +86,9 @@ type taskItem struct {
 	// ExecutionARN is the Step Functions execution that last ran a step of
 	// the task (service.TaskRecord.ExecutionARN).
 	ExecutionARN string `dynamodbav:"executionArn,omitempty"`
+	// Fingerprint is the fingerprint of the send that created the task
+	// (service.NewTask.Fingerprint).
+	Fingerprint string `dynamodbav:"fp,omitempty"`
 	// HasPush is set when the task gains its first push config, and never
 	// removed: the push function's stream filter lets through only the
 	// changes of tasks that have it (see push.go).
@@ -121,6 +126,10 @@ const (
 	attrTrace            = "trace"
 	attrExecutionARN     = "executionArn"
 	attrHasPush          = "hasPush"
+	attrStatusInHistory  = "statusInHistory"
+	attrArtifacts        = "artifacts"
+	attrFingerprint      = "fp"
+	attrCreatedAt        = "createdAt"
 )
 
 // childItem is a history message or an artifact: its JSON, and for
@@ -136,10 +145,11 @@ type childItem struct {
 // recordItem records that (owner, messageId) created or continued the task
 // RecordOf (see recordPut).
 type recordItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	RecordOf  string `dynamodbav:"recordOf"`
-	ExpiresAt int64  `dynamodbav:"expiresAt"`
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	RecordOf    string `dynamodbav:"recordOf"`
+	Fingerprint string `dynamodbav:"fp,omitempty"`
+	ExpiresAt   int64  `dynamodbav:"expiresAt"`
 }
 
 func marshalItem(v any) (map[string]types.AttributeValue, error) {
@@ -176,9 +186,13 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		Takeovers:  it.Takeovers,
 
 		ExecutionARN: it.ExecutionARN,
+		Fingerprint:  it.Fingerprint,
 	}
 	if err := json.Unmarshal([]byte(it.Status), &rec.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s: %w", rec.Task.ID, err)
+	}
+	if m := rec.Task.Status.Message; m != nil {
+		withIDs(m, rec.Task.ID, rec.Task.ContextID)
 	}
 	if err := unmarshalOptional(it.Metadata, &rec.Task.Metadata); err != nil {
 		return nil, fmt.Errorf("dynamo: decode metadata of task %s: %w", rec.Task.ID, err)
@@ -210,6 +224,40 @@ func unmarshalOptional(s string, v any) error {
 
 // encodeJSON returns the JSON of v, refusing more than
 // service.MaxContentBytes with a *service.TooLargeError naming what.
+// The task item keeps its status message and its first message without the
+// ids of the task and its context, which it holds itself (every message of
+// a task carries them: the service and the executor set them): about 100
+// bytes less per message, which keeps a small finished task within one
+// write unit. Reads put them back (withIDs).
+
+// encodeStatus is the JSON of status as the task item keeps it.
+func encodeStatus(status a2a.TaskStatus) (string, error) {
+	if m := status.Message; m != nil && (m.TaskID != "" || m.ContextID != "") {
+		c := *m
+		c.TaskID, c.ContextID = "", ""
+		status.Message = &c
+	}
+	return encodeJSON("status", status)
+}
+
+// encodeFirstMessage is the JSON of a task's first message as the task item
+// keeps it.
+func encodeFirstMessage(m a2a.Message) (string, error) {
+	m.TaskID, m.ContextID = "", ""
+	return encodeJSON("message", m)
+}
+
+// withIDs gives m the ids of the task it belongs to when it was kept
+// without them.
+func withIDs(m *a2a.Message, taskID, contextID string) {
+	if m.TaskID == "" {
+		m.TaskID = taskID
+	}
+	if m.ContextID == "" {
+		m.ContextID = contextID
+	}
+}
+
 func encodeJSON(what string, v any) (string, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -292,6 +340,7 @@ func (p *partition) record(historyLength int, artifacts bool) (*service.TaskReco
 		if err := json.Unmarshal([]byte(c.Data), &m); err != nil {
 			return nil, fmt.Errorf("dynamo: decode message %s of task %s: %w", c.SK, rec.Task.ID, err)
 		}
+		withIDs(&m, rec.Task.ID, rec.Task.ContextID)
 		newest = append(newest, m)
 	}
 	if historyLength >= 0 && len(newest) > historyLength {
@@ -299,11 +348,6 @@ func (p *partition) record(historyLength int, artifacts bool) (*service.TaskReco
 	}
 	for i := len(newest) - 1; i >= 0; i-- { // oldest first
 		rec.Task.History = append(rec.Task.History, newest[i])
-	}
-	if artifacts && p.task.Artifacts != "" {
-		if err := json.Unmarshal([]byte(p.task.Artifacts), &rec.Task.Artifacts); err != nil {
-			return nil, fmt.Errorf("dynamo: decode artifacts of task %s: %w", rec.Task.ID, err)
-		}
 	}
 	if artifacts {
 		arts := slices.Clone(p.artifacts)
@@ -314,6 +358,20 @@ func (p *partition) record(historyLength int, artifacts bool) (*service.TaskReco
 				return nil, fmt.Errorf("dynamo: decode artifact %s of task %s: %w", c.SK, rec.Task.ID, err)
 			}
 			rec.Task.Artifacts = append(rec.Task.Artifacts, a)
+		}
+	}
+	if artifacts && p.task.Artifacts != "" {
+		var inline []a2a.Artifact
+		if err := json.Unmarshal([]byte(p.task.Artifacts), &inline); err != nil {
+			return nil, fmt.Errorf("dynamo: decode artifacts of task %s: %w", rec.Task.ID, err)
+		}
+		for _, a := range inline {
+			i := slices.IndexFunc(rec.Task.Artifacts, func(b a2a.Artifact) bool { return b.ArtifactID == a.ArtifactID })
+			if i < 0 {
+				rec.Task.Artifacts = append(rec.Task.Artifacts, a)
+			} else {
+				rec.Task.Artifacts[i] = a
+			}
 		}
 	}
 	return rec, nil

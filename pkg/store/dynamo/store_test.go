@@ -664,3 +664,39 @@ func TestOldLayoutTable(t *testing.T) {
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
 }
+
+// A retried blocking send's refused write returns the task its first send
+// created finished, whole (messages and artifacts inside its item): the
+// retry answers with it without reading it. A task that is not whole in its
+// item (at work, or with items of its own) is refused without it.
+func TestDuplicateOfAFinishedTaskCarriesIt(t *testing.T) {
+	f := newFixture(t)
+	id := service.TaskIDFor("alice", "m1")
+	first := a2a.Message{Role: a2a.RoleUser, MessageID: "m1", TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hello")}}
+	done := a2a.Message{Role: a2a.RoleAgent, MessageID: "s1", TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("done")}}
+	finished := service.NewTask{Owner: "alice", BindingKnown: true, SessionID: "sess", Task: a2a.Task{ID: id, ContextID: "c",
+		Status:    a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: &done, Timestamp: a2a.FormatTime(f.clock.Now())},
+		History:   []a2a.Message{first, done},
+		Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("echo: hello")}}},
+	}}
+	require.NoError(t, f.store.CreateTask(f.ctx, finished))
+	stored, err := f.store.GetTask(f.ctx, id, service.AllHistory)
+	require.NoError(t, err)
+
+	var de *service.DuplicateError
+	require.ErrorAs(t, f.store.CreateTask(f.ctx, finished), &de)
+	require.NotNil(t, de.Task, "the refused write returned the whole task")
+	assert.Equal(t, stored.Task, de.Task.Task)
+	assert.Equal(t, "alice", de.Task.Owner)
+	assert.Equal(t, "sess", de.Task.SessionID)
+
+	// A task still at work is refused without it.
+	at := service.TaskIDFor("alice", "m2")
+	second := a2a.Message{Role: a2a.RoleUser, MessageID: "m2", TaskID: at, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hi")}}
+	working := service.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{ID: at, ContextID: "c",
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())}, History: []a2a.Message{second}}}
+	require.NoError(t, f.store.CreateTask(f.ctx, working))
+	require.ErrorAs(t, f.store.CreateTask(f.ctx, working), &de)
+	assert.Equal(t, at, de.TaskID)
+	assert.Nil(t, de.Task)
+}

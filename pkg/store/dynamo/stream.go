@@ -115,6 +115,9 @@ func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.Task
 	if err := json.Unmarshal([]byte(newer.Status), &c.Task.Status); err != nil {
 		return nil, fmt.Errorf("dynamo: decode status of task %s in the stream: %w", c.Task.ID, err)
 	}
+	if m := c.Task.Status.Message; m != nil {
+		withIDs(m, c.Task.ID, c.Task.ContextID)
+	}
 	if newer.Status != older.Status {
 		c.StatusChanged = service.StatusNotable(a2a.TaskState(older.State), &c.Task.Status)
 	}

@@ -38,7 +38,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		return fmt.Errorf("dynamo: %q is not a usable task id", task.ID)
 	}
 	first := task.History[0]
-	msgJSON, err := encodeJSON("message", first)
+	msgJSON, err := encodeFirstMessage(first)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return err
 	}
-	status, err := encodeJSON("status", task.Status)
+	status, err := encodeStatus(task.Status)
 	if err != nil {
 		return err
 	}
@@ -98,17 +98,19 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		Artifacts:          arts,
 		CompletedArtifacts: nt.ArtifactIDs(),
 		Trace:              tracing.Header(ctx),
+		Fingerprint:        nt.Fingerprint,
 		leaseAttrs:         newLeaseAttrs(task.ID, nt.Lease),
 	})
 	if err != nil {
 		return err
 	}
 	own := task.ID == service.TaskIDFor(nt.Owner, first.MessageID)
-	// The task comes first and its record, when it is not its own, second:
-	// the refusals below are told apart by position.
+	// The task comes first and its record, when it is not its own (nor
+	// left without one), second: the refusals below are told apart by
+	// position.
 	var more []types.TransactWriteItem
-	if !own {
-		rec, err := s.recordPut(nt.Owner, first.MessageID, task.ID, t)
+	if !own && !nt.NoRecord {
+		rec, err := s.recordPut(nt.Owner, first.MessageID, task.ID, nt.Fingerprint, t)
 		if err != nil {
 			return err
 		}
@@ -132,7 +134,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 			if !own {
 				return fmt.Errorf("dynamo: task id %s already exists", task.ID)
 			}
-			return duplicateOf(old)
+			return duplicateTask(old, it)
 		}
 		// An expired task or record of an earlier use of the id: its
 		// items go, so that none of them joins the new task.
@@ -261,8 +263,8 @@ func (s *Store) clearPartition(ctx context.Context, taskID string, t clockTimes)
 // record, and other records there hold recordOf, the task they point to.
 // A record overwrites only an expired item (see CreateTask for what
 // happens to its partition).
-func (s *Store) recordPut(owner, messageID, taskID string, t clockTimes) (types.TransactWriteItem, error) {
-	item, err := marshalItem(recordItem{PK: taskPK(service.TaskIDFor(owner, messageID)), SK: skTask, RecordOf: taskID, ExpiresAt: t.idemExpiry})
+func (s *Store) recordPut(owner, messageID, taskID, fingerprint string, t clockTimes) (types.TransactWriteItem, error) {
+	item, err := marshalItem(recordItem{PK: taskPK(service.TaskIDFor(owner, messageID)), SK: skTask, RecordOf: taskID, Fingerprint: fingerprint, ExpiresAt: t.idemExpiry})
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}

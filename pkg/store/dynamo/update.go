@@ -37,7 +37,11 @@ var terminalStates = []a2a.TaskState{a2a.TaskStateCompleted, a2a.TaskStateCancel
 
 // UpdateTask implements service.TaskStore. The task item is changed by one
 // UpdateItem, or, when the update also appends messages, stores artifacts
-// or records an idempotency key, by one transaction with those items.
+// or records an idempotency key, by one transaction with those items. An
+// update that finishes the task with at most its status message and small
+// whole artifacts (what most steps end with) is one UpdateItem too: they
+// are kept inside the task item, which nothing changes after it is
+// terminal (see finishesInPlace).
 //
 // The write is conditioned on: the task existing and not expired
 // (otherwise service.ErrNotFound), not being terminal (*ConflictError
@@ -150,7 +154,7 @@ func encodeUpdate(u *service.Update) (*updateContent, error) {
 			}
 			c.messages = append(c.messages, j)
 		}
-		j, err := encodeJSON("status", u.Status)
+		j, err := encodeStatus(*u.Status)
 		if err != nil {
 			return nil, err
 		}
@@ -199,6 +203,18 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	set := expression.Set(expression.Name(attrVersion), expression.Value(next)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(t.now.UnixNano())).
 		Set(expression.Name(attrExpiresAt), expression.Value(t.taskExpiry))
+	inlineArts, inPlace, err := finishesInPlace(u, opts)
+	if err != nil {
+		return err
+	}
+	if inPlace {
+		if u.Status.Message != nil {
+			set = set.Set(expression.Name(attrStatusInHistory), expression.Value(true))
+		}
+		if inlineArts != "" {
+			set = set.Set(expression.Name(attrArtifacts), expression.Value(inlineArts))
+		}
+	}
 	if u.Status != nil {
 		set = set.Set(expression.Name(attrState), expression.Value(string(u.Status.State))).
 			Set(expression.Name(attrStatus), expression.Value(c.status)).
@@ -247,6 +263,9 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	what := "the update of task " + u.TaskID
 
 	items := []types.TransactWriteItem{up}
+	if inPlace {
+		return s.writeTaskItem(ctx, u, up.Update, expected, t, what)
+	}
 	for i, m := range c.messages {
 		item, err := marshalItem(childItem{PK: taskPK(u.TaskID), SK: messageSK(next, i), Data: m, ExpiresAt: t.childExpiry})
 		if err != nil {
@@ -261,7 +280,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	items = append(items, arts...)
 	idem := -1
 	if u.IdempotencyKey != "" {
-		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, t)
+		put, err := s.recordPut(u.Owner, u.IdempotencyKey, u.TaskID, u.Fingerprint, t)
 		if err != nil {
 			return err
 		}
@@ -281,16 +300,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	}
 
 	if len(items) == 1 {
-		up := items[0].Update
-		_, err := s.updateItem(ctx, &dynamodb.UpdateItemInput{
-			Key: up.Key, UpdateExpression: up.UpdateExpression, ConditionExpression: up.ConditionExpression,
-			ExpressionAttributeNames: up.ExpressionAttributeNames, ExpressionAttributeValues: up.ExpressionAttributeValues,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		})
-		if old, ok := conditionFailedItem(err); ok {
-			return refusedUpdate(old, u, expected, t)
-		}
-		return otherFailure(err, what)
+		return s.writeTaskItem(ctx, u, items[0].Update, expected, t, what)
 	}
 	err = s.transact(ctx, items)
 	if err == nil {
@@ -316,6 +326,43 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 		return refused
 	}
 	return otherFailure(err, what)
+}
+
+// writeTaskItem writes an update that changes the task item alone, as one
+// UpdateItem.
+func (s *Store) writeTaskItem(ctx context.Context, u *service.Update, up *types.Update, expected int64, t clockTimes, what string) error {
+	_, err := s.updateItem(ctx, &dynamodb.UpdateItemInput{
+		Key: up.Key, UpdateExpression: up.UpdateExpression, ConditionExpression: up.ConditionExpression,
+		ExpressionAttributeNames: up.ExpressionAttributeNames, ExpressionAttributeValues: up.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if old, ok := conditionFailedItem(err); ok {
+		return refusedUpdate(old, u, expected, t)
+	}
+	return otherFailure(err, what)
+}
+
+// finishesInPlace returns, for an update that finishes the task in one
+// write of its item, the JSON of the artifacts to keep inside it ("" for
+// none), and true: u sets a terminal status, whose message (if any) is
+// then the history's last (statusInHistory), and at most whole artifacts
+// that fit maxInlineArtifactBytes together, appends no other message,
+// records no idempotency key and writes nothing else (opts). Nothing
+// changes a terminal task's history or artifacts afterwards, so they can
+// stay there; reads merge them with the task's other items.
+func finishesInPlace(u *service.Update, opts writeOpts) (string, bool, error) {
+	if u.Status == nil || !u.Status.State.Terminal() || len(u.Messages) > 0 || u.IdempotencyKey != "" ||
+		len(opts.extras) > 0 || u.Pending != nil || (len(u.Artifacts) > 0 && (u.AppendArtifact || !u.ArtifactLastChunk)) {
+		return "", false, nil
+	}
+	if len(u.Artifacts) == 0 {
+		return "", true, nil
+	}
+	arts, err := encodeJSON("artifacts", a2a.LatestArtifacts(u.Artifacts))
+	if err != nil || len(arts) > maxInlineArtifactBytes {
+		return "", false, err
+	}
+	return arts, true, nil
 }
 
 func inStates(states []a2a.TaskState) expression.ConditionBuilder {

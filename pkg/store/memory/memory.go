@@ -82,6 +82,8 @@ type entry struct {
 	moreIdemKeys []string
 	// configs are the task's push notification configs, by id.
 	configs map[string]service.PushConfig
+	// deliveries are the task's delivery log (see deliveries.go).
+	deliveries map[deliveryKey]*service.Delivery
 	// settled is closed when the task becomes terminal or interrupted; it is
 	// made only when a request waits (Settled), so updates of unwatched tasks
 	// allocate nothing.
@@ -94,8 +96,9 @@ type entry struct {
 }
 
 type idemRecord struct {
-	taskID    string
-	expiresAt time.Time
+	taskID      string
+	fingerprint string
+	expiresAt   time.Time
 }
 
 var (
@@ -150,12 +153,12 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r, ok := s.idem[key]; ok && now.Before(r.expiresAt) {
-		return nil, &service.DuplicateError{TaskID: r.taskID}
+	if r, ok := s.idem[key]; ok && now.Before(r.expiresAt) && !t.NoRecord {
+		return nil, s.duplicateOf(r, now, r.taskID == service.TaskIDFor(t.Owner, t.Task.History[0].MessageID))
 	}
 	if e, ok := s.tasks[t.Task.ID]; ok && now.Before(e.expiresAt) {
 		if t.Task.ID == service.TaskIDFor(t.Owner, t.Task.History[0].MessageID) && e.rec.Owner == t.Owner {
-			return nil, &service.DuplicateError{TaskID: t.Task.ID} // the task is the record
+			return nil, s.duplicateOf(idemRecord{taskID: t.Task.ID, fingerprint: e.rec.Fingerprint}, now, true) // the task is the record
 		}
 		return nil, fmt.Errorf("memory: task id %s already exists", t.Task.ID)
 	}
@@ -177,7 +180,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 	e := &entry{
 		artBytes: artBytes,
 		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
-			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored()},
+			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored(), Fingerprint: t.Fingerprint},
 		expiresAt:      now.Add(s.taskTTL),
 		idemKey:        key,
 		contextSession: bound,
@@ -202,9 +205,26 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		}
 		change = s.change(e, true, t.ArtifactIDs())
 	}
-	s.idem[key] = idemRecord{taskID: task.ID, expiresAt: now.Add(s.idemTTL)}
+	if !t.NoRecord {
+		s.idem[key] = idemRecord{taskID: task.ID, fingerprint: t.Fingerprint, expiresAt: now.Add(s.idemTTL)}
+	}
 	s.sweep(now)
 	return change, nil
+}
+
+// duplicateOf is the refusal of a message whose record is r: the task it
+// names, with its fingerprint and, for the message's own task (own), its
+// creation time and the whole task. Callers hold s.mu.
+func (s *Store) duplicateOf(r idemRecord, now time.Time, own bool) *service.DuplicateError {
+	dup := &service.DuplicateError{TaskID: r.taskID, Fingerprint: r.fingerprint}
+	if e, ok := s.tasks[r.taskID]; ok && own && now.Before(e.expiresAt) {
+		dup.CreatedAt = e.rec.CreatedAt
+		rec := e.rec
+		rec.Task.History = slices.Clone(rec.Task.History)
+		rec.Task.Artifacts = slices.Clone(rec.Task.Artifacts)
+		dup.Task = &rec
+	}
+	return dup
 }
 
 // sweep drops expired tasks, idempotency records and bindings, at most once
@@ -376,7 +396,8 @@ func (s *Store) duplicate(u *service.Update, now time.Time) error {
 		return nil
 	}
 	if r, ok := s.idem[idemKey(u.Owner, u.IdempotencyKey)]; ok && now.Before(r.expiresAt) {
-		return &service.DuplicateError{TaskID: r.taskID}
+		// A continuation's record: the window is its life, so no time.
+		return &service.DuplicateError{TaskID: r.taskID, Fingerprint: r.fingerprint}
 	}
 	return nil
 }
@@ -451,7 +472,7 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 func (s *Store) recordIdempotency(e *entry, u *service.Update, now time.Time) {
 	if u.IdempotencyKey != "" {
 		k := idemKey(u.Owner, u.IdempotencyKey)
-		s.idem[k] = idemRecord{taskID: u.TaskID, expiresAt: now.Add(s.idemTTL)}
+		s.idem[k] = idemRecord{taskID: u.TaskID, fingerprint: u.Fingerprint, expiresAt: now.Add(s.idemTTL)}
 		e.moreIdemKeys = append(e.moreIdemKeys, k)
 	}
 }

@@ -105,6 +105,44 @@ func testInboxTakenOnce(t *testing.T, s *suite) {
 	assert.Zero(t, s.get("t1", service.GetOptions{}).Inbox)
 }
 
+// testInboxUnderContention: messages sent at once to a task at work, as
+// a client's burst is, each with its idempotency key, are all taken: each
+// append succeeds once, each message is in the history once and comes out
+// of the inbox once.
+func testInboxUnderContention(t *testing.T, s *suite) {
+	s.create("t1")
+	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			_, errs[i] = s.store.UpdateTask(s.ctx, service.Update{TaskID: "t1", IfStates: []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking},
+				Messages: []a2a.Message{inboxMessage("t1", id("burst", i))}, Inbox: true, IdempotencyKey: id("burst", i), Owner: "alice"})
+		})
+	}
+	wg.Wait()
+	want := make([]string, n)
+	for i, err := range errs {
+		assert.NoError(t, err, "message %d", i)
+		want[i] = id("burst", i)
+	}
+	rec := s.get("t1", service.AllHistory)
+	var inHistory []string
+	for _, m := range rec.Task.History[1:] {
+		inHistory = append(inHistory, m.MessageID)
+	}
+	assert.ElementsMatch(t, want, inHistory, "each message once in the history")
+	assert.Equal(t, n, rec.Inbox)
+	var taken []string
+	for len(taken) < n {
+		got := mustTake(t, s, "t1")
+		require.NotEmpty(t, got, "the inbox holds every message")
+		taken = append(taken, messageIDs(got)...)
+	}
+	assert.ElementsMatch(t, want, taken, "each message out of the inbox once")
+}
+
 // testInboxExpiry: the inbox lives and expires with its task.
 func testInboxExpiry(t *testing.T, s *suite) {
 	s.create("t1")

@@ -276,6 +276,75 @@ func testCheckpointAndRequestMetadata(t *testing.T, s *suite) {
 	jsonEqual(t, a2a.Metadata{"r": "2"}, rec.RequestMetadata)
 }
 
+// An update that finishes a task with its status message and whole
+// artifacts (what most steps end with) reads back as any other: the status
+// message last in the history, a whole artifact replacing the chunks
+// streamed under its id in their place, new artifacts after the others.
+func testFinishWithArtifacts(t *testing.T, s *suite) {
+	s.create("t1")
+	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, agentMessage("t1", "s1", "working"))})
+	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("zeta", "chunk 1")}, AppendArtifact: true})
+	s.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("beta", "whole")}, ArtifactLastChunk: true})
+	v := s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCompleted, agentMessage("t1", "done", "Done.")),
+		Artifacts: []a2a.Artifact{textArtifact("zeta", "all of it"), textArtifact("omega", "new"), textArtifact("zeta", "all of it, again")}, ArtifactLastChunk: true})
+	assert.EqualValues(t, 5, v)
+	rec := s.get("t1", service.AllHistory)
+	jsonEqual(t, []a2a.Artifact{textArtifact("zeta", "all of it, again"), textArtifact("beta", "whole"), textArtifact("omega", "new")}, rec.Task.Artifacts)
+	var texts []string
+	for _, m := range rec.Task.History {
+		texts = append(texts, m.Parts[0].Text)
+	}
+	assert.Equal(t, []string{"hello from m-t1", "working", "Done."}, texts)
+	last := s.get("t1", service.GetOptions{HistoryLength: 1})
+	require.Len(t, last.Task.History, 1)
+	assert.Equal(t, "done", last.Task.History[0].MessageID)
+	assert.Equal(t, a2a.TaskStateCompleted, last.Task.Status.State)
+	// Nothing changes it any more.
+	_, err := s.store.UpdateTask(s.ctx, service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{textArtifact("zeta", "late")}})
+	requireConflict(t, err, service.ConflictTerminal, a2a.TaskStateCompleted, 5)
+}
+
+// A refused message says what the service needs to tell a retry from
+// another message under the same id: the task, the first send's
+// fingerprint and, for the message's own task, when it was created; a
+// continuation's record has no time (it lives as long as the window). A
+// task left without a record (NoRecord) does not hold its message id.
+func testDuplicateSaysWhichSend(t *testing.T, s *suite) {
+	own := service.TaskIDFor("alice", "m1")
+	nt := s.newTask("alice", own, "c1", "m1")
+	nt.Fingerprint = "fp-first"
+	require.NoError(t, s.store.CreateTask(s.ctx, nt))
+	created := s.clock.Now()
+	s.clock.Advance(time.Minute)
+	var dup *service.DuplicateError
+	require.ErrorAs(t, s.store.CreateTask(s.ctx, nt), &dup)
+	assert.Equal(t, own, dup.TaskID)
+	assert.Equal(t, "fp-first", dup.Fingerprint)
+	assert.True(t, created.Truncate(time.Millisecond).Equal(dup.CreatedAt.Truncate(time.Millisecond)), "created %s, told %s", created, dup.CreatedAt)
+	assert.Equal(t, "fp-first", s.get(own, service.GetOptions{}).Fingerprint)
+
+	s.update(service.Update{TaskID: own, Status: s.status(a2a.TaskStateWorking, nil)})
+	reply := userMessage("m2", "more")
+	reply.TaskID, reply.ContextID = own, "c1"
+	u := service.Update{TaskID: own, Messages: []a2a.Message{reply}, Inbox: true, IdempotencyKey: "m2", Owner: "alice", Fingerprint: "fp-reply"}
+	_, err := s.store.UpdateTask(s.ctx, u)
+	require.NoError(t, err)
+	_, err = s.store.UpdateTask(s.ctx, u)
+	require.ErrorAs(t, err, &dup)
+	assert.Equal(t, own, dup.TaskID)
+	assert.Equal(t, "fp-reply", dup.Fingerprint)
+	assert.True(t, dup.CreatedAt.IsZero())
+
+	// Without records, one message id makes as many tasks as sends.
+	for _, id := range []string{"free-1", "free-2"} {
+		free := s.newTask("alice", id, "c2", "m3")
+		free.NoRecord = true
+		require.NoError(t, s.store.CreateTask(s.ctx, free), id)
+	}
+	again := s.newTask("alice", service.TaskIDFor("alice", "m3"), "c2", "m3")
+	require.NoError(t, s.store.CreateTask(s.ctx, again), "the id's own task is free too")
+}
+
 // An update that names the execution running the task records it; later
 // updates without one keep it, a newer one replaces it.
 func testExecutionARN(t *testing.T, s *suite) {

@@ -8,6 +8,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -18,6 +21,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
@@ -31,8 +35,12 @@ type Options struct {
 	// Env holds extra server settings (A2A_BLOCKING_TIMEOUT_SECONDS...).
 	Env map[string]string
 	// Store keeps the tasks; nil means the memory store. Push configs are
-	// kept in it, but no notification is sent (no changes are followed).
-	Store service.Store
+	// kept in it, but no notification is sent unless Changes follows its
+	// changes (see DynamoStoreWithChanges).
+	Store   service.Store
+	Changes app.ChangeSource
+	// Push replaces parts of the push pipeline (its retry policy...).
+	Push app.PushOptions
 	// Wrap, when set, wraps the server's handler (to record requests).
 	Wrap func(http.Handler) http.Handler
 }
@@ -62,15 +70,15 @@ func Start(t testing.TB, o Options) *Server {
 	cfg.PublicURL = "" // the card takes the listener's URL from each request
 	ag := o.Agent
 	if ag == nil {
-		ag, err = demo.New(getenv)
+		ag, err = demo.New(agent.NewSettings(getenv, nil))
 		require.NoError(t, err)
 	}
 	var authn httpapi.Authenticator = auth.Anonymous{}
 	if o.Token != "" {
 		authn = auth.NewBearer(map[string]string{"tester": o.Token})
 	}
-	lo := app.LocalOptions{Auth: authn, Store: o.Store}
-	if o.Store != nil {
+	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push}
+	if o.Store != nil && o.Changes == nil {
 		lo.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
 	}
 	srv, err := app.NewLocal(cfg, ag, lo)
@@ -90,11 +98,23 @@ func Start(t testing.TB, o Options) *Server {
 // DynamoStore is a DynamoDB store on a new table of the test's local AWS
 // stand-in (see awstest).
 func DynamoStore(t testing.TB) *dynamo.Store {
+	s, _ := DynamoStoreWithChanges(t)
+	return s
+}
+
+// DynamoStoreWithChanges is DynamoStore with the follower of its table's
+// stream, for Options.Changes: the local server then sends push
+// notifications, as make run does on DynamoDB.
+func DynamoStoreWithChanges(t testing.TB) (*dynamo.Store, app.ChangeSource) {
 	t.Helper()
 	c := awstest.DynamoDB(t)
 	table := awstest.UniqueName(t, "clienttest")
 	require.NoError(t, dynamo.CreateTable(context.Background(), c, table))
 	s, err := dynamo.New(c, dynamo.Options{Table: table})
 	require.NoError(t, err)
-	return s
+	out, err := c.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	require.NoError(t, err)
+	streams := dynamodbstreams.NewFromConfig(awstest.Config(t))
+	arn := aws.ToString(out.Table.LatestStreamArn)
+	return s, func(ctx context.Context, fn func(service.TaskChange)) { follow.Changes(ctx, streams, arn, fn, nil) }
 }

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -124,6 +125,9 @@ func (m *Meter) Counts() Counts {
 func (m *Meter) add(op string, read, write, indexWrite float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if os.Getenv("DYNAMOCOST_TRACE") != "" {
+		fmt.Fprintf(os.Stderr, "dynamocost: %s read=%.1f write=%.1f index=%.1f\n", op, read, write, indexWrite)
+	}
 	m.counts.Requests[op]++
 	m.counts.Read += read
 	m.counts.Write += write + indexWrite
@@ -203,6 +207,12 @@ func meterWrite[T any](ctx context.Context, m *Meter, op string, key map[string]
 	out, err := write()
 	after := m.peek(ctx, key)
 	w, iw := m.writeUnits(before, after, err == nil)
+	if os.Getenv("DYNAMOCOST_TRACE") == "items" {
+		fmt.Fprintf(os.Stderr, "dynamocost: %s item %d -> %d bytes\n", op, Size(before), Size(after))
+		for k, v := range after {
+			fmt.Fprintf(os.Stderr, "    %s %d\n", k, len(k)+valueSize(v))
+		}
+	}
 	m.add(op, 0, w, iw)
 	return out, err
 }
