@@ -1,6 +1,10 @@
 package infra_test
 
 import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,4 +76,67 @@ func TestAsynchronousPath(t *testing.T) {
 	dest, _, _ := samtemplate.Intrinsic(samtemplate.Get(cfg, "DestinationConfig", "OnFailure", "Destination"))
 	assert.Equal(t, "Fn::GetAtt", dest)
 	assert.Contains(t, tpl.Resources, "WorkerFailureAlarm")
+}
+
+// A throttled worker is a busy minute, not a failed step: every state that
+// invokes the worker retries Lambda's throttling for at least 10 minutes,
+// by a schedule whose length is certain (no jitter), before the task is
+// failed; Lambda's own failures keep their short retry.
+func TestStateMachineOutlastsThrottling(t *testing.T) {
+	def, err := os.ReadFile("statemachine.asl.json")
+	require.NoError(t, err)
+	var m struct {
+		States map[string]struct {
+			Type     string
+			Resource string
+			Next     string
+			Catch    []struct{ Next string }
+			Retry    []struct {
+				ErrorEquals     []string
+				IntervalSeconds float64
+				MaxAttempts     int
+				BackoffRate     float64
+				MaxDelaySeconds float64
+				JitterStrategy  string
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal(def, &m))
+	invokers := 0
+	for name, st := range m.States {
+		if st.Type != "Task" || !strings.Contains(st.Resource, ":lambda:invoke") {
+			continue
+		}
+		invokers++
+		if len(st.Catch) == 1 {
+			if wait := m.States[st.Catch[0].Next]; wait.Type == "Wait" && wait.Next == name {
+				// Expire and MarkFailed try again, every 10 minutes, until
+				// they are done: no throttling outlasts them.
+				continue
+			}
+		}
+		var throttle, failure bool
+		for _, r := range st.Retry {
+			if slices.Contains(r.ErrorEquals, "Lambda.ServiceException") {
+				failure = true
+			}
+			if !slices.Contains(r.ErrorEquals, "Lambda.TooManyRequestsException") {
+				continue
+			}
+			throttle = true
+			assert.NotEqual(t, "FULL", r.JitterStrategy, "%s: jitter would make the schedule's length uncertain", name)
+			total, wait := 0.0, r.IntervalSeconds
+			for range r.MaxAttempts {
+				if r.MaxDelaySeconds > 0 {
+					wait = min(wait, r.MaxDelaySeconds)
+				}
+				total += wait
+				wait *= r.BackoffRate
+			}
+			assert.GreaterOrEqual(t, total, 600.0, "%s retries throttling for %.0f s", name, total)
+		}
+		assert.True(t, throttle, "%s retries throttling", name)
+		assert.True(t, failure, "%s retries Lambda's own failures", name)
+	}
+	assert.Equal(t, 4, invokers, "Step, AwaitInput, Expire and MarkFailed invoke the worker")
 }

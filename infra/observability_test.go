@@ -16,18 +16,20 @@ import (
 
 // The alarms the template declares, by what they watch: every function's
 // errors and throttles, the dead-letter and stream failure queues, the
-// stream's iterator age, failed and timed-out executions, the API's 5xx
-// rate and p99 latency, and the rate of failed tasks. Each notifies the
-// optional AlarmTopicArn, in alarm and back to OK.
+// delivery queue's oldest message, the stream's iterator age, failed,
+// timed-out and throttled executions, the table's throttling, the API's
+// 5xx rate, the rate of JSON-RPC internal errors (HTTP 200), each
+// function's routes' p99 latency, and the rate of failed tasks. Each
+// notifies the optional AlarmTopicArn, in alarm and back to OK.
 func TestAlarms(t *testing.T) {
 	tpl := load(t)
 	alarms := map[string]*samtemplate.Resource{}
 	for _, a := range tpl.OfType("AWS::CloudWatch::Alarm") {
 		alarms[a.Name] = a
 	}
-	want := []string{"DeliveryDeadLetterAlarm", "StreamFailureAlarm", "StreamIteratorAgeAlarm", "WorkerFailureAlarm",
-		"StateMachineExecutionsFailedAlarm", "StateMachineExecutionsTimedOutAlarm",
-		"Api5xxRateAlarm", "ApiLatencyP99Alarm", "TasksFailedRateAlarm"}
+	want := []string{"DeliveryDeadLetterAlarm", "DeliveryQueueAgeAlarm", "StreamFailureAlarm", "StreamIteratorAgeAlarm", "WorkerFailureAlarm",
+		"StateMachineExecutionsFailedAlarm", "StateMachineExecutionsTimedOutAlarm", "StateMachineThrottlesAlarm", "TableThrottlesAlarm",
+		"Api5xxRateAlarm", "InternalErrorsAlarm", "CardLatencyP99Alarm", "SendLatencyP99Alarm", "TasksLatencyP99Alarm", "TasksFailedRateAlarm"}
 	for _, fn := range tpl.OfType("AWS::Serverless::Function") {
 		want = append(want, fn.Name+"ErrorsAlarm", fn.Name+"ThrottlesAlarm")
 	}
@@ -95,7 +97,7 @@ func TestDashboard(t *testing.T) {
 	}
 	all := strings.Join(shown, "\n")
 	for _, name := range []string{metrics.TasksCreated, metrics.TasksCompleted, metrics.TasksFailed, metrics.TasksCanceled,
-		metrics.TasksRejected, metrics.TasksInputRequired, metrics.StepDuration, metrics.RequestLatency,
+		metrics.TasksRejected, metrics.TasksInputRequired, metrics.StepDuration, metrics.RequestLatency, metrics.RouteLatency,
 		metrics.InterruptsAsked, metrics.InterruptsAnswered, metrics.InterruptsExpired,
 		metrics.WebhookDelivered, metrics.WebhookRetried, metrics.WebhookDeadLetter,
 		metrics.DynamoDBReadUnits, metrics.DynamoDBWriteUnits, metrics.Errors} {
@@ -105,4 +107,49 @@ func TestDashboard(t *testing.T) {
 	for _, p := range []string{"Metrics", "MetricsNamespace", "AlarmTopicArn"} {
 		assert.True(t, slices.Contains(samtemplate.Keys(params), p), "parameter %s", p)
 	}
+}
+
+// Each latency alarm watches the routes of one function, every route of the
+// template is watched by the alarm of the function it reaches, and the
+// alarms watch RouteLatency (which leaves blocking sends out), never the
+// API's own Latency (which a 25 s blocking send sets off).
+func TestLatencyAlarmsWatchEveryRoute(t *testing.T) {
+	tpl := load(t)
+	integration := map[string]string{"CardIntegration": "CardLatencyP99Alarm", "SendIntegration": "SendLatencyP99Alarm", "TasksIntegration": "TasksLatencyP99Alarm"}
+	want := map[string]string{}
+	for _, r := range tpl.OfType("AWS::ApiGatewayV2::Route") {
+		key, _ := samtemplate.Scalar(r.Prop("RouteKey"))
+		_, arg, ok := samtemplate.Intrinsic(r.Prop("Target"))
+		require.True(t, ok, "%s: Target is !Sub 'integrations/${...}'", r.Name)
+		target := arg.Value
+		ig := strings.TrimSuffix(strings.TrimPrefix(target, "integrations/${"), "}")
+		require.Contains(t, integration, ig, "%s: a route to a function without a latency alarm", r.Name)
+		want[key] = integration[ig]
+	}
+	got := map[string]string{}
+	for _, a := range tpl.OfType("AWS::CloudWatch::Alarm") {
+		if ns, _ := samtemplate.Scalar(a.Prop("Namespace")); ns == "AWS/ApiGateway" {
+			name, _ := samtemplate.Scalar(a.Prop("MetricName"))
+			assert.NotEqual(t, "Latency", name, "%s watches the API's latency, blocking sends included", a.Name)
+		}
+		ms := a.Prop("Metrics")
+		if ms == nil {
+			continue
+		}
+		for _, m := range ms.Content {
+			if name, _ := samtemplate.Scalar(samtemplate.Get(m, "MetricStat", "Metric", "MetricName")); name != metrics.RouteLatency {
+				continue
+			}
+			stat, _ := samtemplate.Scalar(samtemplate.Get(m, "MetricStat", "Stat"))
+			assert.Equal(t, "p99", stat, a.Name)
+			for _, d := range samtemplate.Get(m, "MetricStat", "Metric", "Dimensions").Content {
+				if k, _ := samtemplate.Scalar(samtemplate.Get(d, "Name")); k == metrics.DimRoute {
+					route, _ := samtemplate.Scalar(samtemplate.Get(d, "Value"))
+					assert.NotContains(t, got, route, "%s and %s both watch %s", a.Name, got[route], route)
+					got[route] = a.Name
+				}
+			}
+		}
+	}
+	assert.Equal(t, want, got)
 }

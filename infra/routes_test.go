@@ -222,7 +222,7 @@ func TestEveryPathIsServed(t *testing.T) {
 	require.NoError(t, err)
 	handlers := functionHandlers(t)
 
-	cfg, err := config.Load(envtest.Getenv("A2A_BEARER_TOKEN", "tok", "A2A_AGENT", "echo"))
+	cfg, err := config.Load(envtest.Getenv("A2A_BEARER_TOKEN", "test-token-16-ch", "A2A_AGENT", "echo"))
 	require.NoError(t, err)
 	ag, err := builtin.Registry().New("echo", envtest.Getenv())
 	require.NoError(t, err)
@@ -243,7 +243,7 @@ func TestEveryPathIsServed(t *testing.T) {
 				RouteKey:       r.Key,
 				RawPath:        path,
 				PathParameters: pathParameters(pattern, path),
-				Headers:        map[string]string{"authorization": "Bearer tok", "content-type": "application/json"},
+				Headers:        map[string]string{"authorization": "Bearer test-token-16-ch", "content-type": "application/json"},
 				Body:           routeTestBody,
 			}
 			ev.RequestContext.RouteKey = r.Key
@@ -257,7 +257,7 @@ func TestEveryPathIsServed(t *testing.T) {
 
 			hr, err := http.NewRequest(method, srv.URL+path, strings.NewReader(routeTestBody))
 			require.NoError(t, err)
-			hr.Header.Set("Authorization", "Bearer tok")
+			hr.Header.Set("Authorization", "Bearer test-token-16-ch")
 			hr.Header.Set("Content-Type", "application/json")
 			res, err := srv.Client().Do(hr)
 			require.NoError(t, err)

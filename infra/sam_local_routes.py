@@ -2,11 +2,12 @@
 """Check that `sam local start-api` loads every route of a template.
 
 `make validate` runs it when SAM CLI's route loader (routes.py, see
-../shared/tools/sam-local/README.md) is at hand. It runs the loader twice,
+../shared/tools/sam-local/README.md) is at hand. It runs the loader once per
+environment and once more,
 as a user's `sam local start-api` would start:
 
-  - with the parameter overrides of samconfig.toml's default deploy
-    environment (bearer tokens);
+  - with the deploy parameter overrides of each environment of
+    samconfig.toml (default, dev, prod: bearer tokens);
   - with a JWT authorizer instead (JwtIssuer and JwtAudience set, the bearer
     token parameters cleared);
 
@@ -55,9 +56,14 @@ def ref_target(value):
 
 def declared_routes(template):
     """The (method, path, function) of every HTTP route the template
-    declares, and the problems reading them."""
+    declares, and the problems reading them. An HTTP API with a
+    CorsConfiguration answers CORS preflights (OPTIONS) on every route
+    itself, and `sam local start-api` lists OPTIONS among each route's
+    methods then: those count as declared."""
     resources = template.get("Resources") or {}
     routes, problems = set(), []
+    cors = any(res.get("Type") == "AWS::ApiGatewayV2::Api" and "CorsConfiguration" in (res.get("Properties") or {})
+               for res in resources.values())
     for name, res in resources.items():
         props = res.get("Properties") or {}
         if res.get("Type") == "AWS::ApiGatewayV2::Route":
@@ -74,6 +80,8 @@ def declared_routes(template):
                 if event.get("Type") == "HttpApi":
                     ep = event.get("Properties") or {}
                     routes.add((str(ep.get("Method", "ANY")).upper(), ep.get("Path", "$default"), name))
+    if cors:
+        routes |= {("OPTIONS", path, fn) for _, path, fn in routes}
     return routes, problems
 
 
@@ -96,12 +104,18 @@ def loaded_routes(routes_py, template, overrides):
 
 
 def samconfig_overrides(path):
+    """The deploy parameter overrides of every environment of samconfig.toml."""
     with open(path, "rb") as f:
         cfg = tomllib.load(f)
-    text = cfg.get("default", {}).get("deploy", {}).get("parameters", {}).get("parameter_overrides", "")
-    if isinstance(text, list):
-        text = " ".join(text)
-    return dict(kv.split("=", 1) for kv in shlex.split(text))
+    envs = {}
+    for env, sections in cfg.items():
+        if not isinstance(sections, dict):
+            continue  # version
+        text = sections.get("deploy", {}).get("parameters", {}).get("parameter_overrides", "")
+        if isinstance(text, list):
+            text = " ".join(text)
+        envs[env] = dict(kv.split("=", 1) for kv in shlex.split(text))
+    return envs
 
 
 def main():
@@ -115,9 +129,10 @@ def main():
     if template is None:
         return 1
     want, problems = declared_routes(template)
-    bearer = samconfig_overrides(args.samconfig)
-    jwt = {**bearer, **JWT}
-    for label, overrides in (("samconfig.toml's parameters", bearer), ("JwtIssuer and JwtAudience", jwt)):
+    envs = samconfig_overrides(args.samconfig)
+    runs = [(f"samconfig.toml's {env} parameters", overrides) for env, overrides in sorted(envs.items())]
+    runs.append(("JwtIssuer and JwtAudience", {**envs.get("default", {}), **JWT}))
+    for label, overrides in runs:
         got, err = loaded_routes(args.routes, args.template, overrides)
         if err is not None:
             problems.append(f"sam local start-api cannot load the template with {label}: {err}")
@@ -130,7 +145,7 @@ def main():
         print(f"{args.template}: {p}", file=sys.stderr)
     if problems:
         return 1
-    print(f"sam-local-routes: {args.template}: {len(want)} routes load with samconfig.toml's parameters and with a JWT authorizer")
+    print(f"sam-local-routes: {args.template}: {len(want)} routes load with samconfig.toml's parameters ({', '.join(sorted(envs))}) and with a JWT authorizer")
     return 0
 
 

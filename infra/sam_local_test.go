@@ -72,13 +72,13 @@ func localProject(t *testing.T, edit func(string) string) string {
 }
 
 // SAM CLI's own loader, run as `sam local start-api` runs it, finds every
-// route of the template with samconfig.toml's parameters and with a JWT
+// route of the template with the parameters of each of samconfig.toml's environments and with a JWT
 // authorizer.
 func TestSamLocalLoadsEveryRoute(t *testing.T) {
 	python, routes := samLocalLoader(t)
 	out, err := checkLocalRoutes(t, python, routes, localProject(t, nil))
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "routes load with samconfig.toml's parameters and with a JWT authorizer")
+	assert.Contains(t, out, "routes load with samconfig.toml's parameters (default, dev, prod) and with a JWT authorizer")
 }
 
 // The check fails on what made `sam local start-api` crash (an
@@ -93,7 +93,7 @@ func TestSamLocalCheckCatchesMistakes(t *testing.T) {
 	out, err := checkLocalRoutes(t, python, routes, dir)
 	require.Error(t, err, out)
 	assert.Equal(t, 1, err.(*exec.ExitError).ExitCode())
-	for _, mode := range []string{"samconfig.toml's parameters", "JwtIssuer and JwtAudience"} {
+	for _, mode := range []string{"samconfig.toml's default parameters", "samconfig.toml's dev parameters", "samconfig.toml's prod parameters", "JwtIssuer and JwtAudience"} {
 		assert.Contains(t, out, "template.yaml: sam local start-api cannot load the template with "+mode+": ROUTES: error TypeError: unhashable type: 'dict'")
 	}
 }

@@ -132,7 +132,7 @@ func (backlogStore) Defer(context.Context, service.Job) error { return nil }
 // on a memory store (the routes, not the store, are under test).
 func functionHandlers(t *testing.T) map[string]http.Handler {
 	t.Helper()
-	getenv := envtest.Getenv("A2A_BEARER_TOKEN", "tok", "A2A_AGENT", "echo", "A2A_PUSH_SIGNING_KEYS", keystest.PEM(t, ""))
+	getenv := envtest.Getenv("A2A_BEARER_TOKEN", "test-token-16-ch", "A2A_AGENT", "echo", "A2A_PUSH_SIGNING_KEYS", keystest.PEM(t, ""))
 	card, err := boot.NewCardFunction(context.Background(), getenv, builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	cfg, err := config.Load(getenv)
@@ -370,9 +370,11 @@ func TestLocalEnvironment(t *testing.T) {
 	}
 }
 
-// samconfig.toml's default environment deploys this template: its
-// parameter overrides name template parameters, and it passes secrets only
-// as references.
+// samconfig.toml's environments deploy this template: the default one and
+// dev and prod beside it, each its own stack with its own secrets, their
+// parameter overrides naming template parameters, secrets passed only as
+// references. An environment inherits nothing from another, so each has
+// the build and deploy settings `sam build/deploy --config-env` needs.
 func TestSamConfig(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -380,29 +382,62 @@ func TestSamConfig(t *testing.T) {
 	}
 	out, err := exec.Command(python, "-c", `import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb"))))`, filepath.Join(root, "samconfig.toml")).CombinedOutput()
 	require.NoError(t, err, string(out))
-	var cfg struct {
-		Default map[string]struct {
-			Parameters map[string]any `json:"parameters"`
-		} `json:"default"`
+	type env map[string]struct {
+		Parameters map[string]any `json:"parameters"`
 	}
+	var cfg map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(out, &cfg))
-	def := cfg.Default
-	assert.Equal(t, "a2a-lambda", def["global"].Parameters["stack_name"])
-	deploy := def["deploy"].Parameters
-	assert.Equal(t, "CAPABILITY_IAM", deploy["capabilities"])
+	envs := map[string]env{}
+	for name, raw := range cfg {
+		if name == "version" {
+			continue
+		}
+		var e env
+		require.NoError(t, json.Unmarshal(raw, &e), name)
+		envs[name] = e
+	}
+	require.Contains(t, envs, "default")
+	require.Contains(t, envs, "dev")
+	require.Contains(t, envs, "prod")
+
+	def := envs["default"]
 	assert.Equal(t, "events/env.json", def["local_start_api"].Parameters["env_vars"])
 	assert.Equal(t, "events/env.json", def["local_invoke"].Parameters["env_vars"])
 	assert.Equal(t, true, def["local_start_api"].Parameters["disable_authorizer"], "no JWT authorizer under sam local: the functions check the local token")
 
 	params := samtemplate.Keys(samtemplate.Get(load(t).Root, "Parameters"))
-	for _, kv := range strings.Fields(deploy["parameter_overrides"].(string)) {
-		name, value, ok := strings.Cut(kv, "=")
-		require.True(t, ok, kv)
-		assert.Contains(t, params, name, "samconfig.toml overrides %s, which template.yaml does not declare", name)
-		if name == "BearerToken" {
-			assert.Regexp(t, `^ssm:/a2a-lambda/`, value, "a reference by name, which the functions' policies grant")
+	stacks := map[string]string{}
+	secrets := map[string]string{}
+	overrides := map[string]map[string]string{}
+	for name, e := range envs {
+		stack, _ := e["global"].Parameters["stack_name"].(string)
+		require.NotEmpty(t, stack, "%s: a stack name", name)
+		assert.NotContains(t, stacks, stack, "%s deploys the stack %s of %s", name, stack, stacks[stack])
+		stacks[stack] = name
+		assert.Equal(t, true, e["build"].Parameters["build_in_source"], "%s: sam build --config-env %s builds as the Makefile expects", name, name)
+		deploy := e["deploy"].Parameters
+		assert.Equal(t, "CAPABILITY_IAM", deploy["capabilities"], name)
+		assert.Equal(t, true, deploy["resolve_s3"], name)
+		overrides[name] = map[string]string{}
+		for _, kv := range strings.Fields(deploy["parameter_overrides"].(string)) {
+			param, value, ok := strings.Cut(kv, "=")
+			require.True(t, ok, kv)
+			assert.Contains(t, params, param, "%s: samconfig.toml overrides %s, which template.yaml does not declare", name, param)
+			overrides[name][param] = value
+		}
+		for _, param := range []string{"BearerToken", "PushSigningKeys"} {
+			ref := overrides[name][param]
+			assert.Regexp(t, `^ssm:/`+regexp.QuoteMeta(stack)+`/`, ref, "%s: %s is a reference by name under the stack's own path, which its policies grant", name, param)
+			assert.NotContains(t, secrets, ref, "%s shares %s with %s", name, ref, secrets[ref])
+			secrets[ref] = name
 		}
 	}
+	assert.Equal(t, "a2a-lambda", envs["default"]["global"].Parameters["stack_name"])
+	assert.Equal(t, "false", overrides["dev"]["CreateAlarms"], "dev pays for no alarms")
+	assert.Equal(t, "false", overrides["dev"]["TableDeletionProtection"], "a dev stack may be deleted with its table")
+	assert.Equal(t, "true", overrides["prod"]["CreateAlarms"])
+	assert.Equal(t, "true", overrides["prod"]["TableDeletionProtection"])
+	assert.Equal(t, true, envs["prod"]["deploy"].Parameters["confirm_changeset"], "prod shows each change set before applying it")
 }
 
 // The delivery queue's own redrive comes after the deliver function's last
@@ -547,7 +582,7 @@ func TestConcurrencyLimits(t *testing.T) {
 		}
 		v, err := ev.Eval(tpl.Resources["DeliverQueueMapping"].Prop("ScalingConfig", "MaximumConcurrency"))
 		require.NoError(t, err)
-		assert.Equal(t, "10", v)
+		assert.Equal(t, "5", v, "at most 5 deliver functions by default: a new account may have 10 in all")
 	}
 	for _, fn := range []string{"CardFunction", "TasksFunction", "PushFunction", "DeliverFunction"} {
 		assert.Nil(t, tpl.Resources[fn].Prop("ReservedConcurrentExecutions"), fn)
@@ -702,4 +737,58 @@ func TestStreamRecordsNeverHoldTheirShard(t *testing.T) {
 	var types []string
 	decode(t, m.Prop("FunctionResponseTypes"), &types)
 	assert.Equal(t, []string{"ReportBatchItemFailures"}, types, "a retry starts at the failed record")
+}
+
+// The HTTP API answers CORS preflights for the origins of
+// CorsAllowedOrigins, with the methods and headers the handlers' own CORS
+// answers give (sam local and the local server), never with credentials;
+// the functions get the same origins; without origins there is no CORS
+// configuration. Every allowed pattern of the parameter is an origin list
+// the configuration accepts.
+func TestCORSConfiguration(t *testing.T) {
+	tpl := load(t)
+	api := tpl.Resources["HttpApi"]
+	const origins = "https://app.example.com,http://localhost:3000"
+	ev := samtemplate.NewEvaluator(tpl.Root, map[string]string{"CorsAllowedOrigins": origins})
+	v, err := ev.Eval(api.Prop("CorsConfiguration"))
+	require.NoError(t, err)
+	cors := v.(map[string]any)
+	assert.Equal(t, []any{"https://app.example.com", "http://localhost:3000"}, cors["AllowOrigins"])
+	list := func(header string) []any {
+		var out []any
+		for _, s := range strings.Split(header, ", ") {
+			out = append(out, s)
+		}
+		return out
+	}
+	assert.Equal(t, list(httpapi.CORSAllowedMethods), cors["AllowMethods"])
+	assert.Equal(t, list(httpapi.CORSAllowedHeaders), cors["AllowHeaders"])
+	assert.Equal(t, list(httpapi.CORSExposedHeaders), cors["ExposeHeaders"])
+	assert.Equal(t, httpapi.CORSMaxAge, cors["MaxAge"])
+	assert.Equal(t, "false", cors["AllowCredentials"])
+
+	envs := environment(t, tpl)
+	for _, fn := range []string{"CardFunction", "SendFunction", "TasksFunction"} {
+		got, err := ev.Eval(envs[fn]["A2A_CORS_ALLOWED_ORIGINS"])
+		require.NoError(t, err, fn)
+		assert.Equal(t, origins, got, fn)
+		cfg, err := config.Load(envtest.Getenv("A2A_CORS_ALLOWED_ORIGINS", got.(string)))
+		require.NoError(t, err, "the functions accept the origins the template passes")
+		assert.Equal(t, []string{"https://app.example.com", "http://localhost:3000"}, cfg.CORSAllowedOrigins)
+	}
+
+	v, err = samtemplate.NewEvaluator(tpl.Root, nil).Eval(api.Prop("CorsConfiguration"))
+	require.NoError(t, err)
+	assert.Equal(t, samtemplate.NoValue, v, "no origins, no CORS")
+
+	pattern, _ := samtemplate.Scalar(samtemplate.Get(tpl.Root, "Parameters", "CorsAllowedOrigins", "AllowedPattern"))
+	re := regexp.MustCompile(pattern)
+	for _, ok := range []string{"", "*", "https://a.example.com", "https://a.example.com:8443,http://localhost:3000"} {
+		assert.True(t, re.MatchString(ok), ok)
+		_, err := config.Load(envtest.Getenv("A2A_CORS_ALLOWED_ORIGINS", ok))
+		assert.NoError(t, err, ok)
+	}
+	for _, bad := range []string{"https://a.example.com/", "a.example.com", "https://a.example.com, http://b.example", "*,https://a.example.com"} {
+		assert.False(t, re.MatchString(bad), bad)
+	}
 }

@@ -20,6 +20,16 @@ func checkID(path, id string) error {
 	return nil
 }
 
+// checkSession refuses the agent session metadata names when it is longer
+// than an id: it is kept with the task (and, on DynamoDB, with its
+// context).
+func checkSession(path string, md Metadata) error {
+	if len(md) == 0 {
+		return nil
+	}
+	return checkID(path+".shared.session.id", SessionOf(md))
+}
+
 // Validate checks the message's required fields and parts. path is the JSON
 // path of the message in its request (e.g. "params.message") and prefixes
 // every error message.
@@ -120,6 +130,12 @@ func (p *MessageSendParams) Validate() error {
 	}
 	if p.Message.Role != RoleUser {
 		return InvalidParams("params.message.role", "must be \"user\" for message/send, got %q", p.Message.Role)
+	}
+	if err := checkSession("params.metadata", p.Metadata); err != nil {
+		return err
+	}
+	if err := checkSession("params.message.metadata", p.Message.Metadata); err != nil {
+		return err
 	}
 	for i := range p.Message.Parts {
 		if pt := &p.Message.Parts[i]; pt.Kind == PartKindText && pt.Text == "" {

@@ -42,6 +42,9 @@ func TestMessageSendParamsValidate(t *testing.T) {
 		{"messageId too long", `{"message":{"role":"user","messageId":"` + strings.Repeat("m", 257) + `","parts":[{"kind":"text","text":"x"}]}}`, "params.message.messageId: is 257 bytes long; ids are at most 256"},
 		{"taskId too long", `{"message":{"role":"user","messageId":"m","taskId":"` + strings.Repeat("t", 300<<10) + `","parts":[{"kind":"text","text":"x"}]}}`, "params.message.taskId: is 307200 bytes long"},
 		{"contextId too long", `{"message":{"role":"user","messageId":"m","contextId":"` + strings.Repeat("c", 257) + `","parts":[{"kind":"text","text":"x"}]}}`, "params.message.contextId: is 257 bytes"},
+		{"session id of 256 bytes", `{"message":{"role":"user","messageId":"m","parts":[{"kind":"text","text":"x"}]},"metadata":{"shared":{"session":{"id":"` + strings.Repeat("s", 256) + `"}}}}`, ""},
+		{"session id too long", `{"message":{"role":"user","messageId":"m","parts":[{"kind":"text","text":"x"}]},"metadata":{"shared":{"session":{"id":"` + strings.Repeat("s", 300<<10) + `"}}}}`, "params.metadata.shared.session.id: is 307200 bytes long"},
+		{"message's session id too long", `{"message":{"role":"user","messageId":"m","metadata":{"shared":{"session":{"id":"` + strings.Repeat("s", 257) + `"}}},"parts":[{"kind":"text","text":"x"}]}}`, "params.message.metadata.shared.session.id: is 257 bytes"},
 		{"referenced id too long", `{"message":{"role":"user","messageId":"m","referenceTaskIds":["a","` + strings.Repeat("r", 257) + `"],"parts":[{"kind":"text","text":"x"}]}}`, "params.message.referenceTaskIds[1]: is 257 bytes"},
 	}
 	for _, tt := range tests {

@@ -68,7 +68,7 @@ func (h *firstRefused) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 // sees the webhook's deliveries, one dead-lettered, and redrives it.
 func TestConsoleInBrowser(t *testing.T) {
 	exe := chromium(t)
-	const token = "console-s3cret"
+	const token = "console-s3cret-16ch"
 	env := map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "300", "A2A_PUSH_ALLOW_INSECURE": "true", "A2A_BEARER_TOKEN": token}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)

@@ -63,7 +63,7 @@ var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 // With bearer tokens the console asks for one and acts as its caller;
 // every form needs the page's token and the console's own origin.
 func TestConsoleWithBearerTokens(t *testing.T) {
-	_, h := consoleServer(t, map[string]string{"A2A_BEARER_TOKENS": "alice:tok-alice,bob:tok-bob"}, auth.NewBearer(map[string]string{"alice": "tok-alice", "bob": "tok-bob"}))
+	_, h := consoleServer(t, map[string]string{"A2A_BEARER_TOKENS": "alice:tok-alice-16-chars,bob:tok-bob-16-chars0"}, auth.NewBearer(map[string]string{"alice": "tok-alice-16-chars", "bob": "tok-bob-16-chars0"}))
 
 	w := visit(h, "GET", "/console/", "", "")
 	require.Equal(t, http.StatusSeeOther, w.Code)
@@ -74,7 +74,7 @@ func TestConsoleWithBearerTokens(t *testing.T) {
 	w = visit(h, "POST", "/console/login", "token=wrong&next=%2Fconsole%2F", "")
 	assert.Equal(t, http.StatusUnauthorized, w.Code)
 	assert.Contains(t, w.Body.String(), "does not accept that token")
-	w = visit(h, "POST", "/console/login", "token=tok-alice&next=https%3A%2F%2Fevil.example%2F", "")
+	w = visit(h, "POST", "/console/login", "token=tok-alice-16-chars&next=https%3A%2F%2Fevil.example%2F", "")
 	require.Equal(t, http.StatusSeeOther, w.Code)
 	assert.Equal(t, "/console/", w.Header().Get("Location"), "never to another site after signing in")
 	c := w.Result().Cookies()[0]
@@ -95,7 +95,7 @@ func TestConsoleWithBearerTokens(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, w.Code, "a form from another site is refused")
 	w = visit(h, "POST", "/console/send", form, alice, "Origin", "http://evil.example")
 	assert.Equal(t, http.StatusForbidden, w.Code)
-	w = visit(h, "POST", "/console/send", form, "a2a_console_token=tok-bob")
+	w = visit(h, "POST", "/console/send", form, "a2a_console_token=tok-bob-16-chars0")
 	assert.Equal(t, http.StatusForbidden, w.Code, "the page's token is bound to its caller")
 
 	w = visit(h, "POST", "/console/send", form, alice)
@@ -113,7 +113,7 @@ func TestConsoleWithBearerTokens(t *testing.T) {
 	assert.Equal(t, http.StatusOK, live.Code)
 	assert.NotContains(t, live.Body.String(), "<html", "the live part alone")
 	assert.Equal(t, http.StatusUnauthorized, visit(h, "GET", taskPage+"?fragment=1", "", "").Code, "the page's script reloads to the prompt")
-	assert.Equal(t, http.StatusNotFound, visit(h, "GET", taskPage, "", "a2a_console_token=tok-bob").Code, "another caller's task is not found")
+	assert.Equal(t, http.StatusNotFound, visit(h, "GET", taskPage, "", "a2a_console_token=tok-bob-16-chars0").Code, "another caller's task is not found")
 }
 
 // Without tokens, on loopback, the console is behind the same guard as

@@ -69,6 +69,9 @@ func TestJWTMode(t *testing.T) {
 	}{
 		{"the owner reads the task", tasks, withJWT(get, "alice"), 200},
 		{"another subject does not see it", tasks, withJWT(get, "bob"), 404},
+		{"nor does the subject padded with a space", tasks, withJWT(get, " alice"), 404},
+		{"nor the subject with a trailing space", tasks, withJWT(get, "alice "), 404},
+		{"a blank subject is refused", tasks, withJWT(get, "  "), 401},
 		{"no verified claims: a route without the authorizer", tasks, withJWT(get, ""), 401},
 		{"a bearer-mode token is not a credential", send, loadEvent(t, "send/jsonrpc-tasks-get.json"), 401},
 	} {
@@ -84,7 +87,7 @@ func TestJWTMode(t *testing.T) {
 		})
 	}
 
-	env["A2A_BEARER_TOKEN"] = "t"
+	env["A2A_BEARER_TOKEN"] = "test-token-16-ch"
 	_, err = httpfn.New(context.Background(), getenv(env), builtin.Registry(), httpapi.RoutesRPC, io.Discard)
 	assert.ErrorContains(t, err, "A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer")
 }
@@ -101,7 +104,7 @@ func TestSecretReferences(t *testing.T) {
 	})
 	require.NoError(t, err)
 	secret, err := secretsmanager.NewFromConfig(cfg).CreateSecret(context.Background(), &secretsmanager.CreateSecretInput{
-		Name: aws.String(name[1:] + "/tokens"), SecretString: aws.String("ops:ops-token"),
+		Name: aws.String(name[1:] + "/tokens"), SecretString: aws.String("ops:ops-token-of-16-chars"),
 	})
 	require.NoError(t, err)
 
@@ -109,7 +112,7 @@ func TestSecretReferences(t *testing.T) {
 	env["A2A_BEARER_TOKEN"] = "ssm:" + name + "/bearer-token"
 	env["A2A_BEARER_TOKENS"] = "secretsmanager:" + *secret.ARN
 	send := startFunction(t, env, httpapi.RoutesRPC)
-	for tok, status := range map[string]int{eventsToken: 200, "ops-token": 200, "ssm:" + name + "/bearer-token": 401} {
+	for tok, status := range map[string]int{eventsToken: 200, "ops-token-of-16-chars": 200, "ssm:" + name + "/bearer-token": 401} {
 		ev := loadEvent(t, "send/jsonrpc-tasks-list.json")
 		ev.Headers["authorization"] = "Bearer " + tok
 		resp, err := send(context.Background(), ev)

@@ -372,15 +372,15 @@ func TestLambdaRefusesBadConfig(t *testing.T) {
 		env  map[string]string
 		want []string
 	}{
-		{"memory store", map[string]string{"A2A_BEARER_TOKEN": "t"}, []string{"A2A_TASK_STORE_BACKEND=memory"}},
+		{"memory store", map[string]string{"A2A_BEARER_TOKEN": "test-token-16-ch"}, []string{"A2A_TASK_STORE_BACKEND=memory"}},
 		{"no tokens", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks", "AWS_REGION": "us-east-1"},
 			[]string{"A2A_BEARER_TOKEN"}},
 		{"neither", map[string]string{}, []string{"A2A_TASK_STORE_BACKEND", "A2A_BEARER_TOKEN"}},
-		{"dynamodb without table", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_BEARER_TOKEN": "t"}, []string{"A2A_TASK_STORE_TABLE", "AWS_REGION"}},
-		{"unknown agent", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks", "AWS_REGION": "us-east-1", "A2A_BEARER_TOKEN": "t", "A2A_AGENT": "nope"},
+		{"dynamodb without table", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_BEARER_TOKEN": "test-token-16-ch"}, []string{"A2A_TASK_STORE_TABLE", "AWS_REGION"}},
+		{"unknown agent", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks", "AWS_REGION": "us-east-1", "A2A_BEARER_TOKEN": "test-token-16-ch", "A2A_AGENT": "nope"},
 			[]string{"A2A_AGENT"}},
 		// The stack creates the table: a function links no code to create one.
-		{"table creation", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks", "AWS_REGION": "us-east-1", "A2A_BEARER_TOKEN": "t", "A2A_TASK_STORE_CREATE_TABLE": "true"},
+		{"table creation", map[string]string{"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks", "AWS_REGION": "us-east-1", "A2A_BEARER_TOKEN": "test-token-16-ch", "A2A_TASK_STORE_CREATE_TABLE": "true"},
 			[]string{"A2A_TASK_STORE_CREATE_TABLE=true is for the local server"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,6 +29,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // LocalAuthenticator returns bearer authentication when tokens are
@@ -83,6 +84,11 @@ type LocalOptions struct {
 	Changes ChangeSource
 	// Push replaces parts of the push notification pipeline.
 	Push PushOptions
+	// Telemetry, when set, gives the work no request waits for (task
+	// steps, sweeps) its metrics sink and tracer, and writes their
+	// metrics when each ends, as the worker and sweep functions do; the
+	// requests' own telemetry is telemetry.Middleware's (RunLocal).
+	Telemetry *telemetry.Function
 }
 
 // ChangeSource calls fn with every task change of a store until ctx ends.
@@ -105,7 +111,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		stopWatch = func() {}
 	)
 	if store == nil {
-		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks,
+		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes,
 			OnChange: func(c service.TaskChange) { onChange(c) }})
 	}
 	if cfg.Push.Enabled {
@@ -124,8 +130,12 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		onChange = func(service.TaskChange) {}
 	}
 	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log))
-	runner := local.New(exec, local.Options{Clock: o.Clock, Logger: o.Log})
-	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), cfg.LeaseDuration/2, o.Log)
+	var steps local.Executor = exec
+	if t := o.Telemetry; t != nil && (t.Metrics != nil || t.Tracer != nil) {
+		steps = stepTelemetry{exec, t}
+	}
+	runner := local.New(steps, local.Options{Clock: o.Clock, Logger: o.Log})
+	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), sweepInterval(cfg.LeaseDuration), o.Log, o.Telemetry)
 	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg)})
 	if pipeline != nil {
 		svc.WithRedriver(pipeline.local)
@@ -147,6 +157,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		RateLimit:       boot.RateLimit(cfg, o.Clock),
 		Logger:          o.Log,
 	}
+	ho.CORSAllowedOrigins = cfg.CORSAllowedOrigins
 	if pipeline != nil {
 		ho.JWKS = pipeline.keys
 	}
@@ -155,7 +166,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		h, err = withConsole(h, console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
 	}
 	if anonymous && cfg.Loopback() {
-		h = guardLoopback(h, cfg.PublicURL)
+		h = guardLoopback(h, cfg.PublicURL, cfg.CORSAllowedOrigins)
 	}
 	l := &Local{Handler: h, Agent: ag, Store: store, runner: runner, push: pipeline, stopWatch: stopWatch, stopSweep: stopSweep}
 	if err != nil {
@@ -177,6 +188,28 @@ func withConsole(api http.Handler, o console.Options) (http.Handler, error) {
 	mux.Handle("GET "+strings.TrimSuffix(console.Path, "/"), http.RedirectHandler(console.Path, http.StatusMovedPermanently))
 	mux.Handle("/", api)
 	return mux, nil
+}
+
+// stepTelemetry runs each action of the local runner (a step, showing an
+// interrupt, expiring it) as telemetry.Background: its metrics
+// (TasksCompleted, TasksFailed, StepDuration...) are written when it ends.
+type stepTelemetry struct {
+	local.Executor
+	tel *telemetry.Function
+}
+
+func (s stepTelemetry) Step(ctx context.Context, req service.StepRequest) (service.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) { return s.Executor.Step(ctx, req) })
+}
+
+func (s stepTelemetry) Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) { return s.Executor.Await(ctx, req) })
+}
+
+func (s stepTelemetry) Expire(ctx context.Context, taskID, requestID string) (service.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) {
+		return s.Executor.Expire(ctx, taskID, requestID)
+	})
 }
 
 // Close stops the tasks still running and waits for them, then delivers

@@ -17,8 +17,17 @@ import (
 // name (the Host header: localhost, a loopback address, or the host of
 // A2A_PUBLIC_URL), and refuses every request a browser marks as coming
 // from a page of another host (the Origin header). curl and other clients
-// send no Origin and the Host they dialled, so they are not affected.
-func guardLoopback(next http.Handler, publicURL string) http.Handler {
+// send no Origin and the Host they dialled, so they are not affected. A
+// request that repeats either header is refused: which of the two counts
+// is what a browser, a proxy and this server could disagree on (net/http
+// already refuses a repeated Host). The pages of the origins the operator
+// allowed by name (A2A_CORS_ALLOWED_ORIGINS; "*" names none) are served
+// too: that list is the operator's choice to let them drive the server.
+func guardLoopback(next http.Handler, publicURL string, corsOrigins []string) http.Handler {
+	listed := map[string]bool{}
+	for _, o := range corsOrigins {
+		listed[o] = o != "*"
+	}
 	allowed := map[string]bool{}
 	if u, err := url.Parse(publicURL); err == nil && u.Hostname() != "" {
 		allowed[strings.ToLower(u.Hostname())] = true
@@ -32,11 +41,17 @@ func guardLoopback(next http.Handler, publicURL string) http.Handler {
 		return ip != nil && ip.IsLoopback()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, name := range []string{"Host", "Origin"} {
+			if len(r.Header.Values(name)) > 1 {
+				refuse(w, "the request has more than one "+name+" header: this server runs without authentication and serves only requests that name one")
+				return
+			}
+		}
 		if !local(hostOnly(r.Host)) {
 			refuse(w, "the Host header "+quote(r.Host)+" is not a loopback name: this server runs without authentication and answers only requests addressed to localhost, 127.0.0.1, [::1] or A2A_PUBLIC_URL's host (set A2A_BEARER_TOKEN to serve other names)")
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" {
+		if origin := r.Header.Get("Origin"); origin != "" && !listed[strings.ToLower(origin)] {
 			u, err := url.Parse(origin)
 			if err != nil || u.Host == "" || !local(u.Hostname()) {
 				refuse(w, "requests from web pages of other sites (Origin "+quote(origin)+") are refused: this server runs without authentication (set A2A_BEARER_TOKEN to accept them)")

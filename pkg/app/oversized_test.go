@@ -38,7 +38,7 @@ func (memoryBacklog) Defer(context.Context, service.Job) error { return nil }
 // how to ask for less, in each binding's shape; asking for less works. No
 // 500, no failed invocation.
 func TestOversizedResponse(t *testing.T) {
-	env := map[string]string{"A2A_BEARER_TOKEN": "tok", "A2A_AGENT": "echo", "A2A_EXECUTION": "inline"}
+	env := map[string]string{"A2A_BEARER_TOKEN": "test-token-16-ch", "A2A_AGENT": "echo", "A2A_EXECUTION": "inline"}
 	cfg, err := config.Load(getenv(env))
 	require.NoError(t, err)
 	ag, err := builtin.Registry().New("echo", getenv(env))
@@ -73,7 +73,7 @@ func TestOversizedResponse(t *testing.T) {
 	}
 	event := func(method, route, path, query, body string) events.APIGatewayV2HTTPRequest {
 		ev := events.APIGatewayV2HTTPRequest{Version: "2.0", RouteKey: method + " " + route, RawPath: path, RawQueryString: query, Body: body,
-			Headers: map[string]string{"authorization": "Bearer tok", "content-type": "application/json", "accept-encoding": "gzip"}}
+			Headers: map[string]string{"authorization": "Bearer test-token-16-ch", "content-type": "application/json", "accept-encoding": "gzip"}}
 		ev.RequestContext.HTTP.Method = method
 		ev.RequestContext.DomainName = "api.example.com"
 		return ev

@@ -71,3 +71,40 @@ func get(t *testing.T, srv *app.Local, id string) *service.TaskRecord {
 	require.NoError(t, err)
 	return rec
 }
+
+// Whatever the phase of the sweep, a task whose runner died is taken over
+// within a lease and a quarter of its lease's last renewal (the README
+// promises 1.5 leases): the worst case is a lease that lapses just after a
+// sweep.
+func TestLocalServerTakesOverWithinALeaseAndAQuarter(t *testing.T) {
+	cfg, err := config.Load(func(k string) string { return map[string]string{"A2A_TASK_LEASE_SECONDS": "60"}[k] })
+	require.NoError(t, err)
+	lease := cfg.LeaseDuration
+	clk := clocktest.New(clocktest.Start(t))
+	start := clk.Now()
+	srv, err := app.NewLocal(cfg, echo.Agent{}, app.LocalOptions{Auth: auth.Anonymous{}, Clock: clk})
+	require.NoError(t, err)
+	defer srv.Close()
+	ctx := context.Background()
+	asleep := func() {
+		require.Eventually(t, func() bool { return clk.Timers() > 0 }, 5*time.Second, time.Millisecond, "the sweep waits")
+	}
+	asleep() // the first sweep, at start, is done
+
+	// Its runner renewed the lease just after that sweep, then died: the
+	// lease lapses just after the sweep a lease later.
+	renewed := start.Add(time.Millisecond)
+	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-late", TaskID: "late", ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hello")}}
+	require.NoError(t, srv.Store.CreateTask(ctx, service.NewTask{Owner: auth.AnonymousOwner, Task: a2a.Task{ID: "late", ContextID: "c",
+		History: []a2a.Message{m}, Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(start)}},
+		Lease: service.Lease{Owner: "dead-runner", Until: renewed.Add(lease), Trigger: service.TriggerMessage}}))
+
+	for get(t, srv, "late").Takeovers == 0 {
+		require.True(t, clk.Now().Sub(renewed) <= lease+lease/4, "not taken over %s after the lease's renewal", clk.Now().Sub(renewed))
+		clk.Advance(time.Second)
+		asleep()
+	}
+	assert.LessOrEqual(t, clk.Now().Sub(renewed), lease+lease/4)
+	assert.Less(t, clk.Now().Sub(renewed), lease+lease/2, "the README's promise")
+	require.Eventually(t, func() bool { return get(t, srv, "late").Task.Status.State == a2a.TaskStateCompleted }, 5*time.Second, time.Millisecond)
+}

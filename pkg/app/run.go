@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
@@ -28,7 +30,8 @@ import (
 // chain: profiles, SSO, ...) for the local commands; nil means EnvAWS.
 func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Registry, out, logOut io.Writer, loadAWS AWSLoader) error {
 	cfg, err := config.Load(getenv)
-	if err != nil {
+	httpCfg, httpErr := config.LoadHTTP(getenv)
+	if err = errors.Join(err, httpErr); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
 	log := boot.NewLogger(logOut, cfg.LogLevel)
@@ -47,7 +50,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return err
 	}
-	o := LocalOptions{Auth: authn, Log: log}
+	o := LocalOptions{Auth: authn, Log: log, Telemetry: tel}
 	if cfg.TaskStore.Backend == config.BackendDynamoDB {
 		if loadAWS == nil {
 			loadAWS = EnvAWS
@@ -75,7 +78,8 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
 	}
-	hs := &http.Server{Handler: telemetry.Middleware(tel, srv.Handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	ln = netutil.LimitListener(ln, httpCfg.MaxConnections)
+	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler))
 	_, anonymous := authn.(auth.Anonymous)
 	printBanner(out, cfg, ag.Info().Name, !anonymous)
 
@@ -92,6 +96,14 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return err
 	}
 	return nil
+}
+
+// httpServer serves h with the connection limits of c: a client that is
+// slow to send its request (a body promised and never sent) is cut after
+// c.ReadTimeout and its connection closed. No write timeout: a blocking
+// send's answer may take A2A_BLOCKING_TIMEOUT_SECONDS.
+func httpServer(c config.HTTP, h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: c.ReadHeaderTimeout, ReadTimeout: c.ReadTimeout, IdleTimeout: c.IdleTimeout}
 }
 
 func printBanner(out io.Writer, cfg config.Config, name string, bearer bool) {

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
 )
 
@@ -84,9 +87,143 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 		{map[string]string{"A2A_AGENT": "nope"}, `A2A_AGENT="nope" is not a registered agent`},
 		{map[string]string{"A2A_PORT": "x"}, "A2A_PORT"},
 		{map[string]string{"A2A_AUTH": "jwt"}, "A2A_AUTH=jwt needs API Gateway's JWT authorizer"},
+		{map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "0", "A2A_PORT": "x"}, `A2A_HTTP_MAX_CONNECTIONS="0"`},
+		{map[string]string{"A2A_BEARER_TOKEN": "x"}, `A2A_BEARER_TOKEN: the token of caller "default" is too short (1 characters, at least 16)`},
+		{map[string]string{"A2A_BEARER_TOKENS": "anonymous:0123456789abcdef"}, `the caller name "anonymous" is reserved`},
 	}
 	for _, tt := range tests {
 		err := app.RunLocal(context.Background(), func(k string) string { return tt.env[k] }, builtin.Registry(), io.Discard, io.Discard, nil)
 		assert.ErrorContains(t, err, tt.want)
 	}
 }
+
+// startLocal runs the local server with env (and a free port) until the
+// test ends, its standard output to out, and returns its address.
+func startLocal(t *testing.T, env map[string]string, out io.Writer) string {
+	t.Helper()
+	port := freePort(t)
+	env["A2A_PORT"] = strconv.Itoa(port)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), out, io.Discard, nil)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not shut down")
+		}
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + addr + "/.well-known/agent-card.json")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == http.StatusOK
+	}, 5*time.Second, 10*time.Millisecond)
+	return addr
+}
+
+// slowBody opens a connection that promises a 1 MiB body and sends 10
+// bytes of it.
+func slowBody(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	_, err = io.WriteString(conn, "POST / HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{\"jsonrpc\"")
+	require.NoError(t, err)
+	return conn
+}
+
+// A client that promises a body and never sends it is cut once
+// A2A_HTTP_READ_TIMEOUT_SECONDS has passed: the server answers 400 and
+// closes the connection.
+func TestLocalServerCutsSlowBodies(t *testing.T) {
+	addr := startLocal(t, map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "1"}, io.Discard)
+	conn := slowBody(t, addr)
+	// Generous: the server's own timeout is 1 s.
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(15*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "the server answers within its read timeout")
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", body)
+	assert.Contains(t, string(body), "could not read the request body")
+	_, err = conn.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, io.EOF, "and closes the connection")
+}
+
+// At A2A_HTTP_MAX_CONNECTIONS, a new connection waits until one served
+// closes: held connections cannot take more than their share.
+func TestLocalServerCapsConnections(t *testing.T) {
+	addr := startLocal(t, map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3600"}, io.Discard)
+	// startLocal's own client may keep its connection alive: let it go.
+	http.DefaultClient.CloseIdleConnections()
+	held := []net.Conn{slowBody(t, addr), slowBody(t, addr)}
+
+	answered := make(chan int, 1)
+	go func() {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		defer conn.Close()
+		_, _ = io.WriteString(conn, "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: "+addr+"\r\nConnection: close\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	select {
+	case code := <-answered:
+		t.Fatalf("a third connection was served (%d) while two were held", code)
+	case <-time.After(300 * time.Millisecond):
+	}
+	held[0].Close()
+	select {
+	case code := <-answered:
+		assert.Equal(t, http.StatusOK, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting connection was not served once a slot was free")
+	}
+}
+
+// With A2A_METRICS=emf the local server writes a task step's metrics when
+// the step ends, as the worker function would: a blocking send that
+// completes and one that fails show TasksCompleted, TasksFailed and
+// StepDuration with no request after them.
+func TestLocalServerWritesStepMetricsWhenTheStepEnds(t *testing.T) {
+	var out syncbuf.Buffer
+	base := "http://" + startLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_METRICS": "emf", "A2A_METRICS_NAMESPACE": "A2ALocal"}, &out)
+
+	for text, state := range map[string]string{"hello": "completed", "fail": "failed"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-` + text + `","parts":[{"kind":"text","text":"` + text + `"}]},"configuration":{"blocking":true}}}`
+		resp, err := http.Post(base+"/", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Contains(t, string(b), `"state":"`+state+`"`)
+	}
+	// No request follows: the steps' own lines carry their metrics.
+	var totals map[string]float64
+	require.Eventually(t, func() bool {
+		start := strings.Index(out.String(), `{"_aws"`)
+		if start < 0 {
+			return false
+		}
+		totals = emftest.Totals(emftest.Documents(t, []byte(out.String()[start:])))
+		return totals[metrics.TasksCompleted] == 1 && totals[metrics.TasksFailed] == 1 && hasMetric(out.String(), metrics.StepDuration)
+	}, 10*time.Second, 10*time.Millisecond, "the EMF lines: %s", out.String())
+	assert.Equal(t, float64(2), totals[metrics.TasksCreated])
+}
+
+// hasMetric reports whether an EMF line declares metric name.
+func hasMetric(emf, name string) bool { return strings.Contains(emf, `{"Name":"`+name+`"`) }

@@ -368,7 +368,7 @@ func TestCancelAndExpiryOnStepFunctions(t *testing.T) {
 		return err == nil && expired.Status.State == a2a.TaskStateFailed
 	}, 90*time.Second, 100*time.Millisecond, "the unanswered interrupt expires after its 5 s TTL (moto's timer and the worker's retries are slow on a loaded machine)")
 	assert.Contains(t, expired.Status.Message.Text(), "The input request expired")
-	assert.Equal(t, sfntypes.ExecutionStatusFailed, s.machine.Wait(s.executionARN(t, ignored.ID), 10*time.Second))
+	assert.Equal(t, sfntypes.ExecutionStatusSucceeded, s.machine.Wait(s.executionARN(t, ignored.ID), 10*time.Second), "ExecutionsFailed does not count an interrupt nobody answered")
 	states, _ := s.machine.History(s.executionARN(t, ignored.ID))
 	assert.Equal(t, []string{"AwaitInput", "Expire", "InputRequestExpired"}, states[len(states)-3:])
 }

@@ -38,7 +38,7 @@ func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (serv
 	if cfg.TaskStore.Backend == config.BackendDynamoDB {
 		return OpenDynamoStore(ctx, cfg, o)
 	}
-	return memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks}), nil
+	return memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes}), nil
 }
 
 // OpenDynamoStore returns the DynamoDB store of cfg's table

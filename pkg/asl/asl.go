@@ -6,6 +6,7 @@ package asl
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -92,6 +93,7 @@ func Check(def []byte) (*Definition, []string) {
 	if len(d.States) == 0 {
 		add("States is empty")
 	}
+	problems = append(problems, unknownFields(def)...)
 	exists := func(name string) bool { _, ok := d.States[name]; return ok }
 	if d.StartAt == "" {
 		add("StartAt is missing")
@@ -152,6 +154,45 @@ func Check(def []byte) (*Definition, []string) {
 }
 
 // unreachable returns the states no path from StartAt enters, sorted.
+// The fields a retrier and a catcher may have: Step Functions refuses a
+// definition with any other (moto accepts it).
+var (
+	retrierFields = []string{"ErrorEquals", "IntervalSeconds", "MaxAttempts", "BackoffRate", "MaxDelaySeconds", "JitterStrategy"}
+	catcherFields = []string{"ErrorEquals", "Next", "ResultPath", "Output", "Assign"}
+)
+
+// unknownFields reports the fields of retriers and catchers Step Functions
+// does not know.
+func unknownFields(def []byte) []string {
+	var raw struct {
+		States map[string]struct {
+			Retry []map[string]json.RawMessage `json:"Retry"`
+			Catch []map[string]json.RawMessage `json:"Catch"`
+		} `json:"States"`
+	}
+	if err := json.Unmarshal(def, &raw); err != nil {
+		return nil // Check reports it
+	}
+	var problems []string
+	for _, name := range slices.Sorted(maps.Keys(raw.States)) {
+		s := raw.States[name]
+		for what, entries := range map[string][]map[string]json.RawMessage{"Retry": s.Retry, "Catch": s.Catch} {
+			allowed := retrierFields
+			if what == "Catch" {
+				allowed = catcherFields
+			}
+			for i, e := range entries {
+				for _, k := range slices.Sorted(maps.Keys(e)) {
+					if !slices.Contains(allowed, k) {
+						problems = append(problems, fmt.Sprintf("state %q: %s[%d] has %q, which Step Functions does not accept there", name, what, i, k))
+					}
+				}
+			}
+		}
+	}
+	return problems
+}
+
 func unreachable(d *Definition) []string {
 	seen := map[string]bool{}
 	var visit func(string)

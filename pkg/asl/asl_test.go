@@ -59,7 +59,12 @@ func TestMistakesAreCaught(t *testing.T) {
 		{"no way on", `"SecondsPath": "$.afterSeconds",
       "Next": "Step"`, `"SecondsPath": "$.afterSeconds"`, `state "WaitBeforeStep": has neither Next nor End`},
 		{"unreachable", `"Next": "InputRequestExpired"`, `"Next": "TaskFailed"`, `state "InputRequestExpired" cannot be reached`},
-		{"unresolved token", `"Comment": "Run one agent step."`, `"Comment": "${Oops}"`, "unresolved substitution tokens: Oops"},
+		{"unresolved token", `"Comment": "Run one agent step.`, `"Comment": "${Oops}.`, "unresolved substitution tokens: Oops"},
+		{"a retrier's unknown field", `"ErrorEquals": ["Lambda.TooManyRequestsException"],`, `"ErrorEquals": ["Lambda.TooManyRequestsException"], "Comment": "busy",`,
+			`Retry[0] has "Comment", which Step Functions does not accept there`},
+		{"a catcher's unknown field", `"Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": "MarkFailed"}],
+      "Next": "Route"`, `"Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": "MarkFailed", "Interval": 1}],
+      "Next": "Route"`, `Catch[0] has "Interval"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Contains(t, string(good), tt.old, "the mistake's anchor must exist")

@@ -20,6 +20,9 @@ type Identity struct {
 var ErrUnauthenticated = errors.New("missing or invalid bearer token")
 
 // AnonymousOwner is the single identity of a server running without auth.
+// No token's caller may be named so (NewBearer), and a JWT caller's name
+// has its own prefix (JWTOwnerPrefix): on a table a token-less local
+// server shares, nobody else owns its tasks.
 const AnonymousOwner = "anonymous"
 
 // Anonymous admits every request as one identity. Use it only for a local
@@ -40,10 +43,15 @@ type Bearer struct {
 }
 
 // NewBearer returns an authenticator for tokens, a map of caller name to
-// token. It panics on an empty map: a server without tokens uses Anonymous.
+// token. It panics on an empty map (a server without tokens uses
+// Anonymous) and on a caller named AnonymousOwner (config refuses both
+// with a message).
 func NewBearer(tokens map[string]string) *Bearer {
 	if len(tokens) == 0 {
 		panic("auth: NewBearer needs at least one token")
+	}
+	if _, ok := tokens[AnonymousOwner]; ok {
+		panic("auth: the caller name " + AnonymousOwner + " is the identity of a server without tokens")
 	}
 	b := &Bearer{}
 	for name, tok := range tokens {
@@ -101,14 +109,16 @@ func NewJWT(src ClaimsSource) *JWT {
 
 // Authenticate implements the httpapi authenticator. A request without
 // verified claims (the route has no authorizer) or without a subject is
-// refused.
+// refused, as is a blank one. A subject is taken exactly as the issuer
+// wrote it (RFC 7519 compares StringOrURI values as they are): " alice" is
+// not "alice", and does not read alice's tasks.
 func (j *JWT) Authenticate(r *http.Request) (Identity, error) {
 	claims, ok := j.claims(r)
 	if !ok {
 		return Identity{}, ErrUnauthenticated
 	}
-	sub := strings.TrimSpace(claims["sub"])
-	if sub == "" {
+	sub := claims["sub"]
+	if strings.TrimSpace(sub) == "" {
 		return Identity{}, ErrUnauthenticated
 	}
 	return Identity{Owner: JWTOwnerPrefix + sub}, nil

@@ -73,6 +73,11 @@ func TestJWT(t *testing.T) {
 		{"subject looking like a bearer caller", map[string]string{"sub": "default"}, true, "jwt:default"},
 		{"no subject", map[string]string{"iss": "https://issuer.example.com"}, true, ""},
 		{"blank subject", map[string]string{"sub": "  "}, true, ""},
+		// Subjects are compared exactly: padding names another caller.
+		{"subject with a leading space", map[string]string{"sub": " user-42"}, true, "jwt: user-42"},
+		{"subject with a trailing space", map[string]string{"sub": "user-42 "}, true, "jwt:user-42 "},
+		{"subject in another case", map[string]string{"sub": "User-42"}, true, "jwt:User-42"},
+		{"subject named anonymous", map[string]string{"sub": AnonymousOwner}, true, "jwt:anonymous"},
 		{"no verified token", nil, false, ""},
 	}
 	for _, tt := range tests {
@@ -91,4 +96,9 @@ func TestJWT(t *testing.T) {
 		})
 	}
 	assert.Panics(t, func() { NewJWT(nil) })
+}
+
+// No bearer caller is anonymous, the owner of a token-less server's tasks.
+func TestBearerCannotBeAnonymous(t *testing.T) {
+	assert.Panics(t, func() { NewBearer(map[string]string{AnonymousOwner: "0123456789abcdef"}) })
 }

@@ -34,6 +34,9 @@ func NewCardFunction(ctx context.Context, getenv func(string) string, reg *agent
 		PublicURL:       cfg.ConfiguredPublicURL,
 		GzipMinimumSize: GzipMinimumSize(cfg),
 		Logger:          env.Log,
+		// API Gateway answers CORS itself (the template's
+		// CorsConfiguration); sam local and tests reach this handler.
+		CORSAllowedOrigins: cfg.CORSAllowedOrigins,
 	}
 	if cfg.Push.Enabled {
 		ks, err := PushKeys(cfg, false, env.Log)

@@ -12,18 +12,21 @@
 //	a2a webhook listen ADDR --agent URL [--token T] [--audience URL]
 //
 // While waiting it shows live progress: redrawn in place on a terminal,
-// plain lines otherwise. --json prints the result as JSON for scripts. The
-// exit code tells how the task ended (see the Exit constants).
+// plain lines otherwise. --json prints the result as JSON for scripts, and
+// an error as one JSON object on standard error. The exit code tells how
+// the task ended (see the Exit constants).
 package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,6 +136,7 @@ func (r *runner) usage(w io.Writer) {
 URL is the agent's base URL (its card is at URL/.well-known/agent-card.json) or its card's URL.
 Every client command takes --token (default $%s), --json, --binding jsonrpc|rest,
 --protocol 0.3|1.0, --timeout DURATION. Run "a2a COMMAND -h" for the flags of a command.
+With --json, an error is one JSON object on standard error: {"error": {...}, "exitCode": N}.
 "a2a webhook listen" runs until interrupted (Ctrl-C), then exits 0.
 
 Exit codes: 0 completed (or done), 1 error, 2 usage, 3 failed, 4 canceled, 5 rejected,
@@ -175,7 +179,7 @@ func (r *runner) baseFlags() *flag.FlagSet {
 	fs := flag.NewFlagSet("a2a "+r.cmd.name, flag.ContinueOnError)
 	fs.SetOutput(r.errw)
 	fs.Usage = func() {
-		fmt.Fprintf(r.errw, "Usage: a2a %s %s [flags]\n  %s\n\nFlags:\n", r.cmd.name, r.cmd.args, r.cmd.summary)
+		fmt.Fprintf(fs.Output(), "Usage: a2a %s %s [flags]\n  %s\n\nFlags:\n", r.cmd.name, r.cmd.args, r.cmd.summary)
 		fs.PrintDefaults()
 	}
 	return fs
@@ -183,13 +187,25 @@ func (r *runner) baseFlags() *flag.FlagSet {
 
 // parse parses args, accepting flags before, between and after the
 // positional arguments (which it returns); "--" ends the flags. It checks
-// the number of positional arguments (min..max).
+// the number of positional arguments (min..max). A command line that asks
+// for --json gets its usage errors as JSON too.
 func (r *runner) parse(fs *flag.FlagSet, args []string, min, max int) ([]string, int, bool) {
+	if wantsJSON(args) {
+		r.common.json = true
+		fs.SetOutput(io.Discard) // the error is reported below, as JSON
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if r.common.json { // asked for, but printed to nowhere
+					fs.SetOutput(r.errw)
+					fs.Usage()
+				}
 				return nil, ExitOK, false
+			}
+			if r.common.json {
+				return nil, r.report(ExitUsage, err, "run a2a "+r.cmd.name+" -h for its flags"), false
 			}
 			return nil, ExitUsage, false
 		}
@@ -206,9 +222,7 @@ func (r *runner) parse(fs *flag.FlagSet, args []string, min, max int) ([]string,
 		args = rest[1:]
 	}
 	if len(pos) < min || len(pos) > max {
-		fmt.Fprintf(r.errw, "a2a %s: expected %s, got %d argument(s)\n", r.cmd.name, r.cmd.args, len(pos))
-		fs.Usage()
-		return nil, ExitUsage, false
+		return nil, r.usageError(fs, "expected %s, got %d argument(s)", r.cmd.args, len(pos)), false
 	}
 	if r.common.token == "" {
 		r.common.token = r.env.Getenv(TokenEnv)
@@ -237,21 +251,86 @@ func (r *runner) context() (context.Context, context.CancelFunc) {
 // fail reports err and returns its exit code.
 func (r *runner) fail(err error) int {
 	switch {
-	case errors.Is(err, context.Canceled) && r.ctx.Err() != nil:
+	case errors.Is(err, context.Canceled) && r.ctx.Err() != nil && !r.common.json:
 		fmt.Fprintln(r.errw, "a2a: interrupted")
 		return ExitInterrupted
+	case errors.Is(err, context.Canceled) && r.ctx.Err() != nil:
+		return r.report(ExitInterrupted, errors.New("interrupted"), "")
 	case errors.Is(err, context.DeadlineExceeded):
-		fmt.Fprintf(r.errw, "a2a %s: gave up after --timeout %s: %v\n", r.cmd.name, r.common.timeout, err)
-		return ExitError
-	}
-	fmt.Fprintf(r.errw, "a2a %s: %v\n", r.cmd.name, err)
-	switch {
+		return r.report(ExitError, fmt.Errorf("gave up after --timeout %s: %w", r.common.timeout, err), "")
+	case errors.Is(err, client.ErrNotExpressible):
+		return r.report(ExitUsage, err, "choose another --protocol, or another filter")
 	case errors.Is(err, client.ErrUnauthenticated) && r.common.token == "":
-		fmt.Fprintf(r.errw, "hint: this agent needs a bearer token: set %s or pass --token\n", TokenEnv)
+		return r.report(ExitError, err, "this agent needs a bearer token: set "+TokenEnv+" or pass --token")
 	case errors.Is(err, client.ErrUnauthenticated):
-		fmt.Fprintln(r.errw, "hint: the agent refused the token")
+		return r.report(ExitError, err, "the agent refused the token")
 	}
-	return ExitError
+	return r.report(ExitError, err, "")
+}
+
+// usageError reports a bad command line (with the command's usage, unless
+// --json) and returns ExitUsage.
+func (r *runner) usageError(fs *flag.FlagSet, format string, args ...any) int {
+	code := r.report(ExitUsage, fmt.Errorf(format, args...), "")
+	if fs != nil && !r.common.json {
+		fs.Usage()
+	}
+	return code
+}
+
+// report prints err, the error of the command, with an optional hint, and
+// returns code: "a2a CMD: err" and "hint: ..." on standard error, or with
+// --json one JSON object there, {"error": {...}, "exitCode": code}, whose
+// error carries the protocol code, reason and HTTP status the server
+// answered with, when it named them.
+func (r *runner) report(code int, err error, hint string) int {
+	if !r.common.json {
+		fmt.Fprintf(r.errw, "a2a %s: %v\n", r.cmd.name, err)
+		if hint != "" {
+			fmt.Fprintf(r.errw, "hint: %s\n", hint)
+		}
+		return code
+	}
+	e := jsonError{Command: r.cmd.name, Message: err.Error(), Hint: hint}
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		e.Code, e.Reason, e.HTTPStatus = int(ce.Code), ce.Reason, ce.HTTPStatus
+	}
+	b, merr := json.Marshal(struct {
+		Error    jsonError `json:"error"`
+		ExitCode int       `json:"exitCode"`
+	}{e, code})
+	if merr != nil { // cannot happen: strings and numbers only
+		b = []byte(`{"error":{"message":"could not encode the error"},"exitCode":` + strconv.Itoa(code) + `}`)
+	}
+	fmt.Fprintln(r.errw, string(b))
+	return code
+}
+
+// jsonError is an error as --json prints it.
+type jsonError struct {
+	// Command is the command that failed (get, send...).
+	Command string `json:"command"`
+	Message string `json:"message"`
+	// Code, Reason and HTTPStatus are what the server answered: the A2A
+	// or JSON-RPC code and its reason (TASK_NOT_FOUND), the HTTP status.
+	Code       int    `json:"code,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	HTTPStatus int    `json:"httpStatus,omitempty"`
+	Hint       string `json:"hint,omitempty"`
+}
+
+// wantsJSON reports whether the command line sets --json (before "--").
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-json", "--json", "-json=true", "--json=true", "-json=1", "--json=1":
+			return true
+		}
+	}
+	return false
 }
 
 // exitCode is the exit code of a task in state s.

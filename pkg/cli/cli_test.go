@@ -354,6 +354,103 @@ func TestCommandsAgainstLocalServer(t *testing.T) {
 		assert.Contains(t, r.stderr, "a2a get: card http://127.0.0.1:1/.well-known/agent-card.json")
 	})
 
+	t.Run("text parts one per line", func(t *testing.T) {
+		r := run(t, o, "send", url, "long 3", "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		taskID := decodeTask(t, r.stdout).ID
+		r = run(t, o, "get", url, taskID)
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "artifact progress\n  step 1 of 3\n  step 2 of 3\n  step 3 of 3\n", "as --wait shows them, not glued together")
+	})
+
+	t.Run("whitespace is a message, as for the server", func(t *testing.T) {
+		r := run(t, o, "send", url, "  ", "--wait", "--json")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		task := decodeTask(t, r.stdout)
+		assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+		require.NotEmpty(t, task.History)
+		assert.Equal(t, "  ", task.History[0].Text(), "sent as typed")
+		r = run(t, o, "send", url, "")
+		assert.Equal(t, cli.ExitUsage, r.code)
+		assert.Contains(t, r.stderr, "the message is empty")
+	})
+
+	t.Run("list --state the protocol cannot express", func(t *testing.T) {
+		for _, protocol := range []string{"0.3", "1.0"} {
+			for _, state := range []string{"bogus", "input_required", "TASK_STATE_UNSPECIFIED", "UNRECOGNIZED"} {
+				r := run(t, o, "list", url, "--state", state, "--protocol", protocol)
+				assert.Equal(t, cli.ExitUsage, r.code, "%s %s: %s", protocol, state, r.stdout)
+				assert.Contains(t, r.stderr, "is not a task state: use one of submitted, working, input-required", state)
+				assert.Empty(t, r.stdout)
+			}
+			r := run(t, o, "list", url, "--state", "TASK_STATE_CANCELED", "--protocol", protocol, "--json")
+			require.Equal(t, cli.ExitOK, r.code, r.stderr)
+			var page a2a.ListTasksResult
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &page))
+			for _, task := range page.Tasks {
+				assert.Equal(t, a2a.TaskStateCanceled, task.Status.State, "the 1.0 name filters under %s", protocol)
+			}
+		}
+		r := run(t, o, "list", url, "--state", "unknown", "--protocol", "1.0")
+		assert.Equal(t, cli.ExitUsage, r.code, "1.0 has no state unknown: %s", r.stdout)
+		assert.Contains(t, r.stderr, `A2A 1.0 has no task state "unknown" to list by`)
+		assert.Empty(t, r.stdout)
+		r = run(t, o, "list", url, "--state", "unknown", "--protocol", "0.3")
+		assert.Equal(t, cli.ExitOK, r.code, "0.3 has: %s", r.stderr)
+		assert.Contains(t, r.stdout, "no tasks")
+	})
+
+	t.Run("--json errors are JSON on standard error", func(t *testing.T) {
+		type jsonErr struct {
+			Error struct {
+				Command, Message, Reason, Hint string
+				Code, HTTPStatus               int
+			}
+			ExitCode int
+		}
+		decode := func(t *testing.T, r result) jsonErr {
+			t.Helper()
+			var e jsonErr
+			require.NoError(t, json.Unmarshal([]byte(r.stderr), &e), "stderr: %q", r.stderr)
+			assert.Equal(t, r.code, e.ExitCode)
+			assert.Empty(t, r.stdout)
+			return e
+		}
+		r := run(t, o, "get", url, "no-such-task", "--json")
+		assert.Equal(t, cli.ExitError, r.code)
+		e := decode(t, r)
+		assert.Equal(t, "get", e.Error.Command)
+		assert.Equal(t, "TASK_NOT_FOUND", e.Error.Reason)
+		assert.Equal(t, -32001, e.Error.Code)
+		assert.Contains(t, e.Error.Message, "no-such-task")
+
+		r = run(t, runOpts{}, "get", url, "x", "--json")
+		e = decode(t, r)
+		assert.Equal(t, 401, e.Error.HTTPStatus)
+		assert.Equal(t, "this agent needs a bearer token: set A2A_TOKEN or pass --token", e.Error.Hint)
+
+		for _, args := range [][]string{
+			{"list", url, "--json", "--state", "bogus"},
+			{"get", url, "t", "--bogus", "--json"},
+			{"get", url, "--json"},
+			{"send", url, "hi", "--push-token", "t", "--json"},
+			{"reply", url, "t", "--json"},
+		} {
+			r := run(t, o, args...)
+			assert.Equal(t, cli.ExitUsage, r.code, args)
+			e := decode(t, r)
+			assert.Equal(t, args[0], e.Error.Command, args)
+			assert.NotEmpty(t, e.Error.Message, args)
+		}
+
+		r = run(t, o, "send", url, "long 100", "--wait", "--timeout", "150ms", "--json")
+		assert.Equal(t, cli.ExitTimeout, r.code)
+		var e2 jsonErr
+		require.NoError(t, json.Unmarshal([]byte(r.stderr), &e2), r.stderr)
+		assert.Equal(t, cli.ExitTimeout, e2.ExitCode)
+		assert.Contains(t, e2.Error.Message, "is still working after 150ms")
+	})
+
 	t.Run("usage", func(t *testing.T) {
 		for _, args := range [][]string{{}, {"nope"}, {"send", url}, {"get", url}, {"send", url, "a", "b"}, {"reply", url, "t"}, {"reply", url, "t", "x", "--deny"}, {"reply", url, "t", "--allow", "maybe"}, {"get", url, "t", "--bogus"}} {
 			r := run(t, o, args...)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 )
 
@@ -33,8 +34,7 @@ func (r *runner) card(args []string) int {
 	chosen, selErr := client.SelectInterface(card, a2a.Version(r.common.protocol), r.common.binding)
 	printCard(r.out, card, chosen)
 	if selErr != nil {
-		fmt.Fprintf(r.errw, "a2a card: %v\n", selErr)
-		return ExitError
+		return r.report(ExitError, selErr, "")
 	}
 	return ExitOK
 }
@@ -51,8 +51,7 @@ func (r *runner) send(args []string) int {
 		return code
 	}
 	if *pushToken != "" && *pushURL == "" {
-		fmt.Fprintln(r.errw, "a2a send: --push-token needs --push-url")
-		return ExitUsage
+		return r.usageError(nil, "--push-token needs --push-url")
 	}
 	text := pos[1]
 	if text == "-" {
@@ -62,9 +61,9 @@ func (r *runner) send(args []string) int {
 		}
 		text = strings.TrimRight(string(b), "\n")
 	}
-	if strings.TrimSpace(text) == "" {
-		fmt.Fprintln(r.errw, "a2a send: the message is empty")
-		return ExitUsage
+	if text == "" {
+		// What the server refuses; whitespace it takes, and so does a2a.
+		return r.usageError(nil, "the message is empty")
 	}
 	ctx, cancel := r.context()
 	defer cancel()
@@ -131,9 +130,13 @@ func (r *runner) list(args []string) int {
 	if !ok {
 		return code
 	}
+	st, known := a2av1.ParseState(*state)
+	if *state != "" && (!known || st == "") { // TASK_STATE_UNSPECIFIED is no filter
+		return r.usageError(nil, "--state %q is not a task state: use one of %s (or its 1.0 name, TASK_STATE_WORKING...)", *state, stateNames())
+	}
 	ctx, cancel := r.context()
 	defer cancel()
-	p := a2a.ListTasksParams{ContextID: *contextID, Status: a2a.TaskState(*state), PageToken: *pageToken, IncludeArtifacts: *artifacts}
+	p := a2a.ListTasksParams{ContextID: *contextID, Status: st, PageToken: *pageToken, IncludeArtifacts: *artifacts}
 	if *pageSize > 0 {
 		p.PageSize = pageSize
 	}
@@ -198,13 +201,10 @@ func (r *runner) reply(args []string) int {
 		}
 	}
 	if modes != 1 {
-		fmt.Fprintln(r.errw, "a2a reply: give exactly one of TEXT, --answer, --decline, --allow once|always, --deny")
-		fs.Usage()
-		return ExitUsage
+		return r.usageError(fs, "give exactly one of TEXT, --answer, --decline, --allow once|always, --deny")
 	}
 	if *allow != "" && *allow != a2a.PermissionOnce && *allow != a2a.PermissionAlways {
-		fmt.Fprintf(r.errw, "a2a reply: --allow takes once or always, not %q\n", *allow)
-		return ExitUsage
+		return r.usageError(nil, "--allow takes once or always, not %q", *allow)
 	}
 	ctx, cancel := r.context()
 	defer cancel()
@@ -216,8 +216,7 @@ func (r *runner) reply(args []string) int {
 	}
 	pending := client.Interrupt(task)
 	if pending == nil {
-		fmt.Fprintf(r.errw, "a2a reply: task %s is %s and waits for no input\n", taskID, task.Status.State)
-		return ExitError
+		return r.report(ExitError, fmt.Errorf("task %s is %s and waits for no input", taskID, task.Status.State), "")
 	}
 	rid := *requestID
 	if rid == "" {
@@ -323,11 +322,9 @@ func (r *runner) follow(ctx context.Context, c *client.Client, url string, t, si
 		}
 		switch {
 		case errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil:
-			fmt.Fprintf(r.errw, "a2a: task %s is still %s after %s; follow it with: a2a get %s %s --wait\n", t.ID, orState(final.Status.State), r.common.timeout, url, t.ID)
-			return ExitTimeout
+			return r.report(ExitTimeout, fmt.Errorf("task %s is still %s after %s; follow it with: a2a get %s %s --wait", t.ID, orState(final.Status.State), r.common.timeout, url, t.ID), "")
 		case errors.Is(err, context.Canceled) && r.ctx.Err() != nil:
-			fmt.Fprintf(r.errw, "a2a: stopped waiting; task %s goes on: a2a get %s %s --wait\n", t.ID, url, t.ID)
-			return ExitInterrupted
+			return r.report(ExitInterrupted, fmt.Errorf("stopped waiting; task %s goes on: a2a get %s %s --wait", t.ID, url, t.ID), "")
 		}
 		return r.fail(err)
 	}
@@ -366,4 +363,13 @@ func (r *runner) printJSON(v any) int {
 	}
 	fmt.Fprintln(r.out, string(b))
 	return ExitOK
+}
+
+// stateNames lists the 0.3 names of the task states a list can ask for.
+func stateNames() string {
+	names := make([]string, 0, len(a2a.TaskStates))
+	for _, st := range a2a.TaskStates {
+		names = append(names, string(st))
+	}
+	return strings.Join(names, ", ")
 }

@@ -43,10 +43,13 @@ func partText(p a2a.Part) string {
 	return ""
 }
 
+// partsText renders parts one per line, as the progress lines show them:
+// an agent that appends "step 1 of 3" and "step 2 of 3" as two parts means
+// two lines.
 func partsText(parts []a2a.Part) string {
 	var b strings.Builder
 	for i, p := range parts {
-		if i > 0 && p.Kind != a2a.PartKindText {
+		if i > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString(partText(p))
@@ -306,7 +309,7 @@ func printTask(w io.Writer, t *a2a.Task) {
 	}
 	fmt.Fprintln(w)
 	if msg := partsText(statusParts(t)); msg != "" {
-		fmt.Fprintf(w, "message  %s\n", msg)
+		fmt.Fprintf(w, "message  %s\n", strings.ReplaceAll(msg, "\n", "\n         "))
 	}
 	for _, a := range t.Artifacts {
 		fmt.Fprintf(w, "artifact %s\n", artifactName(a))

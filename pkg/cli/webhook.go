@@ -34,8 +34,7 @@ func (r *runner) webhook(args []string) int {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return r.webhook([]string{"listen", "-h"})
 		}
-		fmt.Fprintln(r.errw, "a2a webhook: expected: a2a webhook listen ADDR --agent URL")
-		return ExitUsage
+		return r.usageError(nil, "expected: a2a webhook listen ADDR --agent URL")
 	}
 	fs := r.baseFlags()
 	agentURL := fs.String("agent", "", "the agent's base URL; its keys are read from URL"+jwksPath)
@@ -49,8 +48,7 @@ func (r *runner) webhook(args []string) int {
 	}
 	keysURL, err := jwksLocation(*jwksURL, *agentURL)
 	if err != nil {
-		fmt.Fprintf(r.errw, "a2a webhook: %v\n", err)
-		return ExitUsage
+		return r.usageError(nil, "%v", err)
 	}
 	ln, err := net.Listen("tcp", pos[0])
 	if err != nil {

@@ -17,6 +17,12 @@ import (
 // the server wants a token, or refused the one sent.
 var ErrUnauthenticated = errors.New("the server refused the request: a valid bearer token is required")
 
+// ErrNotExpressible matches (errors.Is) a request the chosen protocol
+// version cannot carry, refused before anything is sent: a list filtered on
+// the 0.3 state "unknown" under 1.0, which has no such state (its
+// TASK_STATE_UNSPECIFIED means no filter).
+var ErrNotExpressible = errors.New("the request cannot be expressed in the chosen protocol version")
+
 // Error is an error answered by an A2A server: a JSON-RPC error object, a
 // REST google.rpc.Status body, or an HTTP error without a protocol body.
 //

@@ -190,7 +190,11 @@ func (v10) task(raw json.RawMessage) (*a2a.Task, error) { return a2av1.DecodeTas
 func (v v10) listTasks(p a2a.ListTasksParams) (operation, json.RawMessage, error) {
 	status := ""
 	if p.Status != "" {
-		status = a2av1.State(p.Status)
+		// No filter is sent as TASK_STATE_UNSPECIFIED: a state 1.0 lacks
+		// must not turn into it, and list everything.
+		if status = a2av1.State(p.Status); status == a2av1.State(a2a.TaskStateUnknown) {
+			return operation{}, nil, fmt.Errorf("%w: A2A 1.0 has no task state %q to list by", ErrNotExpressible, p.Status)
+		}
 	}
 	op := operation{method: a2av1.MethodListTasks, verb: http.MethodGet, path: "/tasks", query: listQuery(p, status)}
 	return with(op)(a2av1.EncodeListTasksRequest(v.tenant, p))

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,10 @@ type Config struct {
 	Tokens map[string]string
 	// MaxRequestBodyBytes bounds request bodies (A2A_MAX_REQUEST_BODY_BYTES).
 	MaxRequestBodyBytes int64
+	// CORSAllowedOrigins are the web origins whose pages may call the
+	// agent (A2A_CORS_ALLOWED_ORIGINS): scheme://host[:port] in lower
+	// case, or "*" alone for any. Empty: none.
+	CORSAllowedOrigins []string
 	// GzipMinimumSize is the smallest non-streaming response body sent
 	// gzip-compressed to clients that accept it (A2A_HTTP_GZIP_MINIMUM_SIZE).
 	GzipMinimumSize int
@@ -100,6 +105,25 @@ type RateLimit struct {
 	Burst     int
 }
 
+// HTTP is how long the local server waits for a client, and how many it
+// serves at once: a client that promises a body and never sends it holds
+// a connection until ReadTimeout, and no more than MaxConnections are held.
+type HTTP struct {
+	// ReadHeaderTimeout bounds reading a request's headers
+	// (A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, headers and body
+	// (A2A_HTTP_READ_TIMEOUT_SECONDS); the answer may take longer (a
+	// blocking send waits up to BlockingTimeout).
+	ReadTimeout time.Duration
+	// IdleTimeout is how long a kept-alive connection waits for its next
+	// request (A2A_HTTP_IDLE_TIMEOUT_SECONDS).
+	IdleTimeout time.Duration
+	// MaxConnections bounds the connections served at once
+	// (A2A_HTTP_MAX_CONNECTIONS); more wait to be accepted.
+	MaxConnections int
+}
+
 // DefaultProtocolVersions serves both versions, with the union card.
 const DefaultProtocolVersions = string(a2a.V03) + "," + string(a2a.V10)
 
@@ -168,6 +192,9 @@ type TaskStore struct {
 	// MaxTasks bounds the tasks the memory backend keeps
 	// (A2A_MEMORY_MAX_TASKS).
 	MaxTasks int
+	// MaxBytes bounds the bytes the memory backend's tasks take
+	// (A2A_MEMORY_MAX_BYTES).
+	MaxBytes int64
 }
 
 // AWS holds the standard AWS settings the server reads itself.
@@ -203,6 +230,11 @@ const (
 	DefaultIdempotencyWindow   = 24 * time.Hour
 	DefaultMaxTakeovers        = 2
 	DefaultMemoryMaxTasks      = 10000
+	DefaultMemoryMaxBytes      = 256 << 20
+	DefaultReadHeaderTimeout   = 10 * time.Second
+	DefaultReadTimeout         = 30 * time.Second
+	DefaultIdleTimeout         = 120 * time.Second
+	DefaultMaxConnections      = 256
 	maxTaskTTLSeconds          = 366 * 24 * 3600
 )
 
@@ -241,6 +273,7 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.InterruptTTL = c.TaskStore.TTL
 	}
+	c.CORSAllowedOrigins = r.origins("A2A_CORS_ALLOWED_ORIGINS")
 	c.CallerRateLimit = r.callerRateLimit()
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
@@ -260,6 +293,64 @@ func (r *reader) callerRateLimit() RateLimit {
 		return RateLimit{}
 	}
 	return RateLimit{PerSecond: rate, Burst: burst}
+}
+
+// LoadHTTP reads the local server's connection limits (the Lambda
+// functions have none: API Gateway holds the connections), reporting every
+// bad variable at once.
+func LoadHTTP(getenv func(string) string) (HTTP, error) {
+	r := reader{getenv: getenv}
+	h := r.http()
+	return h, errors.Join(r.errs...)
+}
+
+// http reads the local server's connection limits.
+func (r *reader) http() HTTP {
+	h := HTTP{
+		ReadHeaderTimeout: r.seconds("A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS", DefaultReadHeaderTimeout, 1, 3600),
+		ReadTimeout:       r.seconds("A2A_HTTP_READ_TIMEOUT_SECONDS", DefaultReadTimeout, 1, 3600),
+		IdleTimeout:       r.seconds("A2A_HTTP_IDLE_TIMEOUT_SECONDS", DefaultIdleTimeout, 1, 3600),
+		MaxConnections:    r.intRange("A2A_HTTP_MAX_CONNECTIONS", DefaultMaxConnections, 1, 100_000),
+	}
+	if h.ReadHeaderTimeout > h.ReadTimeout {
+		if strings.TrimSpace(r.getenv("A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS")) != "" {
+			r.fail("A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS", strconv.Itoa(int(h.ReadHeaderTimeout/time.Second)),
+				fmt.Sprintf("must be at most A2A_HTTP_READ_TIMEOUT_SECONDS (%d): the headers are part of the request", int(h.ReadTimeout/time.Second)))
+		}
+		h.ReadHeaderTimeout = h.ReadTimeout // the default, within a short read timeout
+	}
+	return h
+}
+
+// origins reads a comma-separated list of web origins, as a browser's
+// Origin header names them (scheme://host[:port], no path), or "*" alone;
+// it returns them in lower case, without repeats.
+func (r *reader) origins(name string) []string {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return nil
+	}
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		o := strings.ToLower(strings.TrimSpace(item))
+		if o == "*" {
+			if v != "*" {
+				r.fail(name, v, `"*" allows every origin: give it alone, or list the origins`)
+				return nil
+			}
+			return []string{"*"}
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "?") || strings.HasSuffix(o, "#") {
+			r.fail(name, v, fmt.Sprintf("%q is not a web origin: write it as a browser sends it, scheme://host[:port] with no path (https://app.example.com), or * for any", strings.TrimSpace(item)))
+			return nil
+		}
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // protocolVersions reads A2A_PROTOCOL_VERSIONS: a comma-separated list of
@@ -314,6 +405,7 @@ func (r *reader) taskStore() (TaskStore, AWS) {
 		CreateTable: r.boolean("A2A_TASK_STORE_CREATE_TABLE", false),
 		TTL:         time.Duration(r.intRange("A2A_TASK_TTL_SECONDS", int(DefaultTaskTTL/time.Second), 60, maxTaskTTLSeconds)) * time.Second,
 		MaxTasks:    r.intRange("A2A_MEMORY_MAX_TASKS", DefaultMemoryMaxTasks, 1, 10_000_000),
+		MaxBytes:    int64(r.intRange("A2A_MEMORY_MAX_BYTES", DefaultMemoryMaxBytes, 1<<20, 1<<40)),
 	}
 	aws := AWS{
 		Region:            r.str("AWS_REGION", strings.TrimSpace(r.getenv("AWS_DEFAULT_REGION"))),
@@ -436,6 +528,11 @@ func (r *reader) intRange(name string, def, lo, hi int) int {
 	return n
 }
 
+// seconds reads a duration in whole seconds, from lo to hi.
+func (r *reader) seconds(name string, def time.Duration, lo, hi int) time.Duration {
+	return time.Duration(r.intRange(name, int(def/time.Second), lo, hi)) * time.Second
+}
+
 func (r *reader) boolean(name string, def bool) bool {
 	v := strings.TrimSpace(r.getenv(name))
 	if v == "" {
@@ -498,6 +595,10 @@ func (r *reader) tokens() map[string]string {
 			r.errs = append(r.errs, fmt.Errorf("A2A_BEARER_TOKENS: caller %q or its token is given twice (A2A_BEARER_TOKEN is the caller %q)", name, DefaultTokenName))
 			continue
 		}
+		if name == auth.AnonymousOwner {
+			r.errs = append(r.errs, errReservedCaller)
+			continue
+		}
 		seen[tok] = true
 		tokens[name] = tok
 		r.checkToken("A2A_BEARER_TOKENS", name, tok)
@@ -505,12 +606,23 @@ func (r *reader) tokens() map[string]string {
 	return tokens
 }
 
-// checkToken refuses a token that no client can send: an Authorization
+// errReservedCaller refuses a token's caller named auth.AnonymousOwner.
+var errReservedCaller = errors.New(`A2A_BEARER_TOKENS: the caller name "` + auth.AnonymousOwner + `" is reserved: it names every caller of a server without tokens, whose tasks a caller of that name would own on a shared table; choose another`)
+
+// MinTokenLength is the shortest bearer token accepted: 16 characters
+// (openssl rand -hex 32 makes 64). A token is the caller's only proof.
+const MinTokenLength = 16
+
+// checkToken refuses a token that no client can send (an Authorization
 // header carries a bearer token as an RFC 6750 b64token, the very check
-// auth.BearerToken makes of each request.
+// auth.BearerToken makes of each request), and one too short to keep a
+// guesser out.
 func (r *reader) checkToken(variable, name, tok string) {
-	if !auth.IsB64Token(tok) {
+	switch {
+	case !auth.IsB64Token(tok):
 		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q has characters a bearer token cannot carry: use letters, digits and -._~+/ (e.g. openssl rand -hex 32)", variable, name))
+	case len(tok) < MinTokenLength:
+		r.errs = append(r.errs, fmt.Errorf("%s: the token of caller %q is too short (%d characters, at least 16): a short token can be guessed (e.g. openssl rand -hex 32)", variable, name, len(tok)))
 	}
 }
 

@@ -20,12 +20,15 @@ func TestDefaults(t *testing.T) {
 		Host: "127.0.0.1", Port: 8000, PublicURL: "http://127.0.0.1:8000", Tokens: map[string]string{},
 		MaxRequestBodyBytes: 1 << 20, GzipMinimumSize: 8192, BlockingDefault: false, BlockingTimeout: 25 * time.Second,
 		Agent: "demo", LogLevel: slog.LevelInfo, InterruptTTL: 3 * time.Hour, InterruptTombstoneTTL: 10 * time.Minute,
-		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour, MaxTasks: 10000},
+		TaskStore: TaskStore{Backend: BackendMemory, TTL: 7 * 24 * time.Hour, MaxTasks: 10000, MaxBytes: 256 << 20},
 		Execution: Execution{Mode: ExecutionInline}, Auth: AuthBearer,
 		Push: Push{Enabled: true, MaxAttempts: 10}, ProtocolVersions: []a2a.Version{a2a.V03, a2a.V10},
 		LeaseDuration: time.Minute, MaxTakeovers: 2, IdempotencyWindow: 24 * time.Hour, Console: true,
 	}, c)
 	assert.True(t, c.Loopback())
+	h, err := LoadHTTP(env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, HTTP{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxConnections: 256}, h)
 }
 
 func TestProtocolVersions(t *testing.T) {
@@ -55,14 +58,15 @@ func TestProtocolVersions(t *testing.T) {
 func TestValues(t *testing.T) {
 	c, err := Load(env(map[string]string{
 		"A2A_HOST": "0.0.0.0", "A2A_PORT": "9000", "A2A_PUBLIC_URL": "https://agent.example.com/",
-		"A2A_BEARER_TOKEN": "t0", "A2A_BEARER_TOKENS": "alice:t1, bob : t2",
+		"A2A_BEARER_TOKEN": "token-0-of-16-ch", "A2A_BEARER_TOKENS": "alice:token-1-of-16-ch, bob : token-2-of-16-ch",
 		"A2A_MAX_REQUEST_BODY_BYTES": "2048", "A2A_BLOCKING_DEFAULT": "true", "A2A_BLOCKING_TIMEOUT_SECONDS": "5",
 		"A2A_AGENT": "echo", "A2A_LOG_LEVEL": "debug", "A2A_HTTP_GZIP_MINIMUM_SIZE": "0",
 		"A2A_TASK_LEASE_SECONDS": "5", "A2A_TASK_MAX_TAKEOVERS": "7",
+		"A2A_CORS_ALLOWED_ORIGINS": " https://App.Example.com, http://localhost:3000 ,https://app.example.com",
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, "https://agent.example.com", c.PublicURL, "trailing slash dropped")
-	assert.Equal(t, map[string]string{"default": "t0", "alice": "t1", "bob": "t2"}, c.Tokens)
+	assert.Equal(t, map[string]string{"default": "token-0-of-16-ch", "alice": "token-1-of-16-ch", "bob": "token-2-of-16-ch"}, c.Tokens)
 	assert.EqualValues(t, 2048, c.MaxRequestBodyBytes)
 	assert.Zero(t, c.GzipMinimumSize, "0 compresses every response a client accepts gzip for")
 	assert.True(t, c.BlockingDefault)
@@ -71,6 +75,20 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, 5*time.Second, c.LeaseDuration)
 	assert.Equal(t, 7, c.MaxTakeovers)
 	assert.False(t, c.Loopback())
+	h, err := LoadHTTP(env(map[string]string{
+		"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3", "A2A_HTTP_IDLE_TIMEOUT_SECONDS": "4", "A2A_HTTP_MAX_CONNECTIONS": "5",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, HTTP{ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, IdleTimeout: 4 * time.Second, MaxConnections: 5}, h)
+	assert.Equal(t, []string{"https://app.example.com", "http://localhost:3000"}, c.CORSAllowedOrigins, "lower case, once each")
+	c, err = Load(env(map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "*"}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"*"}, c.CORSAllowedOrigins)
+
+	// A read timeout shorter than the default header timeout bounds both.
+	h, err = LoadHTTP(env(map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "5"}))
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Second, h.ReadHeaderTimeout)
 }
 
 func TestAuthMode(t *testing.T) {
@@ -80,7 +98,7 @@ func TestAuthMode(t *testing.T) {
 	}{
 		{nil, AuthBearer},
 		{map[string]string{"A2A_AUTH": "JWT"}, AuthJWT},
-		{map[string]string{"A2A_AUTH": "bearer", "A2A_BEARER_TOKEN": "t"}, AuthBearer},
+		{map[string]string{"A2A_AUTH": "bearer", "A2A_BEARER_TOKEN": "a-token-of-16-ch"}, AuthBearer},
 	} {
 		c, err := Load(env(tt.env))
 		require.NoError(t, err, tt.env)
@@ -131,9 +149,19 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_AUTH": "oauth"}, `A2A_AUTH="oauth": must be bearer or jwt`},
 		{map[string]string{"A2A_BEARER_TOKEN": "pass word"}, `A2A_BEARER_TOKEN: the token of caller "default" has characters a bearer token cannot carry`},
 		{map[string]string{"A2A_BEARER_TOKENS": "bob:s3cret!"}, `A2A_BEARER_TOKENS: the token of caller "bob" has characters`},
+		{map[string]string{"A2A_BEARER_TOKEN": "t"}, `A2A_BEARER_TOKEN: the token of caller "default" is too short (1 characters, at least 16)`},
+		{map[string]string{"A2A_BEARER_TOKENS": "bob:fifteen-chars15"}, `A2A_BEARER_TOKENS: the token of caller "bob" is too short (15 characters, at least 16)`},
+		{map[string]string{"A2A_BEARER_TOKENS": "anonymous:a-token-of-16-ch"}, `A2A_BEARER_TOKENS: the caller name "anonymous" is reserved`},
 		{map[string]string{"A2A_MEMORY_MAX_TASKS": "0"}, `A2A_MEMORY_MAX_TASKS="0": must be an integer from 1`},
+		{map[string]string{"A2A_MEMORY_MAX_BYTES": "1000"}, `A2A_MEMORY_MAX_BYTES="1000": must be an integer from 1048576`},
 		{map[string]string{"A2A_TASK_LEASE_SECONDS": "0"}, `A2A_TASK_LEASE_SECONDS="0": must be an integer from 1 to 3600`},
 		{map[string]string{"A2A_TASK_MAX_TAKEOVERS": "none"}, `A2A_TASK_MAX_TAKEOVERS="none": must be an integer from 1 to 100`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://app.example.com/"}, `"https://app.example.com/" is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "app.example.com"}, `"app.example.com" is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, `is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "ftp://app.example.com"}, `is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://u@app.example.com"}, `is not a web origin`},
+		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://a.example.com,*"}, `"*" allows every origin: give it alone`},
 		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},
 		{map[string]string{"A2A_CALLER_RATE_LIMIT": "-1"}, `A2A_CALLER_RATE_LIMIT="-1": must be an integer from 0`},
 		{map[string]string{"A2A_CALLER_RATE_LIMIT": "5", "A2A_CALLER_BURST_LIMIT": "0"}, `A2A_CALLER_BURST_LIMIT="0": must be an integer from 1`},
@@ -143,6 +171,17 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		require.Error(t, err, tt.env)
 		assert.Contains(t, err.Error(), tt.want)
 		assert.NotContains(t, err.Error(), "secret", "tokens never appear in errors")
+	}
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "0"}, `A2A_HTTP_READ_TIMEOUT_SECONDS="0": must be an integer from 1 to 3600`},
+		{map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "none"}, `A2A_HTTP_MAX_CONNECTIONS="none"`},
+		{map[string]string{"A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS": "20", "A2A_HTTP_READ_TIMEOUT_SECONDS": "10"}, `A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS="20": must be at most A2A_HTTP_READ_TIMEOUT_SECONDS (10)`},
+	} {
+		_, err := LoadHTTP(env(tt.env))
+		assert.ErrorContains(t, err, tt.want)
 	}
 	_, err := Load(env(map[string]string{"A2A_PORT": "x", "A2A_LOG_LEVEL": "y"}))
 	assert.ErrorContains(t, err, "A2A_PORT")

@@ -17,7 +17,7 @@ func load(env map[string]string) (config.Config, error) {
 func TestTaskStoreDefaults(t *testing.T) {
 	c, err := load(nil)
 	require.NoError(t, err)
-	assert.Equal(t, config.TaskStore{Backend: config.BackendMemory, TTL: 7 * 24 * time.Hour, MaxTasks: 10000}, c.TaskStore)
+	assert.Equal(t, config.TaskStore{Backend: config.BackendMemory, TTL: 7 * 24 * time.Hour, MaxTasks: 10000, MaxBytes: 256 << 20}, c.TaskStore)
 	assert.Equal(t, config.AWS{}, c.AWS)
 	assert.Empty(t, c.ConfiguredPublicURL)
 	assert.Equal(t, "http://127.0.0.1:8000", c.PublicURL)
@@ -34,7 +34,7 @@ func TestTaskStoreSettings(t *testing.T) {
 		"A2A_PUBLIC_URL":              "https://agents.example.com/a2a/",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, config.TaskStore{Backend: config.BackendDynamoDB, Table: "a2a-tasks.prod_1", CreateTable: true, TTL: time.Hour, MaxTasks: 10000}, c.TaskStore)
+	assert.Equal(t, config.TaskStore{Backend: config.BackendDynamoDB, Table: "a2a-tasks.prod_1", CreateTable: true, TTL: time.Hour, MaxTasks: 10000, MaxBytes: 256 << 20}, c.TaskStore)
 	assert.Equal(t, config.AWS{Region: "eu-west-1", EndpointURL: "http://127.0.0.1:5000"}, c.AWS)
 	assert.Equal(t, time.Hour, c.InterruptTTL, "the default interrupt TTL stays within a shorter task TTL")
 	assert.Equal(t, "https://agents.example.com/a2a", c.ConfiguredPublicURL)

@@ -336,7 +336,7 @@ func TestMessageResult(t *testing.T) {
 	assert.Equal(t, "message", res["kind"])
 	assert.Equal(t, "agent", res["role"])
 	assert.NotContains(t, res, "metadata", "host bookkeeping stays out of the answer")
-	assert.Equal(t, []any{map[string]any{"kind": "text", "text": "Hello from TCK"}}, res["parts"])
+	assert.Equal(t, []any{map[string]any{"kind": "text", "text": "Direct message response"}}, res["parts"], "DM-MSG-001")
 	got := rpc(t, srv, aliceToken, "tasks/get", `{"id":"`+res["taskId"].(string)+`"}`)["result"].(map[string]any)
 	assert.Equal(t, "completed", got["status"].(map[string]any)["state"])
 
@@ -345,6 +345,7 @@ func TestMessageResult(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, a2aschema.Validate(a2aschema.SendMessageResponse, b), "%s", b)
 	assert.Equal(t, "ROLE_AGENT", m["result"].(map[string]any)["message"].(map[string]any)["role"])
+	assert.Equal(t, []any{map[string]any{"text": "Direct message response"}}, m["result"].(map[string]any)["message"].(map[string]any)["parts"])
 
 	r := do(t, "POST", srv.URL+"/rest/message:send", aliceToken, `{"message":{"role":"ROLE_USER","messageId":"tck-message-response-3","parts":[{"text":"hi"}]}}`, "A2A-Version", "1.0")
 	require.Equal(t, http.StatusOK, r.status)

@@ -63,7 +63,7 @@ func gzipBody(w http.ResponseWriter, r *http.Request, min int, body, compressed 
 		return body
 	}
 	hdr := w.Header()
-	hdr["Vary"] = []string{"Accept-Encoding"}
+	hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding") // a CORS answer varies by Origin too
 	if !acceptsGzip(r) {
 		return body
 	}

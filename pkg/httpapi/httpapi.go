@@ -122,6 +122,10 @@ type Options struct {
 	// ResponseSize is how many bytes a response body (as written, maybe
 	// gzip-compressed) takes in the transport; nil means its length.
 	ResponseSize func(body []byte) int
+	// CORSAllowedOrigins are the web origins whose pages may call the
+	// agent (scheme://host[:port], lower case; "*" allows any), see
+	// cors.go. Empty allows none: preflights are answered 403.
+	CORSAllowedOrigins []string
 	// RateLimit is each caller's request budget on the A2A routes and
 	// /health; its zero value sets none.
 	RateLimit RateLimit
@@ -149,6 +153,7 @@ type handler struct {
 	// limit keeps the callers' budgets; nil when there are none.
 	limit *limiter
 	mux   *http.ServeMux
+	cors  corsPolicy
 }
 
 // New returns the handler.
@@ -171,7 +176,7 @@ func New(o Options) (http.Handler, error) {
 		o.ResponseSize = func(b []byte) int { return len(b) }
 	}
 	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux(),
-		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize, limit: newLimiter(o.RateLimit)}
+		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize, limit: newLimiter(o.RateLimit), cors: newCORS(o.CORSAllowedOrigins)}
 	if len(o.Versions) == 0 {
 		o.Versions = a2a.Versions
 	}
@@ -279,6 +284,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeHTTPError(w, http.StatusInternalServerError, "INTERNAL", "internal error; the server logged the cause")
 		}
 	}()
+	if h.cors.serve(w, r) {
+		return
+	}
 	if rest, ok := strings.CutPrefix(r.URL.Path, card.RESTPath+"/"); ok {
 		if p, ok := stripTenant(rest); ok {
 			r2 := *r

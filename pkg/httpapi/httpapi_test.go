@@ -565,3 +565,41 @@ func TestInterruptCallbacksOverJSONRPC(t *testing.T) {
 	assert.Contains(t, msg, "already answered")
 	assert.Equal(t, "INTERRUPT_REQUEST_NOT_FOUND", data["type"])
 }
+
+// TestAliasedDuplicateMembers: a member named twice in one object, in the
+// same spelling or in two the decoders read as one (messageId and
+// message_id; any case), is refused on every binding, before a task is
+// made: the same body sent again is refused again, never read the other
+// way.
+func TestAliasedDuplicateMembers(t *testing.T) {
+	srv := newServer(t, "")
+	msg03 := `{"kind":"message","role":"user","messageId":"dup-a","message_id":"dup-b","parts":[{"kind":"text","text":"hi"}]}`
+	msg10 := `{"role":"ROLE_USER","messageId":"dup-a","MessageId":"dup-b","parts":[{"text":"hi"}]}`
+	for range 3 {
+		r := do(t, "POST", srv.URL+"/", aliceToken, `{"jsonrpc":"2.0","id":"req-1","method":"message/send","params":{"message":`+msg03+`}}`)
+		require.Equal(t, http.StatusOK, r.status)
+		code, msg, _ := rpcError(t, r.json(t))
+		assert.Equal(t, int(a2a.CodeInvalidRequest), code)
+		assert.Contains(t, msg, `members "messageId" and "message_id" of one object name the same field`)
+	}
+	v1 := do(t, "POST", srv.URL+"/", aliceToken, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":`+msg10+`}}`, "A2A-Version", "1.0").json(t)
+	assert.Equal(t, float64(a2a.CodeInvalidRequest), v1["error"].(map[string]any)["code"])
+
+	for _, tc := range []struct{ path, body, version string }{
+		{"/rest/v1/message:send", `{"message":` + msg03 + `}`, ""},
+		{"/rest/message:send", `{"message":` + msg10 + `}`, "1.0"},
+		{"/rest/message:send", `{"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"a","text":"b"}]}}`, "1.0"},
+		{"/rest/v1/tasks/t-1/pushNotificationConfigs", `{"url":"https://hooks.example.com/a","URL":"https://hooks.example.com/b"}`, ""},
+	} {
+		r := do(t, "POST", srv.URL+tc.path, aliceToken, tc.body, "A2A-Version", tc.version)
+		assert.Equal(t, http.StatusBadRequest, r.status, "%s %s: %s", tc.path, tc.body, r.body)
+		assert.Contains(t, string(r.body), "one object", tc.path)
+	}
+
+	env := orch(t, srv.URL, `{"jsonrpc":"2.0","id":"e1","envelope_type":"message/send","params":{"message":`+msg03+`}}`, nil)
+	assert.Contains(t, string(env.body), `name the same field`)
+
+	// Nothing was created.
+	list := rpc(t, srv, aliceToken, "tasks/list", `{}`)["result"].(map[string]any)
+	assert.Empty(t, list["tasks"])
+}

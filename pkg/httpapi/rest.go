@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
 )
 
 // The HTTP+JSON binding, served under /rest/v1 and /rest (and /rest/
@@ -20,7 +21,7 @@ import (
 // official 1.0 client sends "null").
 
 func (h *handler) restSend(w http.ResponseWriter, r *http.Request, c call) {
-	body, ok := h.readBody(w, r)
+	body, ok := h.readRESTBody(w, r, "rest send")
 	if !ok {
 		return
 	}
@@ -104,6 +105,21 @@ func (h *handler) restList(w http.ResponseWriter, r *http.Request, c call) {
 	restAnswer(h, w, r, c, "rest list", res, err, c.wire.appendList)
 }
 
+// readRESTBody reads a REST request's body (readBody) and refuses one
+// that names a member twice (jsonrpc.CheckMembers), as JSON-RPC requests
+// are.
+func (h *handler) readRESTBody(w http.ResponseWriter, r *http.Request, op string) ([]byte, bool) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	if err := jsonrpc.CheckMembers(body); err != nil {
+		h.restError(w, r, err, op)
+		return nil, false
+	}
+	return body, true
+}
+
 func (h *handler) restUnsupportedStream(w http.ResponseWriter, r *http.Request, _ call) {
 	h.restError(w, r, errStreaming, "rest stream")
 }
@@ -112,7 +128,7 @@ func (h *handler) restUnsupportedStream(w http.ResponseWriter, r *http.Request, 
 // task id comes from the path, the body is read by the version's wire (see
 // decodeRESTPushConfig for 0.3).
 func (h *handler) restSetPushConfig(w http.ResponseWriter, r *http.Request, c call) {
-	body, ok := h.readBody(w, r)
+	body, ok := h.readRESTBody(w, r, "rest set push config")
 	if !ok {
 		return
 	}

@@ -3,32 +3,69 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
 // smallObject is the number of members below which duplicates are found by
 // comparing names pairwise (no allocation); larger objects use a set.
 const smallObject = 16
 
-// duplicateKey returns the first member name that appears twice in one
-// object anywhere in b, a valid JSON value, and whether there is one.
-// Parsers differ on duplicates (the first wins, or the last), so a request
-// that has them can mean one thing to a proxy or firewall in front of the
-// server and another to the server: it is refused instead.
-func duplicateKey(b []byte) (string, bool) {
-	return scanDuplicates(b, skipSpace(b, 0))
+// CheckMembers refuses (-32600) a body, a JSON value, in which one
+// object names a member twice, in the same spelling or in two the decoders
+// read as one: the decoders accept the snake_case spelling of every member
+// (message_id for messageId) and, as encoding/json does, any case
+// (MessageID). Parsers differ on duplicates (the first wins, or the
+// last), so a request that has them can mean one thing to a proxy or
+// firewall in front of the server and another to the server, and two
+// sends of the same body could even be read differently (Go's maps have no
+// order): it is refused instead. Inside free-form members (metadata, data,
+// _meta), whose names are the client's own, only the same spelling twice
+// is a duplicate. A body that is not valid JSON passes: its decoder says
+// what is wrong with it.
+func CheckMembers(b []byte) error {
+	if !json.Valid(b) {
+		return nil
+	}
+	return checkMembers(b, false)
 }
 
-// scanDuplicates scans the value at b[i].
-func scanDuplicates(b []byte, i int) (string, bool) {
+// checkMembers is CheckMembers of a valid JSON value; for a JSON-RPC
+// envelope, whose members
+// are matched exactly ("Method" is not "method"), aliases count only
+// inside params.
+func checkMembers(b []byte, envelope bool) error {
+	d, ok := scanDuplicates(b, skipSpace(b, 0), !envelope, envelope)
+	if !ok {
+		return nil
+	}
+	format, args := "member %q appears twice in one object; a request must not repeat a name", []any{truncate([]byte(d.second))}
+	if d.first != d.second {
+		format, args = "members %q and %q of one object name the same field (names are read in any case, and snake_case as camelCase); send it once", []any{truncate([]byte(d.first)), args[0]}
+	}
+	return a2a.Errorf(a2a.CodeInvalidRequest, format, args...)
+}
+
+// duplicate is a member named twice in one object: first and second are
+// its two spellings (equal for an exact repeat).
+type duplicate struct{ first, second string }
+
+// scanDuplicates returns the first member of an object of the value at
+// b[i] named twice (see CheckMembers), and whether there is one. fold says
+// whether aliases count (the names are the decoders', not free-form ones);
+// envelope, that the value is a JSON-RPC envelope.
+func scanDuplicates(b []byte, i int, fold, envelope bool) (duplicate, bool) {
 	if i >= len(b) {
-		return "", false
+		return duplicate{}, false
 	}
 	switch b[i] {
 	case '[':
 		i = skipSpace(b, i+1)
 		for i < len(b) && b[i] != ']' {
-			if k, dup := scanDuplicates(b, i); dup {
-				return k, true
+			if d, dup := scanDuplicates(b, i, fold, false); dup {
+				return d, true
 			}
 			i = skipSpace(b, skipValue(b, i))
 			if i < len(b) && b[i] == ',' {
@@ -39,7 +76,9 @@ func scanDuplicates(b []byte, i int) (string, bool) {
 		var (
 			names [smallObject][]byte
 			n     int
-			set   map[string]bool
+			// set maps the key of each name (the name, or its folded
+			// form) to its first spelling.
+			set map[string]string
 		)
 		i = skipSpace(b, i+1)
 		for i < len(b) && b[i] != '}' {
@@ -53,32 +92,36 @@ func scanDuplicates(b []byte, i int) (string, bool) {
 			}
 			switch {
 			case set != nil:
-				if set[string(name)] {
-					return string(name), true
+				if first, seen := set[nameKey(name, fold)]; seen {
+					return duplicate{first, string(name)}, true
 				}
-				set[string(name)] = true
+				set[nameKey(name, fold)] = string(name)
 			case n < smallObject:
 				for _, seen := range names[:n] {
-					if bytes.Equal(seen, name) {
-						return string(name), true
+					if bytes.Equal(seen, name) || (fold && foldEqual(seen, name)) {
+						return duplicate{string(seen), string(name)}, true
 					}
 				}
 				names[n] = name
 				n++
 			default:
-				set = make(map[string]bool, 2*smallObject)
+				set = make(map[string]string, 2*smallObject)
 				for _, seen := range names[:n] {
-					set[string(seen)] = true
+					set[nameKey(seen, fold)] = string(seen)
 				}
-				if set[string(name)] {
-					return string(name), true
+				if first, seen := set[nameKey(name, fold)]; seen {
+					return duplicate{first, string(name)}, true
 				}
-				set[string(name)] = true
+				set[nameKey(name, fold)] = string(name)
 			}
 			i = skipSpace(b, skipSpace(b, end)+1) // past the colon
 			if b[i] == '{' || b[i] == '[' {
-				if k, dup := scanDuplicates(b, i); dup {
-					return k, true
+				childFold := fold && !freeForm(name)
+				if envelope {
+					childFold = string(name) == "params"
+				}
+				if d, dup := scanDuplicates(b, i, childFold, false); dup {
+					return d, true
 				}
 			}
 			i = skipSpace(b, skipValue(b, i))
@@ -87,5 +130,70 @@ func scanDuplicates(b []byte, i int) (string, bool) {
 			}
 		}
 	}
-	return "", false
+	return duplicate{}, false
+}
+
+// freeForm reports whether a member's value is free-form JSON whose names
+// are the client's: a request's metadata, a data part's data, an OAP
+// envelope's _meta. (Spelled otherwise, as the decoders would still read
+// them, their names count as the decoders': a stricter check.)
+func freeForm(name []byte) bool {
+	switch string(name) {
+	case "metadata", "data", "_meta":
+		return true
+	}
+	return false
+}
+
+// foldEqual reports whether the decoders read a and b as the same member:
+// equal without their underscores (but a leading one) and in any case.
+func foldEqual(a, b []byte) bool {
+	if len(a) > 0 && len(b) > 0 && (a[0] == '_') != (b[0] == '_') {
+		return false
+	}
+	i, j := 0, 0
+	for {
+		i, j = skipUnderscores(a, i), skipUnderscores(b, j)
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		ca, cb := a[i], b[j]
+		if ca >= utf8.RuneSelf || cb >= utf8.RuneSelf {
+			// Unicode case folding (the Kelvin sign folds to k).
+			return nameKey(a, true) == nameKey(b, true)
+		}
+		if lower(ca) != lower(cb) {
+			return false
+		}
+		i, j = i+1, j+1
+	}
+}
+
+// skipUnderscores skips the underscores at name[i], unless i is 0: a
+// leading underscore is part of the name.
+func skipUnderscores(name []byte, i int) int {
+	for i > 0 && i < len(name) && name[i] == '_' {
+		i++
+	}
+	return i
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// nameKey is the key of a name in a large object's set: the name itself,
+// or, when aliases count, a form that foldEqual names share.
+func nameKey(name []byte, fold bool) string {
+	if !fold {
+		return string(name)
+	}
+	head, rest := "", name
+	if len(name) > 0 && name[0] == '_' {
+		head, rest = "_", name[1:]
+	}
+	return head + strings.ToLower(strings.ToUpper(strings.ReplaceAll(string(rest), "_", "")))
 }

@@ -86,3 +86,68 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckMembers compares CheckMembers with a reference that walks the
+// tokens of encoding/json's decoder and keys every name by nameKey: both
+// find a repeated member (exact, or aliased outside free-form members) in
+// the same bodies. Any body, valid JSON or not, is safe to check.
+func FuzzCheckMembers(f *testing.F) {
+	for _, s := range []string{
+		`{"message":{"messageId":"a","message_id":"b"}}`,
+		`{"a":1,"A":2}`, `{"_a":1,"a":2}`, `{"a_":1,"a":2}`, `{"tas\u212aId":1,"task_id":2}`,
+		`{"metadata":{"a":1,"A":2},"data":[{"x_y":1,"xY":2}]}`, `{"meta_data":{"k":1,"K":2}}`,
+		`[{"k":1},{"k":1,"k":2}]`, `{"x":{"é":1,"É":2}}`, `{"ſ":1,"s":2}`, `{`, `{"a":}`, "\xff",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		err := CheckMembers(body)
+		if !json.Valid(body) {
+			if err != nil {
+				t.Fatalf("invalid JSON refused as a duplicate: %v", err)
+			}
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		want := referenceDuplicate(t, dec, true)
+		if (err != nil) != want {
+			t.Fatalf("CheckMembers: %v; the reference finds a duplicate: %t", err, want)
+		}
+	})
+}
+
+// referenceDuplicate reads one value from dec and reports whether one of
+// its objects names a member twice, as CheckMembers defines it.
+func referenceDuplicate(t *testing.T, dec *json.Decoder, fold bool) bool {
+	tok, err := dec.Token()
+	if err != nil {
+		t.Fatalf("token: %v", err)
+	}
+	switch tok {
+	case json.Delim('['):
+		dup := false
+		for dec.More() {
+			dup = referenceDuplicate(t, dec, fold) || dup
+		}
+		_, _ = dec.Token()
+		return dup
+	case json.Delim('{'):
+		dup := false
+		seen := map[string]bool{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatalf("token: %v", err)
+			}
+			name := []byte(k.(string))
+			key := nameKey(name, fold)
+			dup = dup || seen[key]
+			seen[key] = true
+			dup = referenceDuplicate(t, dec, fold && !freeForm(name)) || dup
+		}
+		_, _ = dec.Token()
+		return dup
+	}
+	return false
+}

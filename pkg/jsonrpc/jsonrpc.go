@@ -54,8 +54,8 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 	default:
 		return nil, NullID, a2a.Errorf(a2a.CodeInvalidRequest, "request must be a JSON object")
 	}
-	if name, dup := duplicateKey(trimmed); dup {
-		return nil, NullID, a2a.Errorf(a2a.CodeInvalidRequest, "member %q appears twice in one object; a request must not repeat a name", truncate([]byte(name)))
+	if err := checkMembers(trimmed, true); err != nil {
+		return nil, NullID, err
 	}
 	var w struct{ jsonrpc, id, method, params json.RawMessage }
 	err := members(trimmed, func(key, value []byte) {

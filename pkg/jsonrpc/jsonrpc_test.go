@@ -92,6 +92,14 @@ func TestDecodeErrors(t *testing.T) {
 		{"duplicate deep in an array", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"message":{"parts":[{"kind":"text"},{"kind":"text","text":"a","text":"b"}]}}}`, a2a.CodeInvalidRequest, "null", `member "text" appears twice`},
 		{"duplicate spelled with an escape", `{"jsonrpc":"2.0","id":1,"method":"tasks/list","\u006dethod":"message/send"}`, a2a.CodeInvalidRequest, "null", `member "method" appears twice`},
 		{"duplicate in a large object", `{"jsonrpc":"2.0","id":1,"method":"m","params":{` + manyMembers(40) + `,"k7":0}}`, a2a.CodeInvalidRequest, "null", `member "k7" appears twice`},
+		// The decoders read message_id as messageId, and any case: aliases
+		// of one member are duplicates too (the body once made two tasks).
+		{"snake_case alias", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"a","message_id":"b"}}}`, a2a.CodeInvalidRequest, "null", `members "messageId" and "message_id" of one object name the same field`},
+		{"alias in another case", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"historyLength":1,"HistoryLength":2}}`, a2a.CodeInvalidRequest, "null", `members "historyLength" and "HistoryLength"`},
+		{"alias with a Unicode fold", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"task_id":"a","tas\u212aId":"b"}}`, a2a.CodeInvalidRequest, "null", `members "task_id" and "tasKId"`},
+		{"alias in a large object", `{"jsonrpc":"2.0","id":1,"method":"m","params":{` + manyMembers(40) + `,"K_7":0}}`, a2a.CodeInvalidRequest, "null", `members "k7" and "K_7"`},
+		{"aliased free-form member", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"metadata":{},"meta_data":{}}}`, a2a.CodeInvalidRequest, "null", `members "metadata" and "meta_data"`},
+		{"exact duplicate inside metadata", `{"jsonrpc":"2.0","id":1,"method":"m","params":{"metadata":{"k":1,"k":2}}}`, a2a.CodeInvalidRequest, "null", `member "k" appears twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,6 +175,20 @@ func manyMembers(n int) string {
 		fmt.Fprintf(&b, `"k%d":{"a":1,"b":[{"a":2}]}`, i)
 	}
 	return b.String()
+}
+
+// The names of free-form members (metadata, data, _meta) are the
+// client's: two that differ only in case or underscores are two members.
+// Names that differ by a leading underscore differ for the decoders too.
+func TestDecodeFreeFormNamesAreExact(t *testing.T) {
+	for _, params := range []string{
+		`{"metadata":{"user_id":1,"userId":2,"UserID":3,"nested":{"a_b":1,"aB":2}}}`,
+		`{"message":{"parts":[{"kind":"data","data":{"x_y":1,"xY":2}}],"metadata":{"k":[{"a":1,"A":2}]}}}`,
+		`{"id":"x","_id":"y","_meta":{"k":1,"K":2}}`,
+	} {
+		_, _, err := Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":` + params + `}`))
+		assert.NoError(t, err, params)
+	}
 }
 
 // The same name in different objects is no duplicate.

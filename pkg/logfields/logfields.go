@@ -27,6 +27,9 @@ const (
 	FieldColdStart       = "cold_start"
 	FieldFunction        = "function"
 	FieldDurationMS      = "duration_ms"
+	// FieldBlocking is true on a send whose caller waits for the task to
+	// settle: its latency is the agent's, not the service's.
+	FieldBlocking = "blocking"
 )
 
 type bagKey struct{}

@@ -44,6 +44,7 @@ const (
 	TasksInputRequired = "TasksInputRequired" // Agent
 	StepDuration       = "StepDuration"       // Agent (ms)
 	RequestLatency     = "RequestLatency"     // Method (ms)
+	RouteLatency       = "RouteLatency"       // Route (ms): every request but blocking sends
 	InterruptsAsked    = "InterruptsAsked"    // Agent
 	InterruptsAnswered = "InterruptsAnswered" // Agent
 	InterruptsExpired  = "InterruptsExpired"  // Agent
@@ -60,6 +61,7 @@ const (
 const (
 	DimAgent     = "Agent"
 	DimMethod    = "Method"
+	DimRoute     = "Route"
 	DimOperation = "Operation"
 	DimCode      = "Code"
 )

@@ -131,6 +131,9 @@ func Decode(body []byte) (*Request, error) {
 	if body[0] != '{' {
 		return req, a2a.Errorf(a2a.CodeInvalidRequest, "an OAP envelope must be a JSON object")
 	}
+	if err := jsonrpc.CheckMembers(body); err != nil {
+		return req, err
+	}
 	var w struct {
 		JSONRPC      json.RawMessage `json:"jsonrpc"`
 		ID           json.RawMessage `json:"id"`

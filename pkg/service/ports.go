@@ -615,10 +615,16 @@ func (e *DuplicateError) Error() string {
 
 // StoreFullError is returned by a store with a bound on the tasks it keeps
 // (the local server's memory store) when a new task would exceed it and
-// every task kept is still live.
-type StoreFullError struct{ Limit int }
+// every task kept is still live: Limit tasks, or Bytes bytes.
+type StoreFullError struct {
+	Limit int
+	Bytes int64
+}
 
 func (e *StoreFullError) Error() string {
+	if e.Bytes > 0 {
+		return fmt.Sprintf("the server keeps at most %d MiB of tasks and the tasks still running or waiting for input take it all", e.Bytes>>20)
+	}
 	return fmt.Sprintf("the server keeps at most %d tasks and all of them are still running or waiting for input", e.Limit)
 }
 

@@ -157,6 +157,9 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if cfg.Blocking != nil {
 		blocking = *cfg.Blocking
 	}
+	if blocking {
+		logfields.Add(ctx, logfields.FieldBlocking, true)
+	}
 	historyLength := -1
 	if cfg.HistoryLength != nil {
 		historyLength = *cfg.HistoryLength
@@ -739,7 +742,7 @@ func (s *Service) storeError(err error, taskID, field string) error {
 	}
 	var full *StoreFullError
 	if errors.As(err, &full) {
-		return a2a.Errorf(a2a.CodeUnsupportedOperation, "%s: finish or cancel some, or retry later (the local server's bound is A2A_MEMORY_MAX_TASKS)", full.Error())
+		return a2a.Errorf(a2a.CodeUnsupportedOperation, "%s: finish or cancel some, or retry later (the local server's bounds are A2A_MEMORY_MAX_TASKS and A2A_MEMORY_MAX_BYTES)", full.Error())
 	}
 	var ae *a2a.Error
 	if errors.As(err, &ae) {

@@ -87,12 +87,17 @@ func (f *Function) begin(ctx context.Context) (context.Context, time.Time) {
 
 // end writes the summary line (with the duration and err) and the
 // invocation's metrics: the request latency by method when a method is
-// known.
-func (f *Function) end(ctx context.Context, start time.Time, err error, attrs ...any) {
+// known, and by route (API Gateway's route key) unless the request was a
+// blocking send, which lasts as long as the agent's step: the latency
+// alarms watch RouteLatency, which only the service's own work moves.
+func (f *Function) end(ctx context.Context, start time.Time, err error, route string, attrs ...any) {
 	d := f.Clock.Now().Sub(start)
 	ms := float64(d.Microseconds()) / 1000
 	if m := logfields.Get(ctx, logfields.FieldMethod); m != "" {
 		f.Metrics.Add(metrics.RequestLatency, metrics.UnitMilliseconds, ms, metrics.DimMethod, m)
+	}
+	if route != "" && logfields.Get(ctx, logfields.FieldBlocking) != "true" {
+		f.Metrics.Add(metrics.RouteLatency, metrics.UnitMilliseconds, ms, metrics.DimRoute, route)
 	}
 	attrs = append(attrs, logfields.FieldDurationMS, ms)
 	if err != nil {
@@ -115,7 +120,7 @@ func Wrap[In, Out any](f *Function, next func(context.Context, In) (Out, error),
 			describe(ctx, in)
 		}
 		out, err := next(ctx, in)
-		f.end(ctx, start, err)
+		f.end(ctx, start, err, "")
 		return out, err
 	}
 }
@@ -127,9 +132,25 @@ func HTTP(f *Function, next func(context.Context, events.APIGatewayV2HTTPRequest
 		ctx, start := f.begin(ctx)
 		logfields.Add(ctx, logfields.FieldAPIRequestID, ev.RequestContext.RequestID)
 		resp, err := next(ctx, ev)
-		f.end(ctx, start, err, "route", ev.RouteKey, "status", resp.StatusCode)
+		f.end(ctx, start, err, ev.RouteKey, "route", ev.RouteKey, "status", resp.StatusCode)
 		return resp, err
 	}
+}
+
+// Background runs fn, work of the local server that no request waits for
+// (a task's step, a sweep), with the metrics an invocation of a function
+// doing it would write: fn's context carries the sink and the tracer
+// (Context), and what fn recorded is written when it returns, not with a
+// later request's lines (or never). A nil f runs fn as it is.
+func Background[T any](ctx context.Context, f *Function, fn func(context.Context) (T, error)) (T, error) {
+	if f == nil {
+		return fn(ctx)
+	}
+	out, err := fn(f.Context(ctx))
+	if ferr := f.Metrics.Flush(); ferr != nil {
+		f.Log.WarnContext(ctx, "could not write metrics", "error", ferr.Error())
+	}
+	return out, err
 }
 
 // Middleware gives each request of the local server the same telemetry as
@@ -143,6 +164,8 @@ func Middleware(f *Function, next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK // nothing written: net/http answers 200
 		}
-		f.end(ctx, start, nil, "route", r.Method+" "+r.URL.Path, "status", status)
+		// No route metric: a path holds task ids, and the local server has
+		// no route keys (nor alarms).
+		f.end(ctx, start, nil, "", "route", r.Method+" "+r.URL.Path, "status", status)
 	})
 }

@@ -215,6 +215,9 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 		Profile:         boot.Profile(cfg, ag.Info(), cfg.TaskStore.Backend, cfg.Execution.Mode),
 		Routes:          o.Routes,
 		Logger:          o.Log,
+		// API Gateway answers CORS itself (the template's
+		// CorsConfiguration); sam local and tests reach this handler.
+		CORSAllowedOrigins: cfg.CORSAllowedOrigins,
 		// A result above Lambda's response limit gets a typed error that
 		// says how to ask for less, rather than a failed invocation.
 		MaxResponseBytes: boot.MaxResponseBytes,

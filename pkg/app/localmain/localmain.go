@@ -8,20 +8,28 @@ package localmain
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/awsdefault"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 )
 
 // Run serves the agent of reg that A2A_AGENT names, with every setting read
 // through getenv, until an interrupt or SIGTERM, as app.RunLocal does. When
 // the server cannot start or fails, it prints "name: error" to standard
-// error and exits with status 1.
+// error and exits with status 1. The command takes no argument: -h, --help
+// or help print its usage and exit 0, anything else prints it to standard
+// error and exits 2 (see CommandLine).
 func Run(name string, getenv func(string) string, reg *agent.Registry) {
+	if code, done := CommandLine(name, os.Args[1:], reg, os.Stdout, os.Stderr); done {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr, awsdefault.Load)
 	stop()
@@ -29,4 +37,43 @@ func Run(name string, getenv func(string) string, reg *agent.Registry) {
 		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(1)
 	}
+}
+
+// CommandLine reads the command line of a local server command, args
+// without the program name. With none it returns done false: serve. A
+// request for help prints the usage to out (exit code 0); any other
+// argument is a mistake, printed with the usage to errw (exit code 2):
+// the server is configured by environment variables only, and starting it
+// anyway would serve what the user did not ask for.
+func CommandLine(name string, args []string, reg *agent.Registry, out, errw io.Writer) (code int, done bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(out, name, reg)
+		return 0, true
+	}
+	fmt.Fprintf(errw, "%s: unexpected argument %q: the server takes no arguments, only A2A_* environment variables\n\n", name, args[0])
+	usage(errw, name, reg)
+	return 2, true
+}
+
+func usage(w io.Writer, name string, reg *agent.Registry) {
+	fmt.Fprintf(w, `Usage: %[1]s
+
+Serves an A2A agent on this machine until interrupted (Ctrl-C or SIGTERM): JSON-RPC on
+POST /, HTTP+JSON under /rest, the agent card at /.well-known/agent-card.json. It takes
+no arguments; settings are A2A_* environment variables, for example:
+
+  A2A_AGENT=NAME              the agent to serve: %[2]s
+  A2A_HOST, A2A_PORT          where to listen (default %[3]s:%[4]d)
+  A2A_BEARER_TOKEN=TOKEN      require this bearer token (without one, only a loopback
+                              address is served, to one anonymous caller)
+  A2A_TASK_STORE_BACKEND      memory (default) or dynamodb, with A2A_TASK_STORE_TABLE
+  A2A_CORS_ALLOWED_ORIGINS    web origins whose pages may call the agent
+  A2A_LOG_LEVEL               debug, info (default), warn or error
+
+Every setting, with its default, is in the README's "Configuration" section.
+`, name, strings.Join(reg.Names(), ", "), config.DefaultHost, config.DefaultPort)
 }

@@ -23,7 +23,7 @@ import (
 // A2A_PROTOCOL_VERSIONS=1.0, the setting to certify a deployment with.
 func startConformance(t *testing.T) string {
 	t.Helper()
-	env := map[string]string{"A2A_AGENT": "conformance", "A2A_PROTOCOL_VERSIONS": "1.0", "A2A_CONFORMANCE_WORK_MS": "50"}
+	env := map[string]string{"A2A_AGENT": "conformance", "A2A_PROTOCOL_VERSIONS": "1.0", "A2A_CONFORMANCE_WORK_MS": "50", "A2A_CONFORMANCE_DELAY_MS": "500"}
 	ag, err := builtin.Registry().New(env["A2A_AGENT"], func(k string) string { return env[k] })
 	require.NoError(t, err)
 	return clienttest.Start(t, clienttest.Options{Agent: ag, Token: interopToken, Env: env}).URL
@@ -107,7 +107,7 @@ func TestConformanceAgent(t *testing.T) {
 			m, ok := res.(*a2a.Message)
 			require.True(t, ok, "want a Message result, got %T", res)
 			assert.Equal(t, a2a.MessageRoleAgent, m.Role)
-			assert.Equal(t, "Hello from TCK", m.Parts[0].Text())
+			assert.Equal(t, "Direct message response", m.Parts[0].Text(), "DM-MSG-001")
 			assert.NotContains(t, m.Metadata, "a2a-lambda.response", "host bookkeeping stays out of the answer")
 
 			asked := task("tck-input-required")
@@ -118,6 +118,20 @@ func TestConformanceAgent(t *testing.T) {
 			assert.Equal(t, a2a.TaskStateCompleted, answered.Status.State)
 
 			assert.Equal(t, a2a.TaskStateRejected, task("tck-reject-task").Status.State)
+
+			// CORE-EXECUTION-MODE-001/002: a blocking send waits for the
+			// delayed completion, a non-blocking one returns while it works.
+			delayed := task("tck-delayed-complete")
+			assert.Equal(t, a2a.TaskStateCompleted, delayed.Status.State)
+			assert.Equal(t, "Done after delay", statusText(delayed))
+			n++
+			quick := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello"))
+			quick.ID = "tck-delayed-complete-" + string(transport) + "-" + strings.Repeat("y", n)
+			nb, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: quick, Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+			require.NoError(t, err)
+			working, ok := nb.(*a2a.Task)
+			require.True(t, ok, "want a task, got %T", nb)
+			assert.False(t, working.Status.State.Terminal(), "a non-blocking send returns before the delayed completion: %s", working.Status.State)
 
 			started := time.Now()
 			long := task("test-resubscribe-message-id")

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -222,8 +223,6 @@ func unmarshalOptional(s string, v any) error {
 	return json.Unmarshal([]byte(s), v)
 }
 
-// encodeJSON returns the JSON of v, refusing more than
-// service.MaxContentBytes with a *service.TooLargeError naming what.
 // The task item keeps its status message and its first message without the
 // ids of the task and its context, which it holds itself (every message of
 // a task carries them: the service and the executor set them): about 100
@@ -258,15 +257,16 @@ func withIDs(m *a2a.Message, taskID, contextID string) {
 	}
 }
 
+// encodeJSON returns the JSON of v, refusing more than
+// service.MaxContentBytes with a *service.TooLargeError naming what: the
+// size rule every store shares (service.EncodeContent).
 func encodeJSON(what string, v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", fmt.Errorf("dynamo: encode %s: %w", what, err)
+	b, err := service.EncodeContent(what, v)
+	var tl *service.TooLargeError
+	if err != nil && !errors.As(err, &tl) {
+		return "", fmt.Errorf("dynamo: %w", err)
 	}
-	if len(b) > service.MaxContentBytes {
-		return "", &service.TooLargeError{What: fmt.Sprintf("%s (%d bytes)", what, len(b)), Limit: service.MaxContentBytes}
-	}
-	return string(b), nil
+	return string(b), err
 }
 
 // encodeMetadata is encodeJSON that keeps nil metadata absent.

@@ -6,36 +6,93 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
-// makeRoom makes room for one more task: at the bound it drops the expired
-// entries (sweep), then the task that finished first. It refuses with a
-// *service.StoreFullError when every task kept is live. Callers hold s.mu.
-func (s *Store) makeRoom(now time.Time) error {
-	if len(s.tasks) < s.maxTasks {
+// entryBytes is what a task takes beyond the JSON size of its content:
+// its entry, record, ids, map entries and idempotency record (measured by
+// BenchmarkEntryBytes: a one-step task of "hello" takes some 2.5 KB).
+const entryBytes = 1800
+
+// Bytes is the store's estimate of the bytes its tasks take: for each,
+// entryBytes and the JSON size of its messages, artifacts, request
+// metadata and interrupt message (pkg/a2a's ApproxSize). MaxBytes bounds
+// it.
+func (s *Store) Bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
+}
+
+// makeRoom makes room for one more task of size bytes: at a bound it
+// drops the expired entries (sweep), then the tasks that finished first,
+// until the task fits. It refuses with a *service.StoreFullError when the
+// live tasks leave no room. Callers hold s.mu.
+func (s *Store) makeRoom(now time.Time, size int) error {
+	if s.fits(size) {
 		return nil
 	}
 	s.sweep(now)
-	for len(s.tasks) >= s.maxTasks {
-		if !s.evictFinished() {
-			return &service.StoreFullError{Limit: s.maxTasks}
+	for !s.fits(size) {
+		if !s.evictFinished("") {
+			if len(s.tasks) >= s.maxTasks {
+				return &service.StoreFullError{Limit: s.maxTasks}
+			}
+			return &service.StoreFullError{Bytes: s.maxBytes}
 		}
 	}
 	return nil
 }
 
-// evictFinished drops the task that finished first and reports whether
-// there was one. Callers hold s.mu.
-func (s *Store) evictFinished() bool {
-	for len(s.finished) > 0 {
-		id := s.finished[0]
-		s.finished[0] = ""
-		s.finished = s.finished[1:]
-		if e, ok := s.tasks[id]; ok && e.rec.Task.Status.State.Terminal() {
+// fits reports whether a new task of size bytes fits within both bounds.
+// Callers hold s.mu.
+func (s *Store) fits(size int) bool {
+	return len(s.tasks) < s.maxTasks && s.bytes+int64(size) <= s.maxBytes
+}
+
+// grow counts n more bytes (fewer when negative) for e, then, past the
+// bound, evicts the tasks that finished first, never e itself (a client
+// may be about to read the answer it just got). Callers hold s.mu.
+func (s *Store) grow(e *entry, n int, now time.Time) {
+	e.bytes += n
+	s.bytes += int64(n)
+	if s.bytes <= s.maxBytes {
+		return
+	}
+	s.sweep(now)
+	for s.bytes > s.maxBytes && s.evictFinished(e.rec.Task.ID) {
+	}
+}
+
+// evictFinished drops the task that finished first, except keep, and
+// reports whether there was one. Callers hold s.mu.
+func (s *Store) evictFinished(keep string) bool {
+	for i := 0; i < len(s.finished); {
+		id := s.finished[i]
+		e, ok := s.tasks[id]
+		switch {
+		case ok && id == keep:
+			i++
+			continue
+		case ok && e.rec.Task.Status.State.Terminal():
+			s.forgetFinished(i)
 			s.drop(id, e)
 			return true
 		}
+		s.forgetFinished(i) // gone since
 	}
-	s.finished = nil // let the backing array go
+	if len(s.finished) == 0 {
+		s.finished = nil // let the backing array go
+	}
 	return false
+}
+
+// forgetFinished removes the i-th finished id, in constant time for the
+// first (the usual case). Callers hold s.mu.
+func (s *Store) forgetFinished(i int) {
+	if i == 0 {
+		s.finished[0] = ""
+		s.finished = s.finished[1:]
+		return
+	}
+	s.finished = append(s.finished[:i], s.finished[i+1:]...)
 }
 
 // drop forgets a task and the idempotency records that point to it: a
@@ -48,6 +105,7 @@ func (s *Store) drop(id string, e *entry) {
 		}
 	}
 	delete(s.tasks, id)
+	s.bytes -= int64(e.bytes)
 	ck := contextKey(e.rec.Owner, e.rec.Task.ContextID)
 	if tasks := s.contexts[ck]; tasks[id] == e {
 		delete(tasks, id)

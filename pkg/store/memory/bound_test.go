@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,4 +75,83 @@ func TestMaxTasks(t *testing.T) {
 	for _, id := range []string{"t6", "t7", "t8"} {
 		require.NoError(t, s.CreateTask(ctx, newTask(id, "m-"+id)))
 	}
+}
+
+// At A2A_MEMORY_MAX_BYTES a new task, or one that grows, evicts the tasks
+// that finished first until it fits; a live task is never evicted, and a
+// new task that does not fit beside the live ones is refused, nothing
+// stored. Store.Bytes counts what is kept.
+func TestMaxBytes(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktest.New(clocktest.Start(t))
+	text := strings.Repeat("x", 100<<10)
+	newTask := func(id string) service.NewTask {
+		m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart(text)}}
+		return service.NewTask{Owner: "alice", Task: a2a.Task{ID: id, ContextID: "c", History: []a2a.Message{m},
+			Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(clk.Now())}}}
+	}
+	// The size of one such task, as the store counts it.
+	probe := memory.New(memory.Options{Clock: clk})
+	require.NoError(t, probe.CreateTask(ctx, newTask("p")))
+	per := probe.Bytes()
+	assert.Greater(t, per, int64(100<<10))
+
+	s := memory.New(memory.Options{Clock: clk, MaxBytes: 3*per + per/2})
+	update := func(id string, u service.Update) {
+		clk.Advance(time.Second)
+		u.TaskID = id
+		_, err := s.UpdateTask(ctx, u)
+		require.NoError(t, err)
+	}
+	finish := func(id string) {
+		update(id, service.Update{Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(clk.Now())}})
+	}
+	exists := func(id string) bool {
+		_, err := s.GetTask(ctx, id, service.GetOptions{})
+		if err != nil {
+			require.ErrorIs(t, err, service.ErrNotFound)
+		}
+		return err == nil
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		require.NoError(t, s.CreateTask(ctx, newTask(id)))
+	}
+	assert.Equal(t, 3*per, s.Bytes())
+	finish("b") // finished first
+	finish("a")
+
+	require.NoError(t, s.CreateTask(ctx, newTask("d")))
+	assert.False(t, exists("b"), "the task that finished first is evicted")
+	assert.True(t, exists("a"))
+	require.NoError(t, s.CreateTask(ctx, newTask("e")))
+	assert.False(t, exists("a"))
+	assert.Equal(t, 3*per, s.Bytes(), "the evicted tasks are no longer counted")
+
+	// Every task kept is live: refused, nothing stored.
+	err := s.CreateTask(ctx, newTask("f"))
+	var full *service.StoreFullError
+	require.ErrorAs(t, err, &full)
+	assert.Equal(t, 3*per+per/2, full.Bytes)
+	assert.Contains(t, err.Error(), "MiB of tasks")
+	assert.False(t, exists("f"))
+	assert.Equal(t, 3*per, s.Bytes())
+
+	// A live task that grows evicts the finished ones, never itself nor
+	// another live one.
+	finish("d")
+	big := a2a.Artifact{ArtifactID: "big", Parts: []a2a.Part{a2a.TextPart(text)}}
+	update("c", service.Update{Artifacts: []a2a.Artifact{big}})
+	assert.False(t, exists("d"), "a finished task made room")
+	assert.True(t, exists("c"))
+	assert.True(t, exists("e"))
+	assert.LessOrEqual(t, s.Bytes(), 3*per+per/2)
+
+	// The task that grows past the bound as it finishes stays, to be
+	// read: the next new task evicts it.
+	update("e", service.Update{Artifacts: []a2a.Artifact{big}, Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(clk.Now())}})
+	assert.True(t, exists("e"), "just finished: kept for its reader")
+	require.NoError(t, s.CreateTask(ctx, newTask("g")))
+	assert.False(t, exists("e"))
+	assert.True(t, exists("c"))
+	assert.LessOrEqual(t, s.Bytes(), 3*per+per/2)
 }

@@ -23,8 +23,10 @@ import (
 const (
 	DefaultTaskTTL        = 7 * 24 * time.Hour
 	DefaultIdempotencyTTL = 24 * time.Hour
-	// DefaultMaxTasks bounds the tasks kept: about 2 KB each, some 20 MB.
+	// DefaultMaxTasks bounds the tasks kept.
 	DefaultMaxTasks = 10000
+	// DefaultMaxBytes bounds the bytes the tasks kept take (Store.Bytes).
+	DefaultMaxBytes = 256 << 20
 	// sweepInterval is how often expired entries are dropped from memory;
 	// reads never depend on it (they check expiry themselves).
 	sweepInterval = time.Minute
@@ -42,6 +44,13 @@ type Options struct {
 	// finished first, and is refused with a *service.StoreFullError when
 	// every task kept is still live.
 	MaxTasks int
+	// MaxBytes bounds the bytes the tasks kept take, as Store.Bytes
+	// estimates them (A2A_MEMORY_MAX_BYTES; 0 means DefaultMaxBytes): a new
+	// task, or a task that grows, evicts the tasks that finished first
+	// until they fit; a new task that does not fit beside the live ones
+	// is refused with a *service.StoreFullError. A live task is never
+	// evicted, so live tasks that grow may pass the bound until they end.
+	MaxBytes int64
 	// OnChange, when set, is called after every committed change that
 	// webhooks are told about (service.TaskChange.Notable) of a task that
 	// has push configs, outside the store's lock, in the writer's
@@ -56,6 +65,7 @@ type Store struct {
 	taskTTL  time.Duration
 	idemTTL  time.Duration
 	maxTasks int
+	maxBytes int64
 
 	// closed is what Settled returns when there is nothing to wait for.
 	closed chan struct{}
@@ -70,12 +80,18 @@ type Store struct {
 	// finished are the ids of terminal tasks in the order they finished:
 	// the eviction order (ids of tasks gone since are skipped).
 	finished []string
+	// bytes is the sum of the entries' bytes.
+	bytes int64
 }
 
 type entry struct {
 	rec       service.TaskRecord // full history and artifacts
 	expiresAt time.Time
 	artBytes  map[string]int // estimated JSON size of each artifact
+	// bytes estimates what the entry takes: entryBytes, and the
+	// estimated JSON size of its messages, artifacts, request metadata
+	// and interrupt message.
+	bytes int
 	// idemKey and moreIdemKeys are the task's idempotency records (its
 	// first message's, and its later ones'): they go with it.
 	idemKey      string
@@ -108,7 +124,7 @@ var (
 
 // New returns an empty store.
 func New(opts Options) *Store {
-	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks,
+	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks, maxBytes: opts.MaxBytes,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
 		contexts: map[string]map[string]*entry{},
 		closed:   make(chan struct{})}
@@ -116,6 +132,7 @@ func New(opts Options) *Store {
 	s.taskTTL = positive.Or(s.taskTTL, DefaultTaskTTL)
 	s.idemTTL = positive.Or(s.idemTTL, DefaultIdempotencyTTL)
 	s.maxTasks = positive.Or(s.maxTasks, DefaultMaxTasks)
+	s.maxBytes = positive.Or(s.maxBytes, DefaultMaxBytes)
 	return s
 }
 
@@ -133,18 +150,23 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 	if err := t.Check(); err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
+	size := entryBytes
 	for i := range t.Task.History {
-		if err := checkSize("message", t.Task.History[i].ApproxSize()); err != nil {
+		n, err := messageSize("message", &t.Task.History[i])
+		if err != nil {
 			return nil, err
 		}
+		size += n
 	}
-	arts, artBytes, err := applyArtifacts(nil, nil, t.Task.Artifacts, false)
+	arts, artBytes, artGrowth, err := applyArtifacts(nil, nil, t.Task.Artifacts, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize("request metadata", t.RequestMetadata.ApproxSize()); err != nil {
+	md, err := metadataSize("request metadata", t.RequestMetadata)
+	if err != nil {
 		return nil, err
 	}
+	size += artGrowth + md
 	if len(t.PushConfigs) > service.MaxPushConfigs {
 		return nil, &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
 	}
@@ -162,7 +184,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		}
 		return nil, fmt.Errorf("memory: task id %s already exists", t.Task.ID)
 	}
-	if err := s.makeRoom(now); err != nil {
+	if err := s.makeRoom(now, size); err != nil {
 		return nil, err
 	}
 	if old, ok := s.tasks[t.Task.ID]; ok {
@@ -184,7 +206,9 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		expiresAt:      now.Add(s.taskTTL),
 		idemKey:        key,
 		contextSession: bound,
+		bytes:          size,
 	}
+	s.bytes += int64(size)
 	for _, c := range t.PushConfigs {
 		if e.configs == nil {
 			e.configs = map[string]service.PushConfig{}
@@ -314,7 +338,8 @@ func view(r *service.TaskRecord, historyLength int, artifacts bool) service.Task
 
 // UpdateTask implements service.TaskStore.
 func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
-	if err := checkUpdateSizes(&u); err != nil {
+	added, err := checkUpdateSizes(&u)
+	if err != nil {
 		return 0, err
 	}
 	now := s.clock.Now()
@@ -328,7 +353,7 @@ func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
 		s.mu.Unlock()
 		return 0, err
 	}
-	v, change, err := s.apply(e, &u, now)
+	v, change, err := s.apply(e, &u, added, now)
 	s.mu.Unlock()
 	s.notify(change)
 	return v, err
@@ -370,23 +395,40 @@ func (s *Store) change(e *entry, statusChanged bool, completed []string) *servic
 	return c
 }
 
-func checkUpdateSizes(u *service.Update) error {
+// updateSizes are the sizes of what an update adds: its messages (the
+// status message with them), its interrupt's message and its request
+// metadata.
+type updateSizes struct{ messages, pending, requestMetadata int }
+
+// checkUpdateSizes refuses content of u that no store keeps
+// (service.CheckContent) and returns the sizes of what u adds.
+func checkUpdateSizes(u *service.Update) (updateSizes, error) {
+	var sz updateSizes
 	for i := range u.Messages {
-		if err := checkSize("message", u.Messages[i].ApproxSize()); err != nil {
-			return err
+		n, err := messageSize("message", &u.Messages[i])
+		if err != nil {
+			return sz, err
 		}
+		sz.messages += n
 	}
 	if u.Status != nil && u.Status.Message != nil {
-		if err := checkSize("status message", u.Status.Message.ApproxSize()); err != nil {
-			return err
+		n, err := messageSize("status message", u.Status.Message)
+		if err != nil {
+			return sz, err
 		}
+		sz.messages += n
 	}
-	if u.Pending != nil && u.Pending.Message != nil {
-		if err := checkSize("interrupt message", u.Pending.Message.ApproxSize()); err != nil {
-			return err
+	if p := u.Pending; p != nil {
+		// Kept whole, as the DynamoDB store keeps it.
+		n := pendingSize(p)
+		if err := service.CheckContent("interrupt", n, p); err != nil {
+			return sz, err
 		}
+		sz.pending = n
 	}
-	return checkSize("request metadata", u.RequestMetadata.ApproxSize())
+	n, err := metadataSize("request metadata", u.RequestMetadata)
+	sz.requestMetadata = n
+	return sz, err
 }
 
 // duplicate returns a *DuplicateError when u's idempotency record exists.
@@ -403,8 +445,9 @@ func (s *Store) duplicate(u *service.Update, now time.Time) error {
 }
 
 // apply checks u's conditions against e and applies it, returning the new
-// version and the change for OnChange. Callers hold s.mu.
-func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *service.TaskChange, error) {
+// version and the change for OnChange; added is what u adds
+// (checkUpdateSizes). Callers hold s.mu.
+func (s *Store) apply(e *entry, u *service.Update, added updateSizes, now time.Time) (int64, *service.TaskChange, error) {
 	cur := &e.rec
 	state := cur.Task.Status.State
 	switch {
@@ -424,12 +467,14 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 		cur.Inbox += len(u.Messages)
 		e.inbox = append(e.inbox, u.Messages...)
 		s.recordIdempotency(e, u, now)
+		s.grow(e, added.messages, now)
 		return cur.Version, nil, nil
 	}
-	arts, sizes, err := applyArtifacts(cur.Task.Artifacts, e.artBytes, u.Artifacts, u.AppendArtifact)
+	arts, sizes, artGrowth, err := applyArtifacts(cur.Task.Artifacts, e.artBytes, u.Artifacts, u.AppendArtifact)
 	if err != nil {
 		return 0, nil, err
 	}
+	growth := added.messages + artGrowth
 
 	next := *cur
 	next.Task.History = append(cur.Task.History, u.Messages...)
@@ -448,9 +493,11 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 	}
 	if u.RequestMetadata != nil {
 		next.RequestMetadata = u.RequestMetadata
+		growth += added.requestMetadata - cur.RequestMetadata.ApproxSize()
 	}
 	if u.Pending != nil {
 		next.Pending = u.Pending
+		growth += added.pending - pendingSize(cur.Pending)
 	}
 	if u.ExecutionARN != "" {
 		next.ExecutionARN = u.ExecutionARN
@@ -464,6 +511,7 @@ func (s *Store) apply(e *entry, u *service.Update, now time.Time) (int64, *servi
 	v := s.commit(e, next, now)
 	e.artBytes = sizes
 	s.recordIdempotency(e, u, now)
+	s.grow(e, growth, now)
 	return v, s.change(e, service.StatusNotable(state, u.Status), u.CompletedArtifacts()), nil
 }
 
@@ -500,6 +548,9 @@ func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) int64 {
 
 // ActivateInterrupt implements service.InterruptStore.
 func (s *Store) ActivateInterrupt(_ context.Context, b service.InterruptBinding, timestamp string) (int64, error) {
+	if _, err := metadataSize("interrupt details", b.Details); err != nil {
+		return 0, err
+	}
 	now := s.clock.Now()
 	s.mu.Lock()
 	v, change, err := s.activate(b, timestamp, now)
@@ -559,18 +610,19 @@ func (s *Store) GetInterrupt(_ context.Context, requestID string) (*service.Inte
 
 // ResolveInterrupt implements service.InterruptStore.
 func (s *Store) ResolveInterrupt(_ context.Context, requestID string, u service.Update) (int64, error) {
-	if err := checkUpdateSizes(&u); err != nil {
+	added, err := checkUpdateSizes(&u)
+	if err != nil {
 		return 0, err
 	}
 	now := s.clock.Now()
 	s.mu.Lock()
-	v, change, err := s.resolve(requestID, &u, now)
+	v, change, err := s.resolve(requestID, &u, added, now)
 	s.mu.Unlock()
 	s.notify(change)
 	return v, err
 }
 
-func (s *Store) resolve(requestID string, u *service.Update, now time.Time) (int64, *service.TaskChange, error) {
+func (s *Store) resolve(requestID string, u *service.Update, added updateSizes, now time.Time) (int64, *service.TaskChange, error) {
 	if err := s.duplicate(u, now); err != nil {
 		return 0, nil, err
 	}
@@ -587,7 +639,7 @@ func (s *Store) resolve(requestID string, u *service.Update, now time.Time) (int
 	if e == nil {
 		return 0, nil, service.ErrNotFound
 	}
-	v, change, err := s.apply(e, u, now)
+	v, change, err := s.apply(e, u, added, now)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -613,11 +665,12 @@ func (s *Store) ListInterrupts(_ context.Context, owner string) ([]service.Inter
 }
 
 // applyArtifacts returns the new artifact list and sizes without modifying
-// the current ones.
-func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artifact, appendParts bool) ([]a2a.Artifact, map[string]int, error) {
+// the current ones, and how much the sizes grew.
+func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artifact, appendParts bool) ([]a2a.Artifact, map[string]int, int, error) {
 	if len(upd) == 0 {
-		return cur, curSizes, nil
+		return cur, curSizes, 0, nil
 	}
+	growth := 0
 	arts := slices.Clone(cur)
 	sizes := make(map[string]int, len(curSizes)+len(upd))
 	for k, v := range curSizes {
@@ -629,6 +682,7 @@ func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artif
 		switch {
 		case i < 0:
 			arts = append(arts, a)
+			i = len(arts) - 1
 		case appendParts:
 			merged := arts[i]
 			merged.Parts = append(slices.Clone(merged.Parts), a.Parts...)
@@ -637,12 +691,15 @@ func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artif
 		default:
 			arts[i] = a
 		}
-		if n > service.MaxContentBytes {
-			return nil, nil, &service.TooLargeError{What: fmt.Sprintf("artifact %s (%d bytes)", a.ArtifactID, n), Limit: service.MaxContentBytes}
+		if service.ContentMayExceed(n) { // named and measured only then: no allocation otherwise
+			if _, err := service.EncodeContent("artifact "+a.ArtifactID, &arts[i]); err != nil {
+				return nil, nil, 0, err
+			}
 		}
+		growth += n - sizes[a.ArtifactID]
 		sizes[a.ArtifactID] = n
 	}
-	return arts, sizes, nil
+	return arts, sizes, growth, nil
 }
 
 // ListTasks implements service.TaskStore. The cursor is the status
@@ -773,9 +830,32 @@ func (s *Store) RecordDelivery(_ context.Context, taskID, configID string, d ser
 	})
 }
 
-func checkSize(what string, n int) error {
-	if n > service.MaxContentBytes {
-		return &service.TooLargeError{What: fmt.Sprintf("%s (about %d bytes)", what, n), Limit: service.MaxContentBytes}
+// messageSize refuses a message that no store keeps and returns its
+// estimated size.
+func messageSize(what string, m *a2a.Message) (int, error) {
+	n := m.ApproxSize()
+	return n, service.CheckContent(what, n, m)
+}
+
+// metadataSize refuses metadata that no store keeps and returns its
+// estimated size.
+func metadataSize(what string, md a2a.Metadata) (int, error) {
+	if md == nil {
+		return 0, nil
 	}
-	return nil
+	n := md.ApproxSize()
+	return n, service.CheckContent(what, n, md)
+}
+
+// pendingSize is the estimated size of an interrupt: its message and
+// details.
+func pendingSize(p *service.PendingInterrupt) int {
+	if p == nil {
+		return 0
+	}
+	n := a2a.Metadata(p.Details).ApproxSize()
+	if p.Message != nil {
+		n += p.Message.ApproxSize()
+	}
+	return n
 }

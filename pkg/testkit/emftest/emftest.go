@@ -4,6 +4,7 @@ package emftest
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,49 @@ func Totals(docs []map[string]any) map[string]float64 {
 					if f, ok := x.(float64); ok {
 						got[k] += f
 					}
+				}
+			}
+		}
+	}
+	return got
+}
+
+// Series gathers the values of each metric by each dimension set it is
+// published under, as CloudWatch would: the key is the metric's name and
+// its dimensions sorted by name, `Name{Dim=value,...}`
+// (`Name{Service=svc}` for the rollup under Service alone).
+func Series(docs []map[string]any) map[string][]float64 {
+	got := map[string][]float64{}
+	for _, d := range docs {
+		meta, _ := d["_aws"].(map[string]any)
+		dirs, _ := meta["CloudWatchMetrics"].([]any)
+		for _, dir := range dirs {
+			dm, _ := dir.(map[string]any)
+			sets, _ := dm["Dimensions"].([]any)
+			ms, _ := dm["Metrics"].([]any)
+			for _, m := range ms {
+				name, _ := m.(map[string]any)["Name"].(string)
+				var values []float64
+				switch v := d[name].(type) {
+				case float64:
+					values = []float64{v}
+				case []any:
+					for _, x := range v {
+						if f, ok := x.(float64); ok {
+							values = append(values, f)
+						}
+					}
+				}
+				for _, set := range sets {
+					var dims []string
+					for _, dn := range set.([]any) {
+						k, _ := dn.(string)
+						v, _ := d[k].(string)
+						dims = append(dims, k+"="+v)
+					}
+					slices.Sort(dims)
+					key := name + "{" + strings.Join(dims, ",") + "}"
+					got[key] = append(got[key], values...)
 				}
 			}
 		}
