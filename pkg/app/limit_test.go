@@ -22,7 +22,7 @@ import (
 // another caller's sends, during the burst, are all served.
 func TestOneCallerCannotStarveAnother(t *testing.T) {
 	const rate, burst = 5, 10
-	srv := runLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_BEARER_TOKENS": "alice:alice-token,bob:bob-token",
+	srv := runLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_BEARER_TOKENS": "alice:alice-token-0123456789,bob:bob-token-0123456789",
 		"A2A_CALLER_RATE_LIMIT": strconv.Itoa(rate), "A2A_CALLER_BURST_LIMIT": strconv.Itoa(burst)})
 
 	send := func(token, messageID string) (int, string, []byte) {
@@ -71,7 +71,7 @@ func TestOneCallerCannotStarveAnother(t *testing.T) {
 	served := make(chan int, 5)
 	go func() {
 		for i := range 5 {
-			status, _, b := send("bob-token", "bob-"+strconv.Itoa(i))
+			status, _, b := send("bob-token-0123456789", "bob-"+strconv.Itoa(i))
 			assert.Contains(t, string(b), `"state":"completed"`)
 			served <- status
 		}

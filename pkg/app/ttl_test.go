@@ -51,13 +51,24 @@ func runLocal(t *testing.T, env map[string]string) *localServer {
 			t.Error("the server did not shut down")
 		}
 	})
-	require.Eventually(t, func() bool {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		select {
+		case err := <-done:
+			done <- err // for the cleanup
+			t.Fatalf("the server stopped: %v; logs: %s", err, s.logs.String())
+		default:
+		}
 		resp, err := s.client.Get(s.base + ".well-known/agent-card.json")
 		if err == nil {
 			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
 		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 5*time.Second, 10*time.Millisecond, "the server serves; logs: %s", s.logs.String())
+		if time.Now().After(deadline) {
+			t.Fatalf("the server does not serve; logs: %s", s.logs.String())
+		}
+	}
 	return s
 }
 
