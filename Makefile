@@ -152,6 +152,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pkg/push/notify
 	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/files
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./pkg/objectstore/folder
+	$(GO) test -run '^$$' -fuzz '^FuzzSQSText$$' -fuzztime $(FUZZTIME) ./pkg/push/serverless
 
 clean:
 	rm -rf bin .aws-sam functions/*/bootstrap

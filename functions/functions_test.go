@@ -216,7 +216,9 @@ var cases = map[string]fnCase{
 			assert.Equal(t, a2a.TaskStateCompleted, rec.Task.Status.State, "the sweep ran the task's step in inline mode")
 		}},
 	"push": {event: "push/stream-batch.json", bad: `"not a stream batch"`,
-		env: func(f *fixture) map[string]string { return map[string]string{"A2A_PUSH_DELIVERY_QUEUE_URL": f.queue} },
+		env: func(f *fixture) map[string]string {
+			return map[string]string{"A2A_PUSH_DELIVERY_QUEUE_URL": f.queue, "A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL": f.dlq}
+		},
 		check: func(t *testing.T, f *fixture, out []byte) {
 			var r events.DynamoDBEventResponse
 			require.NoError(t, json.Unmarshal(out, &r), string(out))
@@ -322,7 +324,8 @@ func BenchmarkColdStart(b *testing.B) {
 		"A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "bench", "AWS_REGION": "us-east-1",
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "A2A_BEARER_TOKEN": token,
 		"A2A_PUSH_DELIVERY_QUEUE_URL": "http://127.0.0.1:1/queue/bench", "A2A_PUSH_DEAD_LETTER_QUEUE_URL": "http://127.0.0.1:1/queue/dlq",
-		"A2A_PUSH_ISSUER": "https://agent.example.com", "A2A_PUSH_SIGNING_KEYS": keystest.PEM(b, ""),
+		"A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL": "http://127.0.0.1:1/queue/stream-dlq",
+		"A2A_PUSH_ISSUER":                       "https://agent.example.com", "A2A_PUSH_SIGNING_KEYS": keystest.PEM(b, ""),
 	})
 	names := functions(b)
 	minimal := buildMinimal(b)

@@ -27,6 +27,9 @@ const (
 	CodeContextNotFound              Code = -32020
 	CodeContextNotCancelable         Code = -32021
 	CodeSkillNotFound                Code = -32030
+	// CodeRateLimited: the caller sent more requests than its budget
+	// (HTTP 429 in every binding, with Retry-After).
+	CodeRateLimited Code = -32060
 	// The interrupt callback extension (a2a.interrupt.*).
 	CodeInterruptRequestNotFound Code = -32041
 	CodeInterruptRequestExpired  Code = -32042
@@ -58,6 +61,7 @@ var codes = map[Code]codeInfo{
 	CodeContextNotFound:              {"Context not found", "CONTEXT_NOT_FOUND", http.StatusNotFound, "NOT_FOUND"},
 	CodeContextNotCancelable:         {"Context not cancelable", "CONTEXT_NOT_CANCELABLE", http.StatusBadRequest, "FAILED_PRECONDITION"},
 	CodeSkillNotFound:                {"Skill not found", "SKILL_NOT_FOUND", http.StatusNotFound, "NOT_FOUND"},
+	CodeRateLimited:                  {"Too many requests", "RATE_LIMIT_EXCEEDED", http.StatusTooManyRequests, "RESOURCE_EXHAUSTED"},
 	CodeInterruptRequestNotFound:     {"Interrupt request not found", "INTERRUPT_REQUEST_NOT_FOUND", http.StatusNotFound, "NOT_FOUND"},
 	CodeInterruptRequestExpired:      {"Interrupt request expired", "INTERRUPT_REQUEST_EXPIRED", http.StatusGone, "FAILED_PRECONDITION"},
 	CodeInterruptTypeMismatch:        {"Interrupt type mismatch", "INTERRUPT_TYPE_MISMATCH", http.StatusBadRequest, "INVALID_ARGUMENT"},

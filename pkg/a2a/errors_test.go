@@ -43,6 +43,7 @@ func TestCodeTables(t *testing.T) {
 		{CodeInvalidAgentResponse, "INVALID_AGENT_RESPONSE", http.StatusInternalServerError, "INTERNAL"},
 		{CodeExtendedCardNotConfigured, "EXTENDED_AGENT_CARD_NOT_CONFIGURED", http.StatusBadRequest, "FAILED_PRECONDITION"},
 		{CodeVersionNotSupported, "VERSION_NOT_SUPPORTED", http.StatusBadRequest, "FAILED_PRECONDITION"},
+		{CodeRateLimited, "RATE_LIMIT_EXCEEDED", http.StatusTooManyRequests, "RESOURCE_EXHAUSTED"},
 		{Code(-32050), "UNKNOWN", http.StatusBadRequest, "FAILED_PRECONDITION"},
 	}
 	for _, tt := range tests {

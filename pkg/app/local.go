@@ -176,6 +176,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
 		GzipMinimumSize: boot.GzipMinimumSize(cfg),
 		Profile:         boot.Profile(cfg, ag.Info(), backend, ExecutionLocal),
+		RateLimit:       boot.RateLimit(cfg, o.Clock),
 		Logger:          o.Log,
 	}
 	ho.CORSAllowedOrigins = cfg.CORSAllowedOrigins

@@ -35,6 +35,7 @@ const pipelineIssuer = "https://agent.example.com"
 func pushEnv(t *testing.T) map[string]string {
 	env := lambdaEnv(t)
 	env["A2A_PUSH_DELIVERY_QUEUE_URL"], env["A2A_PUSH_DEAD_LETTER_QUEUE_URL"] = awstest.Queues(t, awstest.SQS(t), 12)
+	_, env["A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL"] = awstest.Queues(t, awstest.SQS(t), 1)
 	env["A2A_PUSH_SIGNING_KEYS"] = keystest.PEM(t, "pipeline")
 	env["A2A_PUBLIC_URL"] = pipelineIssuer
 	return env
@@ -237,6 +238,7 @@ func TestPushAndDeliverFunctionConfiguration(t *testing.T) {
 		want   string
 	}{
 		"push without its queue":        {map[string]string{"A2A_PUSH_DELIVERY_QUEUE_URL": ""}, true, "A2A_PUSH_DELIVERY_QUEUE_URL is required"},
+		"push without its dead letters": {map[string]string{"A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL": ""}, true, "A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL is required"},
 		"deliver without its queues":    {map[string]string{"A2A_PUSH_DEAD_LETTER_QUEUE_URL": ""}, false, "A2A_PUSH_DEAD_LETTER_QUEUE_URL are required"},
 		"deliver without an issuer":     {map[string]string{"A2A_PUBLIC_URL": ""}, false, "A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required"},
 		"deliver with loopback allowed": {map[string]string{"A2A_PUSH_ALLOW_INSECURE": "true"}, false, "A2A_PUSH_ALLOW_INSECURE=true is for local development"},

@@ -42,6 +42,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	lines := telemetry.NewCoalescingWriter(logOut, logDelay, nil)
 	defer lines.Close()
 	log := boot.NewLogger(lines, cfg.LogLevel)
+	boot.LogWarnings(ctx, log, cfg)
 	sink, err := metrics.FromEnv(getenv, out, nil)
 	if err != nil {
 		return err

@@ -44,7 +44,8 @@ type Env struct {
 // Start reads a function's environment through getenv: secret references
 // resolved (see ResolveSecrets; without references no request is made),
 // the configuration loaded, then each check run on it (their errors
-// joined), and a JSON logger on logOut. Call it once per cold start.
+// joined), and a JSON logger on logOut, on which the configuration's
+// warnings are logged. Call it once per cold start.
 func Start(ctx context.Context, getenv func(string) string, logOut io.Writer, checks ...func(config.Config) error) (Env, error) {
 	getenv, err := ResolveSecrets(ctx, getenv)
 	if err != nil {
@@ -59,7 +60,17 @@ func Start(ctx context.Context, getenv func(string) string, logOut io.Writer, ch
 			return Env{}, err
 		}
 	}
-	return Env{Getenv: getenv, Config: cfg, Log: NewLogger(logOut, cfg.LogLevel)}, nil
+	log := NewLogger(logOut, cfg.LogLevel)
+	LogWarnings(ctx, log, cfg)
+	return Env{Getenv: getenv, Config: cfg, Log: log}, nil
+}
+
+// LogWarnings logs, once at start, each setting the configuration corrected
+// rather than refused (config.Config.Warnings).
+func LogWarnings(ctx context.Context, log *slog.Logger, cfg config.Config) {
+	for _, w := range cfg.Warnings {
+		log.WarnContext(ctx, "configuration corrected", "warning", w)
+	}
 }
 
 // Agent builds the agent A2A_AGENT names from reg.

@@ -9,6 +9,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
@@ -35,6 +36,12 @@ func FilesCard(cfg config.Config, kept bool) *card.Files {
 // which 0 means the default: a configured 0 compresses every body.
 func GzipMinimumSize(cfg config.Config) int {
 	return max(cfg.GzipMinimumSize, 1)
+}
+
+// RateLimit maps A2A_CALLER_RATE_LIMIT and A2A_CALLER_BURST_LIMIT to
+// httpapi's option, on clk.
+func RateLimit(cfg config.Config, clk clock.Clock) httpapi.RateLimit {
+	return httpapi.RateLimit{PerSecond: cfg.CallerRateLimit.PerSecond, Burst: cfg.CallerRateLimit.Burst, Clock: clk}
 }
 
 // PushKeys returns the push notification signing keys of

@@ -92,6 +92,21 @@ type Config struct {
 	Files Files
 	// MaxParts bounds the parts of a message (A2A_MAX_PARTS).
 	MaxParts int
+	// CallerRateLimit is each caller's request budget on the A2A routes
+	// (A2A_CALLER_RATE_LIMIT requests a second, A2A_CALLER_BURST_LIMIT at
+	// once); PerSecond 0 sets none.
+	CallerRateLimit RateLimit
+	// Warnings are the settings Load corrected rather than refused, each
+	// naming the variables and what was used instead: every binary logs
+	// them at start (a stack that deploys must start).
+	Warnings []string
+}
+
+// RateLimit is a request budget: a bucket of Burst requests refilled at
+// PerSecond.
+type RateLimit struct {
+	PerSecond int
+	Burst     int
 }
 
 // HTTP is how long the local server waits for a client, and how many it
@@ -251,17 +266,19 @@ func Load(getenv func(string) string) (Config, error) {
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	c.Tokens = r.tokens()
 	c.TaskStore, c.AWS = r.taskStore()
-	switch {
-	case c.InterruptTTL <= c.TaskStore.TTL || c.TaskStore.TTL == 0:
-	case strings.TrimSpace(getenv("A2A_INTERRUPT_REQUEST_TTL_SECONDS")) == "":
-		c.InterruptTTL = c.TaskStore.TTL // the default, within a short task TTL
-	default:
-		// CloudFormation Rules cannot compare two numbers: this is where
-		// a stack whose interrupts outlive its tasks is refused.
-		r.fail("A2A_INTERRUPT_REQUEST_TTL_SECONDS", strconv.Itoa(int(c.InterruptTTL/time.Second)),
-			fmt.Sprintf("must be at most A2A_TASK_TTL_SECONDS (%d): the task would expire while its interrupt waits", int(c.TaskStore.TTL/time.Second)))
+	if c.InterruptTTL > c.TaskStore.TTL {
+		// CloudFormation Rules cannot compare two numbers, so a stack
+		// whose interrupts outlive its tasks deploys: refusing it here
+		// would be an outage. The task's TTL wins (a task must not expire
+		// while its interrupt waits); the default says nothing.
+		if strings.TrimSpace(getenv("A2A_INTERRUPT_REQUEST_TTL_SECONDS")) != "" {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("A2A_INTERRUPT_REQUEST_TTL_SECONDS=%d is above A2A_TASK_TTL_SECONDS=%d: interrupts accept replies for %d s, so that no task expires while its interrupt waits (lower A2A_INTERRUPT_REQUEST_TTL_SECONDS, or raise A2A_TASK_TTL_SECONDS)",
+				int(c.InterruptTTL/time.Second), int(c.TaskStore.TTL/time.Second), int(c.TaskStore.TTL/time.Second)))
+		}
+		c.InterruptTTL = c.TaskStore.TTL
 	}
 	c.CORSAllowedOrigins = r.origins("A2A_CORS_ALLOWED_ORIGINS")
+	c.CallerRateLimit = r.callerRateLimit()
 	c.Execution = r.execution()
 	c.Auth = r.auth(c.Tokens)
 	c.Push = r.push()
@@ -270,6 +287,18 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Files = r.files(c.TaskStore.TTL)
 	c.MaxParts = r.intRange("A2A_MAX_PARTS", DefaultMaxParts, 1, 10_000)
 	return c, errors.Join(r.errs...)
+}
+
+// callerRateLimit reads A2A_CALLER_RATE_LIMIT and A2A_CALLER_BURST_LIMIT
+// (twice the rate when unset). With no rate there is no limit, whatever
+// the burst (the template passes both: CallerRateLimit=0 turns it off).
+func (r *reader) callerRateLimit() RateLimit {
+	rate := r.intRange("A2A_CALLER_RATE_LIMIT", 0, 0, 1_000_000)
+	burst := r.intRange("A2A_CALLER_BURST_LIMIT", 2*max(rate, 1), 1, 10_000_000)
+	if rate == 0 {
+		return RateLimit{}
+	}
+	return RateLimit{PerSecond: rate, Burst: burst}
 }
 
 // LoadHTTP reads the local server's connection limits (the Lambda

@@ -159,7 +159,6 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_LOG_LEVEL": "loud"}, `A2A_LOG_LEVEL="loud": must be debug, info, warn or error`},
 		{map[string]string{"A2A_INTERRUPT_REQUEST_TTL_SECONDS": "0"}, `A2A_INTERRUPT_REQUEST_TTL_SECONDS="0": must be an integer from 1`},
 		{map[string]string{"A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS": "-1"}, `A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS="-1"`},
-		{map[string]string{"A2A_INTERRUPT_REQUEST_TTL_SECONDS": "7200", "A2A_TASK_TTL_SECONDS": "3600"}, `A2A_INTERRUPT_REQUEST_TTL_SECONDS="7200": must be at most A2A_TASK_TTL_SECONDS (3600)`},
 		{map[string]string{"A2A_EXECUTION": "lambda"}, `A2A_EXECUTION="lambda": must be auto, inline or stepfunctions`},
 		{map[string]string{"A2A_EXECUTION": "stepfunctions"}, `A2A_EXECUTION=stepfunctions needs A2A_STATE_MACHINE_ARN`},
 		{map[string]string{"A2A_STATE_MACHINE_ARN": "my-machine"}, `A2A_STATE_MACHINE_ARN="my-machine": must be a state machine ARN`},
@@ -187,6 +186,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://u@app.example.com"}, `is not a web origin`},
 		{map[string]string{"A2A_CORS_ALLOWED_ORIGINS": "https://a.example.com,*"}, `"*" allows every origin: give it alone`},
 		{map[string]string{"A2A_AUTH": "jwt", "A2A_BEARER_TOKEN": "secret"}, `A2A_AUTH=jwt identifies callers by API Gateway's JWT authorizer: unset A2A_BEARER_TOKEN`},
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "-1"}, `A2A_CALLER_RATE_LIMIT="-1": must be an integer from 0`},
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "5", "A2A_CALLER_BURST_LIMIT": "0"}, `A2A_CALLER_BURST_LIMIT="0": must be an integer from 1`},
 	}
 	for _, tt := range tests {
 		_, err := Load(env(tt.env))
@@ -208,4 +209,47 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 	_, err := Load(env(map[string]string{"A2A_PORT": "x", "A2A_LOG_LEVEL": "y"}))
 	assert.ErrorContains(t, err, "A2A_PORT")
 	assert.ErrorContains(t, err, "A2A_LOG_LEVEL", "every bad variable is reported at once")
+}
+
+// A stack whose interrupts outlive its tasks deploys (CloudFormation Rules
+// cannot compare two parameters): it starts, with the interrupt TTL clamped
+// to the task's and one warning naming both, instead of refusing to start.
+func TestInterruptTTLClampedToTaskTTL(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		env      map[string]string
+		want     time.Duration
+		warnings int
+	}{
+		{"both set, interrupt above task", map[string]string{"A2A_TASK_TTL_SECONDS": "3600", "A2A_INTERRUPT_REQUEST_TTL_SECONDS": "10800"}, time.Hour, 1},
+		{"default interrupt TTL above a short task TTL", map[string]string{"A2A_TASK_TTL_SECONDS": "3600"}, time.Hour, 0},
+		{"interrupt within the task TTL", map[string]string{"A2A_TASK_TTL_SECONDS": "3600", "A2A_INTERRUPT_REQUEST_TTL_SECONDS": "600"}, 10 * time.Minute, 0},
+		{"equal", map[string]string{"A2A_TASK_TTL_SECONDS": "3600", "A2A_INTERRUPT_REQUEST_TTL_SECONDS": "3600"}, time.Hour, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(env(tt.env))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, c.InterruptTTL)
+			require.Len(t, c.Warnings, tt.warnings)
+			if tt.warnings > 0 {
+				assert.Contains(t, c.Warnings[0], "A2A_INTERRUPT_REQUEST_TTL_SECONDS=10800")
+				assert.Contains(t, c.Warnings[0], "A2A_TASK_TTL_SECONDS=3600")
+			}
+		})
+	}
+}
+
+func TestCallerRateLimit(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want RateLimit
+	}{
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "10"}, RateLimit{PerSecond: 10, Burst: 20}},
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "10", "A2A_CALLER_BURST_LIMIT": "15"}, RateLimit{PerSecond: 10, Burst: 15}},
+		{map[string]string{"A2A_CALLER_RATE_LIMIT": "0", "A2A_CALLER_BURST_LIMIT": "20"}, RateLimit{}},
+	} {
+		c, err := Load(env(tt.env))
+		require.NoError(t, err, tt.env)
+		assert.Equal(t, tt.want, c.CallerRateLimit, tt.env)
+	}
 }

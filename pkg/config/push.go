@@ -32,18 +32,23 @@ type Push struct {
 	// A2A_PUSH_DEAD_LETTER_QUEUE_URL).
 	DeliveryQueueURL   string
 	DeadLetterQueueURL string
+	// StreamDeadLetterQueueURL is the SQS queue where the push function
+	// sends the stream records that can never become jobs, with their
+	// reason (A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL).
+	StreamDeadLetterQueueURL string
 }
 
 // push reads the push notification settings.
 func (r *reader) push() Push {
 	p := Push{
-		Enabled:            r.boolean("A2A_PUSH_NOTIFICATIONS", true),
-		AllowInsecure:      r.boolean("A2A_PUSH_ALLOW_INSECURE", false),
-		SigningKeys:        strings.TrimSpace(r.getenv("A2A_PUSH_SIGNING_KEYS")),
-		Issuer:             r.publicURL("A2A_PUSH_ISSUER", ""),
-		MaxAttempts:        r.intRange("A2A_PUSH_MAX_ATTEMPTS", DefaultPushMaxAttempts, 1, 100),
-		DeliveryQueueURL:   r.absoluteURL("A2A_PUSH_DELIVERY_QUEUE_URL"),
-		DeadLetterQueueURL: r.absoluteURL("A2A_PUSH_DEAD_LETTER_QUEUE_URL"),
+		Enabled:                  r.boolean("A2A_PUSH_NOTIFICATIONS", true),
+		AllowInsecure:            r.boolean("A2A_PUSH_ALLOW_INSECURE", false),
+		SigningKeys:              strings.TrimSpace(r.getenv("A2A_PUSH_SIGNING_KEYS")),
+		Issuer:                   r.publicURL("A2A_PUSH_ISSUER", ""),
+		MaxAttempts:              r.intRange("A2A_PUSH_MAX_ATTEMPTS", DefaultPushMaxAttempts, 1, 100),
+		DeliveryQueueURL:         r.absoluteURL("A2A_PUSH_DELIVERY_QUEUE_URL"),
+		DeadLetterQueueURL:       r.absoluteURL("A2A_PUSH_DEAD_LETTER_QUEUE_URL"),
+		StreamDeadLetterQueueURL: r.absoluteURL("A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL"),
 	}
 	return p
 }

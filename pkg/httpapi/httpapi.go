@@ -16,6 +16,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -130,7 +131,10 @@ type Options struct {
 	// agent (scheme://host[:port], lower case; "*" allows any), see
 	// cors.go. Empty allows none: preflights are answered 403.
 	CORSAllowedOrigins []string
-	Logger             *slog.Logger
+	// RateLimit is each caller's request budget on the A2A routes and
+	// /health; its zero value sets none.
+	RateLimit RateLimit
+	Logger    *slog.Logger
 }
 
 type handler struct {
@@ -151,8 +155,10 @@ type handler struct {
 	// served names the served versions in errors ("0.3", "1.0" or
 	// "0.3,1.0").
 	served string
-	mux    *http.ServeMux
-	cors   corsPolicy
+	// limit keeps the callers' budgets; nil when there are none.
+	limit *limiter
+	mux   *http.ServeMux
+	cors  corsPolicy
 	// caller is the last caller's hash for the logs (most requests come
 	// from the caller before them), so that a request hashes its owner
 	// only when the caller changes.
@@ -192,7 +198,7 @@ func New(o Options) (http.Handler, error) {
 		o.ResponseSize = func(b []byte) int { return len(b) }
 	}
 	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux(),
-		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize, cors: newCORS(o.CORSAllowedOrigins)}
+		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize, limit: newLimiter(o.RateLimit), cors: newCORS(o.CORSAllowedOrigins)}
 	if len(o.Versions) == 0 {
 		o.Versions = a2a.Versions
 	}
@@ -348,7 +354,9 @@ const (
 
 // a2aRoute serves an A2A route: it decides the protocol version (an
 // unsupported A2A-Version is refused before anything else), then
-// authenticates the caller (401 otherwise), and hands next the call.
+// authenticates the caller, spends one request of its budget (429
+// otherwise, see RateLimit; the budget of its source address when it is
+// not authenticated), answers 401 when it is not, and hands next the call.
 func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Request, call)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		wr, err := h.negotiate(r)
@@ -357,6 +365,9 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 			return
 		}
 		id, err := h.auth.Authenticate(r)
+		if !h.admit(w, r, b, wr, id, err == nil) {
+			return
+		}
 		if err != nil {
 			h.unauthenticated(w, r, b, wr)
 			return
@@ -430,9 +441,13 @@ func (h *handler) unauthenticated(w http.ResponseWriter, r *http.Request, b bind
 	writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
 }
 
-// authenticate identifies the caller, or answers 401.
+// authenticate identifies the caller and spends one request of its
+// budget, or answers 429 or 401.
 func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (auth.Identity, bool) {
 	id, err := h.auth.Authenticate(r)
+	if !h.admit(w, r, bindingREST, h.v10, id, err == nil) {
+		return auth.Identity{}, false
+	}
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a"`)
 		writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
@@ -448,12 +463,8 @@ func (h *handler) versionError(w http.ResponseWriter, r *http.Request, b binding
 	e := h.protocolError(r.Context(), err, "version")
 	switch b {
 	case bindingJSONRPC:
-		id := jsonrpc.NullID
-		if body, ok := h.readBody(w, r); ok {
-			if _, respID, _ := jsonrpc.Decode(body); respID != nil {
-				id = respID
-			}
-		} else {
+		id, ok := h.requestID(w, r)
+		if !ok {
 			return
 		}
 		h.writeBody(w, r, "application/json", jsonrpc.EncodeError(id, h.v10.rpcError(e)))
@@ -462,6 +473,20 @@ func (h *handler) versionError(w http.ResponseWriter, r *http.Request, b binding
 	default:
 		writeRESTError(w, e)
 	}
+}
+
+// requestID reads the id of a JSON-RPC request refused before its
+// handler, so that the client can match the error: null when the body is
+// no request. It returns false when the body could not be read (answered).
+func (h *handler) requestID(w http.ResponseWriter, r *http.Request) (json.RawMessage, bool) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return nil, false
+	}
+	if _, id, _ := jsonrpc.Decode(body); id != nil {
+		return id, true
+	}
+	return jsonrpc.NullID, true
 }
 
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {

@@ -9,12 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 )
 
 // AWS reads SSM parameters and Secrets Manager secrets with the two AWS
@@ -34,6 +37,58 @@ type AWS struct {
 	// HTTPClient sends the requests; nil means a client with a 10 s
 	// timeout.
 	HTTPClient *http.Client
+	// Retry paces the attempts of a throttled or failed call; its zero
+	// value is DefaultRetry.
+	Retry Retry
+}
+
+// Retry is how a call that AWS throttled, or that failed on AWS's side or
+// on the way, is tried again: up to Attempts attempts in all, each after a
+// random delay between zero and BaseDelay doubled per attempt, capped at
+// MaxDelay ("full jitter": cold starts that were throttled together spread
+// out instead of coming back together). SSM allows 40 GetParameter calls
+// per second per account by default, which a burst of cold starts spends
+// at once.
+type Retry struct {
+	Attempts  int
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// Clock paces the delays; nil means the system clock.
+	Clock clock.Clock
+}
+
+// DefaultRetry takes at most about 3 s of waiting (six attempts, delays
+// capped at 0.1, 0.2, 0.4, 0.8 and 1.6 s), well inside Lambda's 10 s for a
+// cold start.
+var DefaultRetry = Retry{Attempts: 6, BaseDelay: 100 * time.Millisecond, MaxDelay: 2 * time.Second}
+
+// delay is the wait before attempt (2, 3, ...).
+func (r Retry) delay(attempt int) time.Duration {
+	ceiling := min(r.BaseDelay<<(attempt-2), r.MaxDelay)
+	if ceiling <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(ceiling) + 1))
+}
+
+// retryable reports whether err may pass on a later attempt: AWS throttled
+// the call or failed on its side (HTTP 429 or 5xx, or a throttling error
+// type), or the request did not get an answer. A refusal (a missing
+// parameter, a denied access) never does.
+func retryable(err error) bool {
+	var te *transportError
+	if errors.As(err, &te) {
+		return true
+	}
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false // the request could not be made: it never will
+	}
+	switch ae.Type {
+	case "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded", "Throttling", "ServiceUnavailable", "InternalServerError", "InternalFailure", "InternalServiceError":
+		return true
+	}
+	return ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= 500
 }
 
 var (
@@ -85,6 +140,13 @@ func (a *AWS) Secret(ctx context.Context, id string) (string, error) {
 	return *out.SecretString, nil
 }
 
+// transportError is a request that got no answer (a connection or read
+// failure, a timeout).
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
 // APIError is an error an AWS service answered: its type (the
 // exception's name, e.g. ParameterNotFound) and message.
 type APIError struct {
@@ -98,8 +160,33 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("%s answered %d %s: %s", e.Service, e.StatusCode, e.Type, e.Message)
 }
 
-// call sends one AWS JSON 1.1 request to service and decodes its answer.
+// call sends one AWS JSON 1.1 request to service and decodes its answer,
+// trying again as a.Retry says while it fails in a way that may pass.
 func (a *AWS) call(ctx context.Context, service, target string, in, out any) error {
+	r := a.Retry
+	if r.Attempts <= 0 {
+		r = DefaultRetry
+	}
+	var err error
+	for attempt := 1; attempt <= r.Attempts; attempt++ {
+		if attempt > 1 {
+			if serr := clock.Sleep(ctx, clock.Or(r.Clock), r.delay(attempt)); serr != nil {
+				return fmt.Errorf("%w (gave up waiting to try again: %w)", err, serr)
+			}
+		}
+		if err = a.callOnce(ctx, service, target, in, out); err == nil || !retryable(err) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%w (after %d attempts)", err, r.Attempts)
+}
+
+// callOnce sends one AWS JSON 1.1 request to service and decodes its
+// answer.
+func (a *AWS) callOnce(ctx context.Context, service, target string, in, out any) error {
 	if a.Region == "" {
 		return errors.New("no AWS region (AWS_REGION)")
 	}
@@ -130,12 +217,12 @@ func (a *AWS) call(ctx context.Context, service, target string, in, out any) err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return &transportError{err}
 	}
 	defer resp.Body.Close()
 	rb, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return fmt.Errorf("read the answer: %w", err)
+		return &transportError{fmt.Errorf("read the answer: %w", err)}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return apiError(service, resp.StatusCode, rb)

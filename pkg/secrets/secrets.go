@@ -79,7 +79,11 @@ func (r Resolver) parameter(ctx context.Context, name string) (string, error) {
 	if r.SSM == nil {
 		return "", errors.New("no SSM client")
 	}
-	return r.SSM.Parameter(ctx, name)
+	v, err := r.SSM.Parameter(ctx, name)
+	if isAPIError(err, "ParameterNotFound") {
+		return "", fmt.Errorf("the SSM parameter %s does not exist in this account and region (create it, or correct the reference): %w", name, err)
+	}
+	return v, err
 }
 
 func (r Resolver) secret(ctx context.Context, id string) (string, error) {
@@ -89,32 +93,57 @@ func (r Resolver) secret(ctx context.Context, id string) (string, error) {
 	if r.SecretsManager == nil {
 		return "", errors.New("no Secrets Manager client")
 	}
-	return r.SecretsManager.Secret(ctx, id)
+	v, err := r.SecretsManager.Secret(ctx, id)
+	if isAPIError(err, "ResourceNotFoundException") {
+		return "", fmt.Errorf("the Secrets Manager secret %s does not exist in this account and region (create it, or correct the reference): %w", id, err)
+	}
+	return v, err
+}
+
+// isAPIError reports whether err is the AWS error of that type.
+func isAPIError(err error, typ string) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Type == typ
 }
 
 // Env resolves, once, every reference among the variables names read
 // through getenv, and returns a getenv that answers the resolved values
 // (every other variable passes through). Each distinct reference is read
-// once. All failures are reported together, each naming its variable.
+// once, all of them at the same time: a cold start waits for the slowest
+// read (throttled ones retried, see Retry), not for their sum. All
+// failures are reported together, each naming its variable.
 func (r Resolver) Env(ctx context.Context, getenv func(string) string, names []string) (func(string) string, error) {
-	resolved := map[string]string{}
-	byRef := map[string]string{}
-	var errs []error
+	type read struct {
+		v    string
+		err  error
+		done chan struct{}
+	}
+	reads := map[string]*read{}
 	for _, name := range names {
 		ref := getenv(name)
-		if !IsReference(ref) {
+		if !IsReference(ref) || reads[ref] != nil {
 			continue
 		}
-		v, ok := byRef[ref]
-		if !ok {
-			var err error
-			if v, err = r.Resolve(ctx, ref); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", name, err))
-				continue
-			}
-			byRef[ref] = v
+		rd := &read{done: make(chan struct{})}
+		reads[ref] = rd
+		go func() {
+			defer close(rd.done)
+			rd.v, rd.err = r.Resolve(ctx, ref)
+		}()
+	}
+	resolved := map[string]string{}
+	var errs []error
+	for _, name := range names {
+		rd := reads[getenv(name)]
+		if rd == nil {
+			continue
 		}
-		resolved[name] = v
+		<-rd.done
+		if rd.err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, rd.err))
+			continue
+		}
+		resolved[name] = rd.v
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

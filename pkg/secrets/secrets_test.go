@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,11 +25,11 @@ func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
 // countingSSM counts the parameters read.
 type countingSSM struct {
 	secrets.ParameterReader
-	reads int
+	reads atomic.Int32
 }
 
 func (c *countingSSM) Parameter(ctx context.Context, name string) (string, error) {
-	c.reads++
+	c.reads.Add(1)
 	return c.ParameterReader.Parameter(ctx, name)
 }
 
@@ -127,7 +128,7 @@ func TestEnv(t *testing.T) {
 	} {
 		assert.Equal(t, want, getenv(name), name)
 	}
-	assert.Equal(t, 2, f.ssm.reads, "each distinct reference is read once")
+	assert.EqualValues(t, 2, f.ssm.reads.Load(), "each distinct reference is read once")
 
 	// Every failure is reported at once, naming the variable, never a value.
 	env["A2A_BEARER_TOKEN"] = "ssm:" + f.prefix + "/gone"

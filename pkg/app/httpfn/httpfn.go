@@ -234,5 +234,6 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 		// says how to ask for less, rather than a failed invocation.
 		MaxResponseBytes: boot.MaxResponseBytes,
 		ResponseSize:     boot.ResponseSize,
+		RateLimit:        boot.RateLimit(cfg, o.Clock),
 	})
 }

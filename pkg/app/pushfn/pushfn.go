@@ -24,10 +24,14 @@ import (
 // boot.Start). Call it once per cold start.
 func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*serverless.Fanout, error) {
 	env, err := boot.Start(ctx, getenv, logOut, func(cfg config.Config) error {
+		var errs []error
 		if cfg.Push.DeliveryQueueURL == "" {
-			return errors.New("A2A_PUSH_DELIVERY_QUEUE_URL is required: the push function sends delivery jobs to that queue")
+			errs = append(errs, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL is required: the push function sends delivery jobs to that queue"))
 		}
-		return nil
+		if cfg.Push.StreamDeadLetterQueueURL == "" {
+			errs = append(errs, errors.New("A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL is required: the push function sends the stream records that can never become jobs there, so that their shard moves on"))
+		}
+		return errors.Join(errs...)
 	})
 	if err != nil {
 		return nil, err
@@ -41,14 +45,15 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 
 // NewFanout assembles the push function around its queue client: the
 // stream's records decoded as the DynamoDB store writes them, each
-// record's jobs in the trace of its task's change, and the job of each
-// delivery a redrive queued enqueued again.
+// record's jobs in the trace of its task's change, the job of each
+// delivery a redrive queued enqueued again, and the records that can
+// never become jobs dead-lettered to A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL.
 func NewFanout(cfg config.Config, client serverless.SQS, log *slog.Logger) (*serverless.Fanout, error) {
 	f, err := serverless.NewFanout(client, cfg.Push.DeliveryQueueURL, dynamo.ChangeFromStream, log)
 	if err != nil {
 		return nil, err
 	}
-	return f.WithTrace(dynamo.TraceFromStream).WithRedrive(dynamo.RedriveFromStream), nil
+	return f.WithTrace(dynamo.TraceFromStream).WithRedrive(dynamo.RedriveFromStream).WithDeadLetter(cfg.Push.StreamDeadLetterQueueURL), nil
 }
 
 // Function builds the push function's Lambda handler (New).

@@ -27,8 +27,8 @@ import (
 //     bytes each: the count and the newest status come from it) and one
 //     GetItem of its newest task, which holds the context's session
 //     binding (contextSession, see CreateTask);
-//   - ListContexts walks the owner's tasks on byOwner, newest status
-//     first, reads their contextIds (one BatchGetItem per walked page) and
+//   - ListContexts walks the owner's tasks on byOwner (every shard, see
+//     shards.go), newest status first, reads their contextIds (one BatchGetItem per walked page) and
 //     lists a context where its newest task stands; each context listed
 //     costs one Query of its index entries;
 //   - ClearContext reads the context's tasks from byContext, refuses while
@@ -197,43 +197,41 @@ func (s *Store) GetContext(ctx context.Context, owner, contextID string) (*servi
 func contextWalkPage(n int) int32 { return int32(min(2*n+1, 100)) }
 
 // ListContexts implements service.ContextStore: it walks the owner's tasks
-// on byOwner, newest status first, and lists each context at its newest
-// task (a context whose newest task is above the walk's start was listed
-// on an earlier page). The cursor is the byOwner sort key of the last
-// walked task, as ListTasks has it; the walk is confined to the owner's
-// partition whatever it says.
+// on byOwner (its partitions merged, as ListTasks reads them), newest
+// status first, and lists each context at its newest task (a context whose
+// newest task is above the walk's start was listed on an earlier page).
+// The cursor is the byOwner sort key of the last walked task, as ListTasks
+// has it; the walk is confined to the owner's partitions whatever it says.
 func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (service.ContextPage, error) {
 	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	t := s.times()
-	e, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrListOwner).Equal(expression.Value(listOwnerKey(q.Owner)))).
-		WithFilter(expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))).Build()
-	if err != nil {
-		return service.ContextPage{}, fmt.Errorf("dynamo: build context list query: %w", err)
-	}
-	in := &dynamodb.QueryInput{
-		IndexName: aws.String(indexByOwner), KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(contextWalkPage(pageSize)),
-	}
+	before := ""
 	if q.Cursor != "" {
-		sk, taskID, err := decodeCursor(q.Cursor)
+		sk, _, err := decodeCursor(q.Cursor)
 		if err != nil {
 			return service.ContextPage{}, err
 		}
-		start := taskKey(taskID)
-		start[attrListOwner] = &types.AttributeValueMemberS{Value: listOwnerKey(q.Owner)}
-		start[attrListSK] = &types.AttributeValueMemberS{Value: sk}
-		in.ExclusiveStartKey = start
+		before = sk
+	}
+	partitions := ownerPartitions(q.Owner)
+	walkPage := contextWalkPage(pageSize)
+	w, err := s.walkIndex(partitions, indexQuery(indexByOwner, attrListOwner, "", before,
+		expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))), chunkOf(int(walkPage), len(partitions)), before)
+	if err != nil {
+		return service.ContextPage{}, fmt.Errorf("dynamo: build context list query: %w", err)
 	}
 	var page service.ContextPage
 	seen := map[string]bool{}
 	for {
-		out, err := s.query(ctx, in)
+		entries, more, err := w.next(ctx, int(walkPage))
 		if err != nil {
 			return service.ContextPage{}, err
 		}
-		walked, err := s.walkContexts(ctx, q.Owner, out.Items, seen, t)
+		items := make([]map[string]types.AttributeValue, len(entries))
+		for i, e := range entries {
+			items[i] = e.item
+		}
+		walked, err := s.walkContexts(ctx, q.Owner, items, seen, t)
 		if err != nil {
 			return service.ContextPage{}, err
 		}
@@ -242,16 +240,15 @@ func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (servi
 				page.Contexts = append(page.Contexts, *w.rec)
 			}
 			if len(page.Contexts) == pageSize {
-				if i < len(walked)-1 || out.LastEvaluatedKey != nil {
+				if i < len(walked)-1 || more {
 					page.NextCursor = encodeCursor(w.listSK)
 				}
 				return page, nil
 			}
 		}
-		if out.LastEvaluatedKey == nil {
+		if !more {
 			return page, nil
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
 

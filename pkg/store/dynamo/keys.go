@@ -40,7 +40,8 @@ import (
 // The task item also carries the keys of two global secondary indexes:
 //
 //	index      partition key                        sort key
-//	byOwner    listOwner   = O#<owner>              listSK = <status timestamp>#<taskId>
+//	byOwner    listOwner   = O#<owner> or O<k>#<owner>   listSK = <status timestamp>#<taskId>
+//	                         (k: the task's shard, see shards.go)
 //	byContext  listContext = C#<sha256(owner, contextId)>   listSK
 //
 // The status timestamp is fixed width (a2a.FormatTime), so listSK sorts by
@@ -97,8 +98,6 @@ func digest(parts ...string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
-
-func listOwnerKey(owner string) string { return "O#" + owner }
 
 func listContextKey(owner, contextID string) string { return "C#" + digest(owner, contextID) }
 

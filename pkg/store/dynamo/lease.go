@@ -1,9 +1,12 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,14 +23,15 @@ import (
 // key of the sparse byLease index, present only while the task holds a
 // lease:
 //
-//	index    partition key       sort key
-//	byLease  leaseShard = L      leaseUntil (epoch milliseconds)
+//	index    partition key                       sort key
+//	byLease  leaseShard = L or L<k> (the task's   leaseUntil (epoch milliseconds)
+//	         shard k among leaseShards, shards.go)
 //
-// A sweep finds lapsed leases with one Query (leaseUntil < now), however
-// many tasks the table keeps; when nothing is stuck it reads nothing but
-// the query's minimum of 0.5 read units. A terminal or interrupted task
-// holds no lease, so the index only ever holds the tasks that run or wait
-// for a runner.
+// A sweep finds lapsed leases with one Query per shard (leaseUntil < now),
+// however many tasks the table keeps; when nothing is stuck it reads
+// nothing but the queries' minimum of 0.5 read units each. A terminal or
+// interrupted task holds no lease, so the index only ever holds the tasks
+// that run or wait for a runner.
 const (
 	indexByLease     = "byLease"
 	attrLeaseShard   = "leaseShard"
@@ -35,7 +39,6 @@ const (
 	attrLeaseOwner   = "leaseOwner"
 	attrLeaseTrigger = "leaseTrigger"
 	attrTakeovers    = "takeovers"
-	leaseShard       = "L"
 )
 
 // leaseAttrs are the lease's attributes of the task item.
@@ -47,11 +50,11 @@ type leaseAttrs struct {
 	Takeovers    int    `dynamodbav:"takeovers,omitempty"`
 }
 
-func newLeaseAttrs(l service.Lease) leaseAttrs {
+func newLeaseAttrs(taskID string, l service.Lease) leaseAttrs {
 	if !l.Held() {
 		return leaseAttrs{}
 	}
-	return leaseAttrs{LeaseShard: leaseShard, LeaseUntil: l.Until.UnixMilli(), LeaseOwner: l.Owner, LeaseTrigger: string(l.Trigger)}
+	return leaseAttrs{LeaseShard: taskLeaseShard(taskID), LeaseUntil: l.Until.UnixMilli(), LeaseOwner: l.Owner, LeaseTrigger: string(l.Trigger)}
 }
 
 func (a *leaseAttrs) lease() service.Lease {
@@ -72,13 +75,15 @@ func leaseUpdate(set expression.UpdateBuilder, u *service.Update) expression.Upd
 			set = set.Remove(expression.Name(a))
 		}
 	case u.Lease.Held():
-		set = setLease(set, u.Lease)
+		set = setLease(set, u.TaskID, u.Lease)
 	}
 	return set
 }
 
-func setLease(set expression.UpdateBuilder, l service.Lease) expression.UpdateBuilder {
-	set = set.Set(expression.Name(attrLeaseShard), expression.Value(leaseShard)).
+// setLease sets a task's lease, in the task's shard of byLease (a lease
+// written before sharding moves there).
+func setLease(set expression.UpdateBuilder, taskID string, l service.Lease) expression.UpdateBuilder {
+	set = set.Set(expression.Name(attrLeaseShard), expression.Value(taskLeaseShard(taskID))).
 		Set(expression.Name(attrLeaseUntil), expression.Value(l.Until.UnixMilli()))
 	if l.Owner != "" {
 		set = set.Set(expression.Name(attrLeaseOwner), expression.Value(l.Owner))
@@ -115,7 +120,7 @@ func (s *Store) TakeOver(ctx context.Context, l service.LapsedLease, owner strin
 		return 0, service.ErrNotFound
 	}
 	t := s.times()
-	set := setLease(expression.Add(expression.Name(attrTakeovers), expression.Value(1)),
+	set := setLease(expression.Add(expression.Name(attrTakeovers), expression.Value(1)), l.TaskID,
 		service.Lease{Owner: owner, Until: until, Trigger: l.Lease.Trigger})
 	cond := s.liveTaskCond(t).
 		And(inStates(leasable)).
@@ -174,39 +179,56 @@ func (s *Store) leaseWrite(ctx context.Context, taskID string, set expression.Up
 	return &service.ConflictError{Reason: service.ConflictLease, State: a2a.TaskState(it.State), Version: it.Version}
 }
 
-// LapsedLeases implements service.LeaseStore: one Query of the byLease
-// index (eventually consistent: a lease renewed a moment ago may still show
-// as lapsed, and TakeOver then refuses it).
+// LapsedLeases implements service.LeaseStore: one Query of each byLease
+// shard, at the same time, the oldest lapsed first (eventually consistent:
+// a lease renewed a moment ago may still show as lapsed, and TakeOver then
+// refuses it).
 func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]service.LapsedLease, error) {
 	t := s.times()
-	kc := expression.Key(attrLeaseShard).Equal(expression.Value(leaseShard)).
-		And(expression.Key(attrLeaseUntil).LessThan(expression.Value(now.UnixMilli())))
-	e, err := expression.NewBuilder().WithKeyCondition(kc).Build()
-	if err != nil {
-		return nil, fmt.Errorf("dynamo: build lease query: %w", err)
+	items := make([][]map[string]types.AttributeValue, leaseShards)
+	errs := make([]error, leaseShards)
+	var wg sync.WaitGroup
+	for shard := range leaseShards {
+		kc := expression.Key(attrLeaseShard).Equal(expression.Value(leaseShardKey(shard))).
+			And(expression.Key(attrLeaseUntil).LessThan(expression.Value(now.UnixMilli())))
+		e, err := expression.NewBuilder().WithKeyCondition(kc).Build()
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: build lease query: %w", err)
+		}
+		wg.Go(func() {
+			// Each shard's oldest: the oldest of all are among them.
+			out, err := s.query(ctx, &dynamodb.QueryInput{
+				IndexName: aws.String(indexByLease), KeyConditionExpression: e.KeyCondition(),
+				ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+				Limit: aws.Int32(int32(limit) * 2),
+			})
+			if err != nil {
+				errs[shard] = otherFailure(err, "the lapsed leases")
+				return
+			}
+			items[shard] = out.Items
+		})
 	}
-	out, err := s.query(ctx, &dynamodb.QueryInput{
-		IndexName: aws.String(indexByLease), KeyConditionExpression: e.KeyCondition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		Limit: aws.Int32(int32(limit) * 2),
-	})
-	if err != nil {
-		return nil, otherFailure(err, "the lapsed leases")
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	var lapsed []service.LapsedLease
-	for _, item := range out.Items {
-		it, err := decodeTaskItem(item)
-		if err != nil {
-			return nil, err
-		}
-		l := it.lease()
-		if !it.live(t) || !l.Held() || !slices.Contains(leasable, a2a.TaskState(it.State)) {
-			continue // an index entry on its way out
-		}
-		lapsed = append(lapsed, service.LapsedLease{TaskID: taskIDFromPK(it.PK), Lease: l, Takeovers: it.Takeovers})
-		if len(lapsed) == limit {
-			break
+	for _, shard := range items {
+		for _, item := range shard {
+			it, err := decodeTaskItem(item)
+			if err != nil {
+				return nil, err
+			}
+			l := it.lease()
+			if !it.live(t) || !l.Held() || !slices.Contains(leasable, a2a.TaskState(it.State)) {
+				continue // an index entry on its way out
+			}
+			lapsed = append(lapsed, service.LapsedLease{TaskID: taskIDFromPK(it.PK), Lease: l, Takeovers: it.Takeovers})
 		}
 	}
-	return lapsed, nil
+	slices.SortFunc(lapsed, func(a, b service.LapsedLease) int {
+		return cmp.Or(a.Lease.Until.Compare(b.Lease.Until), cmp.Compare(a.TaskID, b.TaskID))
+	})
+	return lapsed[:min(len(lapsed), limit)], nil
 }

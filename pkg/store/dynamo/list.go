@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -20,101 +19,80 @@ import (
 // for history or artifacts.
 const listReadConcurrency = 8
 
-// ListTasks implements service.TaskStore on the byOwner index, or byContext
-// when q.ContextID is set, newest status first (ties by task id,
-// descending). StatusAfter is part of the key condition; the state and
-// expiry are filtered on the index's projected attributes. Costs:
+// ListTasks implements service.TaskStore on the byOwner index (its
+// ownerShards partitions of the owner, merged), or byContext when
+// q.ContextID is set, newest status first (ties by task id, descending).
+// StatusAfter is part of the key condition; the state and expiry are
+// filtered on the index's projected attributes. Costs:
 //
-//   - the page: one descending index Query (more when filters drop many
-//     index entries), then one BatchGetItem of the page's task items, or,
-//     when the query asks for history or artifacts, one Query per task as
-//     GetTask does, eight at a time;
-//   - Total: one COUNT Query over the matching index entries, which reads
-//     every one of them (about 150 bytes each: 0.5 read units per ~27
-//     tasks, eventually consistent).
+//   - the page: one descending index Query per partition, each of about
+//     its share of the page (more when filters drop many index entries,
+//     or when the page's tasks are not spread evenly over the shards),
+//     then one BatchGetItem of the page's task items, or, when the query
+//     asks for history or artifacts, one Query per task as GetTask does,
+//     eight at a time;
+//   - Total: one COUNT Query per partition over the matching index
+//     entries, which reads every one of them (about 150 bytes each: 0.5
+//     read units per ~27 tasks, eventually consistent, and at least 0.5 a
+//     partition).
 //
 // Indexes are eventually consistent: a task changed a moment ago may be
 // listed, filtered or counted as it was. The cursor is the index sort key
-// of the page's last task; a cursor this store did not issue is an
-// *a2a.Error (invalid params).
+// of the page's last task (every partition is read from below it); a
+// cursor this store did not issue is an *a2a.Error (invalid params).
 func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.ListPage, error) {
 	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	t := s.times()
-	index, partition := indexByOwner, expression.Key(attrListOwner).Equal(expression.Value(listOwnerKey(q.Owner)))
-	startKey := map[string]types.AttributeValue{attrListOwner: &types.AttributeValueMemberS{Value: listOwnerKey(q.Owner)}}
+	index, attr, partitions := indexByOwner, attrListOwner, ownerPartitions(q.Owner)
 	if q.ContextID != "" {
-		index, partition = indexByContext, expression.Key(attrListContext).Equal(expression.Value(listContextKey(q.Owner, q.ContextID)))
-		startKey = map[string]types.AttributeValue{attrListContext: &types.AttributeValueMemberS{Value: listContextKey(q.Owner, q.ContextID)}}
+		index, attr, partitions = indexByContext, attrListContext, []string{listContextKey(q.Owner, q.ContextID)}
 	}
-	keyCond := partition
 	// Entries later than StatusAfter: listSK = <timestamp>#<id> sorts after
 	// <StatusAfter>$ exactly when the timestamp is later ('$' follows '#').
 	lowest := ""
 	if q.StatusAfter != "" {
 		lowest = q.StatusAfter + "$"
-		keyCond = keyCond.And(expression.Key(attrListSK).GreaterThan(expression.Value(lowest)))
 	}
 	filter := expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))
 	if q.State != "" {
 		filter = filter.And(expression.Name(attrState).Equal(expression.Value(string(q.State))))
 	}
-	e, err := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter).Build()
-	if err != nil {
-		return service.ListPage{}, fmt.Errorf("dynamo: build list query: %w", err)
-	}
-	query := func() *dynamodb.QueryInput {
-		return &dynamodb.QueryInput{
-			IndexName: aws.String(index), KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
-			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		}
-	}
-
-	total, err := s.count(ctx, query())
+	total, err := s.countIndex(ctx, partitions, indexQuery(index, attr, lowest, "", filter))
 	if err != nil {
 		return service.ListPage{}, err
 	}
 	page := service.ListPage{Total: total}
-	in := query()
-	in.ScanIndexForward, in.Limit = aws.Bool(false), aws.Int32(int32(pageSize+1))
+	before := ""
 	if q.Cursor != "" {
-		sk, taskID, err := decodeCursor(q.Cursor)
+		sk, _, err := decodeCursor(q.Cursor)
 		if err != nil {
 			return service.ListPage{}, err
 		}
 		if sk <= lowest {
 			return page, nil // the previous page ended at the range's end
 		}
-		startKey[attrListSK] = &types.AttributeValueMemberS{Value: sk}
-		for k, v := range taskKey(taskID) {
-			startKey[k] = v
-		}
-		in.ExclusiveStartKey = startKey
+		before = sk
 	}
-	// One entry more than a page tells whether another page follows.
-	var entries []map[string]types.AttributeValue
-	for len(entries) <= pageSize {
-		out, err := s.query(ctx, in)
-		if err != nil {
-			return service.ListPage{}, err
-		}
-		entries = append(entries, out.Items...)
-		if out.LastEvaluatedKey == nil {
-			break
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+	// The page and the entry that tells whether another page follows,
+	// mostly in one Query per partition.
+	w, err := s.walkIndex(partitions, indexQuery(index, attr, lowest, before, filter), chunkOf(pageSize+1, len(partitions)), before)
+	if err != nil {
+		return service.ListPage{}, fmt.Errorf("dynamo: build list query: %w", err)
 	}
-	more := len(entries) > pageSize
-	entries = entries[:min(len(entries), pageSize)]
+	entries, more, err := w.next(ctx, pageSize)
+	if err != nil {
+		return service.ListPage{}, err
+	}
 	ids := make([]string, len(entries))
-	for i, m := range entries {
-		id, sk, err := listEntry(m)
+	for i, e := range entries {
+		id, _, err := listEntry(e.item)
 		if err != nil {
 			return service.ListPage{}, err
 		}
 		ids[i] = id
-		if more && i == len(entries)-1 {
-			page.NextCursor = encodeCursor(sk)
-		}
+	}
+	if more && len(entries) > 0 {
+		page.NextCursor = encodeCursor(entries[len(entries)-1].sk)
 	}
 	recs, err := s.readPage(ctx, ids, q)
 	if err != nil {

@@ -88,7 +88,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		Metadata: taskMeta, RequestMetadata: reqMeta, Version: 1,
 		CreatedAt: t.now.UnixNano(), UpdatedAt: t.now.UnixNano(),
 		ExpiresAt: t.taskExpiry, ChildrenExpireAt: t.childExpiry,
-		ListOwner: listOwnerKey(nt.Owner), ListContext: listContextKey(nt.Owner, task.ContextID),
+		ListOwner: taskListOwnerKey(nt.Owner, task.ID), ListContext: listContextKey(nt.Owner, task.ContextID),
 		ListSK:             listSK(task.Status.Timestamp, task.ID),
 		PushConfigs:        configIDs,
 		HasPush:            len(configIDs) > 0,
@@ -100,7 +100,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 		CompletedArtifacts: nt.ArtifactIDs(),
 		Trace:              tracing.Header(ctx),
 		Fingerprint:        nt.Fingerprint,
-		leaseAttrs:         newLeaseAttrs(nt.Lease),
+		leaseAttrs:         newLeaseAttrs(task.ID, nt.Lease),
 	})
 	if err != nil {
 		return err

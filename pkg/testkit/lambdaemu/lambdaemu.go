@@ -11,6 +11,7 @@ package lambdaemu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -65,7 +66,14 @@ type Emulator struct {
 	firstNext chan struct{}
 	nextOnce  sync.Once
 	initErr   chan Report
+	// closed ends every Invoke still waiting once Close is called.
+	closed    chan struct{}
+	closeOnce sync.Once
 }
+
+// ErrClosed is what Invoke returns once the emulator is closed: the
+// function is gone, no answer will come.
+var ErrClosed = errors.New("lambdaemu: the emulator is closed")
 
 // New starts an emulator; Close stops it.
 func New(o Options) *Emulator {
@@ -76,7 +84,7 @@ func New(o Options) *Emulator {
 		o.FunctionARN = "arn:aws:lambda:us-east-1:123456789012:function:test"
 	}
 	e := &Emulator{opts: o, queue: make(chan *invocation), inflight: map[string]*invocation{},
-		firstNext: make(chan struct{}), initErr: make(chan Report, 1)}
+		firstNext: make(chan struct{}), initErr: make(chan Report, 1), closed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /2018-06-01/runtime/invocation/next", e.next)
 	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/response", e.report(KindResponse))
@@ -90,8 +98,11 @@ func New(o Options) *Emulator {
 func (e *Emulator) Addr() string { return strings.TrimPrefix(e.srv.URL, "http://") }
 
 // Close stops the server; a function still waiting for an event gets an
-// error and exits.
+// error and exits, and an Invoke still waiting returns ErrClosed (a test's
+// fake Lambda API that forwards to the function may otherwise wait for an
+// answer that never comes, and hold its own server's Close).
 func (e *Emulator) Close() {
+	e.closeOnce.Do(func() { close(e.closed) })
 	e.srv.CloseClientConnections()
 	e.srv.Close()
 }
@@ -114,12 +125,16 @@ func (e *Emulator) Invoke(ctx context.Context, payload []byte) (Report, error) {
 	case e.queue <- inv:
 	case <-ctx.Done():
 		return Report{}, fmt.Errorf("lambdaemu: the function did not ask for the event: %w", ctx.Err())
+	case <-e.closed:
+		return Report{}, ErrClosed
 	}
 	select {
 	case r := <-inv.done:
 		return r, nil
 	case <-ctx.Done():
 		return Report{}, fmt.Errorf("lambdaemu: no answer to %s: %w", inv.id, ctx.Err())
+	case <-e.closed:
+		return Report{}, fmt.Errorf("no answer to %s: %w", inv.id, ErrClosed)
 	}
 }
 
