@@ -67,6 +67,7 @@ func TestPoliciesGrantWhatIAMEvaluates(t *testing.T) {
 		"TaskTable.StreamArn": "arn:aws:dynamodb:us-east-1:123456789012:table/a2a-lambda-TaskTable-1ABC/stream/2026-11-22T10:00:00.000",
 		"TaskStateMachine":    "arn:aws:states:us-east-1:123456789012:stateMachine:TaskStateMachine-AbC123",
 		"WorkerFunction.Arn":  "arn:aws:lambda:us-east-1:123456789012:function:a2a-lambda-WorkerFunction-AbC123",
+		"FilesBucket.Arn":     "arn:aws:s3:::a2a-lambda-filesbucket-abc123",
 	}
 	for _, q := range []string{"DeliveryQueue", "DeliveryDeadLetterQueue", "StreamFailureQueue"} {
 		arns[q+".Arn"] = "arn:aws:sqs:us-east-1:123456789012:a2a-lambda-" + q + "-AbC123"
@@ -87,8 +88,11 @@ func TestPoliciesGrantWhatIAMEvaluates(t *testing.T) {
 		for _, stmt := range statements(v) {
 			actions, resources := strings_(stmt["Action"]), strings_(stmt["Resource"])
 			for i, res := range resources {
-				if arn, ok := arns[res]; ok {
-					resources[i] = arn
+				// A resource of the stack, or a path under it
+				// (${FilesBucket.Arn}/files/*).
+				name, rest, _ := strings.Cut(res, "/")
+				if arn, ok := arns[name]; ok {
+					resources[i] = strings.TrimSuffix(arn+"/"+rest, "/")
 				}
 			}
 			for _, action := range actions {
