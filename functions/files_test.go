@@ -16,7 +16,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/s3store"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
@@ -78,7 +78,7 @@ func TestLargeBlockingSendOnTheSendFunction(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Equal(t, sha256.Sum256([]byte(text)), sha256.Sum256(got))
 
-		rec, err := d.f.store.GetTask(context.Background(), task.ID, service.AllHistory)
+		rec, err := d.f.store.GetTask(context.Background(), task.ID, store.AllHistory)
 		require.NoError(t, err)
 		assert.True(t, strings.HasPrefix(rec.Task.History[0].Parts[0].File.URI, "a2a-file:"), "the task item holds the file's URI")
 		assert.Less(t, rec.Task.History[0].ApproxSize(), 1024)
@@ -89,7 +89,7 @@ func TestLargeBlockingSendOnTheSendFunction(t *testing.T) {
 		require.NotNil(t, rpcErr)
 		assert.Equal(t, a2a.CodeInvalidParams, rpcErr.Code, rpcErr.Message)
 		assert.Contains(t, rpcErr.Message, "exceeds the storage limit of 389120 bytes")
-		page, err := d.f.store.ListTasks(context.Background(), service.ListQuery{Owner: "default", PageSize: 10})
+		page, err := d.f.store.ListTasks(context.Background(), store.ListQuery{Owner: "default", PageSize: 10})
 		require.NoError(t, err)
 		assert.Empty(t, page.Tasks, "no task was stored")
 	})

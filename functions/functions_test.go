@@ -30,7 +30,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/lambdaemu"
 )
@@ -100,7 +100,7 @@ func environ(env map[string]string) []string {
 // moto, with the tasks the sample events name.
 type fixture struct {
 	env   map[string]string
-	store service.Store
+	store store.Store
 	// queue and dlq are the push delivery queues.
 	queue, dlq string
 }
@@ -132,20 +132,20 @@ func newFixture(t *testing.T) *fixture {
 // task stores a submitted task of the events' caller.
 func (f *fixture) task(t *testing.T, id, text string) {
 	t.Helper()
-	f.create(t, id, text, service.Lease{})
+	f.create(t, id, text, store.Lease{})
 }
 
 // stuckTask stores a task left working by a runner that died: its lease
 // lapsed a minute ago.
 func (f *fixture) stuckTask(t *testing.T, id, text string) {
 	t.Helper()
-	f.create(t, id, text, service.Lease{Owner: "crashed-step", Until: time.Now().Add(-time.Minute), Trigger: service.TriggerMessage})
+	f.create(t, id, text, store.Lease{Owner: "crashed-step", Until: time.Now().Add(-time.Minute), Trigger: store.TriggerMessage})
 }
 
-func (f *fixture) create(t *testing.T, id, text string, lease service.Lease) {
+func (f *fixture) create(t *testing.T, id, text string, lease store.Lease) {
 	t.Helper()
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "ctx-functions", Parts: []a2a.Part{a2a.TextPart(text)}}
-	require.NoError(t, f.store.CreateTask(context.Background(), service.NewTask{Owner: config.DefaultTokenName, Task: a2a.Task{
+	require.NoError(t, f.store.CreateTask(context.Background(), store.NewTask{Owner: config.DefaultTokenName, Task: a2a.Task{
 		ID: id, ContextID: "ctx-functions", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 	}, Lease: lease}))
@@ -211,7 +211,7 @@ var cases = map[string]fnCase{
 		arrange: func(t *testing.T, f *fixture) { f.stuckTask(t, sweptTask, "hello") },
 		check: func(t *testing.T, f *fixture, out []byte) {
 			assert.JSONEq(t, `{"takenOver":1,"failed":0}`, string(out))
-			rec, err := f.store.GetTask(context.Background(), sweptTask, service.AllHistory)
+			rec, err := f.store.GetTask(context.Background(), sweptTask, store.AllHistory)
 			require.NoError(t, err)
 			assert.Equal(t, a2a.TaskStateCompleted, rec.Task.Status.State, "the sweep ran the task's step in inline mode")
 		}},

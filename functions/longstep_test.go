@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/lambdaemu"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
 )
@@ -114,11 +114,11 @@ func (d *deployed) invokeSend(t *testing.T, event []byte) (a2a.Task, *a2a.Error)
 }
 
 // finished waits for the task to end and returns it.
-func (d *deployed) finished(t *testing.T, id string, within time.Duration) *service.TaskRecord {
-	var rec *service.TaskRecord
+func (d *deployed) finished(t *testing.T, id string, within time.Duration) *store.TaskRecord {
+	var rec *store.TaskRecord
 	require.Eventually(t, func() bool {
 		var err error
-		rec, err = d.f.store.GetTask(context.Background(), id, service.AllHistory)
+		rec, err = d.f.store.GetTask(context.Background(), id, store.AllHistory)
 		return err == nil && rec.Task.Status.State.Terminal()
 	}, within, 50*time.Millisecond, "the task ends\nsend: %s\nworker: %s", d.send.Stderr(), d.worker.Stderr())
 	return rec

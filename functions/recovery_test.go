@@ -12,7 +12,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/lambdaemu"
 )
 
@@ -48,7 +48,7 @@ func TestSendFunctionDiesMidStep(t *testing.T) {
 	go func() { _, _ = send.Emulator.Invoke(ctx, event) }()
 	var taskID string
 	require.Eventually(t, func() bool {
-		page, err := f.store.ListTasks(ctx, service.ListQuery{Owner: config.DefaultTokenName, PageSize: 10})
+		page, err := f.store.ListTasks(ctx, store.ListQuery{Owner: config.DefaultTokenName, PageSize: 10})
 		require.NoError(t, err)
 		for _, rec := range page.Tasks {
 			if rec.Task.Status.State == a2a.TaskStateWorking {
@@ -70,12 +70,12 @@ func TestSendFunctionDiesMidStep(t *testing.T) {
 	require.NoError(t, err)
 
 	// The schedule, faster: a tick every half second.
-	var rec *service.TaskRecord
+	var rec *store.TaskRecord
 	require.Eventually(t, func() bool {
 		rep, err := sweep.Emulator.Invoke(ctx, tick)
 		require.NoError(t, err)
 		require.Equal(t, lambdaemu.KindResponse, rep.Kind, "%s\n%s", rep.Body, sweep.Stderr())
-		rec, err = f.store.GetTask(ctx, taskID, service.AllHistory)
+		rec, err = f.store.GetTask(ctx, taskID, store.AllHistory)
 		require.NoError(t, err)
 		return rec.Task.Status.State.Terminal()
 	}, 30*time.Second, 500*time.Millisecond)
@@ -97,10 +97,10 @@ func TestSendFunctionDiesMidStep(t *testing.T) {
 	require.NoError(t, err)
 	_, body := httpResponse(t, rep.Body)
 	assert.Contains(t, body, `"id":"`+taskID+`"`)
-	page, err := f.store.ListTasks(ctx, service.ListQuery{Owner: config.DefaultTokenName, PageSize: 10})
+	page, err := f.store.ListTasks(ctx, store.ListQuery{Owner: config.DefaultTokenName, PageSize: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.Total, "a retried send starts no second task")
-	after, err := f.store.GetTask(ctx, taskID, service.GetOptions{})
+	after, err := f.store.GetTask(ctx, taskID, store.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, rec.Version, after.Version, "the retry changed nothing")
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
@@ -94,66 +94,66 @@ func TestStreamFilter(t *testing.T) {
 	table := awstest.UniqueName(t, "filter")
 	db := awstest.DynamoDB(t)
 	require.NoError(t, dynamo.CreateTable(ctx, db, table))
-	store, err := dynamo.New(db, dynamo.Options{Table: table})
+	ts, err := dynamo.New(db, dynamo.Options{Table: table})
 	require.NoError(t, err)
 
 	now := func() string { return a2a.FormatTime(time.Now()) }
 	msg := func(id, text string) *a2a.Message {
 		return &a2a.Message{Role: a2a.RoleAgent, MessageID: id, TaskID: "t-f", ContextID: "c-f", Parts: []a2a.Part{a2a.TextPart(text)}}
 	}
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "o", Task: a2a.Task{
 		ID: "t-f", ContextID: "c-f", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
 		History: []a2a.Message{*msg("m-1", "hi")},
-	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h1", URL: "https://hooks.example.com/1"}, ProtocolVersion: a2a.V03}}}))
-	require.NoError(t, store.PutPushConfig(ctx, service.PushConfig{TaskID: "t-f", Config: a2a.PushNotificationConfig{ID: "h2", URL: "https://hooks.example.com/2"}, ProtocolVersion: a2a.V03}))
-	for _, u := range []service.Update{
+	}, PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h1", URL: "https://hooks.example.com/1"}, ProtocolVersion: a2a.V03}}}))
+	require.NoError(t, ts.PutPushConfig(ctx, store.PushConfig{TaskID: "t-f", Config: a2a.PushNotificationConfig{ID: "h2", URL: "https://hooks.example.com/2"}, ProtocolVersion: a2a.V03}))
+	for _, u := range []store.Update{
 		{TaskID: "t-f", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: msg("s-1", "step 1"), Timestamp: now()}},
 		{TaskID: "t-f", Checkpoint: []byte(`{"step":1}`)},
 		{TaskID: "t-f", Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("42")}}}, ArtifactLastChunk: true},
 		{TaskID: "t-f", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: msg("s-2", "done"), Timestamp: now()}},
 	} {
-		_, err := store.UpdateTask(ctx, u)
+		_, err := ts.UpdateTask(ctx, u)
 		require.NoError(t, err)
 	}
-	require.NoError(t, store.DeletePushConfig(ctx, "t-f", "h2"))
+	require.NoError(t, ts.DeletePushConfig(ctx, "t-f", "h2"))
 	// The delivery log: attempts, a dead letter, and its redrive.
-	for _, a := range []service.DeliveryAttempt{
+	for _, a := range []store.DeliveryAttempt{
 		{ConfigID: "h1", Version: 2, Attempt: 1, StatusCode: 503, State: a2a.DeliveryRetrying, NextAttemptAt: time.Now()},
 		{ConfigID: "h1", Version: 2, Attempt: 2, StatusCode: 200, State: a2a.DeliveryDelivered},
 		{ConfigID: "h1", Version: 3, Attempt: 1, StatusCode: 410, State: a2a.DeliveryFailed, DeadLettered: true, Job: []byte(`{"taskId":"t-f","configId":"h1","version":3}`)},
 	} {
 		a.At = time.Now()
-		require.NoError(t, store.LogDelivery(ctx, "t-f", a))
+		require.NoError(t, ts.LogDelivery(ctx, "t-f", a))
 	}
-	_, err = store.RedriveDelivery(ctx, "t-f", "h1", 3)
+	_, err = ts.RedriveDelivery(ctx, "t-f", "h1", 3)
 	require.NoError(t, err)
-	require.NoError(t, store.LogDelivery(ctx, "t-f", service.DeliveryAttempt{ConfigID: "h1", Version: 3, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered, At: time.Now()}))
+	require.NoError(t, ts.LogDelivery(ctx, "t-f", store.DeliveryAttempt{ConfigID: "h1", Version: 3, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered, At: time.Now()}))
 	// A task its first step finished before it was stored: one insert,
 	// which notifies.
 	done := msg("s-done", "done at once")
 	done.TaskID = "t-once"
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", BindingKnown: true, Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "o", BindingKnown: true, Task: a2a.Task{
 		ID: "t-once", ContextID: "c-once", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: done, Timestamp: now()},
 		History: []a2a.Message{*msg("m-once", "hi"), *done}, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("42")}}},
-	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h1", URL: "https://hooks.example.com/1"}, ProtocolVersion: a2a.V03}}}))
+	}, PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h1", URL: "https://hooks.example.com/1"}, ProtocolVersion: a2a.V03}}}))
 	// The same life for tasks without webhooks, most tasks: none of their
 	// records may invoke the push function.
 	quiet := func(id string) *a2a.Message { m := msg(id, "quiet"); m.TaskID = "t-quiet"; return m }
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "o", Task: a2a.Task{
 		ID: "t-quiet", ContextID: "c-q", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
 		History: []a2a.Message{*quiet("q-1")},
 	}}))
-	for _, u := range []service.Update{
+	for _, u := range []store.Update{
 		{TaskID: "t-quiet", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: quiet("q-2"), Timestamp: now()}},
 		{TaskID: "t-quiet", Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("42")}}}, ArtifactLastChunk: true},
 		{TaskID: "t-quiet", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: quiet("q-3"), Timestamp: now()}},
 	} {
-		_, err := store.UpdateTask(ctx, u)
+		_, err := ts.UpdateTask(ctx, u)
 		require.NoError(t, err)
 	}
 	quietDone := msg("q-done", "done at once")
 	quietDone.TaskID = "t-quiet-once"
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", BindingKnown: true, Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "o", BindingKnown: true, Task: a2a.Task{
 		ID: "t-quiet-once", ContextID: "c-q", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: quietDone, Timestamp: now()},
 		History: []a2a.Message{*msg("m-q-once", "hi"), *quietDone},
 	}}))

@@ -22,7 +22,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
 )
@@ -128,10 +128,10 @@ func TestLocalServerKilledMidTask(t *testing.T) {
 	}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)
-	store, err := app.OpenDynamoStore(context.Background(), cfg, app.StoreOptions{})
+	ts, err := app.OpenDynamoStore(context.Background(), cfg, app.StoreOptions{})
 	require.NoError(t, err)
-	read := func(id string) *service.TaskRecord {
-		rec, err := store.GetTask(context.Background(), id, service.AllHistory)
+	read := func(id string) *store.TaskRecord {
+		rec, err := ts.GetTask(context.Background(), id, store.AllHistory)
 		require.NoError(t, err)
 		return rec
 	}
@@ -196,7 +196,7 @@ func TestLocalServerKilledMidTask(t *testing.T) {
 	// A retried send of a task returns it; nothing new starts.
 	again := second.send(t, "long-0", "long 10")
 	assert.Equal(t, tasks[0].ID, again.ID)
-	page, err := store.ListTasks(context.Background(), service.ListQuery{Owner: auth.AnonymousOwner, PageSize: 50})
+	page, err := ts.ListTasks(context.Background(), store.ListQuery{Owner: auth.AnonymousOwner, PageSize: 50})
 	require.NoError(t, err)
 	assert.Len(t, page.Tasks, len(tasks), "a retried send starts no second task")
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/console"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // consoleServer is the local server with env, and its handler.
@@ -133,7 +133,7 @@ func TestConsoleOnLoopbackAndOff(t *testing.T) {
 	// An artifact's inline file is served as a download, nothing else.
 	ctx := context.Background()
 	done := &a2a.Message{Role: a2a.RoleAgent, MessageID: "s-f", TaskID: "t-file", ContextID: "c-file", Parts: []a2a.Part{a2a.TextPart("done")}}
-	require.NoError(t, srv.Store.CreateTask(ctx, service.NewTask{Owner: auth.AnonymousOwner, BindingKnown: true, Task: a2a.Task{
+	require.NoError(t, srv.Store.CreateTask(ctx, store.NewTask{Owner: auth.AnonymousOwner, BindingKnown: true, Task: a2a.Task{
 		ID: "t-file", ContextID: "c-file", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: done, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-f", TaskID: "t-file", ContextID: "c-file", Parts: []a2a.Part{a2a.TextPart("hi")}}, *done},
 		Artifacts: []a2a.Artifact{{ArtifactID: "report", Parts: []a2a.Part{{Kind: a2a.PartKindFile, File: &a2a.FileContent{

@@ -17,7 +17,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/dynamocost"
@@ -120,14 +120,14 @@ func costPerTask(t *testing.T) {
 	require.NoError(t, dynamo.CreateTable(ctx, db, table))
 	meter, err := dynamocost.New(ctx, db, table)
 	require.NoError(t, err)
-	store, err := dynamo.New(meter, dynamo.Options{Table: table})
+	ts, err := dynamo.New(meter, dynamo.Options{Table: table})
 	require.NoError(t, err)
 	// The test's own reads go around the meter.
 	look, err := dynamo.New(db, dynamo.Options{Table: table})
 	require.NoError(t, err)
 	// Count the requests.
 	var requests atomic.Int32
-	s := newStackOn(t, store, costAgent{}, config.ExecutionAuto, time.Hour, 20*time.Second, stackOptions{
+	s := newStackOn(t, ts, costAgent{}, config.ExecutionAuto, time.Hour, 20*time.Second, stackOptions{
 		wrap: func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost { // the card is the card function's, and cached
@@ -173,7 +173,7 @@ func costPerTask(t *testing.T) {
 	settled := func(id string) *a2a.Task {
 		var task *a2a.Task
 		require.Eventually(t, func() bool {
-			rec, err := look.GetTask(ctx, id, service.AllHistory)
+			rec, err := look.GetTask(ctx, id, store.AllHistory)
 			if err != nil || !rec.Task.Status.State.Settled() {
 				return false
 			}

@@ -18,7 +18,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/dynamocost"
@@ -47,13 +47,13 @@ func costPerCall(t *testing.T) {
 		mu       sync.Mutex
 		reported float64 // what DynamoDB (here moto) reported to the usage hook
 	)
-	store, err := dynamo.New(meter, dynamo.Options{Table: cfg.TaskStore.Table, OnUsage: func(u dynamo.Usage) {
+	ts, err := dynamo.New(meter, dynamo.Options{Table: cfg.TaskStore.Table, OnUsage: func(u dynamo.Usage) {
 		mu.Lock()
 		defer mu.Unlock()
 		reported += u.Units
 	}})
 	require.NoError(t, err)
-	h, err := app.NewLambdaHandler(cfg, echo.Agent{}, store, app.LambdaOptions{Routes: httpapi.RoutesRPC})
+	h, err := app.NewLambdaHandler(cfg, echo.Agent{}, ts, app.LambdaOptions{Routes: httpapi.RoutesRPC})
 	require.NoError(t, err)
 	send := httpadapter.NewV2(h).ProxyWithContext
 
@@ -71,19 +71,19 @@ func costPerCall(t *testing.T) {
 	}
 
 	// A task with 10 messages: the first, and 9 progress messages.
-	createTask(t, store, "ten-messages", a2a.TaskStateSubmitted)
+	createTask(t, ts, "ten-messages", a2a.TaskStateSubmitted)
 	for i := range 9 {
-		_, err := store.UpdateTask(ctx, service.Update{TaskID: "ten-messages", Status: &a2a.TaskStatus{
+		_, err := ts.UpdateTask(ctx, store.Update{TaskID: "ten-messages", Status: &a2a.TaskStatus{
 			State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now()),
 			Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: fmt.Sprintf("progress-%d", i), TaskID: "ten-messages", ContextID: "ctx-events",
 				Parts: []a2a.Part{a2a.TextPart(fmt.Sprintf("Step %d of 9: looked up the forecast sources and merged their answers.", i+1))}},
 		}})
 		require.NoError(t, err)
 	}
-	createTask(t, store, "to-cancel", a2a.TaskStateWorking)
+	createTask(t, ts, "to-cancel", a2a.TaskStateWorking)
 	// A long conversation: ctx-events holds 100 tasks: what a send into it reads must not grow with them.
 	for i := range 98 {
-		createTask(t, store, fmt.Sprint("earlier-", i), a2a.TaskStateSubmitted)
+		createTask(t, ts, fmt.Sprint("earlier-", i), a2a.TaskStateSubmitted)
 	}
 	inContext := `{"message":{"role":"user","messageId":"cost-3","contextId":"ctx-events","parts":[{"kind":"text","text":"And the day after?"}]},"configuration":{"blocking":true}}`
 

@@ -27,7 +27,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/s3store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -401,8 +401,8 @@ func TestLimitsOnEveryBinding(t *testing.T) {
 	require.NoError(t, err)
 	ag, err := builtin.Registry().New("demo", getenv(env))
 	require.NoError(t, err)
-	store := memory.New(memory.Options{})
-	h, err := app.NewLambdaHandler(cfg, ag, memoryBacklog{store}, app.LambdaOptions{})
+	ts := memory.New(memory.Options{})
+	h, err := app.NewLambdaHandler(cfg, ag, memoryBacklog{ts}, app.LambdaOptions{})
 	require.NoError(t, err)
 	fn := httptest.NewServer(h)
 	t.Cleanup(fn.Close)
@@ -416,7 +416,7 @@ func TestLimitsOnEveryBinding(t *testing.T) {
 			refusal(t, b, code, m, -32004, "keeps no files")
 		})
 	}
-	page, err := store.ListTasks(context.Background(), service.ListQuery{Owner: config.DefaultTokenName, PageSize: 10})
+	page, err := ts.ListTasks(context.Background(), store.ListQuery{Owner: config.DefaultTokenName, PageSize: 10})
 	require.NoError(t, err)
 	assert.Empty(t, page.Tasks, "nothing was stored")
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
@@ -54,7 +54,7 @@ func TestJWTMode(t *testing.T) {
 	require.NoError(t, err)
 	var task a2a.Task
 	restResult(t, resp, &task)
-	rec, err := storeOf(t, env).GetTask(context.Background(), task.ID, service.GetOptions{})
+	rec, err := storeOf(t, env).GetTask(context.Background(), task.ID, store.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "jwt:alice", rec.Owner, "the owner is the token's subject")
 

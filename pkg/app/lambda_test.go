@@ -26,7 +26,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -93,15 +93,15 @@ func loadEvent(t *testing.T, name string) events.APIGatewayV2HTTPRequest {
 }
 
 // createTask stores a task of the events' caller.
-func createTask(t testing.TB, s service.TaskStore, taskID string, state a2a.TaskState) {
+func createTask(t testing.TB, s store.TaskStore, taskID string, state a2a.TaskState) {
 	t.Helper()
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + taskID, TaskID: taskID, ContextID: "ctx-events", Parts: []a2a.Part{a2a.TextPart("hi")}}
 	ts := a2a.FormatTime(time.Now())
-	require.NoError(t, s.CreateTask(context.Background(), service.NewTask{Owner: eventsOwner, Task: a2a.Task{
+	require.NoError(t, s.CreateTask(context.Background(), store.NewTask{Owner: eventsOwner, Task: a2a.Task{
 		ID: taskID, ContextID: "ctx-events", History: []a2a.Message{m}, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: ts},
 	}}))
 	if state != a2a.TaskStateSubmitted {
-		_, err := s.UpdateTask(context.Background(), service.Update{TaskID: taskID, IfVersion: 1, Status: &a2a.TaskStatus{State: state, Timestamp: ts,
+		_, err := s.UpdateTask(context.Background(), store.Update{TaskID: taskID, IfVersion: 1, Status: &a2a.TaskStatus{State: state, Timestamp: ts,
 			Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: "s-" + taskID, TaskID: taskID, ContextID: "ctx-events", Parts: []a2a.Part{a2a.TextPart("done")}}}})
 		require.NoError(t, err)
 	}

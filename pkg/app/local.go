@@ -31,6 +31,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/folder"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
@@ -63,7 +64,7 @@ const ExecutionLocal = "local"
 type Local struct {
 	Handler http.Handler
 	Agent   agent.Agent
-	Store   service.Store
+	Store   store.Store
 	runner  *local.Runner
 	push    *localPush
 	// stopWatch stops following the store's changes.
@@ -80,7 +81,7 @@ type LocalOptions struct {
 	// Store keeps the tasks; nil means a new in-memory store. RunLocal
 	// passes the DynamoDB store when the configuration names it; a test
 	// can pass one to run the whole server on it.
-	Store service.Store
+	Store store.Store
 	// Changes, with Store, reports the store's task changes to push
 	// notifications until the server closes (see FollowChanges); nil
 	// turns push notifications off for a store given in Store.
@@ -104,7 +105,7 @@ type LocalOptions struct {
 }
 
 // ChangeSource calls fn with every task change of a store until ctx ends.
-type ChangeSource func(ctx context.Context, fn func(service.TaskChange))
+type ChangeSource func(ctx context.Context, fn func(store.TaskChange))
 
 // NewLocal builds a local server for ag.
 func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error) {
@@ -117,14 +118,14 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		cfg.Push.Enabled = false
 	}
 	var (
-		store     = o.Store
-		onChange  func(service.TaskChange)
+		taskStore = o.Store
+		onChange  func(store.TaskChange)
 		pipeline  *localPush
 		stopWatch = func() {}
 	)
-	if store == nil {
-		store = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes,
-			OnChange: func(c service.TaskChange) { onChange(c) }})
+	if taskStore == nil {
+		taskStore = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes,
+			OnChange: func(c store.TaskChange) { onChange(c) }})
 	}
 	objects := o.Files
 	var folderFiles http.Handler
@@ -138,7 +139,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	fs := serviceopts.Files(cfg, objects, o.Clock, o.Log)
 	if cfg.Push.Enabled {
 		var err error
-		if pipeline, err = newLocalPush(cfg, store, fs, o.Push, o.Clock, o.Log); err != nil {
+		if pipeline, err = newLocalPush(cfg, taskStore, fs, o.Push, o.Clock, o.Log); err != nil {
 			return nil, err
 		}
 		onChange = pipeline.local.OnChange
@@ -149,16 +150,16 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 			stopWatch = func() { cancel(); <-done }
 		}
 	} else {
-		onChange = func(service.TaskChange) {}
+		onChange = func(store.TaskChange) {}
 	}
-	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log, fs))
+	exec := service.NewExecutor(taskStore, ag, serviceopts.Executor(cfg, o.Clock, o.Log, fs))
 	var steps local.Executor = exec
 	if t := o.Telemetry; t != nil && (t.Metrics != nil || t.Tracer != nil) {
 		steps = stepTelemetry{exec, t}
 	}
 	runner := local.New(steps, local.Options{Clock: o.Clock, Logger: o.Log})
 	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), sweepInterval(cfg.LeaseDuration), o.Log, o.Telemetry)
-	svc := service.New(store, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: fs})
+	svc := service.New(taskStore, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: fs})
 	if pipeline != nil {
 		svc.WithRedriver(pipeline.local)
 	}
@@ -193,7 +194,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if anonymous && cfg.Loopback() {
 		h = guardLoopback(h, cfg.PublicURL, cfg.CORSAllowedOrigins)
 	}
-	l := &Local{Handler: h, Agent: ag, Store: store, runner: runner, push: pipeline, stopWatch: stopWatch, stopSweep: stopSweep}
+	l := &Local{Handler: h, Agent: ag, Store: taskStore, runner: runner, push: pipeline, stopWatch: stopWatch, stopSweep: stopSweep}
 	if err != nil {
 		l.Close()
 		return nil, err

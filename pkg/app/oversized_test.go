@@ -24,6 +24,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
@@ -43,7 +44,7 @@ func TestOversizedResponse(t *testing.T) {
 	require.NoError(t, err)
 	ag, err := builtin.Registry().New("echo", getenv(env))
 	require.NoError(t, err)
-	store := memory.New(memory.Options{})
+	ts := memory.New(memory.Options{})
 	ctx := context.Background()
 	// About 370 KB per message (under the store's item limit) of text
 	// that gzip cannot shrink much: 20 of them are above 6 MB, compressed
@@ -59,15 +60,15 @@ func TestOversizedResponse(t *testing.T) {
 	}
 	task := a2a.Task{ID: "t-big", ContextID: "c-big", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Unix(1_700_000_000, 0))},
 		History: []a2a.Message{msg(0)}}
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: config.DefaultTokenName, Task: task}))
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: config.DefaultTokenName, Task: task}))
 	for i := 1; i < 20; i++ { // 7.4 MB of history
-		_, err := store.UpdateTask(ctx, service.Update{TaskID: "t-big", Messages: []a2a.Message{msg(i)}})
+		_, err := ts.UpdateTask(ctx, store.Update{TaskID: "t-big", Messages: []a2a.Message{msg(i)}})
 		require.NoError(t, err)
 	}
 
 	fn := map[httpapi.Routes]boot.HTTPFunc{}
 	for _, routes := range []httpapi.Routes{httpapi.RoutesRPC, httpapi.RoutesTasks} {
-		h, err := app.NewLambdaHandler(cfg, ag, memoryBacklog{store}, app.LambdaOptions{Routes: routes})
+		h, err := app.NewLambdaHandler(cfg, ag, memoryBacklog{ts}, app.LambdaOptions{Routes: routes})
 		require.NoError(t, err)
 		fn[routes] = boot.LambdaHTTP(h, nil)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/pushtest"
@@ -47,7 +47,7 @@ func pushEnv(t *testing.T) map[string]string {
 // and a receiver that verifies every notification against the agent's keys.
 func TestPushPipelineEndToEnd(t *testing.T) {
 	env := pushEnv(t)
-	store := storeOf(t, env)
+	ts := storeOf(t, env)
 	ks, err := keys.Parse([]byte(env["A2A_PUSH_SIGNING_KEYS"]))
 	require.NoError(t, err)
 	rcv := pushtest.NewReceiver(t, ks, pipelineIssuer)
@@ -58,17 +58,17 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	agentSays := func(text string) *a2a.Message {
 		return &a2a.Message{Role: a2a.RoleAgent, MessageID: "s-" + text, TaskID: "t-pipe", ContextID: "c-pipe", Parts: []a2a.Part{a2a.TextPart(text)}}
 	}
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: eventsOwner, Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: eventsOwner, Task: a2a.Task{
 		ID: "t-pipe", ContextID: "c-pipe", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-pipe", TaskID: "t-pipe", ContextID: "c-pipe", Parts: []a2a.Part{a2a.TextPart("long 1")}}},
-	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: a2a.V03}}}))
-	for _, u := range []service.Update{
+	}, PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: a2a.V03}}}))
+	for _, u := range []store.Update{
 		{TaskID: "t-pipe", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: agentSays("Step 1 of 1"), Timestamp: now()}},
 		{TaskID: "t-pipe", Checkpoint: []byte(`{"step":1}`)},
 		{TaskID: "t-pipe", Artifacts: []a2a.Artifact{{ArtifactID: "result", Parts: []a2a.Part{a2a.TextPart("42")}}}, ArtifactLastChunk: true},
 		{TaskID: "t-pipe", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: agentSays("Done."), Timestamp: now()}},
 	} {
-		_, err := store.UpdateTask(ctx, u)
+		_, err := ts.UpdateTask(ctx, u)
 		require.NoError(t, err)
 	}
 
@@ -124,7 +124,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	assert.Equal(t, []string{"BatchGetItem", "BatchGetItem", "BatchGetItem", "Query", "Query", "UpdateItem", "UpdateItem", "UpdateItem"}, ops,
 		"3 notifications, 2 of them with artifacts")
 
-	log, err := store.ListDeliveries(ctx, service.DeliveryQuery{TaskID: "t-pipe", PageSize: 10})
+	log, err := ts.ListDeliveries(ctx, store.DeliveryQuery{TaskID: "t-pipe", PageSize: 10})
 	require.NoError(t, err)
 	require.Len(t, log.Deliveries, 3, "the delivery log holds each notification")
 	for _, d := range log.Deliveries {
@@ -140,18 +140,18 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 // signed and verified, with the event id of the first attempt.
 func TestDeliveryRedriveOnLambda(t *testing.T) {
 	env := pushEnv(t)
-	store := storeOf(t, env)
+	ts := storeOf(t, env)
 	ks, err := keys.Parse([]byte(env["A2A_PUSH_SIGNING_KEYS"]))
 	require.NoError(t, err)
 	rcv := pushtest.NewReceiver(t, ks, pipelineIssuer)
 	hook := rcv.Hook("/hook", pushtest.Behaviour{Token: "hook-token", Status: 404})
 	ctx := context.Background()
 	const taskID = "t-redrive"
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: eventsOwner, Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: eventsOwner, Task: a2a.Task{
 		ID: taskID, ContextID: "c-redrive", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-redrive", TaskID: taskID, ContextID: "c-redrive", Parts: []a2a.Part{a2a.TextPart("hi")}}},
-	}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: a2a.V03}}}))
-	_, err = store.UpdateTask(ctx, service.Update{TaskID: taskID, Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
+	}, PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: a2a.V03}}}))
+	_, err = ts.UpdateTask(ctx, store.Update{TaskID: taskID, Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
 	require.NoError(t, err)
 
 	stream := awstest.NewStreamReader(t, env["A2A_TASK_STORE_TABLE"])
@@ -169,7 +169,7 @@ func TestDeliveryRedriveOnLambda(t *testing.T) {
 	require.NoError(t, err)
 	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: egress.Policy{AllowInsecure: true}})
 	require.NoError(t, err)
-	deliver, err := deliverfn.NewDeliver(cfg, store, awstest.SQS(t), d, nil, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, ts, awstest.SQS(t), d, nil, nil)
 	require.NoError(t, err)
 	queue, dlq := env["A2A_PUSH_DELIVERY_QUEUE_URL"], env["A2A_PUSH_DEAD_LETTER_QUEUE_URL"]
 

@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // gateAgent holds every step until its task's gate opens, then completes
@@ -50,19 +51,19 @@ func TestCancelCompleteRace(t *testing.T) {
 	env := lambdaEnv(t)
 	cfg, err := config.Load(getenv(env))
 	require.NoError(t, err)
-	store := storeOf(t, env)
+	ts := storeOf(t, env)
 	gate := &gateAgent{entered: make(chan string, pairs), gates: map[string]chan struct{}{}}
-	h, err := app.NewLambdaHandler(cfg, gate, store, app.LambdaOptions{Routes: httpapi.RoutesRPC})
+	h, err := app.NewLambdaHandler(cfg, gate, ts, app.LambdaOptions{Routes: httpapi.RoutesRPC})
 	require.NoError(t, err)
 	send := httpadapter.NewV2(h).ProxyWithContext
-	worker := service.NewExecutor(store, gate, service.ExecutorOptions{})
+	worker := service.NewExecutor(ts, gate, service.ExecutorOptions{})
 	ctx := context.Background()
 
 	ids := make([]string, pairs)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("race-%02d", i)
 		gate.gates[ids[i]] = make(chan struct{})
-		createTask(t, store, ids[i], a2a.TaskStateSubmitted)
+		createTask(t, ts, ids[i], a2a.TaskStateSubmitted)
 	}
 	// The workers start their steps: each task goes working and its agent
 	// waits at its gate.
@@ -112,7 +113,7 @@ func TestCancelCompleteRace(t *testing.T) {
 		require.NoError(t, cancelErrs[i], "canceler of %s", id)
 		var r rpcResponse
 		require.NoError(t, json.Unmarshal([]byte(cancels[i].Body), &r), "canceler of %s", id)
-		rec, err := store.GetTask(ctx, id, service.AllHistory)
+		rec, err := ts.GetTask(ctx, id, store.AllHistory)
 		require.NoError(t, err)
 		final := rec.Task.Status.State
 		assert.Equal(t, service.NextDone, steps[i].Next, "worker of %s", id)

@@ -14,7 +14,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // On the memory store a task cannot outlive its process, so what is left
@@ -33,13 +33,13 @@ func TestLocalServerTakesOverStuckTasks(t *testing.T) {
 
 	stuck := func(id string, takeovers int) {
 		m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hello " + id)}}
-		require.NoError(t, srv.Store.CreateTask(ctx, service.NewTask{Owner: auth.AnonymousOwner, Task: a2a.Task{ID: id, ContextID: "c",
+		require.NoError(t, srv.Store.CreateTask(ctx, store.NewTask{Owner: auth.AnonymousOwner, Task: a2a.Task{ID: id, ContextID: "c",
 			History: []a2a.Message{m}, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(clk.Now())}},
-			Lease: service.Lease{Owner: "dead-runner", Until: clk.Now().Add(cfg.LeaseDuration), Trigger: service.TriggerMessage}}))
-		_, err := srv.Store.UpdateTask(ctx, service.Update{TaskID: id, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(clk.Now())}})
+			Lease: store.Lease{Owner: "dead-runner", Until: clk.Now().Add(cfg.LeaseDuration), Trigger: store.TriggerMessage}}))
+		_, err := srv.Store.UpdateTask(ctx, store.Update{TaskID: id, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(clk.Now())}})
 		require.NoError(t, err)
 		for range takeovers {
-			l := service.LapsedLease{TaskID: id, Lease: get(t, srv, id).Lease}
+			l := store.LapsedLease{TaskID: id, Lease: get(t, srv, id).Lease}
 			_, err := srv.Store.TakeOver(ctx, l, "dead-runner", clk.Now().Add(cfg.LeaseDuration))
 			require.NoError(t, err)
 		}
@@ -65,9 +65,9 @@ func TestLocalServerTakesOverStuckTasks(t *testing.T) {
 	assert.Contains(t, get(t, srv, "gives-up").Task.Status.Message.Text(), "its runner stopped responding")
 }
 
-func get(t *testing.T, srv *app.Local, id string) *service.TaskRecord {
+func get(t *testing.T, srv *app.Local, id string) *store.TaskRecord {
 	t.Helper()
-	rec, err := srv.Store.GetTask(context.Background(), id, service.AllHistory)
+	rec, err := srv.Store.GetTask(context.Background(), id, store.AllHistory)
 	require.NoError(t, err)
 	return rec
 }
@@ -95,9 +95,9 @@ func TestLocalServerTakesOverWithinALeaseAndAQuarter(t *testing.T) {
 	// lease lapses just after the sweep a lease later.
 	renewed := start.Add(time.Millisecond)
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-late", TaskID: "late", ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hello")}}
-	require.NoError(t, srv.Store.CreateTask(ctx, service.NewTask{Owner: auth.AnonymousOwner, Task: a2a.Task{ID: "late", ContextID: "c",
+	require.NoError(t, srv.Store.CreateTask(ctx, store.NewTask{Owner: auth.AnonymousOwner, Task: a2a.Task{ID: "late", ContextID: "c",
 		History: []a2a.Message{m}, Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(start)}},
-		Lease: service.Lease{Owner: "dead-runner", Until: renewed.Add(lease), Trigger: service.TriggerMessage}}))
+		Lease: store.Lease{Owner: "dead-runner", Until: renewed.Add(lease), Trigger: store.TriggerMessage}}))
 
 	for get(t, srv, "late").Takeovers == 0 {
 		require.True(t, clk.Now().Sub(renewed) <= lease+lease/4, "not taken over %s after the lease's renewal", clk.Now().Sub(renewed))

@@ -35,7 +35,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
@@ -348,10 +348,10 @@ func TestCancelAndExpiryOnStepFunctions(t *testing.T) {
 		Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		rec, err := s.store.GetTask(ctx, res.Task.ID, service.GetOptions{})
+		rec, err := s.store.GetTask(ctx, res.Task.ID, store.GetOptions{})
 		return err == nil && rec.ExecutionARN != ""
 	}, 30*time.Second, 50*time.Millisecond, "a step of the execution records it")
-	rec, err := s.store.GetTask(ctx, res.Task.ID, service.GetOptions{})
+	rec, err := s.store.GetTask(ctx, res.Task.ID, store.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, s.executionARN(t, res.Task.ID), rec.ExecutionARN)
 	s.sfn.Reset()

@@ -13,7 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -34,7 +34,7 @@ func EnvAWS(_ context.Context, cfg config.Config) (aws.Config, error) {
 
 // OpenTaskStore returns the task store cfg names: in memory, or on
 // DynamoDB (see OpenDynamoStore).
-func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (service.Store, error) {
+func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (store.Store, error) {
 	if cfg.TaskStore.Backend == config.BackendDynamoDB {
 		return OpenDynamoStore(ctx, cfg, o)
 	}
@@ -60,5 +60,5 @@ func DynamoChanges(ctx context.Context, cfg config.Config, awsCfg aws.Config, lo
 		return nil, fmt.Errorf("table %s has no stream: push notifications need one (NEW_AND_OLD_IMAGES)", cfg.TaskStore.Table)
 	}
 	streams := dynamodbstreams.NewFromConfig(awsCfg)
-	return func(ctx context.Context, fn func(service.TaskChange)) { follow.Changes(ctx, streams, arn, fn, log) }, nil
+	return func(ctx context.Context, fn func(store.TaskChange)) { follow.Changes(ctx, streams, arn, fn, log) }, nil
 }

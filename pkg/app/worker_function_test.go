@@ -16,7 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/workerfn"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -29,10 +29,10 @@ const (
 )
 
 // storeTask stores a submitted task whose user message says text.
-func storeTask(t *testing.T, s service.TaskStore, taskID, text string) {
+func storeTask(t *testing.T, s store.TaskStore, taskID, text string) {
 	t.Helper()
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + taskID, TaskID: taskID, ContextID: "ctx-worker", Parts: []a2a.Part{a2a.TextPart(text)}}
-	require.NoError(t, s.CreateTask(context.Background(), service.NewTask{Owner: eventsOwner, Task: a2a.Task{
+	require.NoError(t, s.CreateTask(context.Background(), store.NewTask{Owner: eventsOwner, Task: a2a.Task{
 		ID: taskID, ContextID: "ctx-worker", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 	}}))
@@ -41,14 +41,14 @@ func storeTask(t *testing.T, s service.TaskStore, taskID, text string) {
 // askPending records on a task the question interrupt a step asked for, as
 // the step does: the interrupt's agent message carries the request id in
 // metadata.shared.interrupt (the wire format clients read).
-func askPending(t *testing.T, s service.TaskStore, taskID, requestID string) {
+func askPending(t *testing.T, s store.TaskStore, taskID, requestID string) {
 	t.Helper()
 	msg := &a2a.Message{Role: a2a.RoleAgent, MessageID: "q-" + taskID, TaskID: taskID, ContextID: "ctx-worker",
 		Parts: []a2a.Part{a2a.TextPart("What is your name?")},
 		Metadata: a2a.Metadata{"shared": map[string]any{"interrupt": map[string]any{
 			"request_id": requestID, "type": "question", "phase": "asked", "details": map[string]any{},
 		}}}}
-	_, err := s.UpdateTask(context.Background(), service.Update{TaskID: taskID, IfVersion: 1, Pending: &service.PendingInterrupt{
+	_, err := s.UpdateTask(context.Background(), store.Update{TaskID: taskID, IfVersion: 1, Pending: &store.PendingInterrupt{
 		RequestID: requestID, Type: "question", State: a2a.TaskStateInputRequired, Message: msg, Details: map[string]any{},
 	}})
 	require.NoError(t, err)
@@ -70,18 +70,18 @@ func TestWorkerEvents(t *testing.T) {
 	env := lambdaEnv(t)
 	env["A2A_AGENT"] = "demo"
 	env["A2A_DEMO_WORK_MS"] = "0"
-	store := storeOf(t, env)
+	ts := storeOf(t, env)
 	h, err := workerfn.New(context.Background(), getenv(env), builtin.Registry(), io.Discard)
 	require.NoError(t, err)
 	invoke := lambda.NewHandler(h.Handle)
 
-	storeTask(t, store, workerStepTask, "hello")
-	storeTask(t, store, workerAwaitTask, "ask What is your name?")
-	askPending(t, store, workerAwaitTask, workerAwaitRequest)
-	storeTask(t, store, workerFailTask, "long 100")
+	storeTask(t, ts, workerStepTask, "hello")
+	storeTask(t, ts, workerAwaitTask, "ask What is your name?")
+	askPending(t, ts, workerAwaitTask, workerAwaitRequest)
+	storeTask(t, ts, workerFailTask, "long 100")
 
-	task := func(t *testing.T, id string) *service.TaskRecord {
-		rec, err := store.GetTask(context.Background(), id, service.AllHistory)
+	task := func(t *testing.T, id string) *store.TaskRecord {
+		rec, err := ts.GetTask(context.Background(), id, store.AllHistory)
 		require.NoError(t, err)
 		return rec
 	}
@@ -98,7 +98,7 @@ func TestWorkerEvents(t *testing.T) {
 		{"worker-await.json", worker.Result{Next: "await", RequestID: workerAwaitRequest, State: "input-required"}, func(t *testing.T) {
 			rec := task(t, workerAwaitTask)
 			assert.Equal(t, a2a.TaskStateInputRequired, rec.Task.Status.State, "the interrupt is shown")
-			b, err := store.GetInterrupt(context.Background(), workerAwaitRequest)
+			b, err := ts.GetInterrupt(context.Background(), workerAwaitRequest)
 			require.NoError(t, err)
 			assert.Equal(t, "AQCEAAAAKgAAAAMAAAAAAAAAAQp7InNhbXBsZSI6InRhc2stdG9rZW4tZm9yLXNhbS1sb2NhbCJ9", b.TaskToken, "the execution's token is bound to the interrupt")
 		}},

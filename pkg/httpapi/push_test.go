@@ -15,6 +15,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
@@ -178,9 +179,9 @@ func TestPushConfigsOverREST(t *testing.T) {
 // The delivery log extension over both bindings: the same results, owner
 // scoped, the REST body's task id checked against the path.
 func TestDeliveriesOverBothBindings(t *testing.T) {
-	srv, store := newPushServer(t)
+	srv, ts := newPushServer(t)
 	taskID := newTaskID(t, srv)
-	require.NoError(t, store.LogDelivery(t.Context(), taskID, service.DeliveryAttempt{ConfigID: "c1", Version: 2, Attempt: 1,
+	require.NoError(t, ts.LogDelivery(t.Context(), taskID, store.DeliveryAttempt{ConfigID: "c1", Version: 2, Attempt: 1,
 		StatusCode: 410, State: a2a.DeliveryFailed, DeadLettered: true, Job: []byte(`{}`)}))
 
 	m := rpc(t, srv, aliceToken, a2a.MethodDeliveriesList, `{"taskId":"`+taskID+`"}`)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // The Bindu extension methods: feedback on a finished task, and the
@@ -18,15 +19,15 @@ func (s *Service) Feedback(ctx context.Context, owner string, p a2a.TaskFeedback
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	rec, err := s.get(ctx, owner, p.TaskID, GetOptions{})
+	rec, err := s.get(ctx, owner, p.TaskID, store.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
 	if st := rec.Task.Status.State; !st.Terminal() {
 		return nil, notFinished(p.TaskID, st)
 	}
-	err = s.store.SetFeedback(ctx, p.TaskID, Feedback{Rating: p.Rating, Comment: p.Comment, CreatedAt: s.clock.Now().UTC()})
-	var ce *ConflictError
+	err = s.store.SetFeedback(ctx, p.TaskID, store.Feedback{Rating: p.Rating, Comment: p.Comment, CreatedAt: s.clock.Now().UTC()})
+	var ce *store.ConflictError
 	if errors.As(err, &ce) {
 		return nil, notFinished(p.TaskID, ce.State)
 	}
@@ -46,7 +47,7 @@ func (s *Service) ListContexts(ctx context.Context, owner string, p a2a.ListCont
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	q := ContextQuery{Owner: owner, PageSize: a2a.DefaultPageSize}
+	q := store.ContextQuery{Owner: owner, PageSize: a2a.DefaultPageSize}
 	if p.PageSize != nil {
 		q.PageSize = *p.PageSize
 	}
@@ -80,11 +81,11 @@ func (s *Service) ClearContext(ctx context.Context, owner string, p a2a.ClearCon
 		return nil, err
 	}
 	err := s.store.ClearContext(ctx, owner, p.ContextID)
-	var le *ContextLiveError
+	var le *store.ContextLiveError
 	switch {
 	case err == nil:
 		return &a2a.OKResult{OK: true}, nil
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return nil, a2a.Errorf(a2a.CodeContextNotFound, "context %s not found", p.ContextID)
 	case errors.As(err, &le):
 		return nil, a2a.Errorf(a2a.CodeContextNotCancelable, "context %s has task %s %s; cancel it (or wait until it finishes), then clear the context", p.ContextID, le.TaskID, le.State).

@@ -10,16 +10,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // redriver records what the service hands it.
 type redriver struct {
-	got []service.Delivery
+	got []store.Delivery
 	err error
 }
 
-func (r *redriver) Redrive(_ context.Context, d service.Delivery) error {
+func (r *redriver) Redrive(_ context.Context, d store.Delivery) error {
 	r.got = append(r.got, d)
 	return r.err
 }
@@ -28,7 +28,7 @@ func (r *redriver) Redrive(_ context.Context, d service.Delivery) error {
 // It returns the attempt's time.
 func logAttempt(t *testing.T, f *fixture, taskID, configID string, version int64, state string) time.Time {
 	t.Helper()
-	a := service.DeliveryAttempt{ConfigID: configID, Version: version, Attempt: 1, At: f.clock.Now(), State: state, StatusCode: 200}
+	a := store.DeliveryAttempt{ConfigID: configID, Version: version, Attempt: 1, At: f.clock.Now(), State: state, StatusCode: 200}
 	if state == a2a.DeliveryFailed {
 		a.StatusCode, a.Error, a.DeadLettered, a.Job = 410, "hooks.example.com answered 410 Gone", true, []byte(`{"job":"`+configID+`"}`)
 	}

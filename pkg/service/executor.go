@@ -18,6 +18,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
@@ -48,19 +49,6 @@ const (
 	NextAwait Next = "await"
 )
 
-// Trigger says what started a step.
-type Trigger string
-
-// Step triggers.
-const (
-	// TriggerMessage: a new task's first message.
-	TriggerMessage Trigger = "message"
-	// TriggerReply: the client's reply to an interrupt.
-	TriggerReply Trigger = "reply"
-	// TriggerContinue: a Continue outcome's delay passed.
-	TriggerContinue Trigger = "continue"
-)
-
 // StepRequest asks the executor to run one step.
 type StepRequest struct {
 	TaskID string
@@ -72,7 +60,7 @@ type StepRequest struct {
 	// stored task: the last user message (TriggerMessage, TriggerReply) and
 	// the reply recorded in the status (TriggerReply). Runners that cannot
 	// carry messages (a state machine, whose state holds ids only) use it.
-	Trigger Trigger
+	Trigger store.Trigger
 	// LeaseLater lets the first step of a new task write nothing before
 	// its first result: it takes the task's lease with that write (see
 	// Executor.acquireLater), so that a step that ends at once writes the
@@ -83,10 +71,10 @@ type StepRequest struct {
 	// created it, is the task as stored (Job.Created): the step starts
 	// from it instead of reading the task. Its version condition still
 	// stops the step if anything changed the task meanwhile.
-	Created *TaskRecord
+	Created *store.TaskRecord
 	// Unsaved is the task Created describes when it is not stored yet
 	// (Job.Unsaved): the step's first write stores it.
-	Unsaved *NewTask
+	Unsaved *store.NewTask
 	// ExecutionARN is the Step Functions execution the step runs in, or
 	// "": the step's first write records it on the task when it is not
 	// recorded yet (TaskRecord.ExecutionARN), so that a cancel stops it.
@@ -133,7 +121,7 @@ type AwaitRequest struct {
 // goroutines, inline, the Step Functions worker) drives the same Executor,
 // which is what makes their observable task histories identical.
 type Executor struct {
-	store Store
+	store store.Store
 	agent agent.Agent
 	// info is the agent's description, read once.
 	info          agent.Info
@@ -171,7 +159,7 @@ type ExecutorOptions struct {
 }
 
 // NewExecutor returns an executor of ag's steps on store.
-func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
+func NewExecutor(store store.Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 	x := &Executor{store: store, agent: ag, info: ag.Info(), clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
 		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL, lease: opts.LeaseDuration, maxTakeovers: opts.MaxTakeovers, files: opts.Files}
 	if x.newID == nil {
@@ -192,7 +180,7 @@ func NewExecutor(store Store, ag agent.Agent, opts ExecutorOptions) *Executor {
 // failures are not errors, they fail the task.
 func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error) {
 	rec, err := x.load(ctx, req)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		x.log.WarnContext(ctx, "step for a task that no longer exists", "taskId", req.TaskID)
 		return StepResult{Next: NextDone}, nil
 	}
@@ -217,7 +205,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 		runCtx: ctx, cancelStep: cancel}
 	// The step takes the task's lease, with its first write when the task
 	// starts working, and records the execution it runs in.
-	acquire := Update{Lease: w.lease(0)}
+	acquire := store.Update{Lease: w.lease(0)}
 	if req.ExecutionARN != rec.ExecutionARN {
 		acquire.ExecutionARN = req.ExecutionARN
 	}
@@ -247,9 +235,9 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 			return StepResult{}, fmt.Errorf("take the inbox of task %s: %w", rec.Task.ID, err)
 		}
 	}
-	if req.Message == nil && (req.Trigger == TriggerMessage || req.Trigger == TriggerReply) {
+	if req.Message == nil && (req.Trigger == store.TriggerMessage || req.Trigger == store.TriggerReply) {
 		req.Message = triggerMessage(rec.Task.History, req.Trigger, inbox)
-		if req.Trigger == TriggerReply && req.Reply == nil {
+		if req.Trigger == store.TriggerReply && req.Reply == nil {
 			req.Reply = replyFromStatus(rec.Task.Status.Message)
 		}
 	}
@@ -290,7 +278,7 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 	}
 	if agentErr != nil {
 		if errors.Is(agentErr, agent.ErrTaskFinished) {
-			return w.finish(ctx, &ConflictError{Reason: ConflictTerminal})
+			return w.finish(ctx, &store.ConflictError{Reason: store.ConflictTerminal})
 		}
 		x.log.WarnContext(ctx, "agent step failed", "taskId", rec.Task.ID, "error", agentErr)
 		out = agent.Fail(agent.Text("The agent failed: " + agentErr.Error()))
@@ -314,12 +302,12 @@ func (x *Executor) Step(ctx context.Context, req StepRequest) (StepResult, error
 // takes it, or a sweep takes the task over once it lapses. A task stored
 // meanwhile (by the step, or a retried send of its message) is left as it
 // is.
-func (x *Executor) HandOver(ctx context.Context, nt *NewTask) error {
+func (x *Executor) HandOver(ctx context.Context, nt *store.NewTask) error {
 	t := *nt
 	t.Task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: x.now()}
-	t.Lease = Lease{Until: x.clock.Now().Add(x.lease), Trigger: TriggerMessage}
+	t.Lease = store.Lease{Until: x.clock.Now().Add(x.lease), Trigger: store.TriggerMessage}
 	err := x.store.CreateTask(ctx, t)
-	var dup *DuplicateError
+	var dup *store.DuplicateError
 	if err != nil && !errors.As(err, &dup) {
 		return fmt.Errorf("store handed-over task %s: %w", nt.Task.ID, err)
 	}
@@ -343,22 +331,22 @@ func (x *Executor) observe(ctx context.Context, state a2a.TaskState) {
 // first write, conditioned on version 1, finds). An agent that reads its
 // context's earlier tasks compares creation times, which only the store
 // knows exactly: for it the task is read.
-func (x *Executor) load(ctx context.Context, req StepRequest) (*TaskRecord, error) {
+func (x *Executor) load(ctx context.Context, req StepRequest) (*store.TaskRecord, error) {
 	if c := req.Created; c != nil && c.Task.ID == req.TaskID && c.Version == 1 && (req.Unsaved != nil || x.info.ContextHistory <= 0) {
 		rec := *c
 		rec.Task.History = slices.Clone(c.Task.History)
 		rec.Task.Artifacts = slices.Clone(c.Task.Artifacts)
 		return &rec, nil
 	}
-	return x.store.GetTask(ctx, req.TaskID, AllHistory)
+	return x.store.GetTask(ctx, req.TaskID, store.AllHistory)
 }
 
 // triggerMessage recovers the user message that triggered a step from the
 // history, for runners that carry ids only: a new task's first message,
 // or the latest user message (the reply) that is not one of the inbox's,
 // which the step gets as StepInput.Inbox instead.
-func triggerMessage(history []a2a.Message, trigger Trigger, inbox []a2a.Message) *a2a.Message {
-	if trigger == TriggerMessage {
+func triggerMessage(history []a2a.Message, trigger store.Trigger, inbox []a2a.Message) *a2a.Message {
+	if trigger == store.TriggerMessage {
 		for i := range history {
 			if history[i].Role == a2a.RoleUser {
 				m := history[i]
@@ -388,20 +376,20 @@ const contextTasksRead = 20
 // rec's context, oldest first, as many as the agent asks for (none when it
 // asks for none). A failed read is logged: the agent then sees the task
 // alone.
-func (x *Executor) contextHistory(ctx context.Context, rec *TaskRecord) []a2a.Message {
+func (x *Executor) contextHistory(ctx context.Context, rec *store.TaskRecord) []a2a.Message {
 	limit := x.info.ContextHistory
 	if limit <= 0 {
 		return nil
 	}
-	page, err := x.store.ListTasks(ctx, ListQuery{Owner: rec.Owner, ContextID: rec.Task.ContextID, PageSize: contextTasksRead, HistoryLength: -1})
+	page, err := x.store.ListTasks(ctx, store.ListQuery{Owner: rec.Owner, ContextID: rec.Task.ContextID, PageSize: contextTasksRead, HistoryLength: -1})
 	if err != nil {
 		x.log.WarnContext(ctx, "could not read the context's earlier tasks", "taskId", rec.Task.ID, "contextId", rec.Task.ContextID, "error", err)
 		return nil
 	}
-	earlier := slices.DeleteFunc(page.Tasks, func(t TaskRecord) bool {
+	earlier := slices.DeleteFunc(page.Tasks, func(t store.TaskRecord) bool {
 		return t.Task.ID == rec.Task.ID || t.CreatedAt.After(rec.CreatedAt)
 	})
-	slices.SortStableFunc(earlier, func(a, b TaskRecord) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortStableFunc(earlier, func(a, b store.TaskRecord) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	var msgs []a2a.Message
 	for _, t := range earlier {
 		msgs = append(msgs, t.Task.History...)
@@ -431,7 +419,7 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 	state := out.Kind.State()
 	msg := w.agentMessage(out.Message)
 	// An outcome's artifacts are whole: each is complete.
-	u := Update{Artifacts: out.Artifacts, ArtifactLastChunk: len(out.Artifacts) > 0}
+	u := store.Update{Artifacts: out.Artifacts, ArtifactLastChunk: len(out.Artifacts) > 0}
 	if !state.Terminal() {
 		u.Checkpoint = out.Checkpoint
 		if u.Checkpoint == nil {
@@ -447,7 +435,7 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 				in.Type = agent.InterruptAuth
 			}
 		}
-		p := &PendingInterrupt{RequestID: x.newID(), Type: in.Type, State: state, Details: nonNilMap(in.Details)}
+		p := &store.PendingInterrupt{RequestID: x.newID(), Type: in.Type, State: state, Details: nonNilMap(in.Details)}
 		if msg == nil {
 			msg = w.agentMessage(agent.Text(defaultQuestion(in.Type)))
 		}
@@ -467,7 +455,7 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 	if !state.Terminal() {
 		// The next step must start within the delay and a lease.
 		u.Lease = w.lease(out.After)
-		u.Lease.Trigger = TriggerContinue
+		u.Lease.Trigger = store.TriggerContinue
 	}
 	if err := w.write(ctx, u); err != nil {
 		return w.finish(ctx, err)
@@ -487,8 +475,8 @@ func awaitResult(state a2a.TaskState, requestID, typ string, activeUntil time.Ti
 // created, in one store operation. Repeating it (a retried invocation) only
 // replaces the binding's token.
 func (x *Executor) Await(ctx context.Context, req AwaitRequest) (StepResult, error) {
-	rec, err := x.store.GetTask(ctx, req.TaskID, GetOptions{})
-	if errors.Is(err, ErrNotFound) {
+	rec, err := x.store.GetTask(ctx, req.TaskID, store.GetOptions{})
+	if errors.Is(err, store.ErrNotFound) {
 		return StepResult{Next: NextDone}, nil
 	}
 	if err != nil {
@@ -498,18 +486,18 @@ func (x *Executor) Await(ctx context.Context, req AwaitRequest) (StepResult, err
 		return StepResult{Next: NextDone, State: st}, nil
 	}
 	now := x.clock.Now()
-	var b InterruptBinding
+	var b store.InterruptBinding
 	state := rec.Task.Status.State
 	if p := rec.Pending; p != nil && p.RequestID == req.RequestID {
 		state = p.State
-		b = InterruptBinding{
+		b = store.InterruptBinding{
 			RequestID: p.RequestID, TaskID: rec.Task.ID, ContextID: rec.Task.ContextID, Owner: rec.Owner,
 			Type: p.Type, Details: p.Details, TaskToken: req.TaskToken,
 			CreatedAt: now, ActiveUntil: now.Add(x.interruptTTL), ExpiresAt: now.Add(x.interruptTTL + x.tombstoneTTL),
 		}
 	} else {
 		existing, err := x.store.GetInterrupt(ctx, req.RequestID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			x.log.WarnContext(ctx, "await for an interrupt that does not exist", "taskId", req.TaskID, "requestId", req.RequestID)
 			return StepResult{Next: NextDone, State: state}, nil
 		}
@@ -520,11 +508,11 @@ func (x *Executor) Await(ctx context.Context, req AwaitRequest) (StepResult, err
 		b.TaskToken = req.TaskToken
 	}
 	_, err = x.store.ActivateInterrupt(ctx, b, a2a.FormatTime(now))
-	var ce *ConflictError
+	var ce *store.ConflictError
 	switch {
-	case errors.As(err, &ce) && ce.Reason == ConflictTerminal:
+	case errors.As(err, &ce) && ce.Reason == store.ConflictTerminal:
 		return StepResult{Next: NextDone, State: ce.State}, nil
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return StepResult{Next: NextDone, State: state}, nil
 	case err != nil:
 		return StepResult{}, fmt.Errorf("activate interrupt %s of task %s: %w", req.RequestID, req.TaskID, err)
@@ -537,7 +525,7 @@ func (x *Executor) Await(ctx context.Context, req AwaitRequest) (StepResult, err
 func (x *Executor) Expire(ctx context.Context, taskID, requestID string) (StepResult, error) {
 	logfields.Add(ctx, logfields.FieldTaskID, taskID)
 	res, err := x.failIf(ctx, taskID, "The input request expired: no reply arrived within "+x.interruptTTL.String()+".",
-		func(rec *TaskRecord) bool {
+		func(rec *store.TaskRecord) bool {
 			im, ok := a2a.InterruptOf(rec.Task.Status.Message)
 			return rec.Task.Status.State.Interrupted() && ok && im.RequestID == requestID
 		})
@@ -551,7 +539,7 @@ func (x *Executor) Expire(ctx context.Context, taskID, requestID string) (StepRe
 // message; the state machine calls it when a step errors or times out.
 func (x *Executor) Fail(ctx context.Context, taskID, reason string) (StepResult, error) {
 	logfields.Add(ctx, logfields.FieldTaskID, taskID)
-	res, err := x.failIf(ctx, taskID, reason, func(*TaskRecord) bool { return true })
+	res, err := x.failIf(ctx, taskID, reason, func(*store.TaskRecord) bool { return true })
 	return res.StepResult, err
 }
 
@@ -561,10 +549,10 @@ type failResult struct {
 	failed bool
 }
 
-func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies func(*TaskRecord) bool) (failResult, error) {
+func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies func(*store.TaskRecord) bool) (failResult, error) {
 	for attempt := 0; ; attempt++ {
-		rec, err := x.store.GetTask(ctx, taskID, GetOptions{})
-		if errors.Is(err, ErrNotFound) {
+		rec, err := x.store.GetTask(ctx, taskID, store.GetOptions{})
+		if errors.Is(err, store.ErrNotFound) {
 			return failResult{StepResult: StepResult{Next: NextDone}}, nil
 		}
 		if err != nil {
@@ -574,12 +562,12 @@ func (x *Executor) failIf(ctx context.Context, taskID, reason string, applies fu
 			return failResult{StepResult: StepResult{Next: NextDone, State: st}}, nil
 		}
 		w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID}
-		_, err = x.store.UpdateTask(ctx, Update{
+		_, err = x.store.UpdateTask(ctx, store.Update{
 			TaskID:    taskID,
 			IfVersion: rec.Version,
 			Status:    &a2a.TaskStatus{State: a2a.TaskStateFailed, Message: w.agentMessage(agent.Text(reason)), Timestamp: x.now()},
 		})
-		var ce *ConflictError
+		var ce *store.ConflictError
 		if errors.As(err, &ce) && attempt < maxUpdateAttempts {
 			continue // re-read: the task moved
 		}
@@ -665,7 +653,7 @@ type taskWriter struct {
 	// leaseOwner names the step in the task's lease; trigger is what
 	// started it.
 	leaseOwner string
-	trigger    Trigger
+	trigger    store.Trigger
 	// leaseLost is set when the step's lease was taken from it.
 	leaseLost atomic.Bool
 	// finished is set once the task turned out to be terminal.
@@ -676,10 +664,10 @@ type taskWriter struct {
 	mu sync.Mutex
 	// acquire, until the first write, is the update that takes the lease
 	// (and says working): that write carries it.
-	acquire *Update
+	acquire *store.Update
 	// unsaved, until the first write, is the task when it is not stored
 	// yet (StepRequest.Unsaved): that write stores it (see storeUnsaved).
-	unsaved *NewTask
+	unsaved *store.NewTask
 }
 
 // acquireLater reports whether a blocking step of rec may take the task's
@@ -689,7 +677,7 @@ type taskWriter struct {
 // (submitted, never taken over) whose lease, made when it was created and
 // held by no step, lasts at least half a lease more. The lease keeper's first
 // renewal, a third of a lease into the step, writes it if the step has not.
-func (x *Executor) acquireLater(rec *TaskRecord) bool {
+func (x *Executor) acquireLater(rec *store.TaskRecord) bool {
 	l := rec.Lease
 	return rec.Task.Status.State == a2a.TaskStateSubmitted && rec.Takeovers == 0 &&
 		l.Held() && l.Owner == "" && l.Until.Sub(x.clock.Now()) > x.lease/2
@@ -700,7 +688,7 @@ var _ agent.Emitter = (*taskWriter)(nil)
 // write applies u conditioned on the version last seen. On a version conflict
 // (another writer, such as a retried worker) it re-reads and tries again; a
 // terminal task stops the step.
-func (w *taskWriter) write(ctx context.Context, u Update) error {
+func (w *taskWriter) write(ctx context.Context, u store.Update) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.writeLocked(ctx, u)
@@ -714,12 +702,12 @@ func (w *taskWriter) takeLease(ctx context.Context) (bool, error) {
 	if w.acquire == nil {
 		return false, nil
 	}
-	return true, w.writeLocked(ctx, Update{})
+	return true, w.writeLocked(ctx, store.Update{})
 }
 
 // writeLocked stores u: the parts too large for the task item first, in
 // the file store, which are discarded when the store refuses u.
-func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
+func (w *taskWriter) writeLocked(ctx context.Context, u store.Update) error {
 	if w.stopped() {
 		return fmt.Errorf("%w: task %s: %w", ErrStepStopped, w.taskID, context.Cause(w.runCtx))
 	}
@@ -736,7 +724,7 @@ func (w *taskWriter) writeLocked(ctx context.Context, u Update) error {
 
 // offload stores the parts of u's messages and artifacts too large for
 // the task item (Files.Offload); u's slices are copied, not changed.
-func (w *taskWriter) offload(ctx context.Context, u *Update) ([]string, error) {
+func (w *taskWriter) offload(ctx context.Context, u *store.Update) ([]string, error) {
 	fs := w.x.files
 	if fs == nil {
 		return nil, nil
@@ -790,7 +778,7 @@ func (w *taskWriter) offloadFailed(ctx context.Context, kept []string, err error
 
 // update applies u to the task, or stores the task with it when it is not
 // stored yet.
-func (w *taskWriter) update(ctx context.Context, u Update) error {
+func (w *taskWriter) update(ctx context.Context, u store.Update) error {
 	u.TaskID = w.taskID
 	if w.unsaved != nil {
 		if done, err := w.storeUnsaved(ctx, u); done || err != nil {
@@ -818,8 +806,8 @@ func (w *taskWriter) update(ctx context.Context, u Update) error {
 			w.acquire = nil
 			return nil
 		}
-		var ce *ConflictError
-		if !errors.As(err, &ce) || ce.Reason == ConflictTerminal || attempt >= 3 {
+		var ce *store.ConflictError
+		if !errors.As(err, &ce) || ce.Reason == store.ConflictTerminal || attempt >= 3 {
 			return err
 		}
 		w.version = ce.Version
@@ -834,7 +822,7 @@ func (w *taskWriter) update(ctx context.Context, u Update) error {
 // first is the same task: this step's result is dropped as that of a task
 // finished meanwhile, and the store's refusal is left in the job
 // (NewTask.Refused), for the send to answer with that task.
-func (w *taskWriter) storeUnsaved(ctx context.Context, u Update) (done bool, err error) {
+func (w *taskWriter) storeUnsaved(ctx context.Context, u store.Update) (done bool, err error) {
 	nt := *w.unsaved
 	finishes := u.Status != nil && u.Status.State.Terminal() && len(u.Messages) == 0 && u.Pending == nil &&
 		!u.AppendArtifact && u.RequestMetadata == nil && u.Checkpoint == nil && !u.Inbox
@@ -845,13 +833,13 @@ func (w *taskWriter) storeUnsaved(ctx context.Context, u Update) (done bool, err
 			nt.Task.History = append(nt.Task.History, *m)
 		}
 		nt.Task.Artifacts = a2a.LatestArtifacts(u.Artifacts)
-		nt.Lease = Lease{}
+		nt.Lease = store.Lease{}
 	}
 	err = w.x.store.CreateTask(ctx, nt)
-	var dup *DuplicateError
+	var dup *store.DuplicateError
 	if errors.As(err, &dup) {
 		w.unsaved.Refused = dup
-		return true, &ConflictError{Reason: ConflictTerminal, State: dup.state()}
+		return true, &store.ConflictError{Reason: store.ConflictTerminal, State: dup.State()}
 	}
 	if err != nil {
 		return true, err
@@ -873,16 +861,16 @@ func (w *taskWriter) stopped() bool { return w.runCtx != nil && w.runCtx.Err() !
 // step quietly, a stopped step is ErrStepStopped, anything else is the store
 // failing.
 func (w *taskWriter) finish(ctx context.Context, err error) (StepResult, error) {
-	var ce *ConflictError
+	var ce *store.ConflictError
 	switch {
 	case errors.Is(err, ErrStepStopped):
 		return StepResult{}, err
-	case errors.As(err, &ce) && ce.Reason == ConflictTerminal:
+	case errors.As(err, &ce) && ce.Reason == store.ConflictTerminal:
 		w.x.log.InfoContext(ctx, "task finished while its step ran; step result dropped", "taskId", w.taskID, "state", ce.State)
 		return StepResult{Next: NextDone, State: ce.State}, nil
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return StepResult{Next: NextDone}, nil
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, store.ErrTooLarge):
 		return w.failTooLarge(ctx, err)
 	}
 	return StepResult{}, fmt.Errorf("store step result of task %s: %w", w.taskID, err)
@@ -894,9 +882,9 @@ func (w *taskWriter) finish(ctx context.Context, err error) (StepResult, error) 
 // error wraps ErrTooLarge.
 func (w *taskWriter) failTooLarge(ctx context.Context, cause error) (StepResult, error) {
 	msg := w.agentMessage(agent.Text("The agent's output could not be stored: " + cause.Error()))
-	err := w.write(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateFailed, Message: msg, Timestamp: w.x.now()}})
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		var ce *ConflictError
+	err := w.write(ctx, store.Update{Status: &a2a.TaskStatus{State: a2a.TaskStateFailed, Message: msg, Timestamp: w.x.now()}})
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		var ce *store.ConflictError
 		if !errors.As(err, &ce) {
 			return StepResult{}, fmt.Errorf("fail task %s after oversized output: %w", w.taskID, err)
 		}
@@ -919,7 +907,7 @@ func (w *taskWriter) Status(ctx context.Context, msg *a2a.Message) error {
 		return fmt.Errorf("invalid status message: %w", err)
 	}
 	m := w.agentMessage(msg)
-	return w.emit(ctx, Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m, Timestamp: w.x.now()}})
+	return w.emit(ctx, store.Update{Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: m, Timestamp: w.x.now()}})
 }
 
 // Artifact implements agent.Emitter.
@@ -933,18 +921,18 @@ func (w *taskWriter) Artifact(ctx context.Context, art a2a.Artifact, opts agent.
 	if err := w.x.checkOwned(w.owner, art.Parts); err != nil {
 		return fmt.Errorf("invalid artifact: %w", err)
 	}
-	return w.emit(ctx, Update{Artifacts: []a2a.Artifact{art}, AppendArtifact: opts.Append, ArtifactLastChunk: opts.LastChunk})
+	return w.emit(ctx, store.Update{Artifacts: []a2a.Artifact{art}, AppendArtifact: opts.Append, ArtifactLastChunk: opts.LastChunk})
 }
 
-func (w *taskWriter) emit(ctx context.Context, u Update) error {
+func (w *taskWriter) emit(ctx context.Context, u store.Update) error {
 	err := w.write(ctx, u)
 	if errors.Is(err, ErrStepStopped) {
 		// Nothing the step does is stored any more: the agent stops as it
 		// does for a finished task.
 		return fmt.Errorf("%w: %w", agent.ErrTaskFinished, err)
 	}
-	var ce *ConflictError
-	if errors.As(err, &ce) && ce.Reason == ConflictTerminal {
+	var ce *store.ConflictError
+	if errors.As(err, &ce) && ce.Reason == store.ConflictTerminal {
 		w.finished, w.finalState = true, ce.State
 		w.cancelStep()
 		return agent.ErrTaskFinished

@@ -6,25 +6,27 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // stepTrigger is what started the step req asks for.
-func stepTrigger(req StepRequest) Trigger {
+func stepTrigger(req StepRequest) store.Trigger {
 	switch {
 	case req.Reply != nil:
-		return TriggerReply
+		return store.TriggerReply
 	case req.Message != nil:
-		return TriggerMessage
+		return store.TriggerMessage
 	case req.Trigger != "":
 		return req.Trigger
 	}
-	return TriggerContinue
+	return store.TriggerContinue
 }
 
 // lease is the step's lease, lasting the executor's lease duration past
 // wait from now.
-func (w *taskWriter) lease(wait time.Duration) Lease {
-	return Lease{Owner: w.leaseOwner, Until: w.x.clock.Now().Add(wait + w.x.lease), Trigger: w.trigger}
+func (w *taskWriter) lease(wait time.Duration) store.Lease {
+	return store.Lease{Owner: w.leaseOwner, Until: w.x.clock.Now().Add(wait + w.x.lease), Trigger: w.trigger}
 }
 
 // leaseKeeper renews the leases of an executor's running steps, all of them
@@ -129,10 +131,10 @@ func (x *Executor) renewLease(w *taskWriter) {
 	if !took {
 		err = x.store.RenewLease(ctx, w.taskID, w.leaseOwner, x.clock.Now().Add(x.lease))
 	}
-	var ce *ConflictError
+	var ce *store.ConflictError
 	switch {
 	case err == nil:
-	case errors.As(err, &ce) && ce.Reason == ConflictTerminal, errors.Is(err, ErrNotFound):
+	case errors.As(err, &ce) && ce.Reason == store.ConflictTerminal, errors.Is(err, store.ErrNotFound):
 		w.cancelStep() // its next write ends the step quietly
 	case errors.As(err, &ce):
 		w.leaseLost.Store(true)
@@ -180,9 +182,9 @@ func (x *Executor) Sweep(ctx context.Context, r Starter) (SweepResult, error) {
 			continue
 		}
 		n, err := x.store.TakeOver(ctx, l, "sweep-"+NewID(), x.clock.Now().Add(x.lease))
-		var ce *ConflictError
+		var ce *store.ConflictError
 		switch {
-		case errors.As(err, &ce), errors.Is(err, ErrNotFound):
+		case errors.As(err, &ce), errors.Is(err, store.ErrNotFound):
 			continue // another sweep, the runner or the client got there first
 		case err != nil:
 			errs = append(errs, fmt.Errorf("take over task %s: %w", l.TaskID, err))
@@ -201,10 +203,10 @@ func (x *Executor) Sweep(ctx context.Context, r Starter) (SweepResult, error) {
 
 // failStuck fails a task that was taken over too often, if it still holds
 // the lapsed lease l.
-func (x *Executor) failStuck(ctx context.Context, l LapsedLease) (bool, error) {
+func (x *Executor) failStuck(ctx context.Context, l store.LapsedLease) (bool, error) {
 	reason := fmt.Sprintf("The task failed: its runner stopped responding (a crashed process or a timed-out function) %d times; it was started again %d times and gave up.",
 		l.Takeovers+1, l.Takeovers)
-	res, err := x.failIf(ctx, l.TaskID, reason, func(rec *TaskRecord) bool {
+	res, err := x.failIf(ctx, l.TaskID, reason, func(rec *store.TaskRecord) bool {
 		return rec.Lease.Held() && rec.Lease.Owner == l.Lease.Owner && rec.Lease.Until.Equal(l.Lease.Until)
 	})
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/folder"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
@@ -36,17 +37,17 @@ type filesFixture struct {
 	dir   string
 }
 
-type backlog struct{ service.Store }
+type backlog struct{ store.Store }
 
 func (backlog) Defer(context.Context, service.Job) error { return nil }
 
-func newFilesFixture(t *testing.T, withFiles bool, wrap func(service.Store) service.Store, step func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error)) *filesFixture {
+func newFilesFixture(t *testing.T, withFiles bool, wrap func(store.Store) store.Store, step func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error)) *filesFixture {
 	t.Helper()
 	clk := clocktest.New(clocktest.Start(t), clocktest.WithTick(time.Millisecond))
 	f := &filesFixture{store: memory.New(memory.Options{Clock: clk}), agent: &scripted{info: agent.Info{Name: "files"}, step: step}}
-	var store service.Store = f.store
+	var ts store.Store = f.store
 	if wrap != nil {
-		store = wrap(store)
+		ts = wrap(ts)
 	}
 	var fs service.Files
 	if withFiles {
@@ -57,11 +58,11 @@ func newFilesFixture(t *testing.T, withFiles bool, wrap func(service.Store) serv
 		var err error
 		objects, err = folder.New(f.dir, srv.URL, folder.Options{Clock: clk})
 		require.NoError(t, err)
-		fs = files.New(files.Options{Store: objects, Clock: clk, MaxInline: service.MaxContentBytes - 8<<10})
+		fs = files.New(files.Options{Store: objects, Clock: clk, MaxInline: store.MaxContentBytes - 8<<10})
 	}
-	exec := service.NewExecutor(store, f.agent, service.ExecutorOptions{Clock: clk, Files: fs})
-	runner := inline.New(exec, backlog{store}, inline.Options{Clock: clk})
-	f.svc = service.New(store, runner, f.agent.info, service.Config{BlockingTimeout: 5 * time.Second}, service.Options{Clock: clk, Files: fs})
+	exec := service.NewExecutor(ts, f.agent, service.ExecutorOptions{Clock: clk, Files: fs})
+	runner := inline.New(exec, backlog{ts}, inline.Options{Clock: clk})
+	f.svc = service.New(ts, runner, f.agent.info, service.Config{BlockingTimeout: 5 * time.Second}, service.Options{Clock: clk, Files: fs})
 	return f
 }
 
@@ -119,7 +120,7 @@ func TestBlockingSendKeepsALargeFileOutOfTheTask(t *testing.T) {
 	assert.Equal(t, content, fetch(t, art.File.URI))
 	assert.Equal(t, content, fetch(t, task.History[0].Parts[1].File.URI))
 
-	rec, err := f.store.GetTask(context.Background(), task.ID, service.AllHistory)
+	rec, err := f.store.GetTask(context.Background(), task.ID, store.AllHistory)
 	require.NoError(t, err)
 	assert.Less(t, rec.Task.History[0].ApproxSize(), 1024, "the stored message holds a URI")
 	assert.True(t, strings.HasPrefix(rec.Task.Artifacts[0].Parts[0].File.URI, "a2a-file:"), "the store keeps the a2a-file: URI; reads presign it")
@@ -138,24 +139,24 @@ func TestTooLargeBlockingSendWithoutFiles(t *testing.T) {
 	_, err := f.svc.SendMessage(context.Background(), "alice", send(userMsg("m1", strings.Repeat("x", 500<<10)), true))
 	requireCode(t, err, a2a.CodeInvalidParams, "exceeds the storage limit of 389120 bytes")
 	assert.Zero(t, f.agent.calls.Load(), "the agent did not run")
-	page, err := f.store.ListTasks(context.Background(), service.ListQuery{Owner: "alice", PageSize: 10})
+	page, err := f.store.ListTasks(context.Background(), store.ListQuery{Owner: "alice", PageSize: 10})
 	require.NoError(t, err)
 	assert.Empty(t, page.Tasks)
 }
 
 // tooLargeCreate is a store that refuses every new task as too large, as
 // DynamoDB refuses an item whose encoding is larger than estimated.
-type tooLargeCreate struct{ service.Store }
+type tooLargeCreate struct{ store.Store }
 
-func (tooLargeCreate) CreateTask(context.Context, service.NewTask) error {
-	return &service.TooLargeError{What: "task (DynamoDB refused the item size)", Limit: 400 << 10}
+func (tooLargeCreate) CreateTask(context.Context, store.NewTask) error {
+	return &store.TooLargeError{What: "task (DynamoDB refused the item size)", Limit: 400 << 10}
 }
 
 // A store's refusal of the first step's write of a new task (which stores
 // the task, Job.Unsaved) reaches the send as -32602 naming the limit, not
 // as a task that is not found; the files of the message are discarded.
 func TestTooLargeRefusalOfTheFirstStepReachesTheSend(t *testing.T) {
-	f := newFilesFixture(t, true, func(s service.Store) service.Store { return tooLargeCreate{s} }, completeWithEcho)
+	f := newFilesFixture(t, true, func(s store.Store) store.Store { return tooLargeCreate{s} }, completeWithEcho)
 	msg := userMsg("m1", "a large part follows")
 	msg.Parts = append(msg.Parts, a2a.TextPart(strings.Repeat("y", 100<<10)))
 	_, err := f.svc.SendMessage(context.Background(), "alice", send(msg, true))
@@ -197,7 +198,7 @@ func TestAgentOutputIsKeptOutOfTheTask(t *testing.T) {
 	})
 	task := sent(t, f.svc, "alice", send(userMsg("m1", "make"), true))
 	require.Equal(t, a2a.TaskStateCompleted, task.Status.State, "%+v", task.Status.Message)
-	rec, err := f.store.GetTask(context.Background(), task.ID, service.AllHistory)
+	rec, err := f.store.GetTask(context.Background(), task.ID, store.AllHistory)
 	require.NoError(t, err)
 	for _, a := range rec.Task.Artifacts {
 		for _, p := range a.Parts {

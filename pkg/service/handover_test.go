@@ -12,6 +12,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // A step whose context the runner ends before the step's result is stored
@@ -54,7 +55,7 @@ func TestAStoppedStepStoresNothing(t *testing.T) {
 			stepCtx, stop := context.WithCancelCause(ctx)
 			result := make(chan error, 1)
 			go func() {
-				_, err := f.exec.Step(stepCtx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage})
+				_, err := f.exec.Step(stepCtx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage})
 				result <- err
 			}()
 			<-started
@@ -92,21 +93,21 @@ func TestAStepRecordsItsExecution(t *testing.T) {
 	})
 	task := sent(t, f.svc, "alice", send(userMsg("m1", "hello"), false))
 	const first = "arn:aws:states:us-east-1:123456789012:execution:tasks:t-v2"
-	res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, ExecutionARN: first})
+	res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage, ExecutionARN: first})
 	require.NoError(t, err)
 	assert.Equal(t, service.NextContinue, res.Next)
 	_, rec := f.state(t, task.ID)
 	assert.Equal(t, first, rec.ExecutionARN)
 	assert.Equal(t, rec.Version, res.Version, "the version after the step")
 
-	res, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerContinue, ExecutionARN: first})
+	res, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerContinue, ExecutionARN: first})
 	require.NoError(t, err)
 	_, again := f.state(t, task.ID)
 	assert.Equal(t, rec.Version+2, again.Version, "the step's two writes: the lease, then its outcome; the execution is not written again")
 	assert.Equal(t, again.Version, res.Version)
 
 	const next = "arn:aws:states:us-east-1:123456789012:execution:tasks:t-0c1d"
-	res, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerContinue, ExecutionARN: next})
+	res, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerContinue, ExecutionARN: next})
 	require.NoError(t, err)
 	assert.Equal(t, service.NextDone, res.Next)
 	assert.Zero(t, res.Version, "nothing follows a finished task")
@@ -120,15 +121,15 @@ func TestAStepRecordsItsExecution(t *testing.T) {
 func TestHandOverStoresTheTask(t *testing.T) {
 	ctx := context.Background()
 	f := newLeaseFixture(t, completeWithEcho)
-	id := service.TaskIDFor("alice", "m1")
+	id := store.TaskIDFor("alice", "m1")
 	msg := userMsg("m1", "hello")
 	msg.TaskID, msg.ContextID = id, "c1"
-	nt := &service.NewTask{Owner: "alice", BindingKnown: true, SessionID: "s1", Task: a2a.Task{ID: id, ContextID: "c1",
+	nt := &store.NewTask{Owner: "alice", BindingKnown: true, SessionID: "s1", Task: a2a.Task{ID: id, ContextID: "c1",
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())}, History: []a2a.Message{msg}}}
 	require.NoError(t, f.exec.HandOver(ctx, nt))
 	st, rec := f.state(t, id)
 	assert.Equal(t, a2a.TaskStateWorking, st)
-	assert.Equal(t, service.Lease{Until: f.clock.Now().Add(testLease), Trigger: service.TriggerMessage}, rec.Lease)
+	assert.Equal(t, store.Lease{Until: f.clock.Now().Add(testLease), Trigger: store.TriggerMessage}, rec.Lease)
 	assert.Len(t, rec.Task.History, 1)
 
 	require.NoError(t, f.exec.HandOver(ctx, nt), "a task stored meanwhile is fine")

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // MessageFingerprint is what tells two sends of one message id apart: a
@@ -31,7 +32,7 @@ func MessageFingerprint(p *a2a.MessageSendParams) string {
 // with the same message, a retry, with the task its first send made,
 // starting nothing; with another message, a clear refusal. A first use
 // past the window is errMessageIDFree: the id is free again.
-func (s *Service) duplicate(ctx context.Context, owner, messageID string, dup *DuplicateError, fingerprint string, opts GetOptions) (*a2a.Task, error) {
+func (s *Service) duplicate(ctx context.Context, owner, messageID string, dup *store.DuplicateError, fingerprint string, opts store.GetOptions) (*a2a.Task, error) {
 	if !dup.CreatedAt.IsZero() && !s.clock.Now().Before(dup.CreatedAt.Add(s.cfg.IdempotencyWindow)) {
 		return nil, errMessageIDFree
 	}
@@ -41,7 +42,7 @@ func (s *Service) duplicate(ctx context.Context, owner, messageID string, dup *D
 			messageID, dup.TaskID, s.cfg.IdempotencyWindow)
 	}
 	if first := dup.Task; first != nil && first.Owner == owner {
-		return s.wire(ctx, first.withHistory(opts.HistoryLength)), nil
+		return s.wire(ctx, withHistory(first, opts.HistoryLength)), nil
 	}
 	return s.read(ctx, owner, dup.TaskID, opts)
 }

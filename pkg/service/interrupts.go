@@ -10,6 +10,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // The interrupt callbacks: a client answers the question or permission an
@@ -85,9 +86,9 @@ func methodFor(typ string) string {
 
 // binding finds the caller's interrupt and checks that it still takes a
 // reply of type want ("" accepts any type).
-func (s *Service) binding(ctx context.Context, owner, requestID, want, method string) (*InterruptBinding, error) {
+func (s *Service) binding(ctx context.Context, owner, requestID, want, method string) (*store.InterruptBinding, error) {
 	b, err := s.store.GetInterrupt(ctx, requestID)
-	if errors.Is(err, ErrNotFound) || (err == nil && b.Owner != owner) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && b.Owner != owner) {
 		return nil, a2a.InterruptError(a2a.CodeInterruptRequestNotFound, requestID, "interrupt request %s not found", requestID)
 	}
 	if err != nil {
@@ -126,16 +127,16 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 // resolve stores a reply: the user's message and a working status whose
 // message shows the interrupt resolved, together with the binding's
 // resolution. idemKey, when set, makes a retried message/send a duplicate.
-func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding, msg a2a.Message, reply *agent.Reply, idemKey, fingerprint string, md a2a.Metadata) (Job, error) {
+func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptBinding, msg a2a.Message, reply *agent.Reply, idemKey, fingerprint string, md a2a.Metadata) (Job, error) {
 	resolved := &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart("Reply received; the agent continues.")}}
 	a2a.SetInterrupt(resolved, a2a.SharedInterruptInfo{RequestID: b.RequestID, Type: b.Type, Phase: a2a.InterruptPhaseResolved, Resolution: resolution(reply)})
 	for attempt := 0; ; attempt++ {
-		rec, err := s.get(ctx, owner, b.TaskID, GetOptions{})
+		rec, err := s.get(ctx, owner, b.TaskID, store.GetOptions{})
 		if err != nil {
 			return Job{}, err
 		}
-		_, err = s.store.ResolveInterrupt(ctx, b.RequestID, Update{
+		_, err = s.store.ResolveInterrupt(ctx, b.RequestID, store.Update{
 			TaskID:          b.TaskID,
 			IfVersion:       rec.Version,
 			IfStates:        []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
@@ -145,11 +146,11 @@ func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding
 			Owner:           owner,
 			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: resolved, Timestamp: s.now()},
 			RequestMetadata: md,
-			Lease:           s.startLease(TriggerReply),
+			Lease:           s.startLease(store.TriggerReply),
 		})
 		var (
-			ce *ConflictError
-			ie *InterruptConflictError
+			ce *store.ConflictError
+			ie *store.InterruptConflictError
 		)
 		switch {
 		case err == nil:
@@ -157,15 +158,15 @@ func (s *Service) resolve(ctx context.Context, owner string, b *InterruptBinding
 			metrics.From(ctx).Count(metrics.InterruptsAnswered, metrics.DimAgent, s.info.Name)
 			return Job{TaskID: b.TaskID, Message: &msg, Reply: reply, TaskToken: b.TaskToken}, nil
 		case errors.As(err, &ce):
-			if ce.Reason == ConflictVersion && ce.State.Interrupted() && attempt < maxUpdateAttempts {
+			if ce.Reason == store.ConflictVersion && ce.State.Interrupted() && attempt < maxUpdateAttempts {
 				continue
 			}
 			return Job{}, notContinuable(b.TaskID, ce.State)
-		case errors.As(err, &ie) && ie.Reason == InterruptExpired:
+		case errors.As(err, &ie) && ie.Reason == store.InterruptExpired:
 			return Job{}, a2a.InterruptError(a2a.CodeInterruptRequestExpired, b.RequestID, "interrupt request %s expired; its task no longer waits for a reply", b.RequestID)
 		case errors.As(err, &ie):
 			return Job{}, a2a.InterruptError(a2a.CodeInterruptRequestNotFound, b.RequestID, "interrupt request %s was already answered", b.RequestID)
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, store.ErrNotFound):
 			return Job{}, a2a.InterruptError(a2a.CodeInterruptRequestNotFound, b.RequestID, "interrupt request %s not found", b.RequestID)
 		}
 		return Job{}, s.storeError(err, b.TaskID, "params")

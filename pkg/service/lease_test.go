@@ -18,6 +18,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
@@ -65,8 +66,8 @@ func newLeaseFixture(t *testing.T, step func(context.Context, agent.StepInput, a
 	return &leaseFixture{clock: clk, store: store, exec: exec, svc: svc, dead: dead}
 }
 
-func (f *leaseFixture) state(t *testing.T, id string) (a2a.TaskState, *service.TaskRecord) {
-	rec, err := f.store.GetTask(context.Background(), id, service.AllHistory)
+func (f *leaseFixture) state(t *testing.T, id string) (a2a.TaskState, *store.TaskRecord) {
+	rec, err := f.store.GetTask(context.Background(), id, store.AllHistory)
 	require.NoError(t, err)
 	return rec.Task.Status.State, rec
 }
@@ -148,7 +149,7 @@ func TestStepHoldsItsLease(t *testing.T) {
 
 	result := make(chan service.StepResult, 1)
 	go func() {
-		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage})
+		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage})
 		assert.NoError(t, err)
 		result <- res
 	}()
@@ -167,7 +168,7 @@ func TestStepHoldsItsLease(t *testing.T) {
 
 	// Another runner takes the task (a sweep that thought this one dead).
 	_, rec := f.state(t, task.ID)
-	_, err := f.store.UpdateTask(ctx, service.Update{TaskID: task.ID, Lease: service.Lease{Owner: "someone-else", Until: f.clock.Now().Add(testLease)}})
+	_, err := f.store.UpdateTask(ctx, store.Update{TaskID: task.ID, Lease: store.Lease{Owner: "someone-else", Until: f.clock.Now().Add(testLease)}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return f.clock.Timers() == 1 }, 5*time.Second, time.Millisecond, "timers: %d", f.clock.Timers())
 	f.clock.Advance(testLease / 3)
@@ -219,7 +220,7 @@ func TestStoppedStepIsNoFailure(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := exec.Step(ctx, service.StepRequest{TaskID: task.ID, Message: &task.History[0], Trigger: service.TriggerMessage})
+		_, err := exec.Step(ctx, service.StepRequest{TaskID: task.ID, Message: &task.History[0], Trigger: store.TriggerMessage})
 		done <- err
 	}()
 	<-started
@@ -254,7 +255,7 @@ func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
 	})
 	for _, blocking := range []bool{true, false} {
 		task := sent(t, f.svc, "alice", send(userMsg(fmt.Sprint("quick-", blocking), "quick"), false))
-		_, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, LeaseLater: blocking})
+		_, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage, LeaseLater: blocking})
 		require.NoError(t, err)
 		st, rec := f.state(t, task.ID)
 		assert.Equal(t, a2a.TaskStateCompleted, st)
@@ -269,7 +270,7 @@ func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
 	task := sent(t, f.svc, "alice", send(userMsg("long", "long"), false))
 	result := make(chan service.StepResult, 1)
 	go func() {
-		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: service.TriggerMessage, LeaseLater: true})
+		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage, LeaseLater: true})
 		assert.NoError(t, err)
 		result <- res
 	}()
@@ -299,7 +300,7 @@ type countingStore struct {
 	reads int
 }
 
-func (s *countingStore) GetTask(ctx context.Context, taskID string, opts service.GetOptions) (*service.TaskRecord, error) {
+func (s *countingStore) GetTask(ctx context.Context, taskID string, opts store.GetOptions) (*store.TaskRecord, error) {
 	s.mu.Lock()
 	s.reads++
 	s.mu.Unlock()

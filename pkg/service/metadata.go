@@ -5,6 +5,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // The shared metadata contract (metadata.shared.*) is package a2a's
@@ -62,7 +63,7 @@ func checkModel(p *a2a.MessageSendParams) error {
 // agent does on its final answer), the task's metadata carries it too, as
 // the shared stream hints contract has non-streaming answers do; feedback
 // given on the task is in metadata.feedback.
-func withRuntimeMetadata(rec *TaskRecord) *a2a.Task {
+func withRuntimeMetadata(rec *store.TaskRecord) *a2a.Task {
 	t := &rec.Task
 	t.Metadata = a2a.WithSession(t.Metadata, rec.SessionID)
 	var usage any

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Redacted replaces a push config's token and credentials in what get and
@@ -62,7 +63,7 @@ func (s *Service) GetPushConfig(ctx context.Context, owner string, p a2a.GetTask
 		switch {
 		case err == nil:
 			return redact(*c), nil
-		case !errors.Is(err, ErrNotFound):
+		case !errors.Is(err, store.ErrNotFound):
 			return nil, s.pushStoreError(err, p.ID, "params.pushNotificationConfigId")
 		case p.PushNotificationConfigID != DefaultPushConfigID:
 			return nil, configNotFound(p.ID, p.PushNotificationConfigID)
@@ -131,7 +132,7 @@ func (s *Service) pushTask(ctx context.Context, owner, taskID, field string) err
 	if taskID == "" {
 		return a2a.InvalidParams(field, "is required")
 	}
-	_, err := s.get(ctx, owner, taskID, GetOptions{})
+	_, err := s.get(ctx, owner, taskID, store.GetOptions{})
 	return err
 }
 
@@ -145,24 +146,24 @@ func (s *Service) pushEnabled() error {
 // newPushConfig checks a registration and returns it ready to store. A
 // config without an id gets the task id (a new task's, unknown yet, is
 // filled in by createTask).
-func (s *Service) newPushConfig(taskID string, protocol a2a.Version, cfg a2a.PushNotificationConfig, field string) (PushConfig, error) {
+func (s *Service) newPushConfig(taskID string, protocol a2a.Version, cfg a2a.PushNotificationConfig, field string) (store.PushConfig, error) {
 	if cfg.ID == "" {
 		cfg.ID = taskID
 	} else if reason := checkConfigID(cfg.ID); reason != "" {
-		return PushConfig{}, a2a.InvalidParams(field+".id", "%s", reason)
+		return store.PushConfig{}, a2a.InvalidParams(field+".id", "%s", reason)
 	}
 	if cfg.Token == Redacted || (cfg.Authentication != nil && cfg.Authentication.Credentials == Redacted) {
-		return PushConfig{}, a2a.InvalidParams(field, "carries the %q marker that get and list show instead of a secret; send the real token and credentials", Redacted)
+		return store.PushConfig{}, a2a.InvalidParams(field, "carries the %q marker that get and list show instead of a secret; send the real token and credentials", Redacted)
 	}
 	if s.checkPush != nil {
 		if err := s.checkPush(cfg); err != nil {
-			return PushConfig{}, a2a.InvalidParams(field, "%v", err)
+			return store.PushConfig{}, a2a.InvalidParams(field, "%v", err)
 		}
 	}
 	if protocol == "" {
 		protocol = a2a.V03
 	}
-	return PushConfig{TaskID: taskID, Config: cfg, ProtocolVersion: protocol, CreatedAt: s.clock.Now()}, nil
+	return store.PushConfig{TaskID: taskID, Config: cfg, ProtocolVersion: protocol, CreatedAt: s.clock.Now()}, nil
 }
 
 // checkConfigID says what is wrong with a client-chosen config id, or "".
@@ -176,7 +177,7 @@ func checkConfigID(id string) string {
 	return ""
 }
 
-func redact(c PushConfig) *a2a.TaskPushNotificationConfig {
+func redact(c store.PushConfig) *a2a.TaskPushNotificationConfig {
 	cfg := c.Config
 	if cfg.Token != "" {
 		cfg.Token = Redacted
@@ -203,7 +204,7 @@ func configNotFound(taskID, configID string) error {
 
 // pushStoreError maps push config store errors to the protocol.
 func (s *Service) pushStoreError(err error, taskID, field string) error {
-	var tm *TooManyConfigsError
+	var tm *store.TooManyConfigsError
 	if errors.As(err, &tm) {
 		return a2a.InvalidParams(field, "task %s already has %d push notification configs, the most it can have; delete one first", taskID, tm.Limit)
 	}

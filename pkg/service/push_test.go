@@ -14,6 +14,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // pushFixture is a fixture whose service takes push configs, checked by a
@@ -186,7 +187,7 @@ func TestPushConfigLimit(t *testing.T) {
 	f := pushFixture(t, askThenAnswer)
 	ctx := context.Background()
 	task := sent(t, f.svc, "alice", send(userMsg("m1", "hi"), true))
-	for i := range service.MaxPushConfigs {
+	for i := range store.MaxPushConfigs {
 		_, err := f.svc.SetPushConfig(ctx, "alice", a2a.V03, a2a.TaskPushNotificationConfig{TaskID: task.ID, PushNotificationConfig: hook(fmt.Sprint(i))})
 		require.NoError(t, err)
 	}

@@ -8,13 +8,11 @@ package service
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +25,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Defaults of Config.
@@ -91,7 +90,7 @@ type Options struct {
 
 // Service implements the A2A operations.
 type Service struct {
-	store     Store
+	store     store.Store
 	runner    Runner
 	info      agent.Info
 	cfg       Config
@@ -106,27 +105,8 @@ type Service struct {
 // NewID returns a random UUID string, the default id generator.
 func NewID() string { return uuid.NewString() }
 
-// TaskIDFor is the id of the task that owner's message messageID creates: a
-// name-based UUID (version 8, from SHA-256 of the two). So a retried send
-// names its task before anything is read, and a store can keep the task
-// item as the message's idempotency record (see TaskStore.CreateTask).
-func TaskIDFor(owner, messageID string) string {
-	var buf [160]byte
-	b := append(buf[:0], "a2a-lambda task "...)
-	b = strconv.AppendInt(b, int64(len(owner)), 10)
-	b = append(append(append(b, ':'), owner...), ';')
-	b = strconv.AppendInt(b, int64(len(messageID)), 10)
-	b = append(append(b, ':'), messageID...)
-	sum := sha256.Sum256(b)
-	var u uuid.UUID
-	copy(u[:], sum[:16])
-	u[6] = u[6]&0x0f | 0x80 // version 8
-	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
-	return u.String()
-}
-
 // New returns a service over store and runner for the agent described by info.
-func New(store Store, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
+func New(store store.Store, runner Runner, info agent.Info, cfg Config, opts Options) *Service {
 	s := &Service{store: store, runner: runner, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig, files: opts.Files}
 	s.cfg.BlockingTimeout = positive.Or(s.cfg.BlockingTimeout, DefaultBlockingTimeout)
 	s.cfg.MaxParts = positive.Or(s.cfg.MaxParts, DefaultMaxParts)
@@ -176,7 +156,7 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		historyLength = *cfg.HistoryLength
 	}
 
-	var inline *PushConfig
+	var inline *store.PushConfig
 	if cfg.PushNotificationConfig != nil {
 		c, err := s.newPushConfig(p.Message.TaskID, p.Protocol, *cfg.PushNotificationConfig, "params.configuration.pushNotificationConfig")
 		if err != nil {
@@ -185,7 +165,7 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 		inline = &c
 	}
 
-	opts := GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}
+	opts := store.GetOptions{HistoryLength: historyLength, IncludeArtifacts: true}
 	fp := ""
 	if !s.cfg.NoIdempotency {
 		fp = MessageFingerprint(&p)
@@ -203,8 +183,8 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 // sendState is what a send decided before it stores anything.
 type sendState struct {
 	blocking    bool
-	opts        GetOptions
-	push        *PushConfig
+	opts        store.GetOptions
+	push        *store.PushConfig
 	fingerprint string
 	waitUntil   time.Time
 	// fresh makes a new task of a message whose id is not deduplicated:
@@ -240,7 +220,7 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 		// send runs the step again (steps are at least once), and its first
 		// write, refused, finds the task the first send stored, which is
 		// the answer.
-		taskID := TaskIDFor(owner, msg.MessageID)
+		taskID := store.TaskIDFor(owner, msg.MessageID)
 		fresh := st.fresh || s.cfg.NoIdempotency
 		if fresh {
 			taskID = s.newID()
@@ -256,7 +236,7 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	if err != nil && refused(err) && len(kept) > 0 {
 		s.files.Discard(ctx, kept)
 	}
-	var dup *DuplicateError
+	var dup *store.DuplicateError
 	if errors.As(err, &dup) {
 		// A retried send: answer with the task the first one made, start
 		// nothing. (Or the id of another message: refused.)
@@ -268,14 +248,14 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	if queued {
 		// The task is at work: the message waits in its inbox for the
 		// next step, and the client gets the task as it is.
-		return s.read(ctx, owner, job.TaskID, GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
+		return s.read(ctx, owner, job.TaskID, store.GetOptions{HistoryLength: historyLength, IncludeArtifacts: true})
 	}
 	job.Blocking = blocking
 	if err := s.start(ctx, job); err != nil {
 		if len(kept) > 0 {
 			s.discardUnstored(ctx, job.TaskID, kept)
 		}
-		if errors.Is(err, ErrTooLarge) {
+		if errors.Is(err, store.ErrTooLarge) {
 			// The task's first step could not store it (Job.Unsaved).
 			return nil, s.storeError(err, job.TaskID, "params.message")
 		}
@@ -292,12 +272,12 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	}
 	if u := job.Unsaved; u != nil && u.Task.Status.State.Terminal() {
 		// The step stored the task once, finished: it is the answer.
-		return s.wire(ctx, u.record(historyLength)), nil
+		return s.wire(ctx, recordOf(u, historyLength)), nil
 	}
 	if !blocking && job.Created != nil {
 		// The task as this send created it is the answer: a non-blocking
 		// send does not wait to see what its runner made of it.
-		return s.wire(ctx, job.Created.withHistory(historyLength)), nil
+		return s.wire(ctx, withHistory(job.Created, historyLength)), nil
 	}
 	if blocking {
 		// An inline runner returns with the task settled: the answer is
@@ -323,7 +303,7 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 // in the request metadata its steps see): the one the request names, else
 // the one bound to its context, else a new one, which the store binds to a
 // new context.
-func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.Message, md a2a.Metadata, session string, push *PushConfig, unsaved bool, fingerprint string, fresh bool) (Job, error) {
+func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.Message, md a2a.Metadata, session string, push *store.PushConfig, unsaved bool, fingerprint string, fresh bool) (Job, error) {
 	// The context's binding is known for a new context, and once read.
 	bindingKnown := msg.ContextID == ""
 	if session == "" && msg.ContextID != "" {
@@ -331,7 +311,7 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 		switch {
 		case err == nil:
 			session = bound
-		case !errors.Is(err, ErrNotFound):
+		case !errors.Is(err, store.ErrNotFound):
 			return Job{}, fmt.Errorf("read context %s: %w", msg.ContextID, err)
 		}
 		bindingKnown = true
@@ -352,17 +332,17 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 	// The session is stored as a value and shown as metadata on the way
 	// out (withRuntimeMetadata, a2a.WithSession): a task keeps no metadata
 	// maps of its own for it.
-	nt := NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, BindingKnown: bindingKnown, Lease: s.startLease(TriggerMessage),
+	nt := store.NewTask{Task: t, Owner: owner, RequestMetadata: md, SessionID: session, BindingKnown: bindingKnown, Lease: s.startLease(store.TriggerMessage),
 		Fingerprint: fingerprint, NoRecord: fresh}
 	if push != nil {
 		push.TaskID = taskID
 		if push.Config.ID == "" {
 			push.Config.ID = taskID
 		}
-		nt.PushConfigs = []PushConfig{*push}
+		nt.PushConfigs = []store.PushConfig{*push}
 	}
 	created := s.clock.Now()
-	rec := &TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
+	rec := &store.TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
 		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored(), Fingerprint: fingerprint}
 	job := Job{TaskID: taskID, Message: &msg, Created: rec}
 	if unsaved {
@@ -383,16 +363,16 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 // fits reports, as every store would (CheckContent), a message or
 // request metadata too large to store.
 func fits(msg *a2a.Message, md a2a.Metadata) error {
-	if err := CheckContent("message", msg.ApproxSize(), msg); err != nil {
+	if err := store.CheckContent("message", msg.ApproxSize(), msg); err != nil {
 		return err
 	}
-	return CheckContent("request metadata", md.ApproxSize(), md)
+	return store.CheckContent("request metadata", md.ApproxSize(), md)
 }
 
 // discardUnstored discards the files of a message whose task turned out
 // not to be stored (its first step could not store it).
 func (s *Service) discardUnstored(ctx context.Context, taskID string, kept []string) {
-	if _, err := s.store.GetTask(ctx, taskID, GetOptions{}); errors.Is(err, ErrNotFound) {
+	if _, err := s.store.GetTask(ctx, taskID, store.GetOptions{}); errors.Is(err, store.ErrNotFound) {
 		s.files.Discard(ctx, kept)
 	}
 }
@@ -413,13 +393,13 @@ func (s *Service) startsInline() bool {
 // recognised as a duplicate even after the task moved on. An inline push
 // config is stored before the task resumes, so it hears of every change the
 // message causes.
-func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *PushConfig, fingerprint string) (job Job, queued bool, err error) {
+func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Message, md a2a.Metadata, push *store.PushConfig, fingerprint string) (job Job, queued bool, err error) {
 	idemKey := msg.MessageID
 	if s.cfg.NoIdempotency {
 		idemKey = ""
 	}
 	for attempt := 0; ; attempt++ {
-		rec, err := s.get(ctx, owner, msg.TaskID, GetOptions{})
+		rec, err := s.get(ctx, owner, msg.TaskID, store.GetOptions{})
 		if err != nil {
 			return Job{}, false, err
 		}
@@ -436,7 +416,7 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 			// No version condition: appending does not depend on what
 			// the steps wrote meanwhile, only on the task still being at
 			// work (a step writes often, and would make it retry).
-			_, err = s.store.UpdateTask(ctx, Update{
+			_, err = s.store.UpdateTask(ctx, store.Update{
 				TaskID:         rec.Task.ID,
 				IfStates:       []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking},
 				Messages:       []a2a.Message{msg},
@@ -445,7 +425,7 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 				Fingerprint:    fingerprint,
 				Owner:          owner,
 			})
-			var ce *ConflictError
+			var ce *store.ConflictError
 			if errors.As(err, &ce) {
 				if !ce.State.Terminal() && attempt < maxUpdateAttempts {
 					continue // the task now waits for input: read it again
@@ -474,7 +454,7 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 				// No binding (it aged out): a plain continuation.
 			}
 		}
-		_, err = s.store.UpdateTask(ctx, Update{
+		_, err = s.store.UpdateTask(ctx, store.Update{
 			TaskID:          rec.Task.ID,
 			IfVersion:       rec.Version,
 			IfStates:        []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
@@ -484,9 +464,9 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 			Owner:           owner,
 			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: s.now()},
 			RequestMetadata: md,
-			Lease:           s.startLease(TriggerReply),
+			Lease:           s.startLease(store.TriggerReply),
 		})
-		var ce *ConflictError
+		var ce *store.ConflictError
 		if errors.As(err, &ce) {
 			if !ce.State.Terminal() && attempt < maxUpdateAttempts {
 				continue // another write landed first: read the task again
@@ -551,12 +531,12 @@ func permissionFromText(text string) (string, bool) {
 // does not sit in submitted forever.
 func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error) {
 	s.log.ErrorContext(ctx, "runner could not start task", "taskId", taskID, "error", cause)
-	_, err := s.store.UpdateTask(ctx, Update{TaskID: taskID, Status: &a2a.TaskStatus{
+	_, err := s.store.UpdateTask(ctx, store.Update{TaskID: taskID, Status: &a2a.TaskStatus{
 		State:     a2a.TaskStateFailed,
 		Message:   &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: taskID, Parts: []a2a.Part{a2a.TextPart("The task could not be started; send the message again.")}},
 		Timestamp: s.now(),
 	}})
-	if err != nil && !errors.Is(err, ErrNotFound) { // not found: never stored (Job.Unsaved), nothing to mark
+	if err != nil && !errors.Is(err, store.ErrNotFound) { // not found: never stored (Job.Unsaved), nothing to mark
 		s.log.ErrorContext(ctx, "could not mark unstarted task failed", "taskId", taskID, "error", err)
 	}
 }
@@ -565,9 +545,9 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 // a Continue outcome, runs after until: waiting for it would spend the
 // request's time for nothing. A continuation's lease lasts its delay and
 // a lease (see Executor.applyOutcome).
-func (s *Service) dueAfter(rec *TaskRecord, until time.Time) bool {
+func (s *Service) dueAfter(rec *store.TaskRecord, until time.Time) bool {
 	l := rec.Lease
-	if !l.Held() || l.Trigger != TriggerContinue {
+	if !l.Held() || l.Trigger != store.TriggerContinue {
 		return false
 	}
 	due := l.Until.Sub(s.clock.Now()) - s.cfg.LeaseDuration
@@ -586,7 +566,7 @@ func (s *Service) waitSettled(ctx context.Context, taskID string, until time.Tim
 	}
 	timeout := time.NewTimer(left)
 	defer timeout.Stop()
-	if waiter, ok := s.store.(SettleWaiter); ok {
+	if waiter, ok := s.store.(store.SettleWaiter); ok {
 		select {
 		case <-waiter.Settled(taskID):
 		case <-timeout.C:
@@ -595,7 +575,7 @@ func (s *Service) waitSettled(ctx context.Context, taskID string, until time.Tim
 		return
 	}
 	for poll := defaultPollMin; pause(ctx, timeout.C, poll); poll = min(poll*2, defaultPollMax) {
-		rec, err := s.store.GetTask(ctx, taskID, GetOptions{})
+		rec, err := s.store.GetTask(ctx, taskID, store.GetOptions{})
 		if err != nil || rec.Task.Status.State.Settled() {
 			return
 		}
@@ -621,7 +601,7 @@ func (s *Service) GetTask(ctx context.Context, owner string, p a2a.TaskQueryPara
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	opts := GetOptions{HistoryLength: -1, IncludeArtifacts: true}
+	opts := store.GetOptions{HistoryLength: -1, IncludeArtifacts: true}
 	if p.HistoryLength != nil {
 		opts.HistoryLength = *p.HistoryLength
 	}
@@ -636,22 +616,22 @@ func (s *Service) CancelTask(ctx context.Context, owner string, p a2a.TaskIDPara
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
-		rec, err := s.get(ctx, owner, p.ID, GetOptions{})
+		rec, err := s.get(ctx, owner, p.ID, store.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
 		switch st := rec.Task.Status.State; {
 		case st == a2a.TaskStateCanceled:
-			return s.read(ctx, owner, p.ID, AllHistory)
+			return s.read(ctx, owner, p.ID, store.AllHistory)
 		case st.Terminal():
 			return nil, a2a.Errorf(a2a.CodeTaskNotCancelable, "task %s is %s and cannot be canceled", p.ID, st)
 		}
-		_, err = s.store.UpdateTask(ctx, Update{
+		_, err = s.store.UpdateTask(ctx, store.Update{
 			TaskID:    p.ID,
 			IfVersion: rec.Version,
 			Status:    &a2a.TaskStatus{State: a2a.TaskStateCanceled, Timestamp: s.now()},
 		})
-		var ce *ConflictError
+		var ce *store.ConflictError
 		if errors.As(err, &ce) && attempt < maxUpdateAttempts {
 			continue // re-read: another writer moved first
 		}
@@ -662,7 +642,7 @@ func (s *Service) CancelTask(ctx context.Context, owner string, p a2a.TaskIDPara
 		if err := s.runner.Cancel(ctx, CancelRequest{TaskID: p.ID, TaskToken: s.waitingToken(ctx, &rec.Task), ExecutionARN: rec.ExecutionARN}); err != nil {
 			s.log.WarnContext(ctx, "runner could not stop canceled task", "taskId", p.ID, "error", err)
 		}
-		return s.read(ctx, owner, p.ID, AllHistory)
+		return s.read(ctx, owner, p.ID, store.AllHistory)
 	}
 }
 
@@ -689,7 +669,7 @@ func (s *Service) ListTasks(ctx context.Context, owner string, p a2a.ListTasksPa
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	q := ListQuery{Owner: owner, ContextID: p.ContextID, State: p.Status, PageSize: a2a.DefaultPageSize, IncludeArtifacts: p.IncludeArtifacts}
+	q := store.ListQuery{Owner: owner, ContextID: p.ContextID, State: p.Status, PageSize: a2a.DefaultPageSize, IncludeArtifacts: p.IncludeArtifacts}
 	if p.PageSize != nil {
 		q.PageSize = *p.PageSize
 	}
@@ -758,7 +738,7 @@ func mediaTypeMatches(a, b string) bool {
 }
 
 // get reads a task owned by owner; any other caller gets TaskNotFound.
-func (s *Service) get(ctx context.Context, owner, taskID string, opts GetOptions) (*TaskRecord, error) {
+func (s *Service) get(ctx context.Context, owner, taskID string, opts store.GetOptions) (*store.TaskRecord, error) {
 	rec, err := s.store.GetTask(ctx, taskID, opts)
 	if err != nil {
 		return nil, s.storeError(err, taskID, "params")
@@ -769,7 +749,7 @@ func (s *Service) get(ctx context.Context, owner, taskID string, opts GetOptions
 	return rec, nil
 }
 
-func (s *Service) read(ctx context.Context, owner, taskID string, opts GetOptions) (*a2a.Task, error) {
+func (s *Service) read(ctx context.Context, owner, taskID string, opts store.GetOptions) (*a2a.Task, error) {
 	rec, err := s.get(ctx, owner, taskID, opts)
 	if err != nil {
 		return nil, err
@@ -778,7 +758,7 @@ func (s *Service) read(ctx context.Context, owner, taskID string, opts GetOption
 }
 
 // wire is rec as a request answers with it.
-func (s *Service) wire(ctx context.Context, rec *TaskRecord) *a2a.Task {
+func (s *Service) wire(ctx context.Context, rec *store.TaskRecord) *a2a.Task {
 	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
 	return s.presign(ctx, withRuntimeMetadata(rec))
 }
@@ -803,16 +783,16 @@ func (s *Service) CreateUpload(ctx context.Context, owner string, p a2a.FileUplo
 // storeError maps a store error to the protocol: not found, too large, or
 // an internal error (wrapped, for the edge to log).
 func (s *Service) storeError(err error, taskID, field string) error {
-	var tl *TooLargeError
+	var tl *store.TooLargeError
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return a2a.TaskNotFound(taskID)
 	case errors.As(err, &tl):
 		return a2a.InvalidParams(field, "%s", tl.Error())
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, store.ErrTooLarge):
 		return a2a.InvalidParams(field, "is too large to store")
 	}
-	var full *StoreFullError
+	var full *store.StoreFullError
 	if errors.As(err, &full) {
 		return a2a.Errorf(a2a.CodeUnsupportedOperation, "%s: finish or cancel some, or retry later (the local server's bounds are A2A_MEMORY_MAX_TASKS and A2A_MEMORY_MAX_BYTES)", full.Error())
 	}
@@ -862,6 +842,6 @@ func (s *Service) Send(ctx context.Context, owner string, p a2a.MessageSendParam
 
 // startLease is the lease a task gets when it needs a runner: the runner's
 // first step takes it over; a task whose runner never starts is swept.
-func (s *Service) startLease(trigger Trigger) Lease {
-	return Lease{Until: s.clock.Now().Add(s.cfg.LeaseDuration), Trigger: trigger}
+func (s *Service) startLease(trigger store.Trigger) store.Lease {
+	return store.Lease{Until: s.clock.Now().Add(s.cfg.LeaseDuration), Trigger: trigger}
 }

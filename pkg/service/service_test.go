@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
@@ -513,11 +514,11 @@ type failingRunner struct{ noRunner }
 func (failingRunner) Start(context.Context, service.Job) error { return errors.New("no capacity") }
 
 func TestRunnerFailureFailsTheTask(t *testing.T) {
-	store := memory.New(memory.Options{})
-	svc := service.New(store, failingRunner{}, agent.Info{}, service.Config{}, service.Options{})
+	ts := memory.New(memory.Options{})
+	svc := service.New(ts, failingRunner{}, agent.Info{}, service.Config{}, service.Options{})
 	_, err := svc.SendMessage(context.Background(), "a", send(userMsg("m", "x"), false))
 	require.Error(t, err)
-	page, err := store.ListTasks(context.Background(), service.ListQuery{Owner: "a", PageSize: 10})
+	page, err := ts.ListTasks(context.Background(), store.ListQuery{Owner: "a", PageSize: 10})
 	require.NoError(t, err)
 	require.Len(t, page.Tasks, 1)
 	assert.Equal(t, a2a.TaskStateFailed, page.Tasks[0].Task.Status.State)

@@ -14,25 +14,26 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
 // writes records the task writes a store is asked for.
 type writes struct {
-	service.Store
+	store.Store
 	mu      sync.Mutex
 	created []a2a.TaskState
 	updates int
 }
 
-func (w *writes) CreateTask(ctx context.Context, nt service.NewTask) error {
+func (w *writes) CreateTask(ctx context.Context, nt store.NewTask) error {
 	w.mu.Lock()
 	w.created = append(w.created, nt.Task.Status.State)
 	w.mu.Unlock()
 	return w.Store.CreateTask(ctx, nt)
 }
 
-func (w *writes) UpdateTask(ctx context.Context, u service.Update) (int64, error) {
+func (w *writes) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	w.mu.Lock()
 	w.updates++
 	w.mu.Unlock()
@@ -68,21 +69,21 @@ func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			clk := clocktest.New(clocktest.Start(t))
-			store := &writes{Store: memory.New(memory.Options{Clock: clk})}
+			ts := &writes{Store: memory.New(memory.Options{Clock: clk})}
 			ag := &scripted{info: agent.Info{Name: "test"}, step: tc.step}
-			exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk})
+			exec := service.NewExecutor(ts, ag, service.ExecutorOptions{Clock: clk})
 			runner := inline.New(exec, noBacklog{}, inline.Options{Clock: clk})
-			svc := service.New(store, runner, ag.Info(), service.Config{}, service.Options{Clock: clk})
+			svc := service.New(ts, runner, ag.Info(), service.Config{}, service.Options{Clock: clk})
 
 			task, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
 			require.NoError(t, err)
-			assert.Equal(t, service.TaskIDFor("alice", "m1"), task.ID)
+			assert.Equal(t, store.TaskIDFor("alice", "m1"), task.ID)
 			assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
 			require.Len(t, task.Artifacts, 1)
 			assert.Equal(t, "echo: hello", task.Artifacts[0].Parts[0].Text)
 			assert.Len(t, task.History, tc.history)
-			assert.Equal(t, tc.created, store.created)
-			assert.Equal(t, tc.updates, store.updates)
+			assert.Equal(t, tc.created, ts.created)
+			assert.Equal(t, tc.updates, ts.updates)
 
 			stored, err := svc.GetTask(ctx, "alice", a2a.TaskQueryParams{ID: task.ID})
 			require.NoError(t, err)
@@ -100,7 +101,7 @@ func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 			assert.Equal(t, task.Status, again.Status)
 			assert.Equal(t, task.History, again.History)
 			assert.Equal(t, task.Artifacts, again.Artifacts)
-			assert.Equal(t, tc.updates, store.updates, "a retried send changes nothing")
+			assert.Equal(t, tc.updates, ts.updates, "a retried send changes nothing")
 			after, err := svc.GetTask(ctx, "alice", a2a.TaskQueryParams{ID: task.ID})
 			require.NoError(t, err)
 			assert.Equal(t, stored, after, "the task is as the first send stored it")
@@ -114,7 +115,7 @@ func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 func TestRacingBlockingSendsAnswerWithOneTask(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(clocktest.Start(t))
-	store := &writes{Store: memory.New(memory.Options{Clock: clk})}
+	ts := &writes{Store: memory.New(memory.Options{Clock: clk})}
 	var started sync.WaitGroup
 	started.Add(2)
 	ag := &scripted{info: agent.Info{Name: "test"}, step: func(ctx context.Context, in agent.StepInput, emit agent.Emitter) (agent.Outcome, error) {
@@ -122,8 +123,8 @@ func TestRacingBlockingSendsAnswerWithOneTask(t *testing.T) {
 		started.Wait() // both steps run before either writes
 		return completeWithEcho(ctx, in, emit)
 	}}
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk})
-	svc := service.New(store, inline.New(exec, noBacklog{}, inline.Options{Clock: clk}), ag.Info(), service.Config{}, service.Options{Clock: clk})
+	exec := service.NewExecutor(ts, ag, service.ExecutorOptions{Clock: clk})
+	svc := service.New(ts, inline.New(exec, noBacklog{}, inline.Options{Clock: clk}), ag.Info(), service.Config{}, service.Options{Clock: clk})
 
 	tasks := make([]*a2a.Task, 2)
 	errs := make([]error, 2)
@@ -134,11 +135,11 @@ func TestRacingBlockingSendsAnswerWithOneTask(t *testing.T) {
 	wg.Wait()
 	for i := range tasks {
 		require.NoError(t, errs[i])
-		assert.Equal(t, service.TaskIDFor("alice", "m1"), tasks[i].ID)
+		assert.Equal(t, store.TaskIDFor("alice", "m1"), tasks[i].ID)
 		assert.Equal(t, a2a.TaskStateCompleted, tasks[i].Status.State)
 	}
 	assert.Equal(t, int32(2), ag.calls.Load())
-	assert.Len(t, store.created, 2, "both steps tried to store the task")
+	assert.Len(t, ts.created, 2, "both steps tried to store the task")
 	page, err := svc.ListTasks(ctx, "alice", a2a.ListTasksParams{})
 	require.NoError(t, err)
 	assert.Len(t, page.Tasks, 1, "one task was stored")

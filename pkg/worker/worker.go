@@ -27,6 +27,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Actions.
@@ -158,9 +159,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
 }
 
 // stepTrigger is the trigger of ev's step.
-func stepTrigger(ev Event) (service.Trigger, error) {
-	switch t := service.Trigger(ev.Trigger); t {
-	case service.TriggerMessage, service.TriggerReply, service.TriggerContinue:
+func stepTrigger(ev Event) (store.Trigger, error) {
+	switch t := store.Trigger(ev.Trigger); t {
+	case store.TriggerMessage, store.TriggerReply, store.TriggerContinue:
 		return t, nil
 	}
 	return "", fmt.Errorf("%w: step trigger %q is not message, reply or continue", ErrBadEvent, ev.Trigger)
@@ -171,7 +172,7 @@ func stepTrigger(ev Event) (service.Trigger, error) {
 // asked for. A task done in its step never touches Step Functions. The
 // execution is named by the task and its version after the step, so a
 // retried run starts it once.
-func (h *Handler) run(ctx context.Context, taskID string, trigger service.Trigger) (service.StepResult, error) {
+func (h *Handler) run(ctx context.Context, taskID string, trigger store.Trigger) (service.StepResult, error) {
 	// A new task's step that ends at once writes the task once (LeaseLater).
 	res, err := h.exec.Step(ctx, service.StepRequest{TaskID: taskID, Trigger: trigger, LeaseLater: true})
 	if err != nil || res.Next == service.NextDone {

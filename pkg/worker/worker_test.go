@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -49,7 +50,7 @@ func TestActions(t *testing.T) {
 	res, err := h.Handle(ctx, worker.Event{Action: "step", TaskID: "t", Trigger: "reply", ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"})
 	require.NoError(t, err)
 	assert.Equal(t, worker.Result{Next: "continue", AfterSeconds: 2, State: "working"}, res, "delays round up to whole seconds")
-	assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: service.TriggerReply, ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"}, f.step,
+	assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: store.TriggerReply, ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"}, f.step,
 		"the step records the execution it runs in")
 
 	f.res = service.StepResult{Next: service.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1"}
@@ -143,7 +144,7 @@ func TestRunHandsWhatFollowsToTheStateMachine(t *testing.T) {
 			f, m := &fake{res: tc.res}, &machine{}
 			_, err := worker.New(f, m, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message", Takeover: 1})
 			require.NoError(t, err)
-			assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: service.TriggerMessage, LeaseLater: true}, f.step)
+			assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: store.TriggerMessage, LeaseLater: true}, f.step)
 			assert.Equal(t, tc.want, m.jobs)
 		})
 	}

@@ -35,13 +35,14 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Store is what the HTTP Lambda functions need of a task store: the
 // tasks, and a place for the work a request cannot run (the DynamoDB store
 // is both).
 type Store interface {
-	service.Store
+	store.Store
 	inline.Backlog
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/s3store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Service is the service part of the configuration.
@@ -39,7 +40,7 @@ const itemRoom = 16 << 10
 // policy.
 func Files(cfg config.Config, objects objectstore.Store, clk clock.Clock, log *slog.Logger) *files.Files {
 	return files.New(files.Options{Store: objects, InlineLimit: cfg.Files.InlineLimit, URLTTL: cfg.Files.URLTTL, MaxUploadBytes: cfg.Files.MaxUploadBytes,
-		MaxInline: service.MaxContentBytes - itemRoom, Egress: egress.Policy{AllowInsecure: cfg.Push.AllowInsecure}, Clock: clk, Logger: log})
+		MaxInline: store.MaxContentBytes - itemRoom, Egress: egress.Policy{AllowInsecure: cfg.Push.AllowInsecure}, Clock: clk, Logger: log})
 }
 
 // BucketFiles is Files kept in the S3 bucket A2A_FILES_BUCKET names,

@@ -25,6 +25,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Func is the sweep function's handler: one sweep per scheduled event.
@@ -33,7 +34,7 @@ type Func func(ctx context.Context, ev events.CloudWatchEvent) (service.SweepRes
 // Store is what the sweep needs of a task store: the tasks, and the
 // backlog of the inline runner (the DynamoDB store is both).
 type Store interface {
-	service.Store
+	store.Store
 	inline.Backlog
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -74,7 +75,7 @@ func checkStore(cfg config.Config) error {
 // named: the worker then serves the state machine only); fs keeps the
 // parts too large for a task item (nil: none); clk tells the time (nil:
 // the system clock).
-func NewHandler(cfg config.Config, ag agent.Agent, store service.Store, api stepfunctions.API, fs *files.Files, clk clock.Clock, log *slog.Logger) (*worker.Handler, error) {
+func NewHandler(cfg config.Config, ag agent.Agent, store store.Store, api stepfunctions.API, fs *files.Files, clk clock.Clock, log *slog.Logger) (*worker.Handler, error) {
 	if fs == nil {
 		fs = serviceopts.Files(cfg, nil, clk, log)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // MaxJobBytes bounds the encoded Job that carries its task snapshot: a
@@ -52,7 +52,7 @@ func (j Job) EventID() string { return push.EventID(j.TaskID, j.Version) }
 
 // Jobs returns one job per push config of the change, nil when the task
 // has none or the change is not one webhooks are told about.
-func Jobs(c service.TaskChange) []Job {
+func Jobs(c store.TaskChange) []Job {
 	if !c.Notable() || len(c.PushConfigIDs) == 0 {
 		return nil
 	}
@@ -96,11 +96,11 @@ func DecodeJob(body []byte) (Job, error) {
 }
 
 // Store is what resolving jobs and recording outcomes needs of the task
-// store; service.Store implements it.
+// store; store.Store implements it.
 type Store interface {
-	GetTask(ctx context.Context, taskID string, opts service.GetOptions) (*service.TaskRecord, error)
-	GetPushConfig(ctx context.Context, taskID, configID string) (*service.PushConfig, error)
-	LogDelivery(ctx context.Context, taskID string, a service.DeliveryAttempt) error
+	GetTask(ctx context.Context, taskID string, opts store.GetOptions) (*store.TaskRecord, error)
+	GetPushConfig(ctx context.Context, taskID, configID string) (*store.PushConfig, error)
+	LogDelivery(ctx context.Context, taskID string, a store.DeliveryAttempt) error
 }
 
 // ErrGone is returned by Resolve when the job's task or config no longer
@@ -153,7 +153,7 @@ func NewResolver(store Store, bodies map[a2a.Version]Body) *Resolver {
 // gone.
 func (r *Resolver) Resolve(ctx context.Context, j Job) (push.Notification, error) {
 	cfg, err := r.store.GetPushConfig(ctx, j.TaskID, j.ConfigID)
-	if errors.Is(err, service.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return push.Notification{}, fmt.Errorf("notify: config %s of task %s: %w", j.ConfigID, j.TaskID, ErrGone)
 	}
 	if err != nil {
@@ -187,8 +187,8 @@ func (r *Resolver) snapshot(ctx context.Context, j Job) (*a2a.Task, error) {
 		t := *j.Task
 		return &t, nil
 	}
-	rec, err := r.store.GetTask(ctx, j.TaskID, service.GetOptions{IncludeArtifacts: true})
-	if errors.Is(err, service.ErrNotFound) {
+	rec, err := r.store.GetTask(ctx, j.TaskID, store.GetOptions{IncludeArtifacts: true})
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("notify: task %s: %w", j.TaskID, ErrGone)
 	}
 	if err != nil {
@@ -210,13 +210,13 @@ func (r *Resolver) snapshot(ctx context.Context, j Job) (*a2a.Task, error) {
 
 // Attempt is the delivery log's attempt of a status; job, when the status
 // is a failure for good, is the job to redrive it with.
-func Attempt(s push.DeliveryStatus, job []byte) (service.DeliveryAttempt, error) {
+func Attempt(s push.DeliveryStatus, job []byte) (store.DeliveryAttempt, error) {
 	i := strings.LastIndexByte(s.EventID, ':')
 	version, err := strconv.ParseInt(s.EventID[i+1:], 10, 64)
 	if i < 0 || err != nil {
-		return service.DeliveryAttempt{}, fmt.Errorf("notify: %q is not an event id", s.EventID)
+		return store.DeliveryAttempt{}, fmt.Errorf("notify: %q is not an event id", s.EventID)
 	}
-	a := service.DeliveryAttempt{
+	a := store.DeliveryAttempt{
 		ConfigID: s.ConfigID, Version: version, Attempt: s.Attempts, At: s.LastAttemptAt, StatusCode: s.LastStatusCode,
 		Error: s.LastError, State: string(s.State), NextAttemptAt: s.NextAttemptAt,
 	}

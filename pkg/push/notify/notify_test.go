@@ -18,15 +18,15 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/memqueue"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/pushtest"
 )
 
 const issuer = "https://agent.example.com"
 
-func change() service.TaskChange {
-	return service.TaskChange{
+func change() store.TaskChange {
+	return store.TaskChange{
 		Task: a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: "2026-11-22T10:00:00.000Z"},
 			History: []a2a.Message{{MessageID: "m"}}},
 		Version: 3, StatusChanged: true, PushConfigIDs: []string{"a", "b"},
@@ -87,23 +87,23 @@ type fixture struct {
 	keys  *keys.Set
 }
 
-func newFixture(t *testing.T, configs ...service.PushConfig) *fixture {
+func newFixture(t *testing.T, configs ...store.PushConfig) *fixture {
 	t.Helper()
 	ks, err := keys.Generate(keys.AlgES256)
 	require.NoError(t, err)
-	store := memory.New(memory.Options{})
+	ts := memory.New(memory.Options{})
 	ctx := context.Background()
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", PushConfigs: configs, Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "alice", PushConfigs: configs, Task: a2a.Task{
 		ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
 	}}))
-	return &fixture{store: store, keys: ks}
+	return &fixture{store: ts, keys: ks}
 }
 
 // delivery is the logged delivery of t1 to configID (one event).
-func (f *fixture) delivery(t *testing.T, configID string) service.Delivery {
+func (f *fixture) delivery(t *testing.T, configID string) store.Delivery {
 	t.Helper()
-	page, err := f.store.ListDeliveries(context.Background(), service.DeliveryQuery{TaskID: "t1", PageSize: 10})
+	page, err := f.store.ListDeliveries(context.Background(), store.DeliveryQuery{TaskID: "t1", PageSize: 10})
 	require.NoError(t, err)
 	for _, d := range page.Deliveries {
 		if d.ConfigID == configID {
@@ -111,21 +111,21 @@ func (f *fixture) delivery(t *testing.T, configID string) service.Delivery {
 		}
 	}
 	require.Failf(t, "no delivery logged", "for %s", configID)
-	return service.Delivery{}
+	return store.Delivery{}
 }
 
-func config(id, url string, protocol a2a.Version) service.PushConfig {
-	return service.PushConfig{TaskID: "t1", ProtocolVersion: protocol, Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}}
+func config(id, url string, protocol a2a.Version) store.PushConfig {
+	return store.PushConfig{TaskID: "t1", ProtocolVersion: protocol, Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}}
 }
 
 func TestResolve(t *testing.T) {
 	f := newFixture(t, config("a", "https://hooks.example.com/a", a2a.V03), config("b", "https://hooks.example.com/b", a2a.V10))
 	ctx := context.Background()
-	_, err := f.store.UpdateTask(ctx, service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{
+	_, err := f.store.UpdateTask(ctx, store.Update{TaskID: "t1", Artifacts: []a2a.Artifact{
 		{ArtifactID: "done", Parts: []a2a.Part{a2a.TextPart("result")}},
 	}})
 	require.NoError(t, err)
-	_, err = f.store.UpdateTask(ctx, service.Update{TaskID: "t1", AppendArtifact: true, Artifacts: []a2a.Artifact{
+	_, err = f.store.UpdateTask(ctx, store.Update{TaskID: "t1", AppendArtifact: true, Artifacts: []a2a.Artifact{
 		{ArtifactID: "partial", Parts: []a2a.Part{a2a.TextPart("so far")}},
 	}})
 	require.NoError(t, err)
@@ -207,7 +207,7 @@ func TestSender(t *testing.T) {
 	assert.Equal(t, "retrying", dl.State)
 	require.Len(t, dl.Attempts, 1)
 	a := dl.Attempts[0]
-	assert.Equal(t, service.DeliveryAttempt{ConfigID: "a", Version: 3, Attempt: 1, At: a.At, StatusCode: 503, Error: "hooks.example.com answered 503",
+	assert.Equal(t, store.DeliveryAttempt{ConfigID: "a", Version: 3, Attempt: 1, At: a.At, StatusCode: 503, Error: "hooks.example.com answered 503",
 		State: "retrying", NextAttemptAt: dec.Status.NextAttemptAt}, a)
 	assert.False(t, a.NextAttemptAt.IsZero())
 
@@ -257,18 +257,18 @@ func TestLocalRetriesUntilDelivered(t *testing.T) {
 	url := rcv.Hook("/flaky", pushtest.Behaviour{FailFirst: 3, Token: "tok-flaky"})
 
 	var local *notify.Local
-	store := memory.New(memory.Options{OnChange: func(c service.TaskChange) { local.OnChange(c) }})
-	f := &fixture{store: store, keys: ks}
+	ts := memory.New(memory.Options{OnChange: func(c store.TaskChange) { local.OnChange(c) }})
+	f := &fixture{store: ts, keys: ks}
 	q := localPipeline(t, f, push.RetryPolicy{MaxAttempts: 5, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})
-	local = notify.NewLocal(notify.NewResolver(store, nil), q, nil)
+	local = notify.NewLocal(notify.NewResolver(ts, nil), q, nil)
 
 	ctx := context.Background()
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "alice", Task: a2a.Task{
 		ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
 	}}))
-	require.NoError(t, store.PutPushConfig(ctx, config("flaky", url, a2a.V03)))
-	_, err = store.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
+	require.NoError(t, ts.PutPushConfig(ctx, config("flaky", url, a2a.V03)))
+	_, err = ts.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
 	require.NoError(t, err)
 	require.NoError(t, q.Wait(ctx))
 
@@ -299,20 +299,20 @@ func TestLocalHangingWebhookDelaysNobodyElse(t *testing.T) {
 	fast := rcv.Hook("/fast", pushtest.Behaviour{})
 
 	var local *notify.Local
-	store := memory.New(memory.Options{OnChange: func(c service.TaskChange) { local.OnChange(c) }})
-	q := localPipeline(t, &fixture{store: store, keys: ks}, push.RetryPolicy{MaxAttempts: 1})
-	local = notify.NewLocal(notify.NewResolver(store, nil), q, nil)
+	ts := memory.New(memory.Options{OnChange: func(c store.TaskChange) { local.OnChange(c) }})
+	q := localPipeline(t, &fixture{store: ts, keys: ks}, push.RetryPolicy{MaxAttempts: 1})
+	local = notify.NewLocal(notify.NewResolver(ts, nil), q, nil)
 
 	ctx := context.Background()
 	for _, tc := range []struct{ task, url string }{{"slow-task", slow}, {"fast-task", fast}} {
-		require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+		require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "alice", Task: a2a.Task{
 			ID: tc.task, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 			History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + tc.task, Parts: []a2a.Part{a2a.TextPart("hi")}}},
 		}}))
 		c := config("hook", tc.url, a2a.V03)
 		c.TaskID = tc.task
-		require.NoError(t, store.PutPushConfig(ctx, c))
-		_, err := store.UpdateTask(ctx, service.Update{TaskID: tc.task, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now())}})
+		require.NoError(t, ts.PutPushConfig(ctx, c))
+		_, err := ts.UpdateTask(ctx, store.Update{TaskID: tc.task, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now())}})
 		require.NoError(t, err)
 	}
 	rcv.WaitAttempts("/fast", 1, 5*time.Second)
@@ -330,22 +330,22 @@ func TestLocalRedrive(t *testing.T) {
 	url := rcv.Hook("/hook", pushtest.Behaviour{Status: 410, Token: "tok-hook"})
 
 	var local *notify.Local
-	store := memory.New(memory.Options{OnChange: func(c service.TaskChange) { local.OnChange(c) }})
-	f := &fixture{store: store, keys: ks}
+	ts := memory.New(memory.Options{OnChange: func(c store.TaskChange) { local.OnChange(c) }})
+	f := &fixture{store: ts, keys: ks}
 	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: issuer, Policy: egress.Policy{AllowInsecure: true}})
 	require.NoError(t, err)
-	rec := notify.NewRecorder(store, nil)
+	rec := notify.NewRecorder(ts, nil)
 	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: push.RetryPolicy{MaxAttempts: 3}, Recorder: rec})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = q.Close(context.Background()) })
-	local = notify.NewLocal(notify.NewResolver(store, nil), q, nil).WithRecorder(rec)
+	local = notify.NewLocal(notify.NewResolver(ts, nil), q, nil).WithRecorder(rec)
 
 	ctx := context.Background()
-	require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", PushConfigs: []service.PushConfig{config("hook", url, a2a.V03)}, Task: a2a.Task{
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "alice", PushConfigs: []store.PushConfig{config("hook", url, a2a.V03)}, Task: a2a.Task{
 		ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
 	}}))
-	_, err = store.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now()),
+	_, err = ts.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now()),
 		Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: "s1", Parts: []a2a.Part{a2a.TextPart("step 1")}}}})
 	require.NoError(t, err)
 	require.NoError(t, q.Wait(ctx))
@@ -353,11 +353,11 @@ func TestLocalRedrive(t *testing.T) {
 	dl := f.delivery(t, "hook")
 	require.Equal(t, "failed", dl.State)
 	require.NotEmpty(t, dl.Job)
-	_, err = store.UpdateTask(ctx, service.Update{TaskID: "t1", Checkpoint: []byte(`{"later":true}`), Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now())}})
+	_, err = ts.UpdateTask(ctx, store.Update{TaskID: "t1", Checkpoint: []byte(`{"later":true}`), Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now())}})
 	require.NoError(t, err)
 
 	rcv.Hook("/hook", pushtest.Behaviour{Token: "tok-hook"}) // the webhook is fixed
-	queued, err := store.RedriveDelivery(ctx, "t1", "hook", 2)
+	queued, err := ts.RedriveDelivery(ctx, "t1", "hook", 2)
 	require.NoError(t, err)
 	require.NoError(t, local.Redrive(ctx, *queued))
 	require.NoError(t, q.Wait(ctx))

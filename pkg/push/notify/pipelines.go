@@ -14,7 +14,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Deliverer makes one delivery attempt; *push.Deliverer implements it.
@@ -150,7 +150,7 @@ func (r *Recorder) record(ctx context.Context, s push.DeliveryStatus, job func()
 		defer cancel()
 		err = r.store.LogDelivery(ctx, s.TaskID, a)
 	}
-	if err != nil && !errors.Is(err, service.ErrNotFound) {
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		r.log.ErrorContext(ctx, "could not log a push notification outcome", "event_id", s.EventID, "config_id", s.ConfigID, "error", err)
 	}
 }
@@ -192,7 +192,7 @@ func (l *Local) WithRecorder(r *Recorder) *Local {
 // OnChange enqueues the notifications of c. It reads the store (without
 // holding its lock: the memory store calls OnChange after unlocking) and
 // never waits on a webhook.
-func (l *Local) OnChange(c service.TaskChange) {
+func (l *Local) OnChange(c store.TaskChange) {
 	for _, j := range Jobs(c) {
 		ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
 		err := l.enqueue(ctx, j)
@@ -209,7 +209,7 @@ func (l *Local) OnChange(c service.TaskChange) {
 // Redrive implements service.DeliveryRedriver: it enqueues d's job again.
 // When that fails, d is logged failed again (with its job, to be redriven
 // later) and the error returned.
-func (l *Local) Redrive(ctx context.Context, d service.Delivery) error {
+func (l *Local) Redrive(ctx context.Context, d store.Delivery) error {
 	j, err := DecodeJob(d.Job)
 	if err == nil && (j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version) {
 		err = fmt.Errorf("notify: the job of delivery %s to config %s is %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)

@@ -24,7 +24,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/serverless"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
@@ -47,7 +47,7 @@ func TestPoisonRecordGoesToTheDeadLetterQueue(t *testing.T) {
 	ddb := awstest.DynamoDB(t)
 	table := awstest.UniqueName(t, "poison")
 	require.NoError(t, dynamo.CreateTable(ctx, ddb, table))
-	store, err := dynamo.New(ddb, dynamo.Options{Table: table})
+	ts, err := dynamo.New(ddb, dynamo.Options{Table: table})
 	require.NoError(t, err)
 
 	client := awstest.SQS(t)
@@ -60,12 +60,12 @@ func TestPoisonRecordGoesToTheDeadLetterQueue(t *testing.T) {
 	_, dlq := awstest.Queues(t, client, 1)
 
 	work := func(taskID, contextID, text string) {
-		require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+		require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "alice", Task: a2a.Task{
 			ID: taskID, ContextID: contextID, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 			History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + taskID, Parts: []a2a.Part{a2a.TextPart("hi")}}},
-		}, PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: "https://hooks.example.com/a2a"}, ProtocolVersion: a2a.V03}}}))
+		}, PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: "https://hooks.example.com/a2a"}, ProtocolVersion: a2a.V03}}}))
 		msg := &a2a.Message{Role: a2a.RoleAgent, MessageID: "s-" + taskID, Parts: []a2a.Part{a2a.TextPart(text)}}
-		_, err := store.UpdateTask(ctx, service.Update{TaskID: taskID, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: msg, Timestamp: a2a.FormatTime(time.Now())}})
+		_, err := ts.UpdateTask(ctx, store.Update{TaskID: taskID, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: msg, Timestamp: a2a.FormatTime(time.Now())}})
 		require.NoError(t, err)
 	}
 	work("t-too-large", "c-1", strings.Repeat("far too long for the queue ", 60))
@@ -187,10 +187,10 @@ func (s *strictSQS) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ .
 // is an outage, retried by the stream, as is a failed call; characters SQS
 // refuses never reach it.
 func TestFanoutRefusals(t *testing.T) {
-	change := func(taskID, contextID string) *service.TaskChange {
-		return &service.TaskChange{Task: a2a.Task{ID: taskID, ContextID: contextID}, Version: 2, StatusChanged: true, PushConfigIDs: []string{"a"}}
+	change := func(taskID, contextID string) *store.TaskChange {
+		return &store.TaskChange{Task: a2a.Task{ID: taskID, ContextID: contextID}, Version: 2, StatusChanged: true, PushConfigIDs: []string{"a"}}
 	}
-	decode := func(r events.DynamoDBEventRecord) (*service.TaskChange, error) {
+	decode := func(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
 		return change(r.EventID, "ctx-"+r.EventID+"-\uffff\ufffe"), nil
 	}
 	record := func(id, seq string) events.DynamoDBEventRecord {

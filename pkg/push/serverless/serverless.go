@@ -38,7 +38,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
@@ -63,7 +63,7 @@ const (
 
 // ChangeDecoder reads one stream record: the task change it makes, nil when
 // it is not one webhooks are told about; dynamo.ChangeFromStream.
-type ChangeDecoder func(events.DynamoDBEventRecord) (*service.TaskChange, error)
+type ChangeDecoder func(events.DynamoDBEventRecord) (*store.TaskChange, error)
 
 // TraceDecoder reads the X-Ray trace header a stream record's task was
 // changed under, "" when none; dynamo.TraceFromStream.
@@ -71,7 +71,7 @@ type TraceDecoder func(events.DynamoDBEventRecord) string
 
 // RedriveDecoder reads one stream record: the delivery a redrive queued,
 // nil when it is not one; dynamo.RedriveFromStream.
-type RedriveDecoder func(events.DynamoDBEventRecord) (*service.Delivery, error)
+type RedriveDecoder func(events.DynamoDBEventRecord) (*store.Delivery, error)
 
 // Fanout is the push function.
 type Fanout struct {

@@ -23,7 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/serverless"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -107,10 +107,10 @@ func (f *fakeSQS) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchIn
 }
 
 func TestFanoutFailures(t *testing.T) {
-	change := func(taskID string) *service.TaskChange {
-		return &service.TaskChange{Task: a2a.Task{ID: taskID}, Version: 2, StatusChanged: true, PushConfigIDs: []string{"a"}}
+	change := func(taskID string) *store.TaskChange {
+		return &store.TaskChange{Task: a2a.Task{ID: taskID}, Version: 2, StatusChanged: true, PushConfigIDs: []string{"a"}}
 	}
-	decode := func(r events.DynamoDBEventRecord) (*service.TaskChange, error) {
+	decode := func(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
 		if r.EventID == "poison" {
 			return nil, errors.New("not a task item")
 		}
@@ -175,11 +175,11 @@ func newDeliverFixture(t *testing.T, retry push.RetryPolicy) *deliverFixture {
 func (f *deliverFixture) task(t *testing.T, taskID string, hooks map[string]string) {
 	t.Helper()
 	ctx := context.Background()
-	var configs []service.PushConfig
+	var configs []store.PushConfig
 	for id, url := range hooks {
-		configs = append(configs, service.PushConfig{Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}, ProtocolVersion: a2a.V03})
+		configs = append(configs, store.PushConfig{Config: a2a.PushNotificationConfig{ID: id, URL: url, Token: "tok-" + id}, ProtocolVersion: a2a.V03})
 	}
-	require.NoError(t, f.store.CreateTask(ctx, service.NewTask{Owner: "alice", PushConfigs: configs, Task: a2a.Task{
+	require.NoError(t, f.store.CreateTask(ctx, store.NewTask{Owner: "alice", PushConfigs: configs, Task: a2a.Task{
 		ID: taskID, ContextID: sampleContext, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + taskID, Parts: []a2a.Part{a2a.TextPart("long 3")}}},
 	}}))
@@ -188,7 +188,7 @@ func (f *deliverFixture) task(t *testing.T, taskID string, hooks map[string]stri
 // enqueue sends the jobs of a status change of taskID to the delivery queue.
 func (f *deliverFixture) enqueue(t *testing.T, taskID string, configs ...string) {
 	t.Helper()
-	for _, j := range notify.Jobs(service.TaskChange{Task: a2a.Task{ID: taskID, ContextID: sampleContext,
+	for _, j := range notify.Jobs(store.TaskChange{Task: a2a.Task{ID: taskID, ContextID: sampleContext,
 		Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}}, Version: 2, StatusChanged: true, PushConfigIDs: configs}) {
 		b, err := j.Encode()
 		require.NoError(t, err)
@@ -204,9 +204,9 @@ func (f *deliverFixture) send(t *testing.T, body string) {
 }
 
 // delivery is the logged delivery of taskID's version 2 to configID.
-func (f *deliverFixture) delivery(t *testing.T, taskID, configID string) service.Delivery {
+func (f *deliverFixture) delivery(t *testing.T, taskID, configID string) store.Delivery {
 	t.Helper()
-	page, err := f.store.ListDeliveries(context.Background(), service.DeliveryQuery{TaskID: taskID, PageSize: 10})
+	page, err := f.store.ListDeliveries(context.Background(), store.DeliveryQuery{TaskID: taskID, PageSize: 10})
 	require.NoError(t, err)
 	for _, d := range page.Deliveries {
 		if d.ConfigID == configID && d.Version == 2 {
@@ -214,11 +214,11 @@ func (f *deliverFixture) delivery(t *testing.T, taskID, configID string) service
 		}
 	}
 	require.Failf(t, "no delivery logged", "for %s", configID)
-	return service.Delivery{}
+	return store.Delivery{}
 }
 
 // lastStatus is the status code of a delivery's latest attempt.
-func lastStatus(d service.Delivery) int { return d.Attempts[len(d.Attempts)-1].StatusCode }
+func lastStatus(d store.Delivery) int { return d.Attempts[len(d.Attempts)-1].StatusCode }
 
 func TestDeliverSample(t *testing.T) {
 	f := newDeliverFixture(t, push.RetryPolicy{})

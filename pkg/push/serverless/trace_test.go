@@ -16,7 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/serverless"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
@@ -39,8 +39,8 @@ func (f *traceSQS) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchI
 // AWSTraceHeader, so that the deliver function's invocation joins it.
 func TestJobsCarryTheTraceHeader(t *testing.T) {
 	fake := &traceSQS{}
-	decode := func(r events.DynamoDBEventRecord) (*service.TaskChange, error) {
-		return &service.TaskChange{Task: a2a.Task{ID: r.EventID}, Version: 2, StatusChanged: true, PushConfigIDs: []string{"a", "b"}}, nil
+	decode := func(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
+		return &store.TaskChange{Task: a2a.Task{ID: r.EventID}, Version: 2, StatusChanged: true, PushConfigIDs: []string{"a", "b"}}, nil
 	}
 	f, err := serverless.NewFanout(fake, "https://sqs.example/q", decode, nil)
 	require.NoError(t, err)
@@ -56,8 +56,8 @@ func TestJobsCarryTheTraceHeader(t *testing.T) {
 // without one keeps the push invocation's.
 func TestJobsCarryTheTasksTraceHeader(t *testing.T) {
 	fake := &traceSQS{}
-	decode := func(r events.DynamoDBEventRecord) (*service.TaskChange, error) {
-		return &service.TaskChange{Task: a2a.Task{ID: r.EventID}, Version: 2, StatusChanged: true, PushConfigIDs: []string{"a"}}, nil
+	decode := func(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
+		return &store.TaskChange{Task: a2a.Task{ID: r.EventID}, Version: 2, StatusChanged: true, PushConfigIDs: []string{"a"}}, nil
 	}
 	const (
 		invocation = "Root=1-6740d2a0-3f1e2d3c4b5a69788796a5b1;Parent=53995c3f42cd8ad8;Sampled=1"

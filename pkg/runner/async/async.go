@@ -25,6 +25,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -73,16 +74,16 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 
 // trigger is what started the job's step: the worker recovers its message
 // (or reply) from the stored task.
-func trigger(job service.Job) service.Trigger {
+func trigger(job service.Job) store.Trigger {
 	switch {
 	case job.Reply != nil:
-		return service.TriggerReply
+		return store.TriggerReply
 	case job.Message != nil:
-		return service.TriggerMessage
+		return store.TriggerMessage
 	case job.Trigger != "":
 		return job.Trigger
 	}
-	return service.TriggerMessage
+	return store.TriggerMessage
 }
 
 // Cancel implements service.Runner. A step running in the worker stops at

@@ -13,6 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -44,7 +45,7 @@ func TestStartInvokesTheWorker(t *testing.T) {
 	for _, j := range []service.Job{
 		{TaskID: "t1", Message: msg},
 		{TaskID: "t2", Message: msg, Reply: &agent.Reply{RequestID: "r"}},
-		{TaskID: "t3", Takeover: 2, Trigger: service.TriggerContinue},
+		{TaskID: "t3", Takeover: 2, Trigger: store.TriggerContinue},
 		{TaskID: "t4"},
 	} {
 		require.NoError(t, r.Start(ctx, j))

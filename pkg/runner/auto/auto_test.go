@@ -17,6 +17,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/runnertest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
@@ -58,7 +59,7 @@ func TestRouting(t *testing.T) {
 	nonBlocking := service.Job{TaskID: "t2"}
 	reply := service.Job{TaskID: "t3", Reply: &agent.Reply{RequestID: "r1"}, TaskToken: "tok"}
 	tokenless := service.Job{TaskID: "t4", Reply: &agent.Reply{RequestID: "r2"}}
-	takeover := service.Job{TaskID: "t5", Takeover: 1, Trigger: service.TriggerContinue}
+	takeover := service.Job{TaskID: "t5", Takeover: 1, Trigger: store.TriggerContinue}
 	wait := service.Job{TaskID: "t6", Resume: &service.Resume{After: time.Minute, Version: 3}}
 	interrupt := service.Job{TaskID: "t7", Resume: &service.Resume{AwaitRequestID: "r3", Version: 2}}
 	jobs := []service.Job{blocking, nonBlocking, reply, tokenless, takeover, wait, interrupt}

@@ -29,19 +29,20 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Executor runs the actions of the step protocol; *service.Executor is one.
 type Executor interface {
 	Step(ctx context.Context, req service.StepRequest) (service.StepResult, error)
 	Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error)
-	HandOver(ctx context.Context, nt *service.NewTask) error
+	HandOver(ctx context.Context, nt *store.NewTask) error
 }
 
 // Backlog keeps the jobs a request could not run itself.
 type Backlog interface {
 	// Defer hands job to a runner outside the request. It returns
-	// service.ErrNotFound for a task that does not exist or expired, and
+	// store.ErrNotFound for a task that does not exist or expired, and
 	// nil, doing nothing, for a terminal task.
 	Defer(ctx context.Context, job service.Job) error
 }
@@ -137,7 +138,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		if errors.Is(err, service.ErrStepStopped) {
 			return r.handOverStep(ctx, req)
 		}
-		if err != nil && req.Unsaved != nil && errors.Is(err, service.ErrTooLarge) {
+		if err != nil && req.Unsaved != nil && errors.Is(err, store.ErrTooLarge) {
 			// The new task itself is too large to store: nothing to defer,
 			// the send refuses it.
 			return err
@@ -236,7 +237,7 @@ func (r *Runner) deferJob(ctx context.Context, job service.Job) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deferTimeout)
 	defer cancel()
 	err := r.backlog.Defer(ctx, job)
-	if errors.Is(err, service.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil // the task is gone: nothing to run
 	}
 	if err != nil {

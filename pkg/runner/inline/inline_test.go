@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/runnertest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // steps answers each Step with the next scripted result and records the
@@ -30,7 +31,7 @@ type steps struct {
 	reqs      []service.StepRequest
 	deadlines []time.Time
 	awaited   []service.AwaitRequest
-	handed    []*service.NewTask
+	handed    []*store.NewTask
 }
 
 var (
@@ -38,7 +39,7 @@ var (
 	errIgnoresStop = errors.New("ignores its context")
 )
 
-func (s *steps) HandOver(_ context.Context, nt *service.NewTask) error {
+func (s *steps) HandOver(_ context.Context, nt *store.NewTask) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handed = append(s.handed, nt)
@@ -176,7 +177,7 @@ func TestAStepLongerThanTheBudgetIsHandedOver(t *testing.T) {
 		{"the agent runs on", errIgnoresStop},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			nt := &service.NewTask{Task: a2a.Task{ID: "t1"}}
+			nt := &store.NewTask{Task: a2a.Task{ID: "t1"}}
 			st := &steps{results: []service.StepResult{{}}, errs: []error{tc.err}}
 			bl := &backlog{}
 			r := inline.New(st, bl, inline.Options{Budget: 100 * time.Millisecond})
@@ -185,7 +186,7 @@ func TestAStepLongerThanTheBudgetIsHandedOver(t *testing.T) {
 			assert.Less(t, time.Since(start), 100*time.Millisecond+time.Second, "answered within the budget and the grace")
 			st.mu.Lock()
 			defer st.mu.Unlock()
-			assert.Equal(t, []*service.NewTask{nt}, st.handed, "the task is stored for its next runner")
+			assert.Equal(t, []*store.NewTask{nt}, st.handed, "the task is stored for its next runner")
 			assert.Equal(t, []service.Job{{TaskID: "t1", Message: msg}}, bl.jobs, "the step runs again elsewhere")
 		})
 	}
@@ -205,7 +206,7 @@ func TestDeferErrors(t *testing.T) {
 	err := inline.New(&steps{}, bl, inline.Options{}).Start(context.Background(), service.Job{TaskID: "t1"})
 	assert.ErrorContains(t, err, "table gone")
 
-	bl = &backlog{err: service.ErrNotFound}
+	bl = &backlog{err: store.ErrNotFound}
 	assert.NoError(t, inline.New(&steps{}, bl, inline.Options{}).Start(context.Background(), service.Job{TaskID: "gone"}),
 		"a task that is gone needs nothing")
 	assert.NoError(t, inline.New(&steps{}, bl, inline.Options{}).Cancel(context.Background(), service.CancelRequest{TaskID: "t1"}))

@@ -24,6 +24,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
@@ -120,10 +121,10 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 	case job.Reply != nil && job.TaskToken != "":
 		return r.sendReply(ctx, job)
 	case job.Resume != nil && job.Resume.AwaitRequestID != "":
-		in := Input{TaskID: job.TaskID, StartAt: "await", Trigger: string(service.TriggerReply), RequestID: job.Resume.AwaitRequestID}
+		in := Input{TaskID: job.TaskID, StartAt: "await", Trigger: string(store.TriggerReply), RequestID: job.Resume.AwaitRequestID}
 		return r.startExecution(ctx, job.TaskID+"-"+job.Resume.AwaitRequestID, in)
 	case job.Resume != nil:
-		in := Input{TaskID: job.TaskID, StartAt: "continue", Trigger: string(service.TriggerContinue),
+		in := Input{TaskID: job.TaskID, StartAt: "continue", Trigger: string(store.TriggerContinue),
 			AfterSeconds: int(math.Ceil(job.Resume.After.Seconds()))}
 		return r.startExecution(ctx, fmt.Sprintf("%s-v%d", job.TaskID, job.Resume.Version), in)
 	}

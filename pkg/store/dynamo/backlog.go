@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // A task that awaits execution carries awaitingJob (what the runner needs
@@ -34,11 +35,11 @@ type deferredJob struct {
 
 // Defer records on the task that job awaits execution, without changing
 // the task's version. A task that does not exist or expired is
-// service.ErrNotFound; a terminal task needs no runner: Defer records
+// store.ErrNotFound; a terminal task needs no runner: Defer records
 // nothing and returns nil.
 func (s *Store) Defer(ctx context.Context, job service.Job) error {
 	if !validTaskID(job.TaskID) {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	d := deferredJob{Reply: job.Reply, Blocking: job.Blocking, Resume: job.Resume}
 	if job.Message != nil {
@@ -72,9 +73,9 @@ func (s *Store) Defer(ctx context.Context, job service.Job) error {
 
 // DeferredJob returns the job a task awaits and when it was recorded, or a
 // nil job when it awaits none. An unknown or expired task is
-// service.ErrNotFound.
+// store.ErrNotFound.
 func (s *Store) DeferredJob(ctx context.Context, taskID string) (*service.Job, time.Time, error) {
-	p, err := s.readPartition(ctx, taskID, service.GetOptions{HistoryLength: -1})
+	p, err := s.readPartition(ctx, taskID, store.GetOptions{HistoryLength: -1})
 	if err != nil {
 		return nil, time.Time{}, err
 	}

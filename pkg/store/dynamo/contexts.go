@@ -15,10 +15,10 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// Contexts (service.ContextStore) have no items of their own: an owner's
+// Contexts (store.ContextStore) have no items of their own: an owner's
 // context is its live tasks that share a contextId, which the byContext
 // index already lists (newest status first). So creating a task costs no
 // context write, and
@@ -127,7 +127,7 @@ func (s *Store) newestContextTask(ctx context.Context, owner, contextID string, 
 			return id, err
 		}
 		if out.LastEvaluatedKey == nil {
-			return "", service.ErrNotFound
+			return "", store.ErrNotFound
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
@@ -135,9 +135,9 @@ func (s *Store) newestContextTask(ctx context.Context, owner, contextID string, 
 
 // contextRecord is the record of a context whose live tasks are entries
 // (not empty), the newest of which is the task item newest.
-func contextRecord(owner, contextID string, entries []contextEntry, newest *taskItem) service.ContextRecord {
+func contextRecord(owner, contextID string, entries []contextEntry, newest *taskItem) store.ContextRecord {
 	ts, _, _ := strings.Cut(entries[0].listSK, "#")
-	return service.ContextRecord{Owner: owner, ContextID: contextID, TaskCount: len(entries), UpdatedAt: ts, SessionID: newest.contextSession()}
+	return store.ContextRecord{Owner: owner, ContextID: contextID, TaskCount: len(entries), UpdatedAt: ts, SessionID: newest.contextSession()}
 }
 
 // contextSession is the session bound to the task's context when the task
@@ -153,13 +153,13 @@ func (it *taskItem) contextSession() string {
 // it has none.
 func (s *Store) boundSession(ctx context.Context, owner, contextID string) (string, error) {
 	session, err := s.ContextSession(ctx, owner, contextID)
-	if errors.Is(err, service.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}
 	return session, err
 }
 
-// ContextSession implements service.ContextStore: a Query of the context's
+// ContextSession implements store.ContextStore: a Query of the context's
 // newest byContext entries, one GetItem of its newest task.
 func (s *Store) ContextSession(ctx context.Context, owner, contextID string) (string, error) {
 	id, err := s.newestContextTask(ctx, owner, contextID, s.times())
@@ -173,16 +173,16 @@ func (s *Store) ContextSession(ctx context.Context, owner, contextID string) (st
 	return newest.contextSession(), nil
 }
 
-// GetContext implements service.ContextStore: one Query of the context's
+// GetContext implements store.ContextStore: one Query of the context's
 // byContext entries, one GetItem of its newest task.
-func (s *Store) GetContext(ctx context.Context, owner, contextID string) (*service.ContextRecord, error) {
+func (s *Store) GetContext(ctx context.Context, owner, contextID string) (*store.ContextRecord, error) {
 	t := s.times()
 	entries, err := s.contextTasks(ctx, owner, contextID, t)
 	if err != nil {
 		return nil, err
 	}
 	if len(entries) == 0 {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	newest, err := s.readTask(ctx, entries[0].taskID)
 	if err != nil {
@@ -196,20 +196,20 @@ func (s *Store) GetContext(ctx context.Context, owner, contextID string) (*servi
 // time, for a page of n contexts.
 func contextWalkPage(n int) int32 { return int32(min(2*n+1, 100)) }
 
-// ListContexts implements service.ContextStore: it walks the owner's tasks
+// ListContexts implements store.ContextStore: it walks the owner's tasks
 // on byOwner (its partitions merged, as ListTasks reads them), newest
 // status first, and lists each context at its newest task (a context whose
 // newest task is above the walk's start was listed on an earlier page).
 // The cursor is the byOwner sort key of the last walked task, as ListTasks
 // has it; the walk is confined to the owner's partitions whatever it says.
-func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (service.ContextPage, error) {
+func (s *Store) ListContexts(ctx context.Context, q store.ContextQuery) (store.ContextPage, error) {
 	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	t := s.times()
 	before := ""
 	if q.Cursor != "" {
 		sk, _, err := decodeCursor(q.Cursor)
 		if err != nil {
-			return service.ContextPage{}, err
+			return store.ContextPage{}, err
 		}
 		before = sk
 	}
@@ -218,14 +218,14 @@ func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (servi
 	w, err := s.walkIndex(partitions, indexQuery(indexByOwner, attrListOwner, "", before,
 		expression.Name(attrExpiresAt).GreaterThan(expression.Value(t.unix))), chunkOf(int(walkPage), len(partitions)), before)
 	if err != nil {
-		return service.ContextPage{}, fmt.Errorf("dynamo: build context list query: %w", err)
+		return store.ContextPage{}, fmt.Errorf("dynamo: build context list query: %w", err)
 	}
-	var page service.ContextPage
+	var page store.ContextPage
 	seen := map[string]bool{}
 	for {
 		entries, more, err := w.next(ctx, int(walkPage))
 		if err != nil {
-			return service.ContextPage{}, err
+			return store.ContextPage{}, err
 		}
 		items := make([]map[string]types.AttributeValue, len(entries))
 		for i, e := range entries {
@@ -233,7 +233,7 @@ func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (servi
 		}
 		walked, err := s.walkContexts(ctx, q.Owner, items, seen, t)
 		if err != nil {
-			return service.ContextPage{}, err
+			return store.ContextPage{}, err
 		}
 		for i, w := range walked {
 			if w.rec != nil {
@@ -256,7 +256,7 @@ func (s *Store) ListContexts(ctx context.Context, q service.ContextQuery) (servi
 // of the context listed there, if any.
 type walkedTask struct {
 	listSK string
-	rec    *service.ContextRecord
+	rec    *store.ContextRecord
 }
 
 // walkContexts reads the contexts of a page of byOwner entries: one
@@ -314,7 +314,7 @@ func (s *Store) walkContexts(ctx context.Context, owner string, entries []map[st
 	return walked, errors.Join(errs...)
 }
 
-// ClearContext implements service.ContextStore: the byContext Query of the
+// ClearContext implements store.ContextStore: the byContext Query of the
 // context's tasks, then one UpdateItem per task.
 func (s *Store) ClearContext(ctx context.Context, owner, contextID string) error {
 	t := s.times()
@@ -323,11 +323,11 @@ func (s *Store) ClearContext(ctx context.Context, owner, contextID string) error
 		return err
 	}
 	if len(entries) == 0 {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	for _, e := range entries {
 		if !e.state.Terminal() {
-			return &service.ContextLiveError{TaskID: e.taskID, State: e.state}
+			return &store.ContextLiveError{TaskID: e.taskID, State: e.state}
 		}
 	}
 	for _, e := range entries {
@@ -360,11 +360,11 @@ func (s *Store) expireTask(ctx context.Context, taskID, owner string, t clockTim
 	return err
 }
 
-// SetFeedback implements service.ContextStore with one conditional
+// SetFeedback implements store.ContextStore with one conditional
 // UpdateItem of the task item: it must be live and terminal.
-func (s *Store) SetFeedback(ctx context.Context, taskID string, f service.Feedback) error {
+func (s *Store) SetFeedback(ctx context.Context, taskID string, f store.Feedback) error {
 	if !validTaskID(taskID) {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	b, err := json.Marshal(f)
 	if err != nil {
@@ -391,5 +391,5 @@ func (s *Store) SetFeedback(ctx context.Context, taskID string, f service.Feedba
 	if err != nil {
 		return err
 	}
-	return &service.ConflictError{Reason: service.ConflictState, State: a2a.TaskState(it.State), Version: it.Version}
+	return &store.ConflictError{Reason: store.ConflictState, State: a2a.TaskState(it.State), Version: it.Version}
 }

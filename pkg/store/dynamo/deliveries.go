@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // The delivery log.
@@ -25,7 +25,7 @@ import (
 // in key order lists a task's deliveries newest version first, then by
 // config id. Each attempt is one UpdateItem that appends it to the item's
 // list (creating the item at the first) and sets the delivery's state; the
-// list keeps the latest service.MaxDeliveryAttempts (a full list first
+// list keeps the latest store.MaxDeliveryAttempts (a full list first
 // loses its oldest). An item is a child of its task (expiry.go): written
 // with the children's expiry and read only through its live task.
 //
@@ -78,17 +78,17 @@ type attemptItem struct {
 	DeadLettered  bool   `dynamodbav:"dl,omitempty"`
 }
 
-func (it *deliveryItem) delivery() service.Delivery {
-	d := service.Delivery{
+func (it *deliveryItem) delivery() store.Delivery {
+	d := store.Delivery{
 		TaskID: taskIDFromPK(it.PK), ConfigID: it.ConfigID, Version: it.Version, State: it.State,
 		DeadLettered: it.DeadLettered, NextAttemptAt: unixNanoOrZero(it.NextAttemptAt), Redrives: it.Redrives,
-		UpdatedAt: unixNanoOrZero(it.UpdatedAt), Attempts: make([]service.DeliveryAttempt, len(it.Attempts)),
+		UpdatedAt: unixNanoOrZero(it.UpdatedAt), Attempts: make([]store.DeliveryAttempt, len(it.Attempts)),
 	}
 	if it.Job != "" {
 		d.Job = []byte(it.Job)
 	}
 	for i, a := range it.Attempts {
-		d.Attempts[i] = service.DeliveryAttempt{
+		d.Attempts[i] = store.DeliveryAttempt{
 			ConfigID: it.ConfigID, Version: it.Version, Attempt: a.Attempt, At: unixNanoOrZero(a.At), StatusCode: a.StatusCode,
 			Error: a.Error, State: a.State, NextAttemptAt: unixNanoOrZero(a.NextAttemptAt), DeadLettered: a.DeadLettered,
 		}
@@ -96,10 +96,10 @@ func (it *deliveryItem) delivery() service.Delivery {
 	return d
 }
 
-func decodeDelivery(m map[string]types.AttributeValue) (service.Delivery, error) {
+func decodeDelivery(m map[string]types.AttributeValue) (store.Delivery, error) {
 	var it deliveryItem
 	if err := attributevalue.UnmarshalMap(m, &it); err != nil {
-		return service.Delivery{}, fmt.Errorf("dynamo: decode delivery: %w", err)
+		return store.Delivery{}, fmt.Errorf("dynamo: decode delivery: %w", err)
 	}
 	return it.delivery(), nil
 }
@@ -108,13 +108,13 @@ func decodeDelivery(m map[string]types.AttributeValue) (service.Delivery, error)
 // then the append).
 const logAttempts = 3
 
-// LogDelivery implements service.DeliveryLog with one UpdateItem of the
+// LogDelivery implements store.DeliveryLog with one UpdateItem of the
 // delivery item (two more when its list is full). It does not read the
 // task: an attempt of a task that is gone is stored under its key, where
 // no read finds it, and expires.
-func (s *Store) LogDelivery(ctx context.Context, taskID string, a service.DeliveryAttempt) error {
+func (s *Store) LogDelivery(ctx context.Context, taskID string, a store.DeliveryAttempt) error {
 	if !validTaskID(taskID) || !validConfigID(a.ConfigID) || a.Version < 1 || a.Version > maxVersion {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	t := s.times()
 	attempt, err := attributevalue.Marshal([]attemptItem{{
@@ -145,7 +145,7 @@ func (s *Store) LogDelivery(ctx context.Context, taskID string, a service.Delive
 	if len(a.Job) > 0 {
 		set = set.Set(expression.Name(attrJob), expression.Value(string(a.Job)))
 	}
-	room := expression.AttributeNotExists(attempts).Or(expression.Size(attempts).LessThan(expression.Value(service.MaxDeliveryAttempts)))
+	room := expression.AttributeNotExists(attempts).Or(expression.Size(attempts).LessThan(expression.Value(store.MaxDeliveryAttempts)))
 	e, err := expression.NewBuilder().WithUpdate(set).WithCondition(room).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: build delivery attempt: %w", err)
@@ -170,7 +170,7 @@ func (s *Store) LogDelivery(ctx context.Context, taskID string, a service.Delive
 func (s *Store) trimAttempts(ctx context.Context, k map[string]types.AttributeValue) error {
 	attempts := expression.Name(attrAttempts)
 	e, err := expression.NewBuilder().WithUpdate(expression.Remove(expression.Name(attrAttempts + "[0]"))).
-		WithCondition(expression.Size(attempts).GreaterThanEqual(expression.Value(service.MaxDeliveryAttempts))).Build()
+		WithCondition(expression.Size(attempts).GreaterThanEqual(expression.Value(store.MaxDeliveryAttempts))).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: build delivery trim: %w", err)
 	}
@@ -184,23 +184,23 @@ func (s *Store) trimAttempts(ctx context.Context, k map[string]types.AttributeVa
 	return err
 }
 
-// ListDeliveries implements service.DeliveryLog: the task item, then one
+// ListDeliveries implements store.DeliveryLog: the task item, then one
 // Query of its W# items in key order. The cursor is the sort key of the
 // page's last delivery, base64url encoded.
-func (s *Store) ListDeliveries(ctx context.Context, q service.DeliveryQuery) (service.DeliveryPage, error) {
+func (s *Store) ListDeliveries(ctx context.Context, q store.DeliveryQuery) (store.DeliveryPage, error) {
 	var start map[string]types.AttributeValue
 	if q.Cursor != "" {
 		sk, err := decodeDeliveryCursor(q.Cursor)
 		if err != nil {
-			return service.DeliveryPage{}, err
+			return store.DeliveryPage{}, err
 		}
 		start = key(taskPK(q.TaskID), sk)
 	}
 	if !validTaskID(q.TaskID) {
-		return service.DeliveryPage{}, service.ErrNotFound
+		return store.DeliveryPage{}, store.ErrNotFound
 	}
 	if _, err := s.readTask(ctx, q.TaskID); err != nil {
-		return service.DeliveryPage{}, err
+		return store.DeliveryPage{}, err
 	}
 	out, err := s.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
@@ -209,9 +209,9 @@ func (s *Store) ListDeliveries(ctx context.Context, q service.DeliveryQuery) (se
 		ConsistentRead:            aws.Bool(true), Limit: aws.Int32(int32(q.PageSize + 1)), ExclusiveStartKey: start,
 	})
 	if err != nil {
-		return service.DeliveryPage{}, err
+		return store.DeliveryPage{}, err
 	}
-	var page service.DeliveryPage
+	var page store.DeliveryPage
 	for i, m := range out.Items {
 		if i == q.PageSize {
 			last := page.Deliveries[i-1]
@@ -220,7 +220,7 @@ func (s *Store) ListDeliveries(ctx context.Context, q service.DeliveryQuery) (se
 		}
 		d, err := decodeDelivery(m)
 		if err != nil {
-			return service.DeliveryPage{}, err
+			return store.DeliveryPage{}, err
 		}
 		page.Deliveries = append(page.Deliveries, d)
 	}
@@ -246,11 +246,11 @@ func decodeDeliveryCursor(c string) (string, error) {
 	return string(b), nil
 }
 
-// RedriveDelivery implements service.DeliveryLog: the task item, then one
+// RedriveDelivery implements store.DeliveryLog: the task item, then one
 // conditional UpdateItem of the delivery.
-func (s *Store) RedriveDelivery(ctx context.Context, taskID, configID string, version int64) (*service.Delivery, error) {
+func (s *Store) RedriveDelivery(ctx context.Context, taskID, configID string, version int64) (*store.Delivery, error) {
 	if !validTaskID(taskID) || !validConfigID(configID) || version < 1 || version > maxVersion {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	if _, err := s.readTask(ctx, taskID); err != nil {
 		return nil, err
@@ -272,13 +272,13 @@ func (s *Store) RedriveDelivery(ctx context.Context, taskID, configID string, ve
 	})
 	if old, refused := conditionFailedItem(err); refused {
 		if len(old) == 0 {
-			return nil, service.ErrNotFound
+			return nil, store.ErrNotFound
 		}
 		d, err := decodeDelivery(old)
 		if err != nil {
 			return nil, err
 		}
-		return nil, &service.DeliveryStateError{State: d.State}
+		return nil, &store.DeliveryStateError{State: d.State}
 	}
 	if err != nil {
 		return nil, err
@@ -294,7 +294,7 @@ func (s *Store) RedriveDelivery(ctx context.Context, taskID, configID string, ve
 // ChangeFromStream) and returns the delivery a redrive queued, or nil when
 // the record is not one: any item but a delivery, and a delivery update
 // that did not make it queued.
-func RedriveFromStream(r events.DynamoDBEventRecord) (*service.Delivery, error) {
+func RedriveFromStream(r events.DynamoDBEventRecord) (*store.Delivery, error) {
 	if r.EventName != string(events.DynamoDBOperationTypeModify) {
 		return nil, nil
 	}

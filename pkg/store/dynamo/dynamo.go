@@ -1,4 +1,4 @@
-// Package dynamo is the service.TaskStore on one DynamoDB table, shared by
+// Package dynamo is the store.TaskStore on one DynamoDB table, shared by
 // every Lambda function: a task created by one invocation is read, canceled
 // and finished by others.
 //
@@ -36,7 +36,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // API is the part of the DynamoDB client the store uses; *dynamodb.Client
@@ -84,7 +84,7 @@ type Options struct {
 	Logger  *slog.Logger
 }
 
-// Store is a service.Store (tasks and interrupt bindings) on DynamoDB. It is safe for concurrent use.
+// Store is a store.Store (tasks and interrupt bindings) on DynamoDB. It is safe for concurrent use.
 type Store struct {
 	api     API
 	table   string
@@ -95,7 +95,7 @@ type Store struct {
 	log     *slog.Logger
 }
 
-var _ service.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // New returns a store on an existing table (see CreateTable).
 func New(api API, o Options) (*Store, error) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
@@ -44,23 +44,23 @@ func newStore(t *testing.T, o storetest.Options) *dynamo.Store {
 }
 
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, o storetest.Options) service.Store { return newStore(t, o) })
+	storetest.Run(t, func(t *testing.T, o storetest.Options) store.Store { return newStore(t, o) })
 }
 
 // TestChanges reads the table's stream with GetRecords and turns its
 // records into changes with dynamo.ChangeFromStream, as the push function
 // does.
 func TestChanges(t *testing.T) {
-	storetest.RunChanges(t, func(t *testing.T, o storetest.Options) (service.Store, func() []service.TaskChange) {
+	storetest.RunChanges(t, func(t *testing.T, o storetest.Options) (store.Store, func() []store.TaskChange) {
 		client := awstest.DynamoDB(t)
 		table := newTable(t, client)
 		s, err := dynamo.New(client, dynamo.Options{Table: table, Clock: o.Clock, TaskTTL: o.TaskTTL, IdempotencyTTL: o.IdempotencyTTL})
 		require.NoError(t, err)
 		stream := awstest.NewStreamReader(t, table)
-		return s, func() []service.TaskChange {
+		return s, func() []store.TaskChange {
 			recs, err := stream.Read(context.Background())
 			require.NoError(t, err)
-			var changes []service.TaskChange
+			var changes []store.TaskChange
 			for _, r := range recs {
 				c, err := dynamo.ChangeFromStream(r)
 				require.NoError(t, err)
@@ -83,30 +83,30 @@ func TestFollow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	now := func() string { return a2a.FormatTime(time.Now()) }
-	require.NoError(t, s.CreateTask(ctx, service.NewTask{Owner: "alice", Task: a2a.Task{ID: "t1", ContextID: "c1",
+	require.NoError(t, s.CreateTask(ctx, store.NewTask{Owner: "alice", Task: a2a.Task{ID: "t1", ContextID: "c1",
 		Status:  a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}}},
-		PushConfigs: []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: "https://hooks.example.com/"}}}}))
-	_, err = s.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: now()}})
+		PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: "https://hooks.example.com/"}}}}))
+	_, err = s.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: now()}})
 	require.NoError(t, err)
 
 	desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	require.NoError(t, err)
 	var (
 		mu      sync.Mutex
-		changes []service.TaskChange
+		changes []store.TaskChange
 	)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		follow.Changes(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), aws.ToString(desc.Table.LatestStreamArn), func(c service.TaskChange) {
+		follow.Changes(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), aws.ToString(desc.Table.LatestStreamArn), func(c store.TaskChange) {
 			mu.Lock()
 			defer mu.Unlock()
 			changes = append(changes, c)
 		}, nil)
 	}()
 	time.Sleep(300 * time.Millisecond) // let it take its place at the stream's end
-	_, err = s.UpdateTask(ctx, service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: now()}})
+	_, err = s.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: now()}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		mu.Lock()

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // dynamoItemLimit is DynamoDB's item size limit, for error messages.
@@ -57,7 +57,7 @@ func conditionFailedItem(err error) (map[string]types.AttributeValue, bool) {
 }
 
 // otherFailure maps what is not a failed condition: item size limits to
-// *service.TooLargeError, transaction contention to errContention, anything
+// *store.TooLargeError, transaction contention to errContention, anything
 // else to itself.
 func otherFailure(err error, what string) error {
 	reasons := cancellation(err)
@@ -92,13 +92,13 @@ func isSizeMessage(msg string) bool {
 }
 
 func tooLarge(what string) error {
-	return &service.TooLargeError{What: what + " (DynamoDB refused the item size)", Limit: dynamoItemLimit}
+	return &store.TooLargeError{What: what + " (DynamoDB refused the item size)", Limit: dynamoItemLimit}
 }
 
 // refusedUpdate explains why the condition of an update failed, from the
 // task item as it was (ALL_OLD; nil when there was none). The order is the
 // memory store's: not found, terminal, version, state.
-func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expected int64, t clockTimes) error {
+func refusedUpdate(old map[string]types.AttributeValue, u *store.Update, expected int64, t clockTimes) error {
 	it, err := liveTask(old, t)
 	if err != nil {
 		return err
@@ -115,39 +115,39 @@ func refusedUpdate(old map[string]types.AttributeValue, u *service.Update, expec
 	return fmt.Errorf("dynamo: update of task %s refused, but the task meets its conditions", taskIDFromPK(it.PK))
 }
 
-// conflictOf returns the *service.ConflictError of u's conditions against
+// conflictOf returns the *store.ConflictError of u's conditions against
 // the task item it, nil when it meets them. The order is the memory
 // store's: terminal, version, state.
-func conflictOf(it *taskItem, u *service.Update) error {
+func conflictOf(it *taskItem, u *store.Update) error {
 	state := a2a.TaskState(it.State)
 	switch {
 	case state.Terminal():
-		return &service.ConflictError{Reason: service.ConflictTerminal, State: state, Version: it.Version}
+		return &store.ConflictError{Reason: store.ConflictTerminal, State: state, Version: it.Version}
 	case u.IfVersion > 0 && it.Version != u.IfVersion:
-		return &service.ConflictError{Reason: service.ConflictVersion, State: state, Version: it.Version}
+		return &store.ConflictError{Reason: store.ConflictVersion, State: state, Version: it.Version}
 	case len(u.IfStates) > 0 && !slices.Contains(u.IfStates, state):
-		return &service.ConflictError{Reason: service.ConflictState, State: state, Version: it.Version}
+		return &store.ConflictError{Reason: store.ConflictState, State: state, Version: it.Version}
 	}
 	return nil
 }
 
 // liveTask decodes the old image of a refused write to a task item:
-// service.ErrNotFound when there was no item or it had expired.
+// store.ErrNotFound when there was no item or it had expired.
 func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, error) {
 	if len(old) == 0 {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	it, err := decodeTaskItem(old)
 	if err != nil {
 		return nil, err
 	}
 	if !it.live(t) {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return it, nil
 }
 
-// duplicateOf returns the *service.DuplicateError of an idempotency record
+// duplicateOf returns the *store.DuplicateError of an idempotency record
 // (ALL_OLD of its failed condition): a record item, or the task that is its
 // own record.
 // duplicateTask is the refusal of a new task whose id a live one has (the
@@ -157,7 +157,7 @@ func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, err
 // answers without reading it.
 func duplicateTask(old map[string]types.AttributeValue, it *taskItem) error {
 	err := duplicateOf(old)
-	var dup *service.DuplicateError
+	var dup *store.DuplicateError
 	if !errors.As(err, &dup) || it.RecordOf != "" {
 		return err
 	}
@@ -178,7 +178,7 @@ func duplicateTask(old map[string]types.AttributeValue, it *taskItem) error {
 // its creation time.
 func duplicateOf(old map[string]types.AttributeValue) error {
 	fp, _ := old[attrFingerprint].(*types.AttributeValueMemberS)
-	dup := &service.DuplicateError{}
+	dup := &store.DuplicateError{}
 	if fp != nil {
 		dup.Fingerprint = fp.Value
 	}

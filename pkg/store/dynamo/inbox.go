@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // The inbox of a task is one item per message, in the task's partition,
@@ -70,7 +70,7 @@ func inboxHistorySK(version, seq int64) string {
 
 // appendInbox is UpdateTask for an update with Inbox set (see above): it
 // returns the task's version, which it does not change.
-func (s *Store) appendInbox(ctx context.Context, u *service.Update, c *updateContent) (int64, error) {
+func (s *Store) appendInbox(ctx context.Context, u *store.Update, c *updateContent) (int64, error) {
 	if u.Status != nil || len(u.Artifacts) > 0 || u.Checkpoint != nil || u.RequestMetadata != nil || u.Pending != nil || u.Lease.Held() || u.ClearLease {
 		return 0, fmt.Errorf("dynamo: an inbox update of task %s carries only messages", u.TaskID)
 	}
@@ -86,7 +86,7 @@ func (s *Store) appendInbox(ctx context.Context, u *service.Update, c *updateCon
 		}
 		seen = nil
 		if u.IfVersion != 0 && it.Version != u.IfVersion {
-			return 0, &service.ConflictError{Reason: service.ConflictVersion, State: a2a.TaskState(it.State), Version: it.Version}
+			return 0, &store.ConflictError{Reason: store.ConflictVersion, State: a2a.TaskState(it.State), Version: it.Version}
 		}
 		t := s.times()
 		extend := it.ChildrenExpireAt < t.taskExpiry
@@ -148,7 +148,7 @@ const maxAppendAttempts = 40
 // inboxWrites returns the transaction of an append to the inbox of it: the
 // task item first, then the history and inbox items, then the idempotency
 // record (its index in idem, -1 without one).
-func (s *Store) inboxWrites(u *service.Update, c *updateContent, it *taskItem, t clockTimes, extend, exact bool) (items []types.TransactWriteItem, idem int, err error) {
+func (s *Store) inboxWrites(u *store.Update, c *updateContent, it *taskItem, t clockTimes, extend, exact bool) (items []types.TransactWriteItem, idem int, err error) {
 	n := int64(len(u.Messages))
 	seqCond := expression.Name(attrInboxSeq).Equal(expression.Value(it.InboxSeq))
 	if it.InboxSeq == 0 {
@@ -200,9 +200,9 @@ func (s *Store) inboxWrites(u *service.Update, c *updateContent, it *taskItem, t
 	return items, idem, nil
 }
 
-var _ service.InboxStore = (*Store)(nil)
+var _ store.InboxStore = (*Store)(nil)
 
-// TakeInbox implements service.InboxStore.
+// TakeInbox implements store.InboxStore.
 func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, error) {
 	if !validTaskID(taskID) {
 		return nil, nil
@@ -219,7 +219,7 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 	for attempt := 1; ; attempt++ {
 		out, err := s.query(ctx, &dynamodb.QueryInput{
 			KeyConditionExpression: e.KeyCondition(), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-			ConsistentRead: aws.Bool(true), Limit: aws.Int32(service.MaxInboxTake),
+			ConsistentRead: aws.Bool(true), Limit: aws.Int32(store.MaxInboxTake),
 		})
 		if err != nil {
 			return nil, err

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Interrupt bindings are items of their own (PK R#<requestId>, SK R). They
@@ -58,7 +58,7 @@ type bindingItem struct {
 	ListSK      string `dynamodbav:"listSK"`
 }
 
-func newBindingItem(b service.InterruptBinding) (*bindingItem, error) {
+func newBindingItem(b store.InterruptBinding) (*bindingItem, error) {
 	it := &bindingItem{
 		PK: bindingPK(b.RequestID), SK: skBinding, TaskID: b.TaskID, ContextID: b.ContextID, Owner: b.Owner,
 		Type: b.Type, TaskToken: b.TaskToken,
@@ -79,8 +79,8 @@ func newBindingItem(b service.InterruptBinding) (*bindingItem, error) {
 	return it, nil
 }
 
-func (it *bindingItem) binding() (*service.InterruptBinding, error) {
-	b := &service.InterruptBinding{
+func (it *bindingItem) binding() (*store.InterruptBinding, error) {
+	b := &store.InterruptBinding{
 		RequestID: it.PK[len("R#"):], TaskID: it.TaskID, ContextID: it.ContextID, Owner: it.Owner, Type: it.Type,
 		TaskToken: it.TaskToken, CreatedAt: time.Unix(0, it.CreatedAt).UTC(), ActiveUntil: time.Unix(0, it.ActiveUntil).UTC(),
 		ExpiresAt: time.Unix(0, it.GoneAt).UTC(), Resolved: it.State == bindingResolved,
@@ -118,17 +118,17 @@ func (s *Store) readBinding(ctx context.Context, requestID string, t clockTimes)
 	return it, nil
 }
 
-// ActivateInterrupt implements service.InterruptStore: one transaction
+// ActivateInterrupt implements store.InterruptStore: one transaction
 // updates the task (status from its pending interrupt, conditioned on the
 // version that was read with it) and creates the binding.
-func (s *Store) ActivateInterrupt(ctx context.Context, b service.InterruptBinding, timestamp string) (int64, error) {
+func (s *Store) ActivateInterrupt(ctx context.Context, b store.InterruptBinding, timestamp string) (int64, error) {
 	for attempt := 1; ; attempt++ {
 		it, err := s.readTask(ctx, b.TaskID)
 		if err != nil {
 			return 0, err
 		}
 		if st := a2a.TaskState(it.State); st.Terminal() {
-			return 0, &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: it.Version}
+			return 0, &store.ConflictError{Reason: store.ConflictTerminal, State: st, Version: it.Version}
 		}
 		existing, err := s.readBinding(ctx, b.RequestID, s.times())
 		if err != nil {
@@ -143,7 +143,7 @@ func (s *Store) ActivateInterrupt(ctx context.Context, b service.InterruptBindin
 		}
 		p := rec.Pending
 		if p == nil || p.RequestID != b.RequestID {
-			return 0, service.ErrNotFound
+			return 0, store.ErrNotFound
 		}
 		item, err := newBindingItem(b)
 		if err != nil {
@@ -166,17 +166,17 @@ func (s *Store) ActivateInterrupt(ctx context.Context, b service.InterruptBindin
 				return errBindingRaced
 			},
 		}
-		u := service.Update{
+		u := store.Update{
 			TaskID:    b.TaskID,
 			IfVersion: it.Version,
 			Status:    &a2a.TaskStatus{State: p.State, Message: p.Message, Timestamp: timestamp},
 		}
 		v, err := s.update(ctx, u, writeOpts{extras: []extraWrite{put}, clearPending: true})
-		var ce *service.ConflictError
+		var ce *store.ConflictError
 		switch {
 		case err == nil:
 			return v, nil
-		case (errors.Is(err, errBindingRaced) || (errors.As(err, &ce) && ce.Reason == service.ConflictVersion)) && attempt < maxUpdateAttempts:
+		case (errors.Is(err, errBindingRaced) || (errors.As(err, &ce) && ce.Reason == store.ConflictVersion)) && attempt < maxUpdateAttempts:
 			continue // another activation or write got in first: read again
 		}
 		return 0, err
@@ -199,29 +199,29 @@ func (s *Store) setToken(ctx context.Context, requestID, token string) error {
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 	})
 	if _, ok := conditionFailedItem(err); ok {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	return err
 }
 
-// GetInterrupt implements service.InterruptStore.
-func (s *Store) GetInterrupt(ctx context.Context, requestID string) (*service.InterruptBinding, error) {
+// GetInterrupt implements store.InterruptStore.
+func (s *Store) GetInterrupt(ctx context.Context, requestID string) (*store.InterruptBinding, error) {
 	it, err := s.readBinding(ctx, requestID, s.times())
 	if err != nil {
 		return nil, err
 	}
 	if it == nil {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return it.binding()
 }
 
-// ResolveInterrupt implements service.InterruptStore: one transaction
+// ResolveInterrupt implements store.InterruptStore: one transaction
 // applies u and marks the binding resolved, conditioned on it being
 // unresolved and active.
-func (s *Store) ResolveInterrupt(ctx context.Context, requestID string, u service.Update) (int64, error) {
+func (s *Store) ResolveInterrupt(ctx context.Context, requestID string, u store.Update) (int64, error) {
 	if requestID == "" || len(bindingPK(requestID)) > maxKeyBytes {
-		return 0, service.ErrNotFound
+		return 0, store.ErrNotFound
 	}
 	resolve := extraWrite{
 		item: func(t clockTimes) (types.TransactWriteItem, error) {
@@ -242,7 +242,7 @@ func (s *Store) ResolveInterrupt(ctx context.Context, requestID string, u servic
 		},
 		refused: func(old map[string]types.AttributeValue, t clockTimes) error {
 			if len(old) == 0 {
-				return service.ErrNotFound
+				return store.ErrNotFound
 			}
 			it, err := decodeBinding(old)
 			if err != nil {
@@ -250,20 +250,20 @@ func (s *Store) ResolveInterrupt(ctx context.Context, requestID string, u servic
 			}
 			switch {
 			case !it.live(t):
-				return service.ErrNotFound
+				return store.ErrNotFound
 			case it.State == bindingResolved:
-				return &service.InterruptConflictError{Reason: service.InterruptResolved}
+				return &store.InterruptConflictError{Reason: store.InterruptResolved}
 			}
-			return &service.InterruptConflictError{Reason: service.InterruptExpired}
+			return &store.InterruptConflictError{Reason: store.InterruptExpired}
 		},
 	}
 	return s.update(ctx, u, writeOpts{extras: []extraWrite{resolve}})
 }
 
-// ListInterrupts implements service.InterruptStore: the owner's asked
+// ListInterrupts implements store.InterruptStore: the owner's asked
 // bindings from the index, then the bindings themselves (strongly
 // consistent), keeping those still active.
-func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]service.InterruptBinding, error) {
+func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]store.InterruptBinding, error) {
 	t := s.times()
 	e, err := expression.NewBuilder().
 		WithKeyCondition(expression.Key(attrListOwner).Equal(expression.Value(bindingListOwner(owner)))).
@@ -290,7 +290,7 @@ func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]service.Int
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	var out []service.InterruptBinding
+	var out []store.InterruptBinding
 	for chunk := range slices.Chunk(keys, 100) {
 		items, err := s.getItems(ctx, true, chunk...)
 		if err != nil {
@@ -314,7 +314,7 @@ func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]service.Int
 			out = append(out, *b)
 		}
 	}
-	slices.SortFunc(out, func(a, b service.InterruptBinding) int {
+	slices.SortFunc(out, func(a, b store.InterruptBinding) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.RequestID, b.RequestID))
 	})
 	return out, nil

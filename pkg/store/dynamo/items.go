@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // taskItem is the task item (SK "H"). Protocol objects are stored as JSON,
@@ -41,13 +41,13 @@ type taskItem struct {
 	ListContext      string `dynamodbav:"listContext"`
 	ListSK           string `dynamodbav:"listSK"`
 	// Pending is the JSON of the interrupt a step asked for and that is not
-	// activated yet (service.PendingInterrupt).
+	// activated yet (store.PendingInterrupt).
 	Pending string `dynamodbav:"pending,omitempty"`
 	// AwaitingJob is set while the task waits for a runner (see Defer).
-	// Feedback is the JSON of the client's rating (service.Feedback),
+	// Feedback is the JSON of the client's rating (store.Feedback),
 	// written only once the task is terminal (contexts.go).
 	Feedback string `dynamodbav:"feedback,omitempty"`
-	// SessionID is the task's agent session (service.TaskRecord.SessionID)
+	// SessionID is the task's agent session (store.TaskRecord.SessionID)
 	// and ContextSession the session bound to its context when it was
 	// created (see contexts.go).
 	SessionID      string `dynamodbav:"sessionId,omitempty"`
@@ -85,10 +85,10 @@ type taskItem struct {
 	// change outside a trace keeps the header of the last one that was.
 	Trace string `dynamodbav:"trace,omitempty"`
 	// ExecutionARN is the Step Functions execution that last ran a step of
-	// the task (service.TaskRecord.ExecutionARN).
+	// the task (store.TaskRecord.ExecutionARN).
 	ExecutionARN string `dynamodbav:"executionArn,omitempty"`
 	// Fingerprint is the fingerprint of the send that created the task
-	// (service.NewTask.Fingerprint).
+	// (store.NewTask.Fingerprint).
 	Fingerprint string `dynamodbav:"fp,omitempty"`
 	// HasPush is set when the task gains its first push config, and never
 	// removed: the push function's stream filter lets through only the
@@ -173,8 +173,8 @@ func decodeTaskItem(m map[string]types.AttributeValue) (*taskItem, error) {
 func (it *taskItem) live(t clockTimes) bool { return it.RecordOf == "" && t.unix < it.ExpiresAt }
 
 // record turns the task item into a record without history or artifacts.
-func (it *taskItem) record() (*service.TaskRecord, error) {
-	rec := &service.TaskRecord{
+func (it *taskItem) record() (*store.TaskRecord, error) {
+	rec := &store.TaskRecord{
 		Task:       a2a.Task{ID: taskIDFromPK(it.PK), ContextID: it.ContextID},
 		Owner:      it.Owner,
 		Version:    it.Version,
@@ -202,13 +202,13 @@ func (it *taskItem) record() (*service.TaskRecord, error) {
 		return nil, fmt.Errorf("dynamo: decode request metadata of task %s: %w", rec.Task.ID, err)
 	}
 	if it.Feedback != "" {
-		rec.Feedback = &service.Feedback{}
+		rec.Feedback = &store.Feedback{}
 		if err := json.Unmarshal([]byte(it.Feedback), rec.Feedback); err != nil {
 			return nil, fmt.Errorf("dynamo: decode feedback of task %s: %w", rec.Task.ID, err)
 		}
 	}
 	if it.Pending != "" {
-		rec.Pending = &service.PendingInterrupt{}
+		rec.Pending = &store.PendingInterrupt{}
 		if err := json.Unmarshal([]byte(it.Pending), rec.Pending); err != nil {
 			return nil, fmt.Errorf("dynamo: decode pending interrupt of task %s: %w", rec.Task.ID, err)
 		}
@@ -258,11 +258,11 @@ func withIDs(m *a2a.Message, taskID, contextID string) {
 }
 
 // encodeJSON returns the JSON of v, refusing more than
-// service.MaxContentBytes with a *service.TooLargeError naming what: the
-// size rule every store shares (service.EncodeContent).
+// store.MaxContentBytes with a *store.TooLargeError naming what: the
+// size rule every store shares (store.EncodeContent).
 func encodeJSON(what string, v any) (string, error) {
-	b, err := service.EncodeContent(what, v)
-	var tl *service.TooLargeError
+	b, err := store.EncodeContent(what, v)
+	var tl *store.TooLargeError
 	if err != nil && !errors.As(err, &tl) {
 		return "", fmt.Errorf("dynamo: %w", err)
 	}
@@ -315,7 +315,7 @@ func (p *partition) add(m map[string]types.AttributeValue) error {
 
 // record assembles the task with at most historyLength messages (negative:
 // all) and, when asked, its artifacts in the order they were first stored.
-func (p *partition) record(historyLength int, artifacts bool) (*service.TaskRecord, error) {
+func (p *partition) record(historyLength int, artifacts bool) (*store.TaskRecord, error) {
 	rec, err := p.task.record()
 	if err != nil {
 		return nil, err

@@ -16,10 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// A task's lease (service.Lease) lives on its task item, and so does the
+// A task's lease (store.Lease) lives on its task item, and so does the
 // key of the sparse byLease index, present only while the task holds a
 // lease:
 //
@@ -50,24 +50,24 @@ type leaseAttrs struct {
 	Takeovers    int    `dynamodbav:"takeovers,omitempty"`
 }
 
-func newLeaseAttrs(taskID string, l service.Lease) leaseAttrs {
+func newLeaseAttrs(taskID string, l store.Lease) leaseAttrs {
 	if !l.Held() {
 		return leaseAttrs{}
 	}
 	return leaseAttrs{LeaseShard: taskLeaseShard(taskID), LeaseUntil: l.Until.UnixMilli(), LeaseOwner: l.Owner, LeaseTrigger: string(l.Trigger)}
 }
 
-func (a *leaseAttrs) lease() service.Lease {
+func (a *leaseAttrs) lease() store.Lease {
 	if a.LeaseShard == "" {
-		return service.Lease{}
+		return store.Lease{}
 	}
-	return service.Lease{Owner: a.LeaseOwner, Until: time.UnixMilli(a.LeaseUntil).UTC(), Trigger: service.Trigger(a.LeaseTrigger)}
+	return store.Lease{Owner: a.LeaseOwner, Until: time.UnixMilli(a.LeaseUntil).UTC(), Trigger: store.Trigger(a.LeaseTrigger)}
 }
 
 // leaseUpdate adds u's lease change to an update of the task item: a
 // terminal or interrupted status, or ClearLease, removes the lease; Lease
 // sets it.
-func leaseUpdate(set expression.UpdateBuilder, u *service.Update) expression.UpdateBuilder {
+func leaseUpdate(set expression.UpdateBuilder, u *store.Update) expression.UpdateBuilder {
 	ends := u.Status != nil && (u.Status.State.Terminal() || u.Status.State.Interrupted())
 	switch {
 	case ends || (u.ClearLease && !u.Lease.Held()):
@@ -82,7 +82,7 @@ func leaseUpdate(set expression.UpdateBuilder, u *service.Update) expression.Upd
 
 // setLease sets a task's lease, in the task's shard of byLease (a lease
 // written before sharding moves there).
-func setLease(set expression.UpdateBuilder, taskID string, l service.Lease) expression.UpdateBuilder {
+func setLease(set expression.UpdateBuilder, taskID string, l store.Lease) expression.UpdateBuilder {
 	set = set.Set(expression.Name(attrLeaseShard), expression.Value(taskLeaseShard(taskID))).
 		Set(expression.Name(attrLeaseUntil), expression.Value(l.Until.UnixMilli()))
 	if l.Owner != "" {
@@ -100,10 +100,10 @@ func setLease(set expression.UpdateBuilder, taskID string, l service.Lease) expr
 
 var leasable = []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}
 
-// RenewLease implements service.LeaseStore: one conditional UpdateItem.
+// RenewLease implements store.LeaseStore: one conditional UpdateItem.
 func (s *Store) RenewLease(ctx context.Context, taskID, owner string, until time.Time) error {
 	if !validTaskID(taskID) {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	t := s.times()
 	set := expression.Set(expression.Name(attrLeaseUntil), expression.Value(until.UnixMilli()))
@@ -114,14 +114,14 @@ func (s *Store) RenewLease(ctx context.Context, taskID, owner string, until time
 	return s.leaseWrite(ctx, taskID, set, cond, t, nil)
 }
 
-// TakeOver implements service.LeaseStore: one conditional UpdateItem.
-func (s *Store) TakeOver(ctx context.Context, l service.LapsedLease, owner string, until time.Time) (int, error) {
+// TakeOver implements store.LeaseStore: one conditional UpdateItem.
+func (s *Store) TakeOver(ctx context.Context, l store.LapsedLease, owner string, until time.Time) (int, error) {
 	if !validTaskID(l.TaskID) {
-		return 0, service.ErrNotFound
+		return 0, store.ErrNotFound
 	}
 	t := s.times()
 	set := setLease(expression.Add(expression.Name(attrTakeovers), expression.Value(1)), l.TaskID,
-		service.Lease{Owner: owner, Until: until, Trigger: l.Lease.Trigger})
+		store.Lease{Owner: owner, Until: until, Trigger: l.Lease.Trigger})
 	cond := s.liveTaskCond(t).
 		And(inStates(leasable)).
 		And(expression.Name(attrLeaseUntil).Equal(expression.Value(l.Lease.Until.UnixMilli())))
@@ -174,16 +174,16 @@ func (s *Store) leaseWrite(ctx context.Context, taskID string, set expression.Up
 		return err
 	}
 	if st := a2a.TaskState(it.State); st.Terminal() {
-		return &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: it.Version}
+		return &store.ConflictError{Reason: store.ConflictTerminal, State: st, Version: it.Version}
 	}
-	return &service.ConflictError{Reason: service.ConflictLease, State: a2a.TaskState(it.State), Version: it.Version}
+	return &store.ConflictError{Reason: store.ConflictLease, State: a2a.TaskState(it.State), Version: it.Version}
 }
 
-// LapsedLeases implements service.LeaseStore: one Query of each byLease
+// LapsedLeases implements store.LeaseStore: one Query of each byLease
 // shard, at the same time, the oldest lapsed first (eventually consistent:
 // a lease renewed a moment ago may still show as lapsed, and TakeOver then
 // refuses it).
-func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]service.LapsedLease, error) {
+func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]store.LapsedLease, error) {
 	t := s.times()
 	items := make([][]map[string]types.AttributeValue, leaseShards)
 	errs := make([]error, leaseShards)
@@ -213,7 +213,7 @@ func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]s
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	var lapsed []service.LapsedLease
+	var lapsed []store.LapsedLease
 	for _, shard := range items {
 		for _, item := range shard {
 			it, err := decodeTaskItem(item)
@@ -224,10 +224,10 @@ func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]s
 			if !it.live(t) || !l.Held() || !slices.Contains(leasable, a2a.TaskState(it.State)) {
 				continue // an index entry on its way out
 			}
-			lapsed = append(lapsed, service.LapsedLease{TaskID: taskIDFromPK(it.PK), Lease: l, Takeovers: it.Takeovers})
+			lapsed = append(lapsed, store.LapsedLease{TaskID: taskIDFromPK(it.PK), Lease: l, Takeovers: it.Takeovers})
 		}
 	}
-	slices.SortFunc(lapsed, func(a, b service.LapsedLease) int {
+	slices.SortFunc(lapsed, func(a, b store.LapsedLease) int {
 		return cmp.Or(a.Lease.Until.Compare(b.Lease.Until), cmp.Compare(a.TaskID, b.TaskID))
 	})
 	return lapsed[:min(len(lapsed), limit)], nil

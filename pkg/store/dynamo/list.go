@@ -12,14 +12,14 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // listReadConcurrency bounds the per-task reads of one list page that asks
 // for history or artifacts.
 const listReadConcurrency = 8
 
-// ListTasks implements service.TaskStore on the byOwner index (its
+// ListTasks implements store.TaskStore on the byOwner index (its
 // ownerShards partitions of the owner, merged), or byContext when
 // q.ContextID is set, newest status first (ties by task id, descending).
 // StatusAfter is part of the key condition; the state and expiry are
@@ -40,7 +40,7 @@ const listReadConcurrency = 8
 // listed, filtered or counted as it was. The cursor is the index sort key
 // of the page's last task (every partition is read from below it); a
 // cursor this store did not issue is an *a2a.Error (invalid params).
-func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.ListPage, error) {
+func (s *Store) ListTasks(ctx context.Context, q store.ListQuery) (store.ListPage, error) {
 	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	t := s.times()
 	index, attr, partitions := indexByOwner, attrListOwner, ownerPartitions(q.Owner)
@@ -59,14 +59,14 @@ func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.Lis
 	}
 	total, err := s.countIndex(ctx, partitions, indexQuery(index, attr, lowest, "", filter))
 	if err != nil {
-		return service.ListPage{}, err
+		return store.ListPage{}, err
 	}
-	page := service.ListPage{Total: total}
+	page := store.ListPage{Total: total}
 	before := ""
 	if q.Cursor != "" {
 		sk, _, err := decodeCursor(q.Cursor)
 		if err != nil {
-			return service.ListPage{}, err
+			return store.ListPage{}, err
 		}
 		if sk <= lowest {
 			return page, nil // the previous page ended at the range's end
@@ -77,17 +77,17 @@ func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.Lis
 	// mostly in one Query per partition.
 	w, err := s.walkIndex(partitions, indexQuery(index, attr, lowest, before, filter), chunkOf(pageSize+1, len(partitions)), before)
 	if err != nil {
-		return service.ListPage{}, fmt.Errorf("dynamo: build list query: %w", err)
+		return store.ListPage{}, fmt.Errorf("dynamo: build list query: %w", err)
 	}
 	entries, more, err := w.next(ctx, pageSize)
 	if err != nil {
-		return service.ListPage{}, err
+		return store.ListPage{}, err
 	}
 	ids := make([]string, len(entries))
 	for i, e := range entries {
 		id, _, err := listEntry(e.item)
 		if err != nil {
-			return service.ListPage{}, err
+			return store.ListPage{}, err
 		}
 		ids[i] = id
 	}
@@ -96,7 +96,7 @@ func (s *Store) ListTasks(ctx context.Context, q service.ListQuery) (service.Lis
 	}
 	recs, err := s.readPage(ctx, ids, q)
 	if err != nil {
-		return service.ListPage{}, err
+		return store.ListPage{}, err
 	}
 	page.Tasks = recs
 	return page, nil
@@ -133,11 +133,11 @@ func (s *Store) count(ctx context.Context, in *dynamodb.QueryInput) (int, error)
 // readPage reads the listed tasks in order, with the history and artifacts
 // q asks for. Tasks that expired or vanished since the index was read are
 // left out.
-func (s *Store) readPage(ctx context.Context, ids []string, q service.ListQuery) ([]service.TaskRecord, error) {
+func (s *Store) readPage(ctx context.Context, ids []string, q store.ListQuery) ([]store.TaskRecord, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	recs := make([]*service.TaskRecord, len(ids))
+	recs := make([]*store.TaskRecord, len(ids))
 	if q.HistoryLength == 0 && !q.IncludeArtifacts {
 		if err := s.batchRead(ctx, ids, recs); err != nil {
 			return nil, err
@@ -150,8 +150,8 @@ func (s *Store) readPage(ctx context.Context, ids []string, q service.ListQuery)
 			wg.Go(func() {
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				rec, err := s.GetTask(ctx, taskID, service.GetOptions{HistoryLength: q.HistoryLength, IncludeArtifacts: q.IncludeArtifacts})
-				if !errors.Is(err, service.ErrNotFound) {
+				rec, err := s.GetTask(ctx, taskID, store.GetOptions{HistoryLength: q.HistoryLength, IncludeArtifacts: q.IncludeArtifacts})
+				if !errors.Is(err, store.ErrNotFound) {
 					recs[i], errs[i] = rec, err
 				}
 			})
@@ -161,7 +161,7 @@ func (s *Store) readPage(ctx context.Context, ids []string, q service.ListQuery)
 			return nil, err
 		}
 	}
-	out := make([]service.TaskRecord, 0, len(ids))
+	out := make([]store.TaskRecord, 0, len(ids))
 	for _, r := range recs {
 		if r != nil && r.Owner == q.Owner {
 			out = append(out, *r)
@@ -172,7 +172,7 @@ func (s *Store) readPage(ctx context.Context, ids []string, q service.ListQuery)
 
 // batchRead reads task items (eventually consistent, like the index that
 // named them) into recs, in the order of ids.
-func (s *Store) batchRead(ctx context.Context, ids []string, recs []*service.TaskRecord) error {
+func (s *Store) batchRead(ctx context.Context, ids []string, recs []*store.TaskRecord) error {
 	keys := make([]map[string]types.AttributeValue, len(ids))
 	for i, taskID := range ids {
 		keys[i] = taskKey(taskID)

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Push notification configs.
@@ -24,7 +24,7 @@ import (
 // and only the service's redacted view leaves the store. The task item keeps
 // the set of its config ids (pushConfigs), so that:
 //
-//   - the limit of service.MaxPushConfigs is a condition on the task item,
+//   - the limit of store.MaxPushConfigs is a condition on the task item,
 //     checked atomically with the config's write;
 //   - a change of the task item, as the table's stream shows it, names the
 //     configs to notify without reading anything (see ChangeFromStream).
@@ -82,7 +82,7 @@ func validConfigID(id string) bool {
 	return id != "" && len(id) <= maxConfigIDBytes && !strings.ContainsRune(id, 0)
 }
 
-func newPushConfigItem(c service.PushConfig, t clockTimes) (map[string]types.AttributeValue, error) {
+func newPushConfigItem(c store.PushConfig, t clockTimes) (map[string]types.AttributeValue, error) {
 	if !validConfigID(c.Config.ID) {
 		return nil, fmt.Errorf("dynamo: %q is not a usable push config id", c.Config.ID)
 	}
@@ -100,8 +100,8 @@ func newPushConfigItem(c service.PushConfig, t clockTimes) (map[string]types.Att
 	})
 }
 
-func (it *pushConfigItem) config() (*service.PushConfig, error) {
-	c := &service.PushConfig{
+func (it *pushConfigItem) config() (*store.PushConfig, error) {
+	c := &store.PushConfig{
 		TaskID:          taskIDFromPK(it.PK),
 		ProtocolVersion: a2a.Version(it.ProtocolVersion),
 		CreatedAt:       time.Unix(0, it.CreatedAt).UTC(),
@@ -110,7 +110,7 @@ func (it *pushConfigItem) config() (*service.PushConfig, error) {
 		return nil, fmt.Errorf("dynamo: decode push config %s of task %s: %w", it.SK, c.TaskID, err)
 	}
 	if it.DeliveryState != "" {
-		c.Delivery = &service.DeliveryRecord{
+		c.Delivery = &store.DeliveryRecord{
 			EventID: it.DeliveryEventID, State: it.DeliveryState, Attempts: it.DeliveryAttempts,
 			LastStatusCode: it.DeliveryStatusCode, LastError: it.DeliveryError,
 			LastAttemptAt: unixNanoOrZero(it.DeliveryAttemptAt), DeliveredAt: unixNanoOrZero(it.DeliveredAt),
@@ -126,13 +126,13 @@ func unixNanoOrZero(ns int64) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// PutPushConfig implements service.PushConfigStore: one transaction adds
+// PutPushConfig implements store.PushConfigStore: one transaction adds
 // the id to the task's set, conditioned on the task being live and having
 // room, and writes the config item (replacing one with the same id, and its
 // delivery record).
-func (s *Store) PutPushConfig(ctx context.Context, c service.PushConfig) error {
+func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 	if !validTaskID(c.TaskID) {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	t := s.times()
 	item, err := newPushConfigItem(c, t)
@@ -141,7 +141,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c service.PushConfig) error {
 	}
 	ids := expression.Value(&types.AttributeValueMemberSS{Value: []string{c.Config.ID}})
 	room := expression.AttributeNotExists(expression.Name(attrPushConfigs)).
-		Or(expression.Size(expression.Name(attrPushConfigs)).LessThan(expression.Value(service.MaxPushConfigs))).
+		Or(expression.Size(expression.Name(attrPushConfigs)).LessThan(expression.Value(store.MaxPushConfigs))).
 		Or(expression.Contains(expression.Name(attrPushConfigs), c.Config.ID))
 	cond := s.liveTaskCond(t).
 		And(room)
@@ -168,23 +168,23 @@ func (s *Store) PutPushConfig(ctx context.Context, c service.PushConfig) error {
 		if _, lerr := liveTask(reasons[0].Item, t); lerr != nil {
 			return lerr
 		}
-		return &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+		return &store.TooManyConfigsError{Limit: store.MaxPushConfigs}
 	}
 	return otherFailure(err, "the push config of task "+c.TaskID)
 }
 
-// GetPushConfig implements service.PushConfigStore with one strongly
+// GetPushConfig implements store.PushConfigStore with one strongly
 // consistent BatchGetItem of the task and the config.
-func (s *Store) GetPushConfig(ctx context.Context, taskID, configID string) (*service.PushConfig, error) {
+func (s *Store) GetPushConfig(ctx context.Context, taskID, configID string) (*store.PushConfig, error) {
 	if !validTaskID(taskID) || !validConfigID(configID) {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	items, err := s.getItems(ctx, true, taskKey(taskID), key(taskPK(taskID), pushSK(configID)))
 	if err != nil {
 		return nil, err
 	}
 	if items[0] == nil || items[1] == nil {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	if _, err := liveTask(items[0], s.times()); err != nil {
 		return nil, err
@@ -196,18 +196,18 @@ func (s *Store) GetPushConfig(ctx context.Context, taskID, configID string) (*se
 	return it.config()
 }
 
-// ListPushConfigs implements service.PushConfigStore: the task item names
+// ListPushConfigs implements store.PushConfigStore: the task item names
 // its configs, one BatchGetItem reads them (two requests in all).
-func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]service.PushConfig, error) {
+func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]store.PushConfig, error) {
 	if !validTaskID(taskID) {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	task, err := s.readTask(ctx, taskID)
 	if err != nil {
 		return nil, err
 	}
 	if len(task.PushConfigs) == 0 {
-		return []service.PushConfig{}, nil
+		return []store.PushConfig{}, nil
 	}
 	ids := slices.Sorted(slices.Values(task.PushConfigs))
 	keys := make([]map[string]types.AttributeValue, len(ids))
@@ -218,7 +218,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]service.P
 	if err != nil {
 		return nil, err
 	}
-	out := make([]service.PushConfig, 0, len(items))
+	out := make([]store.PushConfig, 0, len(items))
 	for i, m := range items {
 		if m == nil { // deleted between the two reads
 			continue
@@ -236,7 +236,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]service.P
 	return out, nil
 }
 
-// DeletePushConfig implements service.PushConfigStore: one transaction
+// DeletePushConfig implements store.PushConfigStore: one transaction
 // removes the id from the task's set and deletes the item. A config of a
 // task that is gone is gone too.
 func (s *Store) DeletePushConfig(ctx context.Context, taskID, configID string) error {
@@ -263,11 +263,11 @@ func (s *Store) DeletePushConfig(ctx context.Context, taskID, configID string) e
 	return otherFailure(err, "the deletion of push config "+configID)
 }
 
-// RecordDelivery implements service.PushConfigStore with one conditional
+// RecordDelivery implements store.PushConfigStore with one conditional
 // UpdateItem of the config item.
-func (s *Store) RecordDelivery(ctx context.Context, taskID, configID string, d service.DeliveryRecord) error {
+func (s *Store) RecordDelivery(ctx context.Context, taskID, configID string, d store.DeliveryRecord) error {
 	if !validTaskID(taskID) || !validConfigID(configID) {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	set := expression.Set(expression.Name(attrDeliveryEventID), expression.Value(d.EventID)).
 		Set(expression.Name(attrDeliveryState), expression.Value(d.State)).
@@ -292,7 +292,7 @@ func (s *Store) RecordDelivery(ctx context.Context, taskID, configID string, d s
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 	})
 	if _, refused := conditionFailedItem(err); refused {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	return err
 }
@@ -306,9 +306,9 @@ func timeOrZero(t time.Time) int64 {
 
 // pushConfigWrites are the items CreateTask writes for the configs of a new
 // task.
-func pushConfigWrites(taskID string, configs []service.PushConfig, t clockTimes) ([]types.TransactWriteItem, []string, error) {
-	if len(configs) > service.MaxPushConfigs {
-		return nil, nil, &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+func pushConfigWrites(taskID string, configs []store.PushConfig, t clockTimes) ([]types.TransactWriteItem, []string, error) {
+	if len(configs) > store.MaxPushConfigs {
+		return nil, nil, &store.TooManyConfigsError{Limit: store.MaxPushConfigs}
 	}
 	var items []types.TransactWriteItem
 	var ids []string

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/dynamocost"
 )
@@ -65,7 +65,7 @@ func pageAll(t *testing.T, pageSize int, fetch func(cursor string) (ids []string
 
 // listed pages through alice's tasks and returns their ids in order,
 // checking each page's total.
-func (f *fixture) listed(q service.ListQuery, pageSize, total int) []string {
+func (f *fixture) listed(q store.ListQuery, pageSize, total int) []string {
 	f.t.Helper()
 	q.Owner, q.PageSize = "alice", pageSize
 	return pageAll(f.t, pageSize, func(cursor string) ([]string, string) {
@@ -85,7 +85,7 @@ func (f *fixture) listed(q service.ListQuery, pageSize, total int) []string {
 func (f *fixture) contexts(pageSize int) []string {
 	f.t.Helper()
 	return pageAll(f.t, pageSize, func(cursor string) ([]string, string) {
-		page, err := f.store.ListContexts(f.ctx, service.ContextQuery{Owner: "alice", PageSize: pageSize, Cursor: cursor})
+		page, err := f.store.ListContexts(f.ctx, store.ContextQuery{Owner: "alice", PageSize: pageSize, Cursor: cursor})
 		require.NoError(f.t, err)
 		var ids []string
 		for _, c := range page.Contexts {
@@ -111,7 +111,7 @@ func TestListAcrossShards(t *testing.T) {
 		f.clock.Advance(time.Second)
 	}
 	for i := 0; i < 24; i += 3 { // every third moves up the list
-		f.update(service.Update{TaskID: tasks[i].id, IfVersion: 1, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(f.clock.Now())}})
+		f.update(store.Update{TaskID: tasks[i].id, IfVersion: 1, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(f.clock.Now())}})
 		tasks[i].status, tasks[i].working = a2a.FormatTime(f.clock.Now()), true
 		f.clock.Advance(time.Second)
 	}
@@ -136,11 +136,11 @@ func TestListAcrossShards(t *testing.T) {
 		}
 	}
 	for _, size := range []int{1, 5, 100} {
-		assert.Equal(t, all, f.listed(service.ListQuery{}, size, 24), "page size %d", size)
+		assert.Equal(t, all, f.listed(store.ListQuery{}, size, 24), "page size %d", size)
 	}
 	for _, size := range []int{3, 100} {
-		assert.Equal(t, working, f.listed(service.ListQuery{State: a2a.TaskStateWorking}, size, len(working)), "working, page size %d", size)
-		assert.Equal(t, recent, f.listed(service.ListQuery{StatusAfter: after}, size, len(recent)), "after, page size %d", size)
+		assert.Equal(t, working, f.listed(store.ListQuery{State: a2a.TaskStateWorking}, size, len(working)), "working, page size %d", size)
+		assert.Equal(t, recent, f.listed(store.ListQuery{StatusAfter: after}, size, len(recent)), "after, page size %d", size)
 	}
 	for _, size := range []int{1, 7, 50} {
 		assert.Equal(t, contexts, f.contexts(size), "contexts, page size %d", size)
@@ -165,12 +165,12 @@ func TestIndexKeysWrittenBeforeSharding(t *testing.T) {
 	}
 	var leased []string
 	for i, id := range ids[6:] {
-		lease := service.Lease{Owner: "runner", Until: f.clock.Now().Add(time.Duration(i+1) * time.Second), Trigger: service.TriggerMessage}
-		f.update(service.Update{TaskID: id, IfVersion: 1, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(f.clock.Now())}, Lease: lease})
+		lease := store.Lease{Owner: "runner", Until: f.clock.Now().Add(time.Duration(i+1) * time.Second), Trigger: store.TriggerMessage}
+		f.update(store.Update{TaskID: id, IfVersion: 1, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(f.clock.Now())}, Lease: lease})
 		f.setAttr(id, "leaseShard", "L")
 		leased = append(leased, id)
 	}
-	assert.Len(t, f.listed(service.ListQuery{}, 5, 12), 12, "old and new entries are listed together")
+	assert.Len(t, f.listed(store.ListQuery{}, 5, 12), 12, "old and new entries are listed together")
 
 	f.clock.Advance(time.Minute)
 	lapsed, err := f.store.LapsedLeases(f.ctx, f.clock.Now(), 10)
@@ -207,7 +207,7 @@ func TestReadingOverShardsCosts(t *testing.T) {
 	f := newFixture(t)
 	meter, err := dynamocost.New(f.ctx, f.client, f.table)
 	require.NoError(t, err)
-	store, err := dynamo.New(meter, dynamo.Options{Table: f.table, Clock: f.clock, TaskTTL: ttl})
+	ts, err := dynamo.New(meter, dynamo.Options{Table: f.table, Clock: f.clock, TaskTTL: ttl})
 	require.NoError(t, err)
 	created := 0
 	for _, tc := range []struct {
@@ -222,7 +222,7 @@ func TestReadingOverShardsCosts(t *testing.T) {
 			f.clock.Advance(time.Millisecond)
 		}
 		meter.Reset()
-		page, err := store.ListTasks(f.ctx, service.ListQuery{Owner: "alice", PageSize: 10})
+		page, err := ts.ListTasks(f.ctx, store.ListQuery{Owner: "alice", PageSize: 10})
 		require.NoError(t, err)
 		require.Len(t, page.Tasks, 10)
 		require.Equal(t, tc.tasks, page.Total)
@@ -232,7 +232,7 @@ func TestReadingOverShardsCosts(t *testing.T) {
 		assert.LessOrEqual(t, c.Read, tc.maxRead)
 	}
 	meter.Reset()
-	lapsed, err := store.LapsedLeases(f.ctx, f.clock.Now(), 10)
+	lapsed, err := ts.LapsedLeases(f.ctx, f.clock.Now(), 10)
 	require.NoError(t, err)
 	require.Empty(t, lapsed)
 	c := meter.Counts()

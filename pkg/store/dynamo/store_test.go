@@ -20,6 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
@@ -92,27 +93,27 @@ func (f *fixture) ops() []string {
 func (f *fixture) create(taskID string) {
 	f.t.Helper()
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + taskID, TaskID: taskID, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hi")}}
-	require.NoError(f.t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+	require.NoError(f.t, f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", Task: a2a.Task{
 		ID: taskID, ContextID: "c", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
 }
 
 // createOwn creates alice's task of message messageID, with the id the
-// service gives it (service.TaskIDFor), in a new context, holding the text,
+// service gives it (store.TaskIDFor), in a new context, holding the text,
 // and returns its id.
 func (f *fixture) createOwn(messageID, text string) string {
 	f.t.Helper()
-	id := service.TaskIDFor("alice", messageID)
+	id := store.TaskIDFor("alice", messageID)
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: messageID, TaskID: id, ContextID: "c-" + messageID, Parts: []a2a.Part{a2a.TextPart("hi" + text)}}
-	require.NoError(f.t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{
+	require.NoError(f.t, f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{
 		ID: id, ContextID: m.ContextID, History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
 	return id
 }
 
-func (f *fixture) update(u service.Update) int64 {
+func (f *fixture) update(u store.Update) int64 {
 	f.t.Helper()
 	v, err := f.store.UpdateTask(f.ctx, u)
 	require.NoError(f.t, err)
@@ -148,29 +149,29 @@ func TestGetReadsWhatItNeeds(t *testing.T) {
 		taskID := fmt.Sprintf("t%d", arts)
 		f.create(taskID)
 		for i := range 5 { // six messages
-			f.update(service.Update{TaskID: taskID, Status: f.status(a2a.TaskStateWorking, agentMsg(fmt.Sprintf("s%d", i)))})
+			f.update(store.Update{TaskID: taskID, Status: f.status(a2a.TaskStateWorking, agentMsg(fmt.Sprintf("s%d", i)))})
 		}
 		for i := range arts {
-			f.update(service.Update{TaskID: taskID, Artifacts: []a2a.Artifact{{ArtifactID: fmt.Sprintf("a%d", i), Parts: []a2a.Part{a2a.TextPart("x")}}}})
+			f.update(store.Update{TaskID: taskID, Artifacts: []a2a.Artifact{{ArtifactID: fmt.Sprintf("a%d", i), Parts: []a2a.Part{a2a.TextPart("x")}}}})
 		}
 	}
 	for _, tc := range []struct {
 		taskID   string
-		opts     service.GetOptions
+		opts     store.GetOptions
 		requests int
 		items    int32
 	}{
-		{"t2", service.GetOptions{}, 1, 1},
-		{"t2", service.GetOptions{IncludeArtifacts: true}, 1, 3},
-		{"t2", service.GetOptions{HistoryLength: 2}, 1, 3},
+		{"t2", store.GetOptions{}, 1, 1},
+		{"t2", store.GetOptions{IncludeArtifacts: true}, 1, 3},
+		{"t2", store.GetOptions{HistoryLength: 2}, 1, 3},
 		// The first message is inside the task item.
-		{"t2", service.GetOptions{HistoryLength: -1}, 1, 6},
-		{"t2", service.AllHistory, 1, 8},
-		{"t1", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 1, 4},
+		{"t2", store.GetOptions{HistoryLength: -1}, 1, 6},
+		{"t2", store.AllHistory, 1, 8},
+		{"t1", store.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 1, 4},
 		// Without artifacts, one message more than needed (readAhead).
-		{"t0", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 1, 4},
+		{"t0", store.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 1, 4},
 		// More artifacts than expected: a second page for the last message.
-		{"t2", service.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 2, 5},
+		{"t2", store.GetOptions{HistoryLength: 2, IncludeArtifacts: true}, 2, 5},
 	} {
 		t.Run(fmt.Sprintf("%s %+v", tc.taskID, tc.opts), func(t *testing.T) {
 			f.reset()
@@ -196,7 +197,7 @@ func TestGetReadsWhatItNeeds(t *testing.T) {
 func TestChildrenOutliveTheirTask(t *testing.T) {
 	f := newFixture(t)
 	f.create("t1")
-	f.update(service.Update{TaskID: "t1", Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("x")}}}})
+	f.update(store.Update{TaskID: "t1", Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("x")}}}})
 	expiry := func(it map[string]types.AttributeValue) int64 {
 		var v struct {
 			ExpiresAt int64 `dynamodbav:"expiresAt"`
@@ -208,7 +209,7 @@ func TestChildrenOutliveTheirTask(t *testing.T) {
 	version := int64(2)
 	for step := range 6 { // 6 × 50 minutes: five TTLs and more
 		f.clock.Advance(50 * time.Minute)
-		u := service.Update{TaskID: "t1", Status: f.status(a2a.TaskStateWorking, agentMsg(fmt.Sprintf("s%d", step)))}
+		u := store.Update{TaskID: "t1", Status: f.status(a2a.TaskStateWorking, agentMsg(fmt.Sprintf("s%d", step)))}
 		if step%2 == 0 {
 			u.IfVersion = version // conditioned writes learn of the expiry from the refused condition
 		}
@@ -234,7 +235,7 @@ func TestChildrenOutliveTheirTask(t *testing.T) {
 			firstChild = children["A#a"]
 		}
 	}
-	rec, err := f.store.GetTask(f.ctx, "t1", service.AllHistory)
+	rec, err := f.store.GetTask(f.ctx, "t1", store.AllHistory)
 	require.NoError(t, err)
 	assert.Len(t, rec.Task.History, 7)
 	assert.Len(t, rec.Task.Artifacts, 1)
@@ -253,37 +254,37 @@ func TestItemLimitIsTooLarge(t *testing.T) {
 	}{
 		{"create: task and request metadata", func(f *fixture) error {
 			m := a2a.Message{Role: a2a.RoleUser, MessageID: "m", Parts: []a2a.Part{a2a.TextPart("hi")}}
-			return f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", RequestMetadata: a2a.Metadata{"blob": chunk},
+			return f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", RequestMetadata: a2a.Metadata{"blob": chunk},
 				Task: a2a.Task{ID: "t2", History: []a2a.Message{m}, Metadata: a2a.Metadata{"blob": chunk}, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}})
 		}},
 		{"transaction: status message and request metadata", func(f *fixture) error {
-			_, err := f.store.UpdateTask(f.ctx, service.Update{TaskID: "t1", IfVersion: 1,
+			_, err := f.store.UpdateTask(f.ctx, store.Update{TaskID: "t1", IfVersion: 1,
 				Status: f.status(a2a.TaskStateWorking, big), RequestMetadata: a2a.Metadata{"blob": chunk}})
 			return err
 		}},
 		{"single item: request metadata then checkpoint", func(f *fixture) error {
-			f.update(service.Update{TaskID: "t1", IfVersion: 1, RequestMetadata: a2a.Metadata{"blob": chunk}})
-			_, err := f.store.UpdateTask(f.ctx, service.Update{TaskID: "t1", IfVersion: 2, Checkpoint: []byte(`"` + chunk + `"`)})
+			f.update(store.Update{TaskID: "t1", IfVersion: 1, RequestMetadata: a2a.Metadata{"blob": chunk}})
+			_, err := f.store.UpdateTask(f.ctx, store.Update{TaskID: "t1", IfVersion: 2, Checkpoint: []byte(`"` + chunk + `"`)})
 			return err
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			f.create("t1")
-			before, err := f.store.GetTask(f.ctx, "t1", service.AllHistory)
+			before, err := f.store.GetTask(f.ctx, "t1", store.AllHistory)
 			require.NoError(t, err)
 			err = tc.do(f)
-			var tl *service.TooLargeError
+			var tl *store.TooLargeError
 			require.ErrorAs(t, err, &tl)
-			assert.ErrorIs(t, err, service.ErrTooLarge)
+			assert.ErrorIs(t, err, store.ErrTooLarge)
 			assert.Contains(t, tl.Error(), "DynamoDB")
-			after, err := f.store.GetTask(f.ctx, "t1", service.AllHistory)
+			after, err := f.store.GetTask(f.ctx, "t1", store.AllHistory)
 			require.NoError(t, err)
 			assert.Len(t, after.Task.History, 1, "a message of the refused update was stored")
 			assert.LessOrEqual(t, after.Version, before.Version+1)
 			assert.Nil(t, after.Checkpoint)
-			_, err = f.store.GetTask(f.ctx, "t2", service.GetOptions{})
-			assert.ErrorIs(t, err, service.ErrNotFound)
+			_, err = f.store.GetTask(f.ctx, "t2", store.GetOptions{})
+			assert.ErrorIs(t, err, store.ErrNotFound)
 		})
 	}
 }
@@ -299,20 +300,20 @@ func TestUsageIsReported(t *testing.T) {
 		{"create", func() { f.create("t1") }, []string{"Query", "TransactWriteItems"}},
 		{"create its own record", func() { f.createOwn("m-own", "") }, []string{"PutItem"}},
 		{"status without message", func() {
-			f.update(service.Update{TaskID: "t1", IfVersion: 1, Status: f.status(a2a.TaskStateWorking, nil)})
+			f.update(store.Update{TaskID: "t1", IfVersion: 1, Status: f.status(a2a.TaskStateWorking, nil)})
 		},
 			[]string{"UpdateItem"}},
 		{"status with message", func() {
-			f.update(service.Update{TaskID: "t1", IfVersion: 2, Status: f.status(a2a.TaskStateWorking, agentMsg("s"))})
+			f.update(store.Update{TaskID: "t1", IfVersion: 2, Status: f.status(a2a.TaskStateWorking, agentMsg("s"))})
 		},
 			[]string{"TransactWriteItems"}},
-		{"unconditional", func() { f.update(service.Update{TaskID: "t1", Checkpoint: []byte(`{}`)}) }, []string{"GetItem", "UpdateItem"}},
+		{"unconditional", func() { f.update(store.Update{TaskID: "t1", Checkpoint: []byte(`{}`)}) }, []string{"GetItem", "UpdateItem"}},
 		{"append", func() {
-			f.update(service.Update{TaskID: "t1", IfVersion: 4, AppendArtifact: true, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("x")}}}})
+			f.update(store.Update{TaskID: "t1", IfVersion: 4, AppendArtifact: true, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("x")}}}})
 		}, []string{"GetItem", "TransactWriteItems"}},
-		{"get", func() { f.store.GetTask(f.ctx, "t1", service.AllHistory) }, []string{"Query"}},
+		{"get", func() { f.store.GetTask(f.ctx, "t1", store.AllHistory) }, []string{"Query"}},
 		// A COUNT and a page Query of each of the owner's 4 byOwner shards.
-		{"list", func() { f.store.ListTasks(f.ctx, service.ListQuery{Owner: "alice", PageSize: 5}) }, append(slices.Repeat([]string{"Query"}, 8), "BatchGetItem")},
+		{"list", func() { f.store.ListTasks(f.ctx, store.ListQuery{Owner: "alice", PageSize: 5}) }, append(slices.Repeat([]string{"Query"}, 8), "BatchGetItem")},
 	} {
 		f.reset()
 		tc.do()
@@ -328,18 +329,18 @@ func TestCursorSurvivesAChange(t *testing.T) {
 		f.create(fmt.Sprintf("t%d", i))
 		f.clock.Advance(time.Second)
 	}
-	page, err := f.store.ListTasks(f.ctx, service.ListQuery{Owner: "alice", PageSize: 2})
+	page, err := f.store.ListTasks(f.ctx, store.ListQuery{Owner: "alice", PageSize: 2})
 	require.NoError(t, err)
 	require.Equal(t, []string{"t3", "t2"}, ids(page.Tasks))
-	f.update(service.Update{TaskID: "t2", Status: f.status(a2a.TaskStateWorking, nil)})
+	f.update(store.Update{TaskID: "t2", Status: f.status(a2a.TaskStateWorking, nil)})
 
-	next, err := f.store.ListTasks(f.ctx, service.ListQuery{Owner: "alice", PageSize: 2, Cursor: page.NextCursor})
+	next, err := f.store.ListTasks(f.ctx, store.ListQuery{Owner: "alice", PageSize: 2, Cursor: page.NextCursor})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"t1", "t0"}, ids(next.Tasks))
 	assert.Empty(t, next.NextCursor)
 }
 
-func ids(recs []service.TaskRecord) []string {
+func ids(recs []store.TaskRecord) []string {
 	out := []string{}
 	for _, r := range recs {
 		out = append(out, r.Task.ID)
@@ -352,10 +353,10 @@ func TestCreateExistingID(t *testing.T) {
 	f := newFixture(t)
 	f.create("t1")
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "other", Parts: []a2a.Part{a2a.TextPart("hi")}}
-	err := f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", Task: a2a.Task{ID: "t1", History: []a2a.Message{m},
+	err := f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", Task: a2a.Task{ID: "t1", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}})
 	require.Error(t, err)
-	var de *service.DuplicateError
+	var de *store.DuplicateError
 	assert.NotErrorAs(t, err, &de)
 	assert.Contains(t, err.Error(), "already exists")
 }
@@ -391,7 +392,7 @@ func TestCreateTable(t *testing.T) {
 func TestDefer(t *testing.T) {
 	f := newFixture(t)
 	f.create("t1")
-	first, err := f.store.GetTask(f.ctx, "t1", service.AllHistory)
+	first, err := f.store.GetTask(f.ctx, "t1", store.AllHistory)
 	require.NoError(t, err)
 	job, _, err := f.store.DeferredJob(f.ctx, "t1")
 	require.NoError(t, err)
@@ -407,25 +408,25 @@ func TestDefer(t *testing.T) {
 	assert.Equal(t, "m-t1", job.Message.MessageID)
 	assert.Equal(t, reply, job.Reply)
 	assert.True(t, since.Equal(f.clock.Now()))
-	rec, err := f.store.GetTask(f.ctx, "t1", service.GetOptions{})
+	rec, err := f.store.GetTask(f.ctx, "t1", store.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), rec.Version, "deferring is not a task update")
 
-	f.update(service.Update{TaskID: "t1", IfVersion: 1, Status: f.status(a2a.TaskStateWorking, nil)})
+	f.update(store.Update{TaskID: "t1", IfVersion: 1, Status: f.status(a2a.TaskStateWorking, nil)})
 	job, _, err = f.store.DeferredJob(f.ctx, "t1")
 	require.NoError(t, err)
 	assert.Nil(t, job, "a runner took the task")
 
-	f.update(service.Update{TaskID: "t1", Status: f.status(a2a.TaskStateCanceled, nil)})
+	f.update(store.Update{TaskID: "t1", Status: f.status(a2a.TaskStateCanceled, nil)})
 	assert.NoError(t, f.store.Defer(f.ctx, service.Job{TaskID: "t1"}), "a terminal task needs no runner")
 	job, _, err = f.store.DeferredJob(f.ctx, "t1")
 	require.NoError(t, err)
 	assert.Nil(t, job)
 
-	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "nope"}), service.ErrNotFound)
+	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "nope"}), store.ErrNotFound)
 	f.create("t2")
 	f.clock.Advance(ttl)
-	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "t2"}), service.ErrNotFound, "expired")
+	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "t2"}), store.ErrNotFound, "expired")
 }
 
 // A message sent to a task whose step writes without pause (an agent
@@ -435,7 +436,7 @@ func TestDefer(t *testing.T) {
 func TestInboxBeatsABusyStep(t *testing.T) {
 	f := newFixture(t)
 	f.create("busy")
-	v := f.update(service.Update{TaskID: "busy", Status: f.status(a2a.TaskStateWorking, nil)})
+	v := f.update(store.Update{TaskID: "busy", Status: f.status(a2a.TaskStateWorking, nil)})
 
 	stop := make(chan struct{})
 	stepDone := make(chan error, 1)
@@ -447,7 +448,7 @@ func TestInboxBeatsABusyStep(t *testing.T) {
 				return
 			default:
 			}
-			next, err := f.store.UpdateTask(f.ctx, service.Update{TaskID: "busy", IfVersion: v, Artifacts: []a2a.Artifact{{
+			next, err := f.store.UpdateTask(f.ctx, store.Update{TaskID: "busy", IfVersion: v, Artifacts: []a2a.Artifact{{
 				ArtifactID: "stream", Parts: []a2a.Part{a2a.TextPart(fmt.Sprint(i))},
 			}}})
 			if err != nil {
@@ -461,13 +462,13 @@ func TestInboxBeatsABusyStep(t *testing.T) {
 	const sent = 10
 	for i := range sent {
 		m := a2a.Message{Role: a2a.RoleUser, MessageID: fmt.Sprintf("more-%d", i), TaskID: "busy", ContextID: "c", Parts: []a2a.Part{a2a.TextPart(fmt.Sprint(i))}}
-		_, err := f.store.UpdateTask(f.ctx, service.Update{TaskID: "busy", Messages: []a2a.Message{m}, Inbox: true,
+		_, err := f.store.UpdateTask(f.ctx, store.Update{TaskID: "busy", Messages: []a2a.Message{m}, Inbox: true,
 			IfStates: []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, IdempotencyKey: m.MessageID, Owner: "alice"})
 		require.NoError(t, err, "message %d", i)
 	}
 	close(stop)
 	require.NoError(t, <-stepDone, "the step never conflicts with a message")
-	rec, err := f.store.GetTask(f.ctx, "busy", service.AllHistory)
+	rec, err := f.store.GetTask(f.ctx, "busy", store.AllHistory)
 	require.NoError(t, err)
 	assert.Greater(t, rec.Version, int64(sent), "the step wrote while the messages came")
 	var history []string
@@ -524,7 +525,7 @@ func TestFirstMessageOfEitherLayout(t *testing.T) {
 	// large: a first message above the inline bound keeps its own item.
 	big := strings.Repeat("x", 2000)
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-large", TaskID: "large", ContextID: "c", Parts: []a2a.Part{a2a.TextPart(big)}}
-	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+	require.NoError(t, f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", Task: a2a.Task{
 		ID: "large", ContextID: "c", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
@@ -532,31 +533,31 @@ func TestFirstMessageOfEitherLayout(t *testing.T) {
 	require.NotContains(t, f.partition("large")[0], "firstMessage")
 
 	for id, firstText := range map[string]string{"new": "hi", "old": "hi", "large": big} {
-		f.update(service.Update{TaskID: id, Status: f.status(a2a.TaskStateWorking, agentMsg("s1"))})
-		f.update(service.Update{TaskID: id, Status: f.status(a2a.TaskStateWorking, agentMsg("s2"))})
+		f.update(store.Update{TaskID: id, Status: f.status(a2a.TaskStateWorking, agentMsg("s1"))})
+		f.update(store.Update{TaskID: id, Status: f.status(a2a.TaskStateWorking, agentMsg("s2"))})
 		for _, tc := range []struct {
-			opts service.GetOptions
+			opts store.GetOptions
 			want []string
 		}{
-			{service.GetOptions{HistoryLength: -1}, []string{firstText, "s1", "s2"}},
-			{service.AllHistory, []string{firstText, "s1", "s2"}},
-			{service.GetOptions{HistoryLength: 3, IncludeArtifacts: true}, []string{firstText, "s1", "s2"}},
-			{service.GetOptions{HistoryLength: 5}, []string{firstText, "s1", "s2"}},
-			{service.GetOptions{HistoryLength: 2}, []string{"s1", "s2"}},
-			{service.GetOptions{HistoryLength: 1, IncludeArtifacts: true}, []string{"s2"}},
-			{service.GetOptions{}, []string{}},
+			{store.GetOptions{HistoryLength: -1}, []string{firstText, "s1", "s2"}},
+			{store.AllHistory, []string{firstText, "s1", "s2"}},
+			{store.GetOptions{HistoryLength: 3, IncludeArtifacts: true}, []string{firstText, "s1", "s2"}},
+			{store.GetOptions{HistoryLength: 5}, []string{firstText, "s1", "s2"}},
+			{store.GetOptions{HistoryLength: 2}, []string{"s1", "s2"}},
+			{store.GetOptions{HistoryLength: 1, IncludeArtifacts: true}, []string{"s2"}},
+			{store.GetOptions{}, []string{}},
 		} {
 			rec, err := f.store.GetTask(f.ctx, id, tc.opts)
 			require.NoError(t, err, id)
 			assert.Equal(t, tc.want, texts(rec.Task.History), "%s %+v", id, tc.opts)
 		}
 		// A retried first message is still a duplicate of its task.
-		err := f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", Task: a2a.Task{
+		err := f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", Task: a2a.Task{
 			ID: id + "-again", ContextID: "c",
 			History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + id, Parts: []a2a.Part{a2a.TextPart("hi")}}},
 			Status:  a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 		}})
-		var dup *service.DuplicateError
+		var dup *store.DuplicateError
 		require.ErrorAs(t, err, &dup, id)
 		assert.Equal(t, id, dup.TaskID)
 	}
@@ -568,24 +569,24 @@ func TestFirstMessageOfEitherLayout(t *testing.T) {
 func TestTaskIsItsOwnRecord(t *testing.T) {
 	f := newFixture(t)
 	id := f.createOwn("m1", "")
-	dup := func(nt service.NewTask) {
+	dup := func(nt store.NewTask) {
 		t.Helper()
-		var de *service.DuplicateError
+		var de *store.DuplicateError
 		require.ErrorAs(t, f.store.CreateTask(f.ctx, nt), &de)
 		assert.Equal(t, id, de.TaskID)
 	}
 	first := a2a.Message{Role: a2a.RoleUser, MessageID: "m1", ContextID: "c", Parts: []a2a.Part{a2a.TextPart("again")}}
 	status := a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())}
-	dup(service.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{ID: id, ContextID: "c", Status: status, History: []a2a.Message{first}}})
-	dup(service.NewTask{Owner: "alice", Task: a2a.Task{ID: "another", ContextID: "c", Status: status, History: []a2a.Message{first}}})
-	_, err := f.store.GetTask(f.ctx, "another", service.GetOptions{})
-	require.ErrorIs(t, err, service.ErrNotFound)
+	dup(store.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{ID: id, ContextID: "c", Status: status, History: []a2a.Message{first}}})
+	dup(store.NewTask{Owner: "alice", Task: a2a.Task{ID: "another", ContextID: "c", Status: status, History: []a2a.Message{first}}})
+	_, err := f.store.GetTask(f.ctx, "another", store.GetOptions{})
+	require.ErrorIs(t, err, store.ErrNotFound)
 
 	// The task takes messages and artifacts of their own items.
 	big := strings.Repeat("x", 2000)
-	f.update(service.Update{TaskID: id, Messages: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m2", Parts: []a2a.Part{a2a.TextPart(big)}}},
+	f.update(store.Update{TaskID: id, Messages: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m2", Parts: []a2a.Part{a2a.TextPart(big)}}},
 		Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart(big)}}}})
-	rec, err := f.store.GetTask(f.ctx, id, service.AllHistory)
+	rec, err := f.store.GetTask(f.ctx, id, store.AllHistory)
 	require.NoError(t, err)
 	require.Len(t, rec.Task.History, 2)
 	require.Len(t, rec.Task.Artifacts, 1)
@@ -594,7 +595,7 @@ func TestTaskIsItsOwnRecord(t *testing.T) {
 	f.reset()
 	again := f.createOwn("m1", " once more")
 	assert.Equal(t, id, again)
-	rec, err = f.store.GetTask(f.ctx, id, service.AllHistory)
+	rec, err = f.store.GetTask(f.ctx, id, store.AllHistory)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), rec.Version)
 	require.Len(t, rec.Task.History, 1, "the expired task's messages are gone")
@@ -612,7 +613,7 @@ func TestOldLayoutTable(t *testing.T) {
 	// The task as the old layout wrote it: its own session and no copy of
 	// its context's, no record at the key of its message's task.
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-old", TaskID: "old", ContextID: "ctx-old", Parts: []a2a.Part{a2a.TextPart("hi")}}
-	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", SessionID: "old-session", BindingKnown: true, Task: a2a.Task{
+	require.NoError(t, f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", SessionID: "old-session", BindingKnown: true, Task: a2a.Task{
 		ID: "old", ContextID: "ctx-old", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
@@ -630,17 +631,17 @@ func TestOldLayoutTable(t *testing.T) {
 		require.NoError(t, err)
 	}
 	_, err := f.client.DeleteItem(f.ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.table),
-		Key: map[string]types.AttributeValue{"PK": s("T#" + service.TaskIDFor("alice", "m-old")), "SK": s("H")}})
+		Key: map[string]types.AttributeValue{"PK": s("T#" + store.TaskIDFor("alice", "m-old")), "SK": s("H")}})
 	require.NoError(t, err)
 
-	rec, err := f.store.GetTask(f.ctx, "old", service.AllHistory)
+	rec, err := f.store.GetTask(f.ctx, "old", store.AllHistory)
 	require.NoError(t, err)
 	assert.Equal(t, "old-session", rec.SessionID)
 	c, err := f.store.GetContext(f.ctx, "alice", "ctx-old")
 	require.NoError(t, err)
-	assert.Equal(t, service.ContextRecord{Owner: "alice", ContextID: "ctx-old", TaskCount: 1, UpdatedAt: rec.Task.Status.Timestamp, SessionID: "old-session"}, *c,
+	assert.Equal(t, store.ContextRecord{Owner: "alice", ContextID: "ctx-old", TaskCount: 1, UpdatedAt: rec.Task.Status.Timestamp, SessionID: "old-session"}, *c,
 		"the context comes from its task, not from the old context item")
-	page, err := f.store.ListContexts(f.ctx, service.ContextQuery{Owner: "alice", PageSize: 10})
+	page, err := f.store.ListContexts(f.ctx, store.ContextQuery{Owner: "alice", PageSize: 10})
 	require.NoError(t, err)
 	require.Len(t, page.Contexts, 1)
 	assert.Equal(t, "ctx-old", page.Contexts[0].ContextID)
@@ -648,8 +649,8 @@ func TestOldLayoutTable(t *testing.T) {
 	// A new task in the old context keeps the old task's session bound.
 	f.clock.Advance(time.Second)
 	m2 := a2a.Message{Role: a2a.RoleUser, MessageID: "m-new", ContextID: "ctx-old", Parts: []a2a.Part{a2a.TextPart("more")}}
-	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", SessionID: "new-session", Task: a2a.Task{
-		ID: service.TaskIDFor("alice", "m-new"), ContextID: "ctx-old", History: []a2a.Message{m2},
+	require.NoError(t, f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", SessionID: "new-session", Task: a2a.Task{
+		ID: store.TaskIDFor("alice", "m-new"), ContextID: "ctx-old", History: []a2a.Message{m2},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
 	c, err = f.store.GetContext(f.ctx, "alice", "ctx-old")
@@ -659,8 +660,8 @@ func TestOldLayoutTable(t *testing.T) {
 
 	// The old idempotency record is not read: the message, sent again as
 	// a new task, makes one (see README "Migration").
-	require.NoError(t, f.store.CreateTask(f.ctx, service.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{
-		ID: service.TaskIDFor("alice", "m-old"), ContextID: "ctx-2", History: []a2a.Message{m},
+	require.NoError(t, f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{
+		ID: store.TaskIDFor("alice", "m-old"), ContextID: "ctx-2", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
 	}}))
 }
@@ -671,19 +672,19 @@ func TestOldLayoutTable(t *testing.T) {
 // item (at work, or with items of its own) is refused without it.
 func TestDuplicateOfAFinishedTaskCarriesIt(t *testing.T) {
 	f := newFixture(t)
-	id := service.TaskIDFor("alice", "m1")
+	id := store.TaskIDFor("alice", "m1")
 	first := a2a.Message{Role: a2a.RoleUser, MessageID: "m1", TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hello")}}
 	done := a2a.Message{Role: a2a.RoleAgent, MessageID: "s1", TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("done")}}
-	finished := service.NewTask{Owner: "alice", BindingKnown: true, SessionID: "sess", Task: a2a.Task{ID: id, ContextID: "c",
+	finished := store.NewTask{Owner: "alice", BindingKnown: true, SessionID: "sess", Task: a2a.Task{ID: id, ContextID: "c",
 		Status:    a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: &done, Timestamp: a2a.FormatTime(f.clock.Now())},
 		History:   []a2a.Message{first, done},
 		Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("echo: hello")}}},
 	}}
 	require.NoError(t, f.store.CreateTask(f.ctx, finished))
-	stored, err := f.store.GetTask(f.ctx, id, service.AllHistory)
+	stored, err := f.store.GetTask(f.ctx, id, store.AllHistory)
 	require.NoError(t, err)
 
-	var de *service.DuplicateError
+	var de *store.DuplicateError
 	require.ErrorAs(t, f.store.CreateTask(f.ctx, finished), &de)
 	require.NotNil(t, de.Task, "the refused write returned the whole task")
 	assert.Equal(t, stored.Task, de.Task.Task)
@@ -691,9 +692,9 @@ func TestDuplicateOfAFinishedTaskCarriesIt(t *testing.T) {
 	assert.Equal(t, "sess", de.Task.SessionID)
 
 	// A task still at work is refused without it.
-	at := service.TaskIDFor("alice", "m2")
+	at := store.TaskIDFor("alice", "m2")
 	second := a2a.Message{Role: a2a.RoleUser, MessageID: "m2", TaskID: at, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hi")}}
-	working := service.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{ID: at, ContextID: "c",
+	working := store.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{ID: at, ContextID: "c",
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())}, History: []a2a.Message{second}}}
 	require.NoError(t, f.store.CreateTask(f.ctx, working))
 	require.ErrorAs(t, f.store.CreateTask(f.ctx, working), &de)

@@ -11,7 +11,7 @@ import (
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // ChangeFromStream reads one record of the table's stream (view type
@@ -25,7 +25,7 @@ import (
 // already at work or finished (its first step ran before it was written)
 // is a change from submitted. It reports the same changes as the memory
 // store's OnChange.
-func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error) {
+func ChangeFromStream(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
 	insert := r.EventName == string(events.DynamoDBOperationTypeInsert)
 	if !insert && r.EventName != string(events.DynamoDBOperationTypeModify) {
 		return nil, nil
@@ -38,7 +38,7 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*service.TaskChange, error)
 
 // ChangeOfRecord is ChangeFromStream for a record read with the Streams
 // API's GetRecords (see pkg/store/dynamo/follow).
-func ChangeOfRecord(r streamtypes.Record) (*service.TaskChange, error) {
+func ChangeOfRecord(r streamtypes.Record) (*store.TaskChange, error) {
 	d := r.Dynamodb
 	insert := r.EventName == streamtypes.OperationTypeInsert
 	if (!insert && r.EventName != streamtypes.OperationTypeModify) || d == nil {
@@ -53,7 +53,7 @@ func ChangeOfRecord(r streamtypes.Record) (*service.TaskChange, error) {
 // changeOfImages is the change a task item's stream record shows, from its
 // images as its kind of record holds them, which convert turns into the
 // DynamoDB API's; an insert has no old image.
-func changeOfImages[V any](eventID string, insert bool, newImage, oldImage map[string]V, convert func(V) (types.AttributeValue, error)) (*service.TaskChange, error) {
+func changeOfImages[V any](eventID string, insert bool, newImage, oldImage map[string]V, convert func(V) (types.AttributeValue, error)) (*store.TaskChange, error) {
 	if newImage == nil || (!insert && oldImage == nil) {
 		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", eventID)
 	}
@@ -83,7 +83,7 @@ func TraceFromStream(r events.DynamoDBEventRecord) string {
 }
 
 // changeOf is the change between two images of a task item.
-func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.TaskChange, error) {
+func changeOf(newImage, oldImage map[string]types.AttributeValue) (*store.TaskChange, error) {
 	newer, err := decodeTaskItem(newImage)
 	if err != nil || newer.RecordOf != "" {
 		return nil, err
@@ -105,7 +105,7 @@ func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.Task
 	if newer.Version <= older.Version || (newer.Version == 1 && newer.State == older.State) {
 		return nil, nil
 	}
-	c := &service.TaskChange{
+	c := &store.TaskChange{
 		Task:          a2a.Task{ID: taskIDFromPK(newer.PK), ContextID: newer.ContextID},
 		Version:       newer.Version,
 		ArtifactIDs:   newer.CompletedArtifacts,
@@ -119,7 +119,7 @@ func changeOf(newImage, oldImage map[string]types.AttributeValue) (*service.Task
 		withIDs(m, c.Task.ID, c.Task.ContextID)
 	}
 	if newer.Status != older.Status {
-		c.StatusChanged = service.StatusNotable(a2a.TaskState(older.State), &c.Task.Status)
+		c.StatusChanged = store.StatusNotable(a2a.TaskState(older.State), &c.Task.Status)
 	}
 	if !c.Notable() {
 		return nil, nil

@@ -11,26 +11,26 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
-// CreateTask implements service.TaskStore. A task whose id is
-// service.TaskIDFor(owner, first message id), as the service makes them, is
+// CreateTask implements store.TaskStore. A task whose id is
+// store.TaskIDFor(owner, first message id), as the service makes them, is
 // its own idempotency record: with a small first message (kept inside the
 // task item) and no push configs it is one conditional PutItem. Otherwise
 // one transaction writes the task item, the record of (owner, first
 // message id) when the task is not its own (an item at the key of the task
 // that message would have created, see recordPut), the first message when
 // it is too large to keep inside, and the push configs. When a live record
-// exists nothing is written and a *service.DuplicateError names its task.
-// Content above service.MaxContentBytes is refused with a
-// *service.TooLargeError before anything is sent.
+// exists nothing is written and a *store.DuplicateError names its task.
+// Content above store.MaxContentBytes is refused with a
+// *store.TooLargeError before anything is sent.
 //
 // A task keeps the session bound to its context: unless the caller knows
 // it (nt.BindingKnown), CreateTask looks it up first with one Query and one
 // GetItem (see contexts.go).
-func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
+func (s *Store) CreateTask(ctx context.Context, nt store.NewTask) error {
 	task := nt.Task
 	if err := nt.Check(); err != nil {
 		return fmt.Errorf("dynamo: %w", err)
@@ -105,7 +105,7 @@ func (s *Store) CreateTask(ctx context.Context, nt service.NewTask) error {
 	if err != nil {
 		return err
 	}
-	own := task.ID == service.TaskIDFor(nt.Owner, first.MessageID)
+	own := task.ID == store.TaskIDFor(nt.Owner, first.MessageID)
 	// The task comes first and its record, when it is not its own (nor
 	// left without one), second: the refusals below are told apart by
 	// position.
@@ -182,7 +182,7 @@ func newArtifacts(taskID string, arts []a2a.Artifact, t clockTimes) (string, []t
 // putTask writes a new task item, and more in the same transaction when
 // there is more, on the condition that no item has its key. When an item
 // has it, putTask returns that item (and no error); a refused record is a
-// *service.DuplicateError.
+// *store.DuplicateError.
 func (s *Store) putTask(ctx context.Context, item map[string]types.AttributeValue, more []types.TransactWriteItem) (map[string]types.AttributeValue, error) {
 	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 	if err != nil {
@@ -262,12 +262,12 @@ func (s *Store) clearPartition(ctx context.Context, taskID string, t clockTimes)
 // recordPut is the transaction item that records (owner, messageID) for
 // taskID, unless a live record exists (its old image then names the first
 // task). The record is an item at the key of the task the message would
-// have created (service.TaskIDFor): that task, while it lives, is the
+// have created (store.TaskIDFor): that task, while it lives, is the
 // record, and other records there hold recordOf, the task they point to.
 // A record overwrites only an expired item (see CreateTask for what
 // happens to its partition).
 func (s *Store) recordPut(owner, messageID, taskID, fingerprint string, t clockTimes) (types.TransactWriteItem, error) {
-	item, err := marshalItem(recordItem{PK: taskPK(service.TaskIDFor(owner, messageID)), SK: skTask, RecordOf: taskID, Fingerprint: fingerprint, ExpiresAt: t.idemExpiry})
+	item, err := marshalItem(recordItem{PK: taskPK(store.TaskIDFor(owner, messageID)), SK: skTask, RecordOf: taskID, Fingerprint: fingerprint, ExpiresAt: t.idemExpiry})
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
@@ -290,12 +290,12 @@ func (s *Store) recordPut(owner, messageID, taskID, fingerprint string, t clockT
 // (reading at most readAhead messages too many), and one with more in a few.
 const readAhead = 1
 
-// GetTask implements service.TaskStore with one strongly consistent Query
+// GetTask implements store.TaskStore with one strongly consistent Query
 // on the task's partition (more pages only for partitions above 1 MB, or a
 // history window behind many artifacts), reading only the items opts ask
-// for. An unknown or expired task is service.ErrNotFound, whether or not
+// for. An unknown or expired task is store.ErrNotFound, whether or not
 // DynamoDB has deleted it yet.
-func (s *Store) GetTask(ctx context.Context, taskID string, opts service.GetOptions) (*service.TaskRecord, error) {
+func (s *Store) GetTask(ctx context.Context, taskID string, opts store.GetOptions) (*store.TaskRecord, error) {
 	p, err := s.readPartition(ctx, taskID, opts)
 	if err != nil {
 		return nil, err
@@ -304,9 +304,9 @@ func (s *Store) GetTask(ctx context.Context, taskID string, opts service.GetOpti
 }
 
 // readPartition reads a live task's items as GetTask does.
-func (s *Store) readPartition(ctx context.Context, taskID string, opts service.GetOptions) (*partition, error) {
+func (s *Store) readPartition(ctx context.Context, taskID string, opts store.GetOptions) (*partition, error) {
 	if !validTaskID(taskID) {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	pk := expression.Key(attrPK).Equal(expression.Value(taskPK(taskID)))
 	sk := expression.Key(attrSK)
@@ -362,7 +362,7 @@ func (s *Store) readPartition(ctx context.Context, taskID string, opts service.G
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 	if p.task == nil || !p.task.live(s.times()) {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return &p, nil
 }
@@ -374,14 +374,14 @@ func (s *Store) readTask(ctx context.Context, taskID string) (*taskItem, error) 
 		return nil, err
 	}
 	if len(out.Item) == 0 {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	it, err := decodeTaskItem(out.Item)
 	if err != nil {
 		return nil, err
 	}
 	if !it.live(s.times()) {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return it, nil
 }

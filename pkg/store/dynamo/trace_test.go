@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
@@ -31,12 +31,12 @@ func TestTaskKeepsItsTraceHeader(t *testing.T) {
 	)
 	now := func() string { return a2a.FormatTime(time.Now()) }
 	ctx := tracing.WithHeader(context.Background(), send)
-	require.NoError(t, s.CreateTask(ctx, service.NewTask{Owner: "alice", Task: a2a.Task{ID: "t1", ContextID: "c1",
+	require.NoError(t, s.CreateTask(ctx, store.NewTask{Owner: "alice", Task: a2a.Task{ID: "t1", ContextID: "c1",
 		Status:  a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}}}}))
-	_, err = s.UpdateTask(context.Background(), service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: now()}})
+	_, err = s.UpdateTask(context.Background(), store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: now()}})
 	require.NoError(t, err)
-	_, err = s.UpdateTask(tracing.WithHeader(context.Background(), worker), service.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: now()}})
+	_, err = s.UpdateTask(tracing.WithHeader(context.Background(), worker), store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: now()}})
 	require.NoError(t, err)
 
 	recs, err := stream.Read(context.Background())

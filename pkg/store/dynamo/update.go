@@ -15,7 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
@@ -35,7 +35,7 @@ const (
 
 var terminalStates = []a2a.TaskState{a2a.TaskStateCompleted, a2a.TaskStateCanceled, a2a.TaskStateFailed, a2a.TaskStateRejected}
 
-// UpdateTask implements service.TaskStore. The task item is changed by one
+// UpdateTask implements store.TaskStore. The task item is changed by one
 // UpdateItem, or, when the update also appends messages, stores artifacts
 // or records an idempotency key, by one transaction with those items. An
 // update that finishes the task with at most its status message and small
@@ -44,17 +44,17 @@ var terminalStates = []a2a.TaskState{a2a.TaskStateCompleted, a2a.TaskStateCancel
 // terminal (see finishesInPlace).
 //
 // The write is conditioned on: the task existing and not expired
-// (otherwise service.ErrNotFound), not being terminal (*ConflictError
+// (otherwise store.ErrNotFound), not being terminal (*ConflictError
 // terminal), having the version the writer read (IfVersion; *ConflictError
 // version) and one of IfStates (*ConflictError state); the error carries the
 // task's current state and version, read from the refused write's old
 // image. An idempotency record that exists takes precedence over every
-// conflict: a retried reply is a *service.DuplicateError even after the task
+// conflict: a retried reply is a *store.DuplicateError even after the task
 // moved on. Without IfVersion the store reads the version itself and
 // retries when another writer got in between. Content above
-// service.MaxContentBytes, or that DynamoDB refuses as too large, is a
-// *service.TooLargeError and writes nothing.
-func (s *Store) UpdateTask(ctx context.Context, u service.Update) (int64, error) {
+// store.MaxContentBytes, or that DynamoDB refuses as too large, is a
+// *store.TooLargeError and writes nothing.
+func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 	return s.update(ctx, u, writeOpts{})
 }
 
@@ -66,7 +66,7 @@ type extraWrite struct {
 	refused func(old map[string]types.AttributeValue, t clockTimes) error
 }
 
-// writeOpts extend an update beyond service.Update.
+// writeOpts extend an update beyond store.Update.
 type writeOpts struct {
 	extras []extraWrite
 	// clearPending removes the task's pending interrupt.
@@ -76,9 +76,9 @@ type writeOpts struct {
 // update is UpdateTask with opts: see its contract. A refused extra write is
 // explained after a missing task and a duplicate, before the task's
 // conflicts.
-func (s *Store) update(ctx context.Context, u service.Update, opts writeOpts) (int64, error) {
+func (s *Store) update(ctx context.Context, u store.Update, opts writeOpts) (int64, error) {
 	if !validTaskID(u.TaskID) {
-		return 0, service.ErrNotFound
+		return 0, store.ErrNotFound
 	}
 	c, err := encodeUpdate(&u)
 	if err != nil {
@@ -137,7 +137,7 @@ type updateContent struct {
 	pending  string
 }
 
-func encodeUpdate(u *service.Update) (*updateContent, error) {
+func encodeUpdate(u *store.Update) (*updateContent, error) {
 	c := &updateContent{}
 	for _, m := range u.Messages {
 		j, err := encodeJSON("message", m)
@@ -198,7 +198,7 @@ func taskUpdate(taskID string, set expression.UpdateBuilder, cond expression.Con
 // writeUpdate writes u once, conditioned on the task being at version
 // expected. With extend, the task's children were just made to outlive it
 // and the write records that; otherwise it is conditioned on it.
-func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateContent, opts writeOpts, expected int64, extend bool, t clockTimes) error {
+func (s *Store) writeUpdate(ctx context.Context, u *store.Update, c *updateContent, opts writeOpts, expected int64, extend bool, t clockTimes) error {
 	next := expected + 1
 	set := expression.Set(expression.Name(attrVersion), expression.Value(next)).
 		Set(expression.Name(attrUpdatedAt), expression.Value(t.now.UnixNano())).
@@ -310,7 +310,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 	var refused error
 	if failedCondition(reasons, 0) {
 		refused = refusedUpdate(reasons[0].Item, u, expected, t)
-		if errors.Is(refused, service.ErrNotFound) {
+		if errors.Is(refused, store.ErrNotFound) {
 			return refused
 		}
 	}
@@ -330,7 +330,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *service.Update, c *updateCon
 
 // writeTaskItem writes an update that changes the task item alone, as one
 // UpdateItem.
-func (s *Store) writeTaskItem(ctx context.Context, u *service.Update, up *types.Update, expected int64, t clockTimes, what string) error {
+func (s *Store) writeTaskItem(ctx context.Context, u *store.Update, up *types.Update, expected int64, t clockTimes, what string) error {
 	_, err := s.updateItem(ctx, &dynamodb.UpdateItemInput{
 		Key: up.Key, UpdateExpression: up.UpdateExpression, ConditionExpression: up.ConditionExpression,
 		ExpressionAttributeNames: up.ExpressionAttributeNames, ExpressionAttributeValues: up.ExpressionAttributeValues,
@@ -350,7 +350,7 @@ func (s *Store) writeTaskItem(ctx context.Context, u *service.Update, up *types.
 // records no idempotency key and writes nothing else (opts). Nothing
 // changes a terminal task's history or artifacts afterwards, so they can
 // stay there; reads merge them with the task's other items.
-func finishesInPlace(u *service.Update, opts writeOpts) (string, bool, error) {
+func finishesInPlace(u *store.Update, opts writeOpts) (string, bool, error) {
 	if u.Status == nil || !u.Status.State.Terminal() || len(u.Messages) > 0 || u.IdempotencyKey != "" ||
 		len(opts.extras) > 0 || u.Pending != nil || (len(u.Artifacts) > 0 && (u.AppendArtifact || !u.ArtifactLastChunk)) {
 		return "", false, nil
@@ -378,7 +378,7 @@ func inStates(states []a2a.TaskState) expression.ConditionBuilder {
 // appended chunk extends the stored artifact (read, strongly consistent;
 // the version condition of the update makes the read and the write
 // atomic). An artifact keeps the order key of its first write.
-func (s *Store) artifactWrites(ctx context.Context, u *service.Update, version int64, t clockTimes) ([]types.TransactWriteItem, error) {
+func (s *Store) artifactWrites(ctx context.Context, u *store.Update, version int64, t clockTimes) ([]types.TransactWriteItem, error) {
 	var order []string
 	content := map[string]a2a.Artifact{}
 	for _, a := range u.Artifacts {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
@@ -36,13 +36,13 @@ func BenchmarkEntryBytes(b *testing.B) {
 					ctxID := "ctx-" + strconv.Itoa(i) + "-0123456789abcdef0123456789ab"
 					ts := a2a.FormatTime(time.Now())
 					m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: ctxID, Parts: []a2a.Part{a2a.TextPart(strings.Clone(text))}}
-					if err := s.CreateTask(ctx, service.NewTask{Owner: "default", SessionID: "s-" + id, Task: a2a.Task{ID: id, ContextID: ctxID,
+					if err := s.CreateTask(ctx, store.NewTask{Owner: "default", SessionID: "s-" + id, Task: a2a.Task{ID: id, ContextID: ctxID,
 						History: []a2a.Message{m}, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: ts}}}); err != nil {
 						b.Fatal(err)
 					}
 					done := a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: ts,
 						Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: "s-" + id, TaskID: id, ContextID: ctxID, Parts: []a2a.Part{a2a.TextPart("done")}}}
-					if _, err := s.UpdateTask(ctx, service.Update{TaskID: id, Status: &done,
+					if _, err := s.UpdateTask(ctx, store.Update{TaskID: id, Status: &done,
 						Artifacts: []a2a.Artifact{{ArtifactID: "a-" + id, Name: "echo", Parts: []a2a.Part{a2a.TextPart(strings.Clone(text))}}}}); err != nil {
 						b.Fatal(err)
 					}

@@ -3,7 +3,7 @@ package memory
 import (
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // entryBytes is what a task takes beyond the JSON size of its content:
@@ -23,7 +23,7 @@ func (s *Store) Bytes() int64 {
 
 // makeRoom makes room for one more task of size bytes: at a bound it
 // drops the expired entries (sweep), then the tasks that finished first,
-// until the task fits. It refuses with a *service.StoreFullError when the
+// until the task fits. It refuses with a *store.StoreFullError when the
 // live tasks leave no room. Callers hold s.mu.
 func (s *Store) makeRoom(now time.Time, size int) error {
 	if s.fits(size) {
@@ -33,9 +33,9 @@ func (s *Store) makeRoom(now time.Time, size int) error {
 	for !s.fits(size) {
 		if !s.evictFinished("") {
 			if len(s.tasks) >= s.maxTasks {
-				return &service.StoreFullError{Limit: s.maxTasks}
+				return &store.StoreFullError{Limit: s.maxTasks}
 			}
-			return &service.StoreFullError{Bytes: s.maxBytes}
+			return &store.StoreFullError{Bytes: s.maxBytes}
 		}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
@@ -22,20 +22,20 @@ func TestMaxTasks(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(clocktest.Start(t))
 	s := memory.New(memory.Options{Clock: clk, MaxTasks: 3})
-	newTask := func(id, msgID string) service.NewTask {
+	newTask := func(id, msgID string) store.NewTask {
 		m := a2a.Message{Role: a2a.RoleUser, MessageID: msgID, TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart("hi")}}
-		return service.NewTask{Owner: "alice", Task: a2a.Task{ID: id, ContextID: "c", History: []a2a.Message{m},
+		return store.NewTask{Owner: "alice", Task: a2a.Task{ID: id, ContextID: "c", History: []a2a.Message{m},
 			Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(clk.Now())}}}
 	}
 	finish := func(id string, st a2a.TaskState) {
 		clk.Advance(time.Second)
-		_, err := s.UpdateTask(ctx, service.Update{TaskID: id, Status: &a2a.TaskStatus{State: st, Timestamp: a2a.FormatTime(clk.Now())}})
+		_, err := s.UpdateTask(ctx, store.Update{TaskID: id, Status: &a2a.TaskStatus{State: st, Timestamp: a2a.FormatTime(clk.Now())}})
 		require.NoError(t, err)
 	}
 	exists := func(id string) bool {
-		_, err := s.GetTask(ctx, id, service.GetOptions{})
+		_, err := s.GetTask(ctx, id, store.GetOptions{})
 		if err != nil {
-			require.ErrorIs(t, err, service.ErrNotFound)
+			require.ErrorIs(t, err, store.ErrNotFound)
 		}
 		return err == nil
 	}
@@ -56,7 +56,7 @@ func TestMaxTasks(t *testing.T) {
 
 	// Everything kept is live: refused, nothing written.
 	err := s.CreateTask(ctx, newTask("t5", "m-t5"))
-	var full *service.StoreFullError
+	var full *store.StoreFullError
 	require.ErrorAs(t, err, &full)
 	assert.Equal(t, 3, full.Limit)
 	assert.False(t, exists("t5"))
@@ -85,9 +85,9 @@ func TestMaxBytes(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktest.New(clocktest.Start(t))
 	text := strings.Repeat("x", 100<<10)
-	newTask := func(id string) service.NewTask {
+	newTask := func(id string) store.NewTask {
 		m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "c", Parts: []a2a.Part{a2a.TextPart(text)}}
-		return service.NewTask{Owner: "alice", Task: a2a.Task{ID: id, ContextID: "c", History: []a2a.Message{m},
+		return store.NewTask{Owner: "alice", Task: a2a.Task{ID: id, ContextID: "c", History: []a2a.Message{m},
 			Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(clk.Now())}}}
 	}
 	// The size of one such task, as the store counts it.
@@ -97,19 +97,19 @@ func TestMaxBytes(t *testing.T) {
 	assert.Greater(t, per, int64(100<<10))
 
 	s := memory.New(memory.Options{Clock: clk, MaxBytes: 3*per + per/2})
-	update := func(id string, u service.Update) {
+	update := func(id string, u store.Update) {
 		clk.Advance(time.Second)
 		u.TaskID = id
 		_, err := s.UpdateTask(ctx, u)
 		require.NoError(t, err)
 	}
 	finish := func(id string) {
-		update(id, service.Update{Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(clk.Now())}})
+		update(id, store.Update{Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(clk.Now())}})
 	}
 	exists := func(id string) bool {
-		_, err := s.GetTask(ctx, id, service.GetOptions{})
+		_, err := s.GetTask(ctx, id, store.GetOptions{})
 		if err != nil {
-			require.ErrorIs(t, err, service.ErrNotFound)
+			require.ErrorIs(t, err, store.ErrNotFound)
 		}
 		return err == nil
 	}
@@ -129,7 +129,7 @@ func TestMaxBytes(t *testing.T) {
 
 	// Every task kept is live: refused, nothing stored.
 	err := s.CreateTask(ctx, newTask("f"))
-	var full *service.StoreFullError
+	var full *store.StoreFullError
 	require.ErrorAs(t, err, &full)
 	assert.Equal(t, 3*per+per/2, full.Bytes)
 	assert.Contains(t, err.Error(), "MiB of tasks")
@@ -140,7 +140,7 @@ func TestMaxBytes(t *testing.T) {
 	// another live one.
 	finish("d")
 	big := a2a.Artifact{ArtifactID: "big", Parts: []a2a.Part{a2a.TextPart(text)}}
-	update("c", service.Update{Artifacts: []a2a.Artifact{big}})
+	update("c", store.Update{Artifacts: []a2a.Artifact{big}})
 	assert.False(t, exists("d"), "a finished task made room")
 	assert.True(t, exists("c"))
 	assert.True(t, exists("e"))
@@ -148,7 +148,7 @@ func TestMaxBytes(t *testing.T) {
 
 	// The task that grows past the bound as it finishes stays, to be
 	// read: the next new task evicts it.
-	update("e", service.Update{Artifacts: []a2a.Artifact{big}, Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(clk.Now())}})
+	update("e", store.Update{Artifacts: []a2a.Artifact{big}, Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(clk.Now())}})
 	assert.True(t, exists("e"), "just finished: kept for its reader")
 	require.NoError(t, s.CreateTask(ctx, newTask("g")))
 	assert.False(t, exists("e"))

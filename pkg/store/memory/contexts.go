@@ -9,10 +9,10 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-var _ service.ContextStore = (*Store)(nil)
+var _ store.ContextStore = (*Store)(nil)
 
 // Contexts are derived from the tasks, as the DynamoDB store has them: an
 // owner's context is its live tasks that share a contextId; it is gone
@@ -53,26 +53,26 @@ func (s *Store) boundSession(owner, contextID string, now time.Time) string {
 
 // contextRecord is the record of the context whose live tasks, newest
 // status first, are tasks (not empty).
-func contextRecord(tasks []*entry) service.ContextRecord {
+func contextRecord(tasks []*entry) store.ContextRecord {
 	newest := tasks[0]
-	return service.ContextRecord{Owner: newest.rec.Owner, ContextID: newest.rec.Task.ContextID, TaskCount: len(tasks),
+	return store.ContextRecord{Owner: newest.rec.Owner, ContextID: newest.rec.Task.ContextID, TaskCount: len(tasks),
 		UpdatedAt: newest.rec.Task.Status.Timestamp, SessionID: newest.contextSession}
 }
 
-// GetContext implements service.ContextStore.
-func (s *Store) GetContext(_ context.Context, owner, contextID string) (*service.ContextRecord, error) {
+// GetContext implements store.ContextStore.
+func (s *Store) GetContext(_ context.Context, owner, contextID string) (*store.ContextRecord, error) {
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tasks := s.contextTasks(owner, contextID, now)
 	if len(tasks) == 0 {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	rec := contextRecord(tasks)
 	return &rec, nil
 }
 
-// ContextSession implements service.ContextStore.
+// ContextSession implements store.ContextStore.
 func (s *Store) ContextSession(ctx context.Context, owner, contextID string) (string, error) {
 	c, err := s.GetContext(ctx, owner, contextID)
 	if err != nil {
@@ -81,12 +81,12 @@ func (s *Store) ContextSession(ctx context.Context, owner, contextID string) (st
 	return c.SessionID, nil
 }
 
-// ListContexts implements service.ContextStore. The cursor is the status
+// ListContexts implements store.ContextStore. The cursor is the status
 // timestamp and task id of the newest task of the page's last context.
-func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service.ContextPage, error) {
+func (s *Store) ListContexts(_ context.Context, q store.ContextQuery) (store.ContextPage, error) {
 	afterTS, afterID, hasCursor := strings.Cut(q.Cursor, "|")
 	if q.Cursor != "" && !hasCursor {
-		return service.ContextPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
+		return store.ContextPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
 	}
 	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	now := s.clock.Now()
@@ -99,7 +99,7 @@ func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service
 		}
 	}
 	type listed struct {
-		rec    service.ContextRecord
+		rec    store.ContextRecord
 		newest *entry
 	}
 	var match []listed
@@ -112,7 +112,7 @@ func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service
 	}
 	slices.SortFunc(match, func(a, b listed) int { return newestStatusFirst(a.newest, b.newest) })
 	end := min(pageSize, len(match))
-	var page service.ContextPage
+	var page store.ContextPage
 	for _, m := range match[:end] {
 		page.Contexts = append(page.Contexts, m.rec)
 	}
@@ -123,18 +123,18 @@ func (s *Store) ListContexts(_ context.Context, q service.ContextQuery) (service
 	return page, nil
 }
 
-// ClearContext implements service.ContextStore.
+// ClearContext implements store.ContextStore.
 func (s *Store) ClearContext(_ context.Context, owner, contextID string) error {
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tasks := s.contextTasks(owner, contextID, now)
 	if len(tasks) == 0 {
-		return service.ErrNotFound
+		return store.ErrNotFound
 	}
 	for _, e := range tasks {
 		if st := e.rec.Task.Status.State; !st.Terminal() {
-			return &service.ContextLiveError{TaskID: e.rec.Task.ID, State: st}
+			return &store.ContextLiveError{TaskID: e.rec.Task.ID, State: st}
 		}
 	}
 	for _, e := range tasks {
@@ -143,11 +143,11 @@ func (s *Store) ClearContext(_ context.Context, owner, contextID string) error {
 	return nil
 }
 
-// SetFeedback implements service.ContextStore.
-func (s *Store) SetFeedback(_ context.Context, taskID string, f service.Feedback) error {
+// SetFeedback implements store.ContextStore.
+func (s *Store) SetFeedback(_ context.Context, taskID string, f store.Feedback) error {
 	return s.editTask(taskID, func(e *entry, _ time.Time) error {
 		if st := e.rec.Task.Status.State; !st.Terminal() {
-			return &service.ConflictError{Reason: service.ConflictState, State: st, Version: e.rec.Version}
+			return &store.ConflictError{Reason: store.ConflictState, State: st, Version: e.rec.Version}
 		}
 		e.rec.Feedback = &f
 		return nil

@@ -16,7 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Defaults of Options.
@@ -41,27 +41,27 @@ type Options struct {
 	IdempotencyTTL time.Duration
 	// MaxTasks bounds the tasks kept (A2A_MEMORY_MAX_TASKS; 0 means
 	// DefaultMaxTasks): at the bound a new task evicts the task that
-	// finished first, and is refused with a *service.StoreFullError when
+	// finished first, and is refused with a *store.StoreFullError when
 	// every task kept is still live.
 	MaxTasks int
 	// MaxBytes bounds the bytes the tasks kept take, as Store.Bytes
 	// estimates them (A2A_MEMORY_MAX_BYTES; 0 means DefaultMaxBytes): a new
 	// task, or a task that grows, evicts the tasks that finished first
 	// until they fit; a new task that does not fit beside the live ones
-	// is refused with a *service.StoreFullError. A live task is never
+	// is refused with a *store.StoreFullError. A live task is never
 	// evicted, so live tasks that grow may pass the bound until they end.
 	MaxBytes int64
 	// OnChange, when set, is called after every committed change that
-	// webhooks are told about (service.TaskChange.Notable) of a task that
+	// webhooks are told about (store.TaskChange.Notable) of a task that
 	// has push configs, outside the store's lock, in the writer's
 	// goroutine: it must not block.
-	OnChange func(service.TaskChange)
+	OnChange func(store.TaskChange)
 }
 
 // Store is a goroutine-safe in-memory TaskStore.
 type Store struct {
 	clock    clock.Clock
-	onChange func(service.TaskChange)
+	onChange func(store.TaskChange)
 	taskTTL  time.Duration
 	idemTTL  time.Duration
 	maxTasks int
@@ -73,7 +73,7 @@ type Store struct {
 	mu         sync.Mutex
 	tasks      map[string]*entry
 	idem       map[string]idemRecord
-	interrupts map[string]*service.InterruptBinding
+	interrupts map[string]*store.InterruptBinding
 	// contexts holds the tasks of each (owner, context), by task id.
 	contexts  map[string]map[string]*entry
 	lastSweep time.Time
@@ -85,7 +85,7 @@ type Store struct {
 }
 
 type entry struct {
-	rec       service.TaskRecord // full history and artifacts
+	rec       store.TaskRecord // full history and artifacts
 	expiresAt time.Time
 	artBytes  map[string]int // estimated JSON size of each artifact
 	// bytes estimates what the entry takes: entryBytes, and the
@@ -97,9 +97,9 @@ type entry struct {
 	idemKey      string
 	moreIdemKeys []string
 	// configs are the task's push notification configs, by id.
-	configs map[string]service.PushConfig
+	configs map[string]store.PushConfig
 	// deliveries are the task's delivery log (see deliveries.go).
-	deliveries map[deliveryKey]*service.Delivery
+	deliveries map[deliveryKey]*store.Delivery
 	// settled is closed when the task becomes terminal or interrupted; it is
 	// made only when a request waits (Settled), so updates of unwatched tasks
 	// allocate nothing.
@@ -118,14 +118,14 @@ type idemRecord struct {
 }
 
 var (
-	_ service.Store        = (*Store)(nil)
-	_ service.SettleWaiter = (*Store)(nil)
+	_ store.Store        = (*Store)(nil)
+	_ store.SettleWaiter = (*Store)(nil)
 )
 
 // New returns an empty store.
 func New(opts Options) *Store {
 	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks, maxBytes: opts.MaxBytes,
-		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*service.InterruptBinding{},
+		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*store.InterruptBinding{},
 		contexts: map[string]map[string]*entry{},
 		closed:   make(chan struct{})}
 	close(s.closed)
@@ -138,15 +138,15 @@ func New(opts Options) *Store {
 
 func idemKey(owner, messageID string) string { return owner + "\x00" + messageID }
 
-// CreateTask implements service.TaskStore. A task created past submitted
+// CreateTask implements store.TaskStore. A task created past submitted
 // (its first step ran before it was stored) is a change OnChange hears of.
-func (s *Store) CreateTask(_ context.Context, t service.NewTask) error {
+func (s *Store) CreateTask(_ context.Context, t store.NewTask) error {
 	change, err := s.create(t)
 	s.notify(change)
 	return err
 }
 
-func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
+func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 	if err := t.Check(); err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
@@ -167,8 +167,8 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		return nil, err
 	}
 	size += artGrowth + md
-	if len(t.PushConfigs) > service.MaxPushConfigs {
-		return nil, &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+	if len(t.PushConfigs) > store.MaxPushConfigs {
+		return nil, &store.TooManyConfigsError{Limit: store.MaxPushConfigs}
 	}
 	now := s.clock.Now()
 	key := idemKey(t.Owner, t.Task.History[0].MessageID)
@@ -176,10 +176,10 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r, ok := s.idem[key]; ok && now.Before(r.expiresAt) && !t.NoRecord {
-		return nil, s.duplicateOf(r, now, r.taskID == service.TaskIDFor(t.Owner, t.Task.History[0].MessageID))
+		return nil, s.duplicateOf(r, now, r.taskID == store.TaskIDFor(t.Owner, t.Task.History[0].MessageID))
 	}
 	if e, ok := s.tasks[t.Task.ID]; ok && now.Before(e.expiresAt) {
-		if t.Task.ID == service.TaskIDFor(t.Owner, t.Task.History[0].MessageID) && e.rec.Owner == t.Owner {
+		if t.Task.ID == store.TaskIDFor(t.Owner, t.Task.History[0].MessageID) && e.rec.Owner == t.Owner {
 			return nil, s.duplicateOf(idemRecord{taskID: t.Task.ID, fingerprint: e.rec.Fingerprint}, now, true) // the task is the record
 		}
 		return nil, fmt.Errorf("memory: task id %s already exists", t.Task.ID)
@@ -201,7 +201,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 	task.Artifacts = arts
 	e := &entry{
 		artBytes: artBytes,
-		rec: service.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
+		rec: store.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
 			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored(), Fingerprint: t.Fingerprint},
 		expiresAt:      now.Add(s.taskTTL),
 		idemKey:        key,
@@ -211,7 +211,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 	s.bytes += int64(size)
 	for _, c := range t.PushConfigs {
 		if e.configs == nil {
-			e.configs = map[string]service.PushConfig{}
+			e.configs = map[string]store.PushConfig{}
 		}
 		c.TaskID, c.Delivery = task.ID, nil
 		e.configs[c.Config.ID] = c
@@ -222,7 +222,7 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 		s.contexts[ck] = map[string]*entry{}
 	}
 	s.contexts[ck][task.ID] = e
-	var change *service.TaskChange
+	var change *store.TaskChange
 	if st := task.Status.State; st != a2a.TaskStateSubmitted {
 		if st.Terminal() {
 			s.finished = append(s.finished, task.ID)
@@ -239,8 +239,8 @@ func (s *Store) create(t service.NewTask) (*service.TaskChange, error) {
 // duplicateOf is the refusal of a message whose record is r: the task it
 // names, with its fingerprint and, for the message's own task (own), its
 // creation time and the whole task. Callers hold s.mu.
-func (s *Store) duplicateOf(r idemRecord, now time.Time, own bool) *service.DuplicateError {
-	dup := &service.DuplicateError{TaskID: r.taskID, Fingerprint: r.fingerprint}
+func (s *Store) duplicateOf(r idemRecord, now time.Time, own bool) *store.DuplicateError {
+	dup := &store.DuplicateError{TaskID: r.taskID, Fingerprint: r.fingerprint}
 	if e, ok := s.tasks[r.taskID]; ok && own && now.Before(e.expiresAt) {
 		dup.CreatedAt = e.rec.CreatedAt
 		rec := e.rec
@@ -287,7 +287,7 @@ func (s *Store) live(taskID string, now time.Time) *entry {
 
 // withTask runs f under the store's lock on the live entry of a task, with
 // the time read before locking; a task missing or expired is
-// service.ErrNotFound.
+// store.ErrNotFound.
 func withTask[T any](s *Store, taskID string, f func(e *entry, now time.Time) (T, error)) (T, error) {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -295,7 +295,7 @@ func withTask[T any](s *Store, taskID string, f func(e *entry, now time.Time) (T
 	e := s.live(taskID, now)
 	if e == nil {
 		var zero T
-		return zero, service.ErrNotFound
+		return zero, store.ErrNotFound
 	}
 	return f(e, now)
 }
@@ -308,9 +308,9 @@ func (s *Store) editTask(taskID string, f func(e *entry, now time.Time) error) e
 	return err
 }
 
-// GetTask implements service.TaskStore.
-func (s *Store) GetTask(_ context.Context, taskID string, opts service.GetOptions) (*service.TaskRecord, error) {
-	return withTask(s, taskID, func(e *entry, _ time.Time) (*service.TaskRecord, error) {
+// GetTask implements store.TaskStore.
+func (s *Store) GetTask(_ context.Context, taskID string, opts store.GetOptions) (*store.TaskRecord, error) {
+	return withTask(s, taskID, func(e *entry, _ time.Time) (*store.TaskRecord, error) {
 		rec := view(&e.rec, opts.HistoryLength, opts.IncludeArtifacts)
 		return &rec, nil
 	})
@@ -319,7 +319,7 @@ func (s *Store) GetTask(_ context.Context, taskID string, opts service.GetOption
 // view copies a record with the requested part of its history and
 // artifacts. Messages and artifacts are shared; the store never modifies
 // them in place.
-func view(r *service.TaskRecord, historyLength int, artifacts bool) service.TaskRecord {
+func view(r *store.TaskRecord, historyLength int, artifacts bool) store.TaskRecord {
 	c := *r
 	h := r.Task.History
 	switch {
@@ -336,8 +336,8 @@ func view(r *service.TaskRecord, historyLength int, artifacts bool) service.Task
 	return c
 }
 
-// UpdateTask implements service.TaskStore.
-func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
+// UpdateTask implements store.TaskStore.
+func (s *Store) UpdateTask(_ context.Context, u store.Update) (int64, error) {
 	added, err := checkUpdateSizes(&u)
 	if err != nil {
 		return 0, err
@@ -347,7 +347,7 @@ func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
 	e := s.live(u.TaskID, now)
 	if e == nil {
 		s.mu.Unlock()
-		return 0, service.ErrNotFound
+		return 0, store.ErrNotFound
 	}
 	if err := s.duplicate(&u, now); err != nil {
 		s.mu.Unlock()
@@ -359,7 +359,7 @@ func (s *Store) UpdateTask(_ context.Context, u service.Update) (int64, error) {
 	return v, err
 }
 
-// TakeInbox implements service.InboxStore.
+// TakeInbox implements store.InboxStore.
 func (s *Store) TakeInbox(_ context.Context, taskID string) ([]a2a.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -367,7 +367,7 @@ func (s *Store) TakeInbox(_ context.Context, taskID string) ([]a2a.Message, erro
 	if e == nil || len(e.inbox) == 0 {
 		return nil, nil
 	}
-	n := min(len(e.inbox), service.MaxInboxTake)
+	n := min(len(e.inbox), store.MaxInboxTake)
 	taken := slices.Clone(e.inbox[:n])
 	e.inbox = slices.Delete(e.inbox, 0, n)
 	e.rec.Inbox -= n
@@ -375,18 +375,18 @@ func (s *Store) TakeInbox(_ context.Context, taskID string) ([]a2a.Message, erro
 }
 
 // notify reports a change to OnChange.
-func (s *Store) notify(c *service.TaskChange) {
+func (s *Store) notify(c *store.TaskChange) {
 	if c != nil && s.onChange != nil && c.Notable() {
 		s.onChange(*c)
 	}
 }
 
 // change describes the committed record for OnChange. Callers hold s.mu.
-func (s *Store) change(e *entry, statusChanged bool, completed []string) *service.TaskChange {
+func (s *Store) change(e *entry, statusChanged bool, completed []string) *store.TaskChange {
 	if s.onChange == nil || len(e.configs) == 0 || (!statusChanged && len(completed) == 0) {
 		return nil
 	}
-	c := &service.TaskChange{Version: e.rec.Version, StatusChanged: statusChanged, ArtifactIDs: completed, SessionID: e.rec.SessionID}
+	c := &store.TaskChange{Version: e.rec.Version, StatusChanged: statusChanged, ArtifactIDs: completed, SessionID: e.rec.SessionID}
 	c.Task = a2a.Task{ID: e.rec.Task.ID, ContextID: e.rec.Task.ContextID, Status: e.rec.Task.Status, Metadata: e.rec.Task.Metadata}
 	for id := range e.configs {
 		c.PushConfigIDs = append(c.PushConfigIDs, id)
@@ -401,8 +401,8 @@ func (s *Store) change(e *entry, statusChanged bool, completed []string) *servic
 type updateSizes struct{ messages, pending, requestMetadata int }
 
 // checkUpdateSizes refuses content of u that no store keeps
-// (service.CheckContent) and returns the sizes of what u adds.
-func checkUpdateSizes(u *service.Update) (updateSizes, error) {
+// (store.CheckContent) and returns the sizes of what u adds.
+func checkUpdateSizes(u *store.Update) (updateSizes, error) {
 	var sz updateSizes
 	for i := range u.Messages {
 		n, err := messageSize("message", &u.Messages[i])
@@ -421,7 +421,7 @@ func checkUpdateSizes(u *service.Update) (updateSizes, error) {
 	if p := u.Pending; p != nil {
 		// Kept whole, as the DynamoDB store keeps it.
 		n := pendingSize(p)
-		if err := service.CheckContent("interrupt", n, p); err != nil {
+		if err := store.CheckContent("interrupt", n, p); err != nil {
 			return sz, err
 		}
 		sz.pending = n
@@ -433,13 +433,13 @@ func checkUpdateSizes(u *service.Update) (updateSizes, error) {
 
 // duplicate returns a *DuplicateError when u's idempotency record exists.
 // Callers hold s.mu.
-func (s *Store) duplicate(u *service.Update, now time.Time) error {
+func (s *Store) duplicate(u *store.Update, now time.Time) error {
 	if u.IdempotencyKey == "" {
 		return nil
 	}
 	if r, ok := s.idem[idemKey(u.Owner, u.IdempotencyKey)]; ok && now.Before(r.expiresAt) {
 		// A continuation's record: the window is its life, so no time.
-		return &service.DuplicateError{TaskID: r.taskID, Fingerprint: r.fingerprint}
+		return &store.DuplicateError{TaskID: r.taskID, Fingerprint: r.fingerprint}
 	}
 	return nil
 }
@@ -447,16 +447,16 @@ func (s *Store) duplicate(u *service.Update, now time.Time) error {
 // apply checks u's conditions against e and applies it, returning the new
 // version and the change for OnChange; added is what u adds
 // (checkUpdateSizes). Callers hold s.mu.
-func (s *Store) apply(e *entry, u *service.Update, added updateSizes, now time.Time) (int64, *service.TaskChange, error) {
+func (s *Store) apply(e *entry, u *store.Update, added updateSizes, now time.Time) (int64, *store.TaskChange, error) {
 	cur := &e.rec
 	state := cur.Task.Status.State
 	switch {
 	case state.Terminal():
-		return 0, nil, &service.ConflictError{Reason: service.ConflictTerminal, State: state, Version: cur.Version}
+		return 0, nil, &store.ConflictError{Reason: store.ConflictTerminal, State: state, Version: cur.Version}
 	case u.IfVersion > 0 && u.IfVersion != cur.Version:
-		return 0, nil, &service.ConflictError{Reason: service.ConflictVersion, State: state, Version: cur.Version}
+		return 0, nil, &store.ConflictError{Reason: store.ConflictVersion, State: state, Version: cur.Version}
 	case len(u.IfStates) > 0 && !slices.Contains(u.IfStates, state):
-		return 0, nil, &service.ConflictError{Reason: service.ConflictState, State: state, Version: cur.Version}
+		return 0, nil, &store.ConflictError{Reason: store.ConflictState, State: state, Version: cur.Version}
 	}
 	if u.Inbox {
 		// The message joins the history and the inbox and keeps the task
@@ -506,18 +506,18 @@ func (s *Store) apply(e *entry, u *service.Update, added updateSizes, now time.T
 	case u.Lease.Held():
 		next.Lease = u.Lease.Stored()
 	case u.ClearLease:
-		next.Lease = service.Lease{}
+		next.Lease = store.Lease{}
 	}
 	v := s.commit(e, next, now)
 	e.artBytes = sizes
 	s.recordIdempotency(e, u, now)
 	s.grow(e, growth, now)
-	return v, s.change(e, service.StatusNotable(state, u.Status), u.CompletedArtifacts()), nil
+	return v, s.change(e, store.StatusNotable(state, u.Status), u.CompletedArtifacts()), nil
 }
 
 // recordIdempotency keeps u's idempotency key, if any, with e. Callers hold
 // s.mu.
-func (s *Store) recordIdempotency(e *entry, u *service.Update, now time.Time) {
+func (s *Store) recordIdempotency(e *entry, u *store.Update, now time.Time) {
 	if u.IdempotencyKey != "" {
 		k := idemKey(u.Owner, u.IdempotencyKey)
 		s.idem[k] = idemRecord{taskID: u.TaskID, fingerprint: u.Fingerprint, expiresAt: now.Add(s.idemTTL)}
@@ -528,11 +528,11 @@ func (s *Store) recordIdempotency(e *entry, u *service.Update, now time.Time) {
 // commit stores next as the entry's record with a new version, which it
 // returns, and wakes requests waiting for the task to settle. Callers hold
 // s.mu.
-func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) int64 {
+func (s *Store) commit(e *entry, next store.TaskRecord, now time.Time) int64 {
 	next.Version++
 	next.UpdatedAt = now
 	if st := next.Task.Status.State; st.Terminal() || st.Interrupted() {
-		next.Lease = service.Lease{} // nobody runs it: nothing to take over
+		next.Lease = store.Lease{} // nobody runs it: nothing to take over
 	}
 	if next.Task.Status.State.Terminal() && !e.rec.Task.Status.State.Terminal() {
 		s.finished = append(s.finished, next.Task.ID)
@@ -546,8 +546,8 @@ func (s *Store) commit(e *entry, next service.TaskRecord, now time.Time) int64 {
 	return next.Version
 }
 
-// ActivateInterrupt implements service.InterruptStore.
-func (s *Store) ActivateInterrupt(_ context.Context, b service.InterruptBinding, timestamp string) (int64, error) {
+// ActivateInterrupt implements store.InterruptStore.
+func (s *Store) ActivateInterrupt(_ context.Context, b store.InterruptBinding, timestamp string) (int64, error) {
 	if _, err := metadataSize("interrupt details", b.Details); err != nil {
 		return 0, err
 	}
@@ -559,14 +559,14 @@ func (s *Store) ActivateInterrupt(_ context.Context, b service.InterruptBinding,
 	return v, err
 }
 
-func (s *Store) activate(b service.InterruptBinding, timestamp string, now time.Time) (int64, *service.TaskChange, error) {
+func (s *Store) activate(b store.InterruptBinding, timestamp string, now time.Time) (int64, *store.TaskChange, error) {
 	e := s.live(b.TaskID, now)
 	if e == nil {
-		return 0, nil, service.ErrNotFound
+		return 0, nil, store.ErrNotFound
 	}
 	cur := &e.rec
 	if st := cur.Task.Status.State; st.Terminal() {
-		return 0, nil, &service.ConflictError{Reason: service.ConflictTerminal, State: st, Version: cur.Version}
+		return 0, nil, &store.ConflictError{Reason: store.ConflictTerminal, State: st, Version: cur.Version}
 	}
 	if existing := s.liveInterrupt(b.RequestID, now); existing != nil {
 		existing.TaskToken = b.TaskToken // a retried activation
@@ -574,7 +574,7 @@ func (s *Store) activate(b service.InterruptBinding, timestamp string, now time.
 	}
 	p := cur.Pending
 	if p == nil || p.RequestID != b.RequestID {
-		return 0, nil, service.ErrNotFound
+		return 0, nil, store.ErrNotFound
 	}
 	next := *cur
 	next.Task.Status = a2a.TaskStatus{State: p.State, Message: p.Message, Timestamp: timestamp}
@@ -587,7 +587,7 @@ func (s *Store) activate(b service.InterruptBinding, timestamp string, now time.
 
 // liveInterrupt returns the binding until its tombstone ends. Callers hold
 // s.mu.
-func (s *Store) liveInterrupt(requestID string, now time.Time) *service.InterruptBinding {
+func (s *Store) liveInterrupt(requestID string, now time.Time) *store.InterruptBinding {
 	b, ok := s.interrupts[requestID]
 	if !ok || !now.Before(b.ExpiresAt) {
 		return nil
@@ -595,21 +595,21 @@ func (s *Store) liveInterrupt(requestID string, now time.Time) *service.Interrup
 	return b
 }
 
-// GetInterrupt implements service.InterruptStore.
-func (s *Store) GetInterrupt(_ context.Context, requestID string) (*service.InterruptBinding, error) {
+// GetInterrupt implements store.InterruptStore.
+func (s *Store) GetInterrupt(_ context.Context, requestID string) (*store.InterruptBinding, error) {
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := s.liveInterrupt(requestID, now)
 	if b == nil {
-		return nil, service.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	c := *b
 	return &c, nil
 }
 
-// ResolveInterrupt implements service.InterruptStore.
-func (s *Store) ResolveInterrupt(_ context.Context, requestID string, u service.Update) (int64, error) {
+// ResolveInterrupt implements store.InterruptStore.
+func (s *Store) ResolveInterrupt(_ context.Context, requestID string, u store.Update) (int64, error) {
 	added, err := checkUpdateSizes(&u)
 	if err != nil {
 		return 0, err
@@ -622,22 +622,22 @@ func (s *Store) ResolveInterrupt(_ context.Context, requestID string, u service.
 	return v, err
 }
 
-func (s *Store) resolve(requestID string, u *service.Update, added updateSizes, now time.Time) (int64, *service.TaskChange, error) {
+func (s *Store) resolve(requestID string, u *store.Update, added updateSizes, now time.Time) (int64, *store.TaskChange, error) {
 	if err := s.duplicate(u, now); err != nil {
 		return 0, nil, err
 	}
 	b := s.liveInterrupt(requestID, now)
 	switch {
 	case b == nil:
-		return 0, nil, service.ErrNotFound
+		return 0, nil, store.ErrNotFound
 	case b.Resolved:
-		return 0, nil, &service.InterruptConflictError{Reason: service.InterruptResolved}
+		return 0, nil, &store.InterruptConflictError{Reason: store.InterruptResolved}
 	case !now.Before(b.ActiveUntil):
-		return 0, nil, &service.InterruptConflictError{Reason: service.InterruptExpired}
+		return 0, nil, &store.InterruptConflictError{Reason: store.InterruptExpired}
 	}
 	e := s.live(u.TaskID, now)
 	if e == nil {
-		return 0, nil, service.ErrNotFound
+		return 0, nil, store.ErrNotFound
 	}
 	v, change, err := s.apply(e, u, added, now)
 	if err != nil {
@@ -647,18 +647,18 @@ func (s *Store) resolve(requestID string, u *service.Update, added updateSizes, 
 	return v, change, nil
 }
 
-// ListInterrupts implements service.InterruptStore.
-func (s *Store) ListInterrupts(_ context.Context, owner string) ([]service.InterruptBinding, error) {
+// ListInterrupts implements store.InterruptStore.
+func (s *Store) ListInterrupts(_ context.Context, owner string) ([]store.InterruptBinding, error) {
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []service.InterruptBinding
+	var out []store.InterruptBinding
 	for _, b := range s.interrupts {
 		if b.Owner == owner && !b.Resolved && now.Before(b.ActiveUntil) {
 			out = append(out, *b)
 		}
 	}
-	slices.SortFunc(out, func(a, b service.InterruptBinding) int {
+	slices.SortFunc(out, func(a, b store.InterruptBinding) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.RequestID, b.RequestID))
 	})
 	return out, nil
@@ -691,8 +691,8 @@ func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artif
 		default:
 			arts[i] = a
 		}
-		if service.ContentMayExceed(n) { // named and measured only then: no allocation otherwise
-			if _, err := service.EncodeContent("artifact "+a.ArtifactID, &arts[i]); err != nil {
+		if store.ContentMayExceed(n) { // named and measured only then: no allocation otherwise
+			if _, err := store.EncodeContent("artifact "+a.ArtifactID, &arts[i]); err != nil {
 				return nil, nil, 0, err
 			}
 		}
@@ -702,14 +702,14 @@ func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artif
 	return arts, sizes, growth, nil
 }
 
-// ListTasks implements service.TaskStore. The cursor is the status
+// ListTasks implements store.TaskStore. The cursor is the status
 // timestamp and id of the last task of the previous page.
-func (s *Store) ListTasks(_ context.Context, q service.ListQuery) (service.ListPage, error) {
+func (s *Store) ListTasks(_ context.Context, q store.ListQuery) (store.ListPage, error) {
 	afterTS, afterID, hasCursor := strings.Cut(q.Cursor, "|")
 	if q.Cursor != "" && !hasCursor {
 		// The service binds page tokens to their owner but does not sign
 		// them, so a client can forge this part: answer as a bad param.
-		return service.ListPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
+		return store.ListPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
 	}
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -728,7 +728,7 @@ func (s *Store) ListTasks(_ context.Context, q service.ListQuery) (service.ListP
 	slices.SortFunc(match, func(a, b *entry) int {
 		return cmp.Or(cmp.Compare(b.rec.Task.Status.Timestamp, a.rec.Task.Status.Timestamp), cmp.Compare(b.rec.Task.ID, a.rec.Task.ID))
 	})
-	page := service.ListPage{Total: len(match)}
+	page := store.ListPage{Total: len(match)}
 	start := 0
 	if hasCursor {
 		start = len(match)
@@ -751,7 +751,7 @@ func (s *Store) ListTasks(_ context.Context, q service.ListQuery) (service.ListP
 	return page, nil
 }
 
-// Settled implements service.SettleWaiter.
+// Settled implements store.SettleWaiter.
 func (s *Store) Settled(taskID string) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -765,14 +765,14 @@ func (s *Store) Settled(taskID string) <-chan struct{} {
 	return e.settled
 }
 
-// PutPushConfig implements service.PushConfigStore.
-func (s *Store) PutPushConfig(_ context.Context, c service.PushConfig) error {
+// PutPushConfig implements store.PushConfigStore.
+func (s *Store) PutPushConfig(_ context.Context, c store.PushConfig) error {
 	return s.editTask(c.TaskID, func(e *entry, now time.Time) error {
-		if _, replace := e.configs[c.Config.ID]; !replace && len(e.configs) >= service.MaxPushConfigs {
-			return &service.TooManyConfigsError{Limit: service.MaxPushConfigs}
+		if _, replace := e.configs[c.Config.ID]; !replace && len(e.configs) >= store.MaxPushConfigs {
+			return &store.TooManyConfigsError{Limit: store.MaxPushConfigs}
 		}
 		if e.configs == nil {
-			e.configs = map[string]service.PushConfig{}
+			e.configs = map[string]store.PushConfig{}
 		}
 		c.Delivery = nil
 		if c.CreatedAt.IsZero() {
@@ -783,30 +783,30 @@ func (s *Store) PutPushConfig(_ context.Context, c service.PushConfig) error {
 	})
 }
 
-// GetPushConfig implements service.PushConfigStore.
-func (s *Store) GetPushConfig(_ context.Context, taskID, configID string) (*service.PushConfig, error) {
-	return withTask(s, taskID, func(e *entry, _ time.Time) (*service.PushConfig, error) {
+// GetPushConfig implements store.PushConfigStore.
+func (s *Store) GetPushConfig(_ context.Context, taskID, configID string) (*store.PushConfig, error) {
+	return withTask(s, taskID, func(e *entry, _ time.Time) (*store.PushConfig, error) {
 		c, ok := e.configs[configID]
 		if !ok {
-			return nil, service.ErrNotFound
+			return nil, store.ErrNotFound
 		}
 		return &c, nil
 	})
 }
 
-// ListPushConfigs implements service.PushConfigStore.
-func (s *Store) ListPushConfigs(_ context.Context, taskID string) ([]service.PushConfig, error) {
-	return withTask(s, taskID, func(e *entry, _ time.Time) ([]service.PushConfig, error) {
-		out := make([]service.PushConfig, 0, len(e.configs))
+// ListPushConfigs implements store.PushConfigStore.
+func (s *Store) ListPushConfigs(_ context.Context, taskID string) ([]store.PushConfig, error) {
+	return withTask(s, taskID, func(e *entry, _ time.Time) ([]store.PushConfig, error) {
+		out := make([]store.PushConfig, 0, len(e.configs))
 		for _, c := range e.configs {
 			out = append(out, c)
 		}
-		slices.SortFunc(out, func(a, b service.PushConfig) int { return cmp.Compare(a.Config.ID, b.Config.ID) })
+		slices.SortFunc(out, func(a, b store.PushConfig) int { return cmp.Compare(a.Config.ID, b.Config.ID) })
 		return out, nil
 	})
 }
 
-// DeletePushConfig implements service.PushConfigStore.
+// DeletePushConfig implements store.PushConfigStore.
 func (s *Store) DeletePushConfig(_ context.Context, taskID, configID string) error {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -817,12 +817,12 @@ func (s *Store) DeletePushConfig(_ context.Context, taskID, configID string) err
 	return nil
 }
 
-// RecordDelivery implements service.PushConfigStore.
-func (s *Store) RecordDelivery(_ context.Context, taskID, configID string, d service.DeliveryRecord) error {
+// RecordDelivery implements store.PushConfigStore.
+func (s *Store) RecordDelivery(_ context.Context, taskID, configID string, d store.DeliveryRecord) error {
 	return s.editTask(taskID, func(e *entry, _ time.Time) error {
 		c, ok := e.configs[configID]
 		if !ok {
-			return service.ErrNotFound
+			return store.ErrNotFound
 		}
 		c.Delivery = &d
 		e.configs[configID] = c
@@ -834,7 +834,7 @@ func (s *Store) RecordDelivery(_ context.Context, taskID, configID string, d ser
 // estimated size.
 func messageSize(what string, m *a2a.Message) (int, error) {
 	n := m.ApproxSize()
-	return n, service.CheckContent(what, n, m)
+	return n, store.CheckContent(what, n, m)
 }
 
 // metadataSize refuses metadata that no store keeps and returns its
@@ -844,12 +844,12 @@ func metadataSize(what string, md a2a.Metadata) (int, error) {
 		return 0, nil
 	}
 	n := md.ApproxSize()
-	return n, service.CheckContent(what, n, md)
+	return n, store.CheckContent(what, n, md)
 }
 
 // pendingSize is the estimated size of an interrupt: its message and
 // details.
-func pendingSize(p *service.PendingInterrupt) int {
+func pendingSize(p *store.PendingInterrupt) int {
 	if p == nil {
 		return 0
 	}

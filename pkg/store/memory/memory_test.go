@@ -5,30 +5,30 @@ import (
 	"testing"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
 )
 
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, o storetest.Options) service.Store {
+	storetest.Run(t, func(t *testing.T, o storetest.Options) store.Store {
 		return memory.New(memory.Options{Clock: o.Clock, TaskTTL: o.TaskTTL, IdempotencyTTL: o.IdempotencyTTL})
 	})
 }
 
 func TestChanges(t *testing.T) {
-	storetest.RunChanges(t, func(t *testing.T, o storetest.Options) (service.Store, func() []service.TaskChange) {
+	storetest.RunChanges(t, func(t *testing.T, o storetest.Options) (store.Store, func() []store.TaskChange) {
 		var (
 			mu      sync.Mutex
-			changes []service.TaskChange
+			changes []store.TaskChange
 		)
 		s := memory.New(memory.Options{Clock: o.Clock, TaskTTL: o.TaskTTL, IdempotencyTTL: o.IdempotencyTTL,
-			OnChange: func(c service.TaskChange) {
+			OnChange: func(c store.TaskChange) {
 				mu.Lock()
 				defer mu.Unlock()
 				changes = append(changes, c)
 			}})
-		return s, func() []service.TaskChange {
+		return s, func() []store.TaskChange {
 			mu.Lock()
 			defer mu.Unlock()
 			got := changes

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // logDelivery logs one attempt of (configID, version) made now.
-func (s *suite) logDelivery(taskID string, a service.DeliveryAttempt) {
+func (s *suite) logDelivery(taskID string, a store.DeliveryAttempt) {
 	s.t.Helper()
 	if a.At.IsZero() {
 		a.At = s.clock.Now()
@@ -22,16 +22,16 @@ func (s *suite) logDelivery(taskID string, a service.DeliveryAttempt) {
 	require.NoError(s.t, s.store.LogDelivery(s.ctx, taskID, a))
 }
 
-func (s *suite) deliveries(taskID string) []service.Delivery {
+func (s *suite) deliveries(taskID string) []store.Delivery {
 	s.t.Helper()
-	page, err := s.store.ListDeliveries(s.ctx, service.DeliveryQuery{TaskID: taskID, PageSize: 100})
+	page, err := s.store.ListDeliveries(s.ctx, store.DeliveryQuery{TaskID: taskID, PageSize: 100})
 	require.NoError(s.t, err)
 	assert.Empty(s.t, page.NextCursor)
 	return page.Deliveries
 }
 
 // deliveryNames are "<version>/<config>" of ds, in order.
-func deliveryNames(ds []service.Delivery) []string {
+func deliveryNames(ds []store.Delivery) []string {
 	out := []string{}
 	for _, d := range ds {
 		out = append(out, d.EventID()[strings.LastIndexByte(d.EventID(), ':')+1:]+"/"+d.ConfigID)
@@ -47,16 +47,16 @@ func assertTime(t *testing.T, want, got time.Time, what string) {
 func testDeliveryLog(t *testing.T, s *suite) {
 	s.create("t1")
 	first := s.clock.Now().Add(1500 * time.Millisecond)
-	retry := service.DeliveryAttempt{ConfigID: "cfg-a", Version: 3, Attempt: 1, At: first, Error: "POST to hooks.example.com: connection refused",
+	retry := store.DeliveryAttempt{ConfigID: "cfg-a", Version: 3, Attempt: 1, At: first, Error: "POST to hooks.example.com: connection refused",
 		State: a2a.DeliveryRetrying, NextAttemptAt: first.Add(5 * time.Second)}
 	s.logDelivery("t1", retry)
 	s.clock.Advance(6 * time.Second)
-	delivered := service.DeliveryAttempt{ConfigID: "cfg-a", Version: 3, Attempt: 2, StatusCode: 204, State: a2a.DeliveryDelivered}
+	delivered := store.DeliveryAttempt{ConfigID: "cfg-a", Version: 3, Attempt: 2, StatusCode: 204, State: a2a.DeliveryDelivered}
 	s.logDelivery("t1", delivered)
 	job := []byte(`{"taskId":"t1","configId":"cfg-b","version":3}`)
-	s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "cfg-b", Version: 3, Attempt: 1, StatusCode: 410, Error: "hooks.example.com answered 410 Gone",
+	s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "cfg-b", Version: 3, Attempt: 1, StatusCode: 410, Error: "hooks.example.com answered 410 Gone",
 		State: a2a.DeliveryFailed, DeadLettered: true, Job: job})
-	s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "cfg-a", Version: 5, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered})
+	s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "cfg-a", Version: 5, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered})
 
 	ds := s.deliveries("t1")
 	require.Equal(t, []string{"5/cfg-a", "3/cfg-a", "3/cfg-b"}, deliveryNames(ds), "newest version first, then by config id")
@@ -98,11 +98,11 @@ func testDeliveryPages(t *testing.T, s *suite) {
 	s.create("t1")
 	for v := int64(1); v <= 3; v++ {
 		for _, c := range []string{"b", "a"} {
-			s.logDelivery("t1", service.DeliveryAttempt{ConfigID: c, Version: v, Attempt: 1, State: a2a.DeliveryDelivered, StatusCode: 200})
+			s.logDelivery("t1", store.DeliveryAttempt{ConfigID: c, Version: v, Attempt: 1, State: a2a.DeliveryDelivered, StatusCode: 200})
 		}
 	}
 	var names []string
-	q := service.DeliveryQuery{TaskID: "t1", PageSize: 4}
+	q := store.DeliveryQuery{TaskID: "t1", PageSize: 4}
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 3, "the pages end")
 		page, err := s.store.ListDeliveries(s.ctx, q)
@@ -117,7 +117,7 @@ func testDeliveryPages(t *testing.T, s *suite) {
 	assert.Equal(t, []string{"3/a", "3/b", "2/a", "2/b", "1/a", "1/b"}, names)
 
 	for _, cursor := range []string{"garbage", "%%%", base64.RawURLEncoding.EncodeToString([]byte("x")), strings.Repeat("A", 5000)} {
-		_, err := s.store.ListDeliveries(s.ctx, service.DeliveryQuery{TaskID: "t1", PageSize: 5, Cursor: cursor})
+		_, err := s.store.ListDeliveries(s.ctx, store.DeliveryQuery{TaskID: "t1", PageSize: 5, Cursor: cursor})
 		var ae *a2a.Error
 		require.ErrorAs(t, err, &ae, "cursor %.20q", cursor)
 		assert.Equal(t, a2a.CodeInvalidParams, ae.Code)
@@ -126,22 +126,22 @@ func testDeliveryPages(t *testing.T, s *suite) {
 
 func testDeliveryAttemptsBounded(t *testing.T, s *suite) {
 	s.create("t1")
-	n := service.MaxDeliveryAttempts + 5
+	n := store.MaxDeliveryAttempts + 5
 	for i := 1; i <= n; i++ {
-		s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "cfg", Version: 2, Attempt: i, StatusCode: 503, State: a2a.DeliveryRetrying})
+		s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "cfg", Version: 2, Attempt: i, StatusCode: 503, State: a2a.DeliveryRetrying})
 	}
 	ds := s.deliveries("t1")
 	require.Len(t, ds, 1)
-	require.Len(t, ds[0].Attempts, service.MaxDeliveryAttempts, "the log keeps the latest attempts")
+	require.Len(t, ds[0].Attempts, store.MaxDeliveryAttempts, "the log keeps the latest attempts")
 	assert.Equal(t, 6, ds[0].Attempts[0].Attempt)
-	assert.Equal(t, n, ds[0].Attempts[service.MaxDeliveryAttempts-1].Attempt)
+	assert.Equal(t, n, ds[0].Attempts[store.MaxDeliveryAttempts-1].Attempt)
 }
 
 func testRedriveDelivery(t *testing.T, s *suite) {
 	s.create("t1")
 	job := []byte(`{"taskId":"t1","configId":"cfg","version":4}`)
-	s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "cfg", Version: 4, Attempt: 1, StatusCode: 404, State: a2a.DeliveryFailed, DeadLettered: true, Job: job})
-	s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "cfg", Version: 5, Attempt: 1, StatusCode: 503, State: a2a.DeliveryRetrying, NextAttemptAt: s.clock.Now().Add(time.Minute)})
+	s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "cfg", Version: 4, Attempt: 1, StatusCode: 404, State: a2a.DeliveryFailed, DeadLettered: true, Job: job})
+	s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "cfg", Version: 5, Attempt: 1, StatusCode: 503, State: a2a.DeliveryRetrying, NextAttemptAt: s.clock.Now().Add(time.Minute)})
 
 	s.clock.Advance(time.Minute)
 	d, err := s.store.RedriveDelivery(s.ctx, "t1", "cfg", 4)
@@ -155,11 +155,11 @@ func testRedriveDelivery(t *testing.T, s *suite) {
 	require.Len(t, d.Attempts, 1)
 
 	_, err = s.store.RedriveDelivery(s.ctx, "t1", "cfg", 4)
-	var se *service.DeliveryStateError
+	var se *store.DeliveryStateError
 	require.ErrorAs(t, err, &se, "a queued delivery is not redriven twice")
 	assert.Equal(t, a2a.DeliveryQueued, se.State)
 
-	s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "cfg", Version: 4, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered})
+	s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "cfg", Version: 4, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered})
 	ds := s.deliveries("t1")
 	require.Equal(t, []string{"5/cfg", "4/cfg"}, deliveryNames(ds))
 	assert.Equal(t, a2a.DeliveryDelivered, ds[1].State)
@@ -172,40 +172,40 @@ func testRedriveDelivery(t *testing.T, s *suite) {
 	require.ErrorAs(t, err, &se, "a retrying delivery is not redriven")
 	assert.Equal(t, a2a.DeliveryRetrying, se.State)
 
-	s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "cfg", Version: 4, Attempt: 1, StatusCode: 400, State: a2a.DeliveryFailed, DeadLettered: true})
+	s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "cfg", Version: 4, Attempt: 1, StatusCode: 400, State: a2a.DeliveryFailed, DeadLettered: true})
 	d, err = s.store.RedriveDelivery(s.ctx, "t1", "cfg", 4)
 	require.NoError(t, err, "a delivery that fails again is redriven again")
 	assert.Equal(t, 2, d.Redrives)
 	assert.Equal(t, job, d.Job, "with the job it kept")
 
-	s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "other", Version: 4, Attempt: 1, StatusCode: 400, State: a2a.DeliveryFailed, DeadLettered: true})
+	s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "other", Version: 4, Attempt: 1, StatusCode: 400, State: a2a.DeliveryFailed, DeadLettered: true})
 	_, err = s.store.RedriveDelivery(s.ctx, "t1", "other", 4)
 	require.ErrorAs(t, err, &se, "a failed delivery without a job cannot be sent again")
 
 	_, err = s.store.RedriveDelivery(s.ctx, "t1", "cfg", 9)
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 	_, err = s.store.RedriveDelivery(s.ctx, "nope", "cfg", 4)
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func testDeliveriesLiveWithTheirTask(t *testing.T, s *suite) {
 	s.create("t1")
-	s.logDelivery("t1", service.DeliveryAttempt{ConfigID: "cfg", Version: 2, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered})
+	s.logDelivery("t1", store.DeliveryAttempt{ConfigID: "cfg", Version: 2, Attempt: 1, StatusCode: 200, State: a2a.DeliveryDelivered})
 	s.clock.Advance(TaskTTL - time.Second)
-	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCompleted, nil)})
+	s.update(store.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCompleted, nil)})
 	s.clock.Advance(TaskTTL - time.Second)
 	assert.Equal(t, []string{"2/cfg"}, deliveryNames(s.deliveries("t1")), "deliveries live as long as their task")
 
 	s.clock.Advance(time.Second)
-	_, err := s.store.ListDeliveries(s.ctx, service.DeliveryQuery{TaskID: "t1", PageSize: 10})
-	assert.ErrorIs(t, err, service.ErrNotFound, "deliveries expire with their task")
+	_, err := s.store.ListDeliveries(s.ctx, store.DeliveryQuery{TaskID: "t1", PageSize: 10})
+	assert.ErrorIs(t, err, store.ErrNotFound, "deliveries expire with their task")
 	_, err = s.store.RedriveDelivery(s.ctx, "t1", "cfg", 2)
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 
-	err = s.store.LogDelivery(s.ctx, "nope", service.DeliveryAttempt{ConfigID: "cfg", Version: 2, Attempt: 1, State: a2a.DeliveryDelivered, At: s.clock.Now()})
+	err = s.store.LogDelivery(s.ctx, "nope", store.DeliveryAttempt{ConfigID: "cfg", Version: 2, Attempt: 1, State: a2a.DeliveryDelivered, At: s.clock.Now()})
 	if err != nil {
-		assert.ErrorIs(t, err, service.ErrNotFound)
+		assert.ErrorIs(t, err, store.ErrNotFound)
 	}
-	_, err = s.store.ListDeliveries(s.ctx, service.DeliveryQuery{TaskID: "nope", PageSize: 10})
-	assert.ErrorIs(t, err, service.ErrNotFound, "a delivery of an unknown task is never read")
+	_, err = s.store.ListDeliveries(s.ctx, store.DeliveryQuery{TaskID: "nope", PageSize: 10})
+	assert.ErrorIs(t, err, store.ErrNotFound, "a delivery of an unknown task is never read")
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // The interrupt part of the contract: a step records a pending interrupt,
@@ -23,29 +23,29 @@ const (
 )
 
 // ask creates a working task with a pending interrupt (request id r-<taskID>).
-func (s *suite) ask(owner, taskID string) (service.NewTask, *service.PendingInterrupt) {
+func (s *suite) ask(owner, taskID string) (store.NewTask, *store.PendingInterrupt) {
 	s.t.Helper()
 	nt := s.newTask(owner, taskID, "ctx-"+taskID, "m-"+taskID)
 	require.NoError(s.t, s.store.CreateTask(s.ctx, nt))
-	s.update(service.Update{TaskID: taskID, Status: s.status(a2a.TaskStateWorking, nil)})
+	s.update(store.Update{TaskID: taskID, Status: s.status(a2a.TaskStateWorking, nil)})
 	q := agentMessage(taskID, "q-"+taskID, "Which colour?")
 	q.ContextID = nt.Task.ContextID
-	p := &service.PendingInterrupt{RequestID: "r-" + taskID, Type: a2a.InterruptQuestion, State: a2a.TaskStateInputRequired,
+	p := &store.PendingInterrupt{RequestID: "r-" + taskID, Type: a2a.InterruptQuestion, State: a2a.TaskStateInputRequired,
 		Message: q, Details: map[string]any{"questions": []any{"Which colour?"}}}
-	s.update(service.Update{TaskID: taskID, Pending: p, Checkpoint: []byte(`{"step":1}`)})
+	s.update(store.Update{TaskID: taskID, Pending: p, Checkpoint: []byte(`{"step":1}`)})
 	return nt, p
 }
 
-func (s *suite) binding(nt service.NewTask, p *service.PendingInterrupt, token string) service.InterruptBinding {
+func (s *suite) binding(nt store.NewTask, p *store.PendingInterrupt, token string) store.InterruptBinding {
 	now := s.clock.Now()
-	return service.InterruptBinding{
+	return store.InterruptBinding{
 		RequestID: p.RequestID, TaskID: nt.Task.ID, ContextID: nt.Task.ContextID, Owner: nt.Owner, Type: p.Type,
 		Details: p.Details, TaskToken: token, CreatedAt: now, ActiveUntil: now.Add(interruptTTL), ExpiresAt: now.Add(interruptTTL + tombstoneTTL),
 	}
 }
 
 // activate shows the pending interrupt of a task made by ask.
-func (s *suite) activate(owner, taskID string) (service.NewTask, service.InterruptBinding) {
+func (s *suite) activate(owner, taskID string) (store.NewTask, store.InterruptBinding) {
 	s.t.Helper()
 	nt, p := s.ask(owner, taskID)
 	b := s.binding(nt, p, "token-"+taskID)
@@ -55,7 +55,7 @@ func (s *suite) activate(owner, taskID string) (service.NewTask, service.Interru
 }
 
 // interrupt reads the binding of a request, which must be found.
-func (s *suite) interrupt(requestID string) *service.InterruptBinding {
+func (s *suite) interrupt(requestID string) *store.InterruptBinding {
 	s.t.Helper()
 	b, err := s.store.GetInterrupt(s.ctx, requestID)
 	require.NoError(s.t, err)
@@ -64,10 +64,10 @@ func (s *suite) interrupt(requestID string) *service.InterruptBinding {
 }
 
 // reply is the update a reply makes: the user's answer and working again.
-func (s *suite) reply(taskID string, version int64, msgID string) service.Update {
+func (s *suite) reply(taskID string, version int64, msgID string) store.Update {
 	m := userMessage(msgID, "blue")
 	m.TaskID = taskID
-	return service.Update{
+	return store.Update{
 		TaskID: taskID, IfVersion: version, IfStates: []a2a.TaskState{a2a.TaskStateInputRequired},
 		Messages: []a2a.Message{m}, IdempotencyKey: msgID, Owner: "alice",
 		Status: s.status(a2a.TaskStateWorking, agentMessage(taskID, "res-"+msgID, "Reply received.")),
@@ -76,7 +76,7 @@ func (s *suite) reply(taskID string, version int64, msgID string) service.Update
 
 func testPendingInterrupt(t *testing.T, s *suite) {
 	_, p := s.ask("alice", "t1")
-	rec := s.get("t1", service.AllHistory)
+	rec := s.get("t1", store.AllHistory)
 	assert.Equal(t, a2a.TaskStateWorking, rec.Task.Status.State, "a pending interrupt is not shown")
 	require.NotNil(t, rec.Pending)
 	assert.Equal(t, p.RequestID, rec.Pending.RequestID)
@@ -90,14 +90,14 @@ func testPendingInterrupt(t *testing.T, s *suite) {
 
 func testActivateInterrupt(t *testing.T, s *suite) {
 	nt, p := s.ask("alice", "t1")
-	before := s.get("t1", service.GetOptions{})
+	before := s.get("t1", store.GetOptions{})
 	b := s.binding(nt, p, "token-1")
 	ts := s.now()
 	v, err := s.store.ActivateInterrupt(s.ctx, b, ts)
 	require.NoError(t, err)
 	assert.Equal(t, before.Version+1, v)
 
-	rec := s.get("t1", service.AllHistory)
+	rec := s.get("t1", store.AllHistory)
 	assert.Nil(t, rec.Pending)
 	assert.Equal(t, a2a.TaskStateInputRequired, rec.Task.Status.State)
 	assert.Equal(t, ts, rec.Task.Status.Timestamp)
@@ -121,35 +121,35 @@ func testActivateInterrupt(t *testing.T, s *suite) {
 	require.NoError(t, err)
 	assert.Equal(t, v, v2)
 	assert.Equal(t, "token-2", s.interrupt(p.RequestID).TaskToken)
-	assert.Len(t, s.get("t1", service.AllHistory).Task.History, 2)
+	assert.Len(t, s.get("t1", store.AllHistory).Task.History, 2)
 
 	// Nothing to activate: another request id, or an unknown task.
 	other := b
 	other.RequestID = "r-other"
 	_, err = s.store.ActivateInterrupt(s.ctx, other, s.now())
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 	other.TaskID = "no-such-task"
 	_, err = s.store.ActivateInterrupt(s.ctx, other, s.now())
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 
 	// A task canceled before its interrupt is shown stays canceled.
 	nt3, p3 := s.ask("alice", "t3")
-	s.update(service.Update{TaskID: "t3", Status: s.status(a2a.TaskStateCanceled, nil)})
+	s.update(store.Update{TaskID: "t3", Status: s.status(a2a.TaskStateCanceled, nil)})
 	_, err = s.store.ActivateInterrupt(s.ctx, s.binding(nt3, p3, "x"), s.now())
-	var ce *service.ConflictError
+	var ce *store.ConflictError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, service.ConflictTerminal, ce.Reason)
+	assert.Equal(t, store.ConflictTerminal, ce.Reason)
 	_, err = s.store.GetInterrupt(s.ctx, p3.RequestID)
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func testResolveInterrupt(t *testing.T, s *suite) {
 	_, b := s.activate("alice", "t1")
-	rec := s.get("t1", service.GetOptions{})
+	rec := s.get("t1", store.GetOptions{})
 	v, err := s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a1"))
 	require.NoError(t, err)
 	assert.Equal(t, rec.Version+1, v)
-	rec = s.get("t1", service.AllHistory)
+	rec = s.get("t1", store.AllHistory)
 	assert.Equal(t, a2a.TaskStateWorking, rec.Task.Status.State)
 	assert.Equal(t, []string{"m-t1", "q-t1", "a1", "res-a1"}, messageIDs(rec.Task.History))
 	assert.True(t, s.interrupt(b.RequestID).Resolved)
@@ -157,41 +157,41 @@ func testResolveInterrupt(t *testing.T, s *suite) {
 	// The same reply again is a duplicate (idempotency first); another
 	// reply finds the binding resolved.
 	_, err = s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a1"))
-	var dup *service.DuplicateError
+	var dup *store.DuplicateError
 	require.ErrorAs(t, err, &dup)
 	assert.Equal(t, "t1", dup.TaskID)
 	_, err = s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a2"))
-	var ie *service.InterruptConflictError
+	var ie *store.InterruptConflictError
 	require.ErrorAs(t, err, &ie)
-	assert.Equal(t, service.InterruptResolved, ie.Reason)
+	assert.Equal(t, store.InterruptResolved, ie.Reason)
 
 	_, err = s.store.ResolveInterrupt(s.ctx, "no-such-request", s.reply("t1", rec.Version, "a3"))
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
 // A reply whose task update is refused leaves the binding unresolved.
 func testResolveIsAtomic(t *testing.T, s *suite) {
 	_, b := s.activate("alice", "t1")
-	rec := s.get("t1", service.GetOptions{})
+	rec := s.get("t1", store.GetOptions{})
 	_, err := s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version-1, "a1"))
-	var ce *service.ConflictError
+	var ce *store.ConflictError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, service.ConflictVersion, ce.Reason)
+	assert.Equal(t, store.ConflictVersion, ce.Reason)
 	assert.False(t, s.interrupt(b.RequestID).Resolved, "the binding is not resolved by a refused reply")
-	assert.Len(t, s.get("t1", service.AllHistory).Task.History, 2)
+	assert.Len(t, s.get("t1", store.AllHistory).Task.History, 2)
 
-	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCanceled, nil)})
-	rec = s.get("t1", service.GetOptions{})
+	s.update(store.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCanceled, nil)})
+	rec = s.get("t1", store.GetOptions{})
 	_, err = s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a2"))
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, service.ConflictTerminal, ce.Reason)
+	assert.Equal(t, store.ConflictTerminal, ce.Reason)
 	assert.False(t, s.interrupt(b.RequestID).Resolved)
 }
 
 // Of many concurrent replies, exactly one is taken.
 func testResolveOnce(t *testing.T, s *suite) {
 	_, b := s.activate("alice", "t1")
-	rec := s.get("t1", service.GetOptions{})
+	rec := s.get("t1", store.GetOptions{})
 	const n = 10
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -210,27 +210,27 @@ func testResolveOnce(t *testing.T, s *suite) {
 		}
 	}
 	assert.Equal(t, 1, taken, "errors: %v", errs)
-	assert.Len(t, s.get("t1", service.AllHistory).Task.History, 4)
+	assert.Len(t, s.get("t1", store.AllHistory).Task.History, 4)
 }
 
 func testInterruptExpiry(t *testing.T, s *suite) {
 	_, b := s.activate("alice", "t1")
-	rec := s.get("t1", service.GetOptions{})
+	rec := s.get("t1", store.GetOptions{})
 
 	// After the active window: still found, but replies are refused.
 	s.clock.Advance(interruptTTL)
 	assert.False(t, s.interrupt(b.RequestID).Resolved)
 	_, err := s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a1"))
-	var ie *service.InterruptConflictError
+	var ie *store.InterruptConflictError
 	require.ErrorAs(t, err, &ie)
-	assert.Equal(t, service.InterruptExpired, ie.Reason)
+	assert.Equal(t, store.InterruptExpired, ie.Reason)
 
 	// After the tombstone: gone.
 	s.clock.Advance(tombstoneTTL)
 	_, err = s.store.GetInterrupt(s.ctx, b.RequestID)
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 	_, err = s.store.ResolveInterrupt(s.ctx, b.RequestID, s.reply("t1", rec.Version, "a2"))
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func testListInterrupts(t *testing.T, s *suite) {
@@ -249,7 +249,7 @@ func testListInterrupts(t *testing.T, s *suite) {
 	}
 	assert.Equal(t, []string{first.RequestID, second.RequestID}, ids, "the owner's, oldest first")
 
-	rec := s.get("t1", service.GetOptions{})
+	rec := s.get("t1", store.GetOptions{})
 	_, err = s.store.ResolveInterrupt(s.ctx, first.RequestID, s.reply("t1", rec.Version, "a1"))
 	require.NoError(t, err)
 	list, err = s.store.ListInterrupts(s.ctx, "alice")
@@ -286,22 +286,22 @@ func testInterruptWindowsToTheSecond(t *testing.T, s *suite) {
 
 	s.clock.Set(answered.ActiveUntil.Add(-time.Second))
 	assert.Equal(t, []string{answered.RequestID, ignored.RequestID}, pending(), "active a second before the end")
-	rec := s.get("t1", service.GetOptions{})
+	rec := s.get("t1", store.GetOptions{})
 	_, err := s.store.ResolveInterrupt(s.ctx, answered.RequestID, s.reply("t1", rec.Version, "a1"))
 	require.NoError(t, err, "a reply a second before the end is taken")
 
 	s.clock.Set(ignored.ActiveUntil.Add(time.Second))
 	assert.Empty(t, pending(), "expired a second after the end")
-	rec = s.get("t2", service.GetOptions{})
+	rec = s.get("t2", store.GetOptions{})
 	_, err = s.store.ResolveInterrupt(s.ctx, ignored.RequestID, s.reply("t2", rec.Version, "a2"))
-	var ie *service.InterruptConflictError
+	var ie *store.InterruptConflictError
 	require.ErrorAs(t, err, &ie)
-	assert.Equal(t, service.InterruptExpired, ie.Reason)
+	assert.Equal(t, store.InterruptExpired, ie.Reason)
 
 	s.clock.Set(ignored.ExpiresAt.Add(-time.Second))
 	_, err = s.store.GetInterrupt(s.ctx, ignored.RequestID)
 	require.NoError(t, err, "the tombstone is kept until a second before it expires")
 	s.clock.Set(ignored.ExpiresAt.Add(time.Second))
 	_, err = s.store.GetInterrupt(s.ctx, ignored.RequestID)
-	assert.ErrorIs(t, err, service.ErrNotFound, "and gone a second after")
+	assert.ErrorIs(t, err, store.ErrNotFound, "and gone a second after")
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // listFixture stores alice's tasks t1..t7, one second apart (odd ones in
@@ -28,7 +28,7 @@ func listFixture(t *testing.T, s *suite) {
 	}
 	for _, i := range []int{2, 5} {
 		s.clock.Advance(time.Second)
-		s.update(service.Update{TaskID: id("t", i), IfVersion: 1, Status: s.status(a2a.TaskStateWorking, nil)})
+		s.update(store.Update{TaskID: id("t", i), IfVersion: 1, Status: s.status(a2a.TaskStateWorking, nil)})
 	}
 	for i := 1; i <= 2; i++ {
 		require.NoError(t, s.store.CreateTask(s.ctx, s.newTask("bob", id("b", i), "ctx-a", id("m", i))))
@@ -38,7 +38,7 @@ func listFixture(t *testing.T, s *suite) {
 
 // listAll pages through q with page size pageSize, checking Total on every
 // page, and returns the task ids in order.
-func listAll(t *testing.T, s *suite, q service.ListQuery, pageSize, total int) []string {
+func listAll(t *testing.T, s *suite, q store.ListQuery, pageSize, total int) []string {
 	t.Helper()
 	q.PageSize = pageSize
 	ids := []string{}
@@ -65,22 +65,22 @@ func testList(t *testing.T, s *suite) {
 	after := a2a.FormatTime(s.start.Add(4 * time.Second)) // t5's creation: later are t6, t7, and the updates
 	for _, tc := range []struct {
 		name string
-		q    service.ListQuery
+		q    store.ListQuery
 		want []string
 	}{
-		{"owner", service.ListQuery{Owner: "alice"}, []string{"t-05", "t-02", "t-07", "t-06", "t-04", "t-03", "t-01"}},
-		{"state", service.ListQuery{Owner: "alice", State: a2a.TaskStateWorking}, []string{"t-05", "t-02"}},
-		{"other state", service.ListQuery{Owner: "alice", State: a2a.TaskStateSubmitted}, []string{"t-07", "t-06", "t-04", "t-03", "t-01"}},
-		{"no match", service.ListQuery{Owner: "alice", State: a2a.TaskStateCompleted}, []string{}},
-		{"context", service.ListQuery{Owner: "alice", ContextID: "ctx-a"}, []string{"t-05", "t-07", "t-03", "t-01"}},
-		{"context and state", service.ListQuery{Owner: "alice", ContextID: "ctx-a", State: a2a.TaskStateWorking}, []string{"t-05"}},
-		{"status after", service.ListQuery{Owner: "alice", StatusAfter: after}, []string{"t-05", "t-02", "t-07", "t-06"}},
-		{"status after and context", service.ListQuery{Owner: "alice", ContextID: "ctx-b", StatusAfter: after}, []string{"t-02", "t-06"}},
-		{"status after the newest", service.ListQuery{Owner: "alice", StatusAfter: s.now()}, []string{}},
-		{"other owner", service.ListQuery{Owner: "bob"}, []string{"b-02", "b-01"}},
-		{"other owner, shared context id", service.ListQuery{Owner: "bob", ContextID: "ctx-a"}, []string{"b-02", "b-01"}},
-		{"unknown owner", service.ListQuery{Owner: "carol"}, []string{}},
-		{"unknown context", service.ListQuery{Owner: "alice", ContextID: "ctx-z"}, []string{}},
+		{"owner", store.ListQuery{Owner: "alice"}, []string{"t-05", "t-02", "t-07", "t-06", "t-04", "t-03", "t-01"}},
+		{"state", store.ListQuery{Owner: "alice", State: a2a.TaskStateWorking}, []string{"t-05", "t-02"}},
+		{"other state", store.ListQuery{Owner: "alice", State: a2a.TaskStateSubmitted}, []string{"t-07", "t-06", "t-04", "t-03", "t-01"}},
+		{"no match", store.ListQuery{Owner: "alice", State: a2a.TaskStateCompleted}, []string{}},
+		{"context", store.ListQuery{Owner: "alice", ContextID: "ctx-a"}, []string{"t-05", "t-07", "t-03", "t-01"}},
+		{"context and state", store.ListQuery{Owner: "alice", ContextID: "ctx-a", State: a2a.TaskStateWorking}, []string{"t-05"}},
+		{"status after", store.ListQuery{Owner: "alice", StatusAfter: after}, []string{"t-05", "t-02", "t-07", "t-06"}},
+		{"status after and context", store.ListQuery{Owner: "alice", ContextID: "ctx-b", StatusAfter: after}, []string{"t-02", "t-06"}},
+		{"status after the newest", store.ListQuery{Owner: "alice", StatusAfter: s.now()}, []string{}},
+		{"other owner", store.ListQuery{Owner: "bob"}, []string{"b-02", "b-01"}},
+		{"other owner, shared context id", store.ListQuery{Owner: "bob", ContextID: "ctx-a"}, []string{"b-02", "b-01"}},
+		{"unknown owner", store.ListQuery{Owner: "carol"}, []string{}},
+		{"unknown context", store.ListQuery{Owner: "alice", ContextID: "ctx-z"}, []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, size := range []int{1, 3, 100} {
@@ -90,7 +90,7 @@ func testList(t *testing.T, s *suite) {
 	}
 
 	// A page of a list holds the tasks as stored, without history by default.
-	page, err := s.store.ListTasks(s.ctx, service.ListQuery{Owner: "alice", PageSize: 2})
+	page, err := s.store.ListTasks(s.ctx, store.ListQuery{Owner: "alice", PageSize: 2})
 	require.NoError(t, err)
 	require.Len(t, page.Tasks, 2)
 	r := page.Tasks[0]
@@ -108,26 +108,26 @@ func testListTies(t *testing.T, s *suite) {
 	for _, taskID := range []string{"d-b", "d-c", "d-a"} {
 		require.NoError(t, s.store.CreateTask(s.ctx, s.newTask("dave", taskID, "c", "m-"+taskID)))
 	}
-	assert.Equal(t, []string{"d-c", "d-b", "d-a"}, listAll(t, s, service.ListQuery{Owner: "dave"}, 2, 3))
+	assert.Equal(t, []string{"d-c", "d-b", "d-a"}, listAll(t, s, store.ListQuery{Owner: "dave"}, 2, 3))
 }
 
 func testListReadsHistoryAndArtifacts(t *testing.T, s *suite) {
 	s.create("t1")
 	s.clock.Advance(time.Second)
 	s.create("t2")
-	s.update(service.Update{TaskID: "t2", Status: s.status(a2a.TaskStateWorking, agentMessage("t2", "s2", "busy")),
+	s.update(store.Update{TaskID: "t2", Status: s.status(a2a.TaskStateWorking, agentMessage("t2", "s2", "busy")),
 		Artifacts: []a2a.Artifact{textArtifact("a2", "x")}})
 	for _, tc := range []struct {
 		name      string
-		q         service.ListQuery
+		q         store.ListQuery
 		history   [][]string
 		artifacts [][]string
 	}{
-		{"neither", service.ListQuery{}, [][]string{{}, {}}, [][]string{{}, {}}},
-		{"newest message", service.ListQuery{HistoryLength: 1}, [][]string{{"s2"}, {"m-t1"}}, [][]string{{}, {}}},
-		{"all and artifacts", service.ListQuery{HistoryLength: -1, IncludeArtifacts: true},
+		{"neither", store.ListQuery{}, [][]string{{}, {}}, [][]string{{}, {}}},
+		{"newest message", store.ListQuery{HistoryLength: 1}, [][]string{{"s2"}, {"m-t1"}}, [][]string{{}, {}}},
+		{"all and artifacts", store.ListQuery{HistoryLength: -1, IncludeArtifacts: true},
 			[][]string{{"m-t2", "s2"}, {"m-t1"}}, [][]string{{"a2"}, {}}},
-		{"artifacts only", service.ListQuery{IncludeArtifacts: true}, [][]string{{}, {}}, [][]string{{"a2"}, {}}},
+		{"artifacts only", store.ListQuery{IncludeArtifacts: true}, [][]string{{}, {}}, [][]string{{"a2"}, {}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := tc.q
@@ -150,7 +150,7 @@ func testListReadsHistoryAndArtifacts(t *testing.T, s *suite) {
 func testListBadCursor(t *testing.T, s *suite) {
 	s.create("t1")
 	for _, cursor := range []string{"garbage", "%%%", base64.RawURLEncoding.EncodeToString([]byte("x")), strings.Repeat("A", 5000)} {
-		_, err := s.store.ListTasks(s.ctx, service.ListQuery{Owner: "alice", PageSize: 5, Cursor: cursor})
+		_, err := s.store.ListTasks(s.ctx, store.ListQuery{Owner: "alice", PageSize: 5, Cursor: cursor})
 		var ae *a2a.Error
 		require.ErrorAs(t, err, &ae, "cursor %.20q", cursor)
 		assert.Equal(t, a2a.CodeInvalidParams, ae.Code)

@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // pushConfig is a config of taskID with secrets, registered now.
-func (s *suite) pushConfig(taskID, configID string) service.PushConfig {
-	return service.PushConfig{
+func (s *suite) pushConfig(taskID, configID string) store.PushConfig {
+	return store.PushConfig{
 		TaskID: taskID,
 		Config: a2a.PushNotificationConfig{
 			ID:    configID,
@@ -29,7 +29,7 @@ func (s *suite) pushConfig(taskID, configID string) service.PushConfig {
 	}
 }
 
-func (s *suite) putConfig(c service.PushConfig) {
+func (s *suite) putConfig(c store.PushConfig) {
 	s.t.Helper()
 	require.NoError(s.t, s.store.PutPushConfig(s.ctx, c))
 }
@@ -48,9 +48,9 @@ func (s *suite) configIDs(taskID string) []string {
 
 func requireTooManyConfigs(t *testing.T, err error) {
 	t.Helper()
-	var tm *service.TooManyConfigsError
+	var tm *store.TooManyConfigsError
 	require.ErrorAs(t, err, &tm, "want a TooManyConfigsError, got %v", err)
-	assert.Equal(t, service.MaxPushConfigs, tm.Limit)
+	assert.Equal(t, store.MaxPushConfigs, tm.Limit)
 }
 
 func testPushConfigs(t *testing.T, s *suite) {
@@ -84,47 +84,47 @@ func testPushConfigs(t *testing.T, s *suite) {
 
 	require.NoError(t, s.store.DeletePushConfig(s.ctx, "t1", "cfg-a"))
 	_, err = s.store.GetPushConfig(s.ctx, "t1", "cfg-a")
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 	assert.Equal(t, []string{"cfg-b"}, s.configIDs("t1"))
 	require.NoError(t, s.store.DeletePushConfig(s.ctx, "t1", "cfg-a"), "deleting twice is not an error")
 	require.NoError(t, s.store.DeletePushConfig(s.ctx, "unknown", "cfg-a"), "nor is deleting a config of an unknown task")
 
 	_, err = s.store.GetPushConfig(s.ctx, "t1", "cfg-zz")
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 	s.create("t2")
 	assert.Equal(t, []string{}, s.configIDs("t2"), "a task without configs lists none")
 	_, err = s.store.GetPushConfig(s.ctx, "t2", "cfg-b")
-	assert.ErrorIs(t, err, service.ErrNotFound, "configs belong to their task")
+	assert.ErrorIs(t, err, store.ErrNotFound, "configs belong to their task")
 }
 
 func testPushConfigsOfUnknownTask(t *testing.T, s *suite) {
 	err := s.store.PutPushConfig(s.ctx, s.pushConfig("nope", "cfg"))
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 	_, err = s.store.GetPushConfig(s.ctx, "nope", "cfg")
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 	_, err = s.store.ListPushConfigs(s.ctx, "nope")
-	assert.ErrorIs(t, err, service.ErrNotFound)
-	err = s.store.RecordDelivery(s.ctx, "nope", "cfg", service.DeliveryRecord{EventID: "nope:2", State: "delivered", Attempts: 1})
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
+	err = s.store.RecordDelivery(s.ctx, "nope", "cfg", store.DeliveryRecord{EventID: "nope:2", State: "delivered", Attempts: 1})
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func testPushConfigLimit(t *testing.T, s *suite) {
 	s.create("t1")
-	for i := range service.MaxPushConfigs {
+	for i := range store.MaxPushConfigs {
 		s.putConfig(s.pushConfig("t1", id("cfg", i)))
 	}
 	requireTooManyConfigs(t, s.store.PutPushConfig(s.ctx, s.pushConfig("t1", "one-too-many")))
-	assert.Len(t, s.configIDs("t1"), service.MaxPushConfigs, "the refused config was not stored")
+	assert.Len(t, s.configIDs("t1"), store.MaxPushConfigs, "the refused config was not stored")
 
 	s.putConfig(s.pushConfig("t1", id("cfg", 3))) // replacing one needs no room
 	require.NoError(t, s.store.DeletePushConfig(s.ctx, "t1", id("cfg", 0)))
 	s.putConfig(s.pushConfig("t1", "now-it-fits"))
-	assert.Len(t, s.configIDs("t1"), service.MaxPushConfigs)
+	assert.Len(t, s.configIDs("t1"), store.MaxPushConfigs)
 }
 
 func testPushConfigsWithNewTask(t *testing.T, s *suite) {
 	nt := s.newTask("alice", "t1", "c1", "m1")
-	nt.PushConfigs = []service.PushConfig{s.pushConfig("t1", "inline")}
+	nt.PushConfigs = []store.PushConfig{s.pushConfig("t1", "inline")}
 	require.NoError(t, s.store.CreateTask(s.ctx, nt))
 	got, err := s.store.GetPushConfig(s.ctx, "t1", "inline")
 	require.NoError(t, err)
@@ -132,20 +132,20 @@ func testPushConfigsWithNewTask(t *testing.T, s *suite) {
 	assert.Equal(t, []string{"inline"}, s.configIDs("t1"))
 
 	tooMany := s.newTask("alice", "t2", "c1", "m2")
-	for i := range service.MaxPushConfigs + 1 {
+	for i := range store.MaxPushConfigs + 1 {
 		tooMany.PushConfigs = append(tooMany.PushConfigs, s.pushConfig("t2", id("cfg", i)))
 	}
 	requireTooManyConfigs(t, s.store.CreateTask(s.ctx, tooMany))
-	_, err = s.store.GetTask(s.ctx, "t2", service.GetOptions{})
-	assert.ErrorIs(t, err, service.ErrNotFound, "a refused task is not created")
+	_, err = s.store.GetTask(s.ctx, "t2", store.GetOptions{})
+	assert.ErrorIs(t, err, store.ErrNotFound, "a refused task is not created")
 }
 
 func testPushConfigsLiveWithTheirTask(t *testing.T, s *suite) {
 	s.create("t1")
 	s.putConfig(s.pushConfig("t1", "cfg"))
-	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
+	s.update(store.Update{TaskID: "t1", Status: s.status(a2a.TaskStateWorking, nil)})
 	s.clock.Advance(TaskTTL - time.Second)
-	s.update(service.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCompleted, nil)})
+	s.update(store.Update{TaskID: "t1", Status: s.status(a2a.TaskStateCompleted, nil)})
 	s.putConfig(s.pushConfig("t1", "after-the-end")) // a finished task still takes configs
 	assert.Equal(t, []string{"after-the-end", "cfg"}, s.configIDs("t1"))
 
@@ -154,17 +154,17 @@ func testPushConfigsLiveWithTheirTask(t *testing.T, s *suite) {
 
 	s.clock.Advance(time.Second)
 	_, err := s.store.GetPushConfig(s.ctx, "t1", "cfg")
-	assert.ErrorIs(t, err, service.ErrNotFound, "configs expire with their task")
+	assert.ErrorIs(t, err, store.ErrNotFound, "configs expire with their task")
 	_, err = s.store.ListPushConfigs(s.ctx, "t1")
-	assert.ErrorIs(t, err, service.ErrNotFound)
-	assert.ErrorIs(t, s.store.PutPushConfig(s.ctx, s.pushConfig("t1", "late")), service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
+	assert.ErrorIs(t, s.store.PutPushConfig(s.ctx, s.pushConfig("t1", "late")), store.ErrNotFound)
 }
 
 func testRecordDelivery(t *testing.T, s *suite) {
 	s.create("t1")
 	s.putConfig(s.pushConfig("t1", "cfg"))
 	at := s.clock.Now().Add(1500 * time.Millisecond)
-	retrying := service.DeliveryRecord{
+	retrying := store.DeliveryRecord{
 		EventID: "t1:3", State: "retrying", Attempts: 2, LastStatusCode: 503,
 		LastError: "hooks.example.com answered 503", LastAttemptAt: at,
 	}
@@ -174,7 +174,7 @@ func testRecordDelivery(t *testing.T, s *suite) {
 	require.NotNil(t, got.Delivery)
 	assertDelivery(t, retrying, *got.Delivery)
 
-	delivered := service.DeliveryRecord{
+	delivered := store.DeliveryRecord{
 		EventID: "t1:3", State: "delivered", Attempts: 3, LastStatusCode: 204,
 		LastAttemptAt: at.Add(time.Second), DeliveredAt: at.Add(time.Second + 20*time.Millisecond),
 	}
@@ -191,10 +191,10 @@ func testRecordDelivery(t *testing.T, s *suite) {
 	assert.Nil(t, got.Delivery, "a replaced config starts without deliveries")
 
 	err = s.store.RecordDelivery(s.ctx, "t1", "gone", delivered)
-	assert.ErrorIs(t, err, service.ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
-func assertDelivery(t *testing.T, want, got service.DeliveryRecord) {
+func assertDelivery(t *testing.T, want, got store.DeliveryRecord) {
 	t.Helper()
 	assert.Equal(t, want.EventID, got.EventID)
 	assert.Equal(t, want.State, got.State)

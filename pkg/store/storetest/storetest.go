@@ -1,8 +1,8 @@
-// Package storetest is the contract of service.TaskStore: one suite that
+// Package storetest is the contract of store.TaskStore: one suite that
 // every store (memory, DynamoDB) runs, so that they behave alike.
 //
 //	func TestContract(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T, o storetest.Options) service.TaskStore {
+//		storetest.Run(t, func(t *testing.T, o storetest.Options) store.TaskStore {
 //			return memory.New(memory.Options{Clock: o.Clock, TaskTTL: o.TaskTTL, IdempotencyTTL: o.IdempotencyTTL})
 //		})
 //	}
@@ -20,7 +20,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Options configure a store under test. The store MUST read the time from
@@ -34,7 +34,7 @@ type Options struct {
 
 // Factory returns a new, empty store configured with o. Run calls it once per
 // subtest.
-type Factory func(t *testing.T, o Options) service.Store
+type Factory func(t *testing.T, o Options) store.Store
 
 // The settings the suite runs stores with.
 const (
@@ -128,7 +128,7 @@ type suite struct {
 	ctx   context.Context
 	start time.Time // where clock started
 	clock *clocktest.Clock
-	store service.Store
+	store store.Store
 }
 
 func (s *suite) now() string { return a2a.FormatTime(s.clock.Now()) }
@@ -150,10 +150,10 @@ func textArtifact(id string, texts ...string) a2a.Artifact {
 }
 
 // newTask is a submitted task whose first message is msgID, stamped now.
-func (s *suite) newTask(owner, taskID, contextID, msgID string) service.NewTask {
+func (s *suite) newTask(owner, taskID, contextID, msgID string) store.NewTask {
 	m := userMessage(msgID, "hello from "+msgID)
 	m.TaskID, m.ContextID = taskID, contextID
-	return service.NewTask{
+	return store.NewTask{
 		Owner: owner,
 		Task: a2a.Task{
 			ID:        taskID,
@@ -165,14 +165,14 @@ func (s *suite) newTask(owner, taskID, contextID, msgID string) service.NewTask 
 }
 
 // create stores a new task of owner "alice" and returns it.
-func (s *suite) create(taskID string) service.NewTask {
+func (s *suite) create(taskID string) store.NewTask {
 	s.t.Helper()
 	nt := s.newTask("alice", taskID, "ctx-"+taskID, "m-"+taskID)
 	require.NoError(s.t, s.store.CreateTask(s.ctx, nt))
 	return nt
 }
 
-func (s *suite) get(taskID string, opts service.GetOptions) *service.TaskRecord {
+func (s *suite) get(taskID string, opts store.GetOptions) *store.TaskRecord {
 	s.t.Helper()
 	rec, err := s.store.GetTask(s.ctx, taskID, opts)
 	require.NoError(s.t, err)
@@ -180,7 +180,7 @@ func (s *suite) get(taskID string, opts service.GetOptions) *service.TaskRecord 
 	return rec
 }
 
-func (s *suite) update(u service.Update) int64 {
+func (s *suite) update(u store.Update) int64 {
 	s.t.Helper()
 	v, err := s.store.UpdateTask(s.ctx, u)
 	require.NoError(s.t, err)
@@ -219,11 +219,11 @@ func jsonEqual(t *testing.T, want, got any, msgAndArgs ...any) {
 	assert.JSONEq(t, string(w), string(g), msgAndArgs...)
 }
 
-// requireConflict asserts err is a *service.ConflictError with reason,
+// requireConflict asserts err is a *store.ConflictError with reason,
 // state and version.
-func requireConflict(t *testing.T, err error, reason service.ConflictReason, state a2a.TaskState, version int64) {
+func requireConflict(t *testing.T, err error, reason store.ConflictReason, state a2a.TaskState, version int64) {
 	t.Helper()
-	var ce *service.ConflictError
+	var ce *store.ConflictError
 	require.ErrorAs(t, err, &ce, "want a %s conflict, got %v", reason, err)
 	assert.Equal(t, reason, ce.Reason, "conflict reason")
 	assert.Equal(t, state, ce.State, "conflict state")
@@ -232,17 +232,17 @@ func requireConflict(t *testing.T, err error, reason service.ConflictReason, sta
 
 func requireDuplicate(t *testing.T, err error, taskID string) {
 	t.Helper()
-	var de *service.DuplicateError
+	var de *store.DuplicateError
 	require.ErrorAs(t, err, &de, "want a duplicate, got %v", err)
 	assert.Equal(t, taskID, de.TaskID)
 }
 
 func requireTooLarge(t *testing.T, err error) {
 	t.Helper()
-	var tl *service.TooLargeError
+	var tl *store.TooLargeError
 	require.ErrorAs(t, err, &tl, "want a TooLargeError, got %v", err)
-	assert.ErrorIs(t, err, service.ErrTooLarge)
-	assert.Equal(t, service.MaxContentBytes, tl.Limit)
+	assert.ErrorIs(t, err, store.ErrTooLarge)
+	assert.Equal(t, store.MaxContentBytes, tl.Limit)
 }
 
 func id(prefix string, i int) string { return fmt.Sprintf("%s-%02d", prefix, i) }

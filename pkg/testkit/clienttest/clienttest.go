@@ -21,7 +21,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -39,7 +39,7 @@ type Options struct {
 	// Store keeps the tasks; nil means the memory store. Push configs are
 	// kept in it, but no notification is sent unless Changes follows its
 	// changes (see DynamoStoreWithChanges).
-	Store   service.Store
+	Store   store.Store
 	Changes app.ChangeSource
 	// Push replaces parts of the push pipeline (its retry policy...).
 	Push app.PushOptions
@@ -91,7 +91,7 @@ func Start(t testing.TB, o Options) *Server {
 	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push, Files: o.Files, Clock: o.Clock,
 		FilesURL: "http://" + hs.Listener.Addr().String()}
 	if o.Store != nil && o.Changes == nil {
-		lo.Changes = func(ctx context.Context, _ func(service.TaskChange)) { <-ctx.Done() }
+		lo.Changes = func(ctx context.Context, _ func(store.TaskChange)) { <-ctx.Done() }
 	}
 	srv, err := app.NewLocal(cfg, ag, lo)
 	require.NoError(t, err)
@@ -128,5 +128,5 @@ func DynamoStoreWithChanges(t testing.TB) (*dynamo.Store, app.ChangeSource) {
 	require.NoError(t, err)
 	streams := dynamodbstreams.NewFromConfig(awstest.Config(t))
 	arn := aws.ToString(out.Table.LatestStreamArn)
-	return s, func(ctx context.Context, fn func(service.TaskChange)) { follow.Changes(ctx, streams, arn, fn, nil) }
+	return s, func(ctx context.Context, fn func(store.TaskChange)) { follow.Changes(ctx, streams, arn, fn, nil) }
 }

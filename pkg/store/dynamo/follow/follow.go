@@ -15,7 +15,7 @@ import (
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
@@ -40,7 +40,7 @@ const followListShards = 10 * time.Second
 // stand-in for the push function's event source mapping; in Lambda, the
 // mapping reads the stream and dynamo.ChangeFromStream decodes it. Errors
 // are logged and retried.
-func Changes(ctx context.Context, api StreamsAPI, streamARN string, fn func(service.TaskChange), log *slog.Logger) {
+func Changes(ctx context.Context, api StreamsAPI, streamARN string, fn func(store.TaskChange), log *slog.Logger) {
 	log = logger.Or(log)
 	iterators := map[string]*string{} // shard id -> next iterator; nil once closed
 	started := false

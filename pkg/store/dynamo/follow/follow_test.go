@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -30,37 +30,37 @@ func TestFollowerSkipsTasksWithoutWebhooks(t *testing.T) {
 	db := awstest.DynamoDB(t)
 	table := awstest.UniqueName(t, "follow")
 	require.NoError(t, dynamo.CreateTable(ctx, db, table))
-	store, err := dynamo.New(db, dynamo.Options{Table: table})
+	ts, err := dynamo.New(db, dynamo.Options{Table: table})
 	require.NoError(t, err)
 	arn := awstest.NewStreamReader(t, table).ARN()
 
 	var (
 		mu      sync.Mutex
-		changes []service.TaskChange
+		changes []store.TaskChange
 	)
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		follow.Changes(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), arn, func(c service.TaskChange) {
+		follow.Changes(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), arn, func(c store.TaskChange) {
 			mu.Lock()
 			defer mu.Unlock()
 			changes = append(changes, c)
 		}, nil)
 	}()
 	now := func() string { return a2a.FormatTime(time.Now()) }
-	life := func(id string, push []service.PushConfig) {
-		require.NoError(t, store.CreateTask(ctx, service.NewTask{Owner: "o", PushConfigs: push, Task: a2a.Task{
+	life := func(id string, push []store.PushConfig) {
+		require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "o", PushConfigs: push, Task: a2a.Task{
 			ID: id, ContextID: "c-" + id, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now()},
 			History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + id, TaskID: id, ContextID: "c-" + id, Parts: []a2a.Part{a2a.TextPart("hi")}}},
 		}}))
 		for _, st := range []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateCompleted} {
-			_, err := store.UpdateTask(ctx, service.Update{TaskID: id, Status: &a2a.TaskStatus{State: st, Timestamp: now(),
+			_, err := ts.UpdateTask(ctx, store.Update{TaskID: id, Status: &a2a.TaskStatus{State: st, Timestamp: now(),
 				Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: string(st) + "-" + id, TaskID: id, ContextID: "c-" + id, Parts: []a2a.Part{a2a.TextPart(string(st))}}}})
 			require.NoError(t, err)
 		}
 	}
-	hook := func(id string) []service.PushConfig {
-		return []service.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h", URL: "https://hooks.example.com/" + id}, ProtocolVersion: a2a.V03}}
+	hook := func(id string) []store.PushConfig {
+		return []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "h", URL: "https://hooks.example.com/" + id}, ProtocolVersion: a2a.V03}}
 	}
 	finished := func(id string) func() bool {
 		return func() bool {

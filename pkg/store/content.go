@@ -1,9 +1,15 @@
-package service
+package store
 
 import (
 	"encoding/json"
 	"fmt"
 )
+
+// MaxContentBytes is the largest JSON encoding of one message, one artifact
+// (with all its appended chunks) or one request metadata object that a store
+// accepts. It keeps every DynamoDB item under the 400 KB item limit with room
+// for keys and attributes; every store enforces it so they behave alike.
+const MaxContentBytes = 380 << 10
 
 // maxEscape is the most bytes JSON takes for one byte of a string:
 // encoding/json writes <, > and & (and control characters, invalid UTF-8)
