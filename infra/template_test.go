@@ -33,7 +33,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
@@ -126,7 +125,7 @@ func TestTableMatchesTheStore(t *testing.T) {
 // (nothing here runs deferred work).
 type backlogStore struct{ *memory.Store }
 
-func (backlogStore) Defer(context.Context, service.Job) error { return nil }
+func (backlogStore) Defer(context.Context, string, []byte) error { return nil }
 
 // functionHandlers builds each HTTP function's handler as its main does,
 // on a memory store (the routes, not the store, are under test).

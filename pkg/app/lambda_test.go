@@ -25,7 +25,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -93,6 +95,28 @@ func loadEvent(t *testing.T, name string) events.APIGatewayV2HTTPRequest {
 }
 
 // createTask stores a task of the events' caller.
+// deferredJob is the job the inline runner recorded on a task (see
+// inline.Record), with its message read from the task's history, or nil.
+func deferredJob(t *testing.T, s *dynamo.Store, taskID string) *engine.Job {
+	t.Helper()
+	raw, _, err := s.DeferredJob(context.Background(), taskID)
+	require.NoError(t, err)
+	if raw == nil {
+		return nil
+	}
+	var d inline.Recorded
+	require.NoError(t, json.Unmarshal(raw, &d))
+	job := &engine.Job{TaskID: taskID, Reply: d.Reply, Blocking: d.Blocking, Resume: d.Resume}
+	rec, err := s.GetTask(context.Background(), taskID, store.AllHistory)
+	require.NoError(t, err)
+	for i, m := range rec.Task.History {
+		if d.MessageID != "" && m.MessageID == d.MessageID {
+			job.Message = &rec.Task.History[i]
+		}
+	}
+	return job
+}
+
 func createTask(t testing.TB, s store.TaskStore, taskID string, state a2a.TaskState) {
 	t.Helper()
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-" + taskID, TaskID: taskID, ContextID: "ctx-events", Parts: []a2a.Part{a2a.TextPart("hi")}}
@@ -196,8 +220,7 @@ func TestEvents(t *testing.T) {
 			var task a2a.Task
 			restResult(t, resp, &task)
 			assert.Equal(t, a2a.TaskStateSubmitted, task.Status.State, "a non-blocking send returns the submitted task")
-			job, _, err := store.DeferredJob(context.Background(), task.ID)
-			require.NoError(t, err)
+			job := deferredJob(t, store, task.ID)
 			require.NotNil(t, job, "the task does not say it awaits execution")
 			require.NotNil(t, job.Message)
 			assert.Equal(t, "queue this", job.Message.Text())
@@ -474,8 +497,7 @@ func TestBlockingSendBeyondTheBudget(t *testing.T) {
 	rpcResult(t, resp, "req-1", &task)
 	assert.Less(t, time.Since(start), 2*time.Second, "the send waited for work no one runs")
 	assert.Equal(t, a2a.TaskStateWorking, task.Status.State)
-	job, _, err := store.DeferredJob(context.Background(), task.ID)
-	require.NoError(t, err)
+	job := deferredJob(t, store, task.ID)
 	require.NotNil(t, job, "the continuation was not recorded")
 	assert.Nil(t, job.Message, "the next step follows a Continue: no message")
 }

@@ -17,6 +17,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
@@ -152,7 +154,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	} else {
 		onChange = func(store.TaskChange) {}
 	}
-	exec := service.NewExecutor(taskStore, ag, serviceopts.Executor(cfg, o.Clock, o.Log, fs))
+	exec := engine.NewExecutor(taskStore, ag, serviceopts.Executor(cfg, o.Clock, o.Log, fs))
 	var steps local.Executor = exec
 	if t := o.Telemetry; t != nil && (t.Metrics != nil || t.Tracer != nil) {
 		steps = stepTelemetry{exec, t}
@@ -234,16 +236,16 @@ type stepTelemetry struct {
 	tel *telemetry.Function
 }
 
-func (s stepTelemetry) Step(ctx context.Context, req service.StepRequest) (service.StepResult, error) {
-	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) { return s.Executor.Step(ctx, req) })
+func (s stepTelemetry) Step(ctx context.Context, req engine.Job) (engine.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (engine.StepResult, error) { return s.Executor.Step(ctx, req) })
 }
 
-func (s stepTelemetry) Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error) {
-	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) { return s.Executor.Await(ctx, req) })
+func (s stepTelemetry) Await(ctx context.Context, req engine.AwaitRequest) (engine.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (engine.StepResult, error) { return s.Executor.Await(ctx, req) })
 }
 
-func (s stepTelemetry) Expire(ctx context.Context, taskID, requestID string) (service.StepResult, error) {
-	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (service.StepResult, error) {
+func (s stepTelemetry) Expire(ctx context.Context, taskID, requestID string) (engine.StepResult, error) {
+	return telemetry.Background(ctx, s.tel, func(ctx context.Context) (engine.StepResult, error) {
 		return s.Executor.Expire(ctx, taskID, requestID)
 	})
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
@@ -32,7 +31,7 @@ import (
 // here defers work).
 type memoryBacklog struct{ *memory.Store }
 
-func (memoryBacklog) Defer(context.Context, service.Job) error { return nil }
+func (memoryBacklog) Defer(context.Context, string, []byte) error { return nil }
 
 // A task whose history is larger than a Lambda response can carry (6 MB)
 // is answered, through the deployed adapter, with a typed error that says

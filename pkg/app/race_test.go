@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/stretchr/testify/assert"
@@ -18,7 +20,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -56,7 +57,7 @@ func TestCancelCompleteRace(t *testing.T) {
 	h, err := app.NewLambdaHandler(cfg, gate, ts, app.LambdaOptions{Routes: httpapi.RoutesRPC})
 	require.NoError(t, err)
 	send := httpadapter.NewV2(h).ProxyWithContext
-	worker := service.NewExecutor(ts, gate, service.ExecutorOptions{})
+	worker := engine.NewExecutor(ts, gate, engine.Options{})
 	ctx := context.Background()
 
 	ids := make([]string, pairs)
@@ -67,12 +68,12 @@ func TestCancelCompleteRace(t *testing.T) {
 	}
 	// The workers start their steps: each task goes working and its agent
 	// waits at its gate.
-	steps := make([]service.StepResult, pairs)
+	steps := make([]engine.StepResult, pairs)
 	stepErrs := make([]error, pairs)
 	var workers sync.WaitGroup
 	for i, id := range ids {
 		workers.Go(func() {
-			steps[i], stepErrs[i] = worker.Step(ctx, service.StepRequest{TaskID: id})
+			steps[i], stepErrs[i] = worker.Step(ctx, engine.Job{TaskID: id})
 		})
 	}
 	for range pairs {
@@ -116,7 +117,7 @@ func TestCancelCompleteRace(t *testing.T) {
 		rec, err := ts.GetTask(ctx, id, store.AllHistory)
 		require.NoError(t, err)
 		final := rec.Task.Status.State
-		assert.Equal(t, service.NextDone, steps[i].Next, "worker of %s", id)
+		assert.Equal(t, engine.NextDone, steps[i].Next, "worker of %s", id)
 		assert.Equal(t, final, steps[i].State, "the worker of %s was told another state than the stored one", id)
 
 		if r.Error == nil {

@@ -5,8 +5,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
@@ -26,13 +27,13 @@ func sweepInterval(lease time.Duration) time.Duration { return lease / 4 }
 // another process on the same table), running them on r; each sweep's
 // metrics are written as it ends (tel, nil for none). The returned
 // function stops it and waits.
-func sweepLoop(exec *service.Executor, r service.Starter, clk clock.Clock, every time.Duration, log *slog.Logger, tel *telemetry.Function) (stop func()) {
+func sweepLoop(exec *engine.Executor, r engine.Starter, clk clock.Clock, every time.Duration, log *slog.Logger, tel *telemetry.Function) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for {
-			res, err := telemetry.Background(ctx, tel, func(ctx context.Context) (service.SweepResult, error) { return exec.Sweep(ctx, r) })
+			res, err := telemetry.Background(ctx, tel, func(ctx context.Context) (engine.SweepResult, error) { return exec.Sweep(ctx, r) })
 			if err != nil && ctx.Err() == nil {
 				log.ErrorContext(ctx, "sweep for tasks whose runner died failed", "error", err)
 			}

@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/asl"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
 const definitionPath = "../../infra/statemachine.asl.json"
@@ -31,7 +32,7 @@ func TestProjectDefinition(t *testing.T) {
 	d, problems := asl.Check(def)
 	require.Empty(t, problems)
 
-	outcomes := []string{string(service.NextContinue), string(service.NextAwait), string(service.NextDone)}
+	outcomes := []string{string(engine.NextContinue), string(engine.NextAwait), string(engine.NextDone)}
 	assert.ElementsMatch(t, outcomes, d.Branches("$.step.next"), "every worker outcome routes somewhere")
 	assert.ElementsMatch(t, []string{"continue", "await"}, d.Branches("$.startAt"), "an execution can start mid-protocol")
 

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -56,7 +58,7 @@ func fastDemo(t *testing.T) agent.Agent {
 func serveAgent(t *testing.T, ag agent.Agent, cfg service.Config, so service.Options, o httpapi.Options) (*httptest.Server, *memory.Store) {
 	t.Helper()
 	store := memory.New(memory.Options{})
-	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
+	runner := local.New(engine.NewExecutor(store, ag, engine.Options{}), local.Options{})
 	t.Cleanup(runner.Close)
 	if cfg.BlockingTimeout == 0 {
 		cfg.BlockingTimeout = 5 * time.Second

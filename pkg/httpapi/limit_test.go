@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,7 +30,7 @@ func limited(t *testing.T, maxCallers int) (http.Handler, *clocktest.Clock) {
 	clk := clocktest.New(clocktest.Start(t))
 	ag := fastDemo(t)
 	store := memory.New(memory.Options{})
-	runner := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
+	runner := local.New(engine.NewExecutor(store, ag, engine.Options{}), local.Options{})
 	t.Cleanup(runner.Close)
 	h, err := httpapi.New(httpapi.Options{
 		Service:   service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 5 * time.Second}, service.Options{}),

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -39,7 +41,7 @@ type filesFixture struct {
 
 type backlog struct{ store.Store }
 
-func (backlog) Defer(context.Context, service.Job) error { return nil }
+func (backlog) Defer(context.Context, engine.Job) error { return nil }
 
 func newFilesFixture(t *testing.T, withFiles bool, wrap func(store.Store) store.Store, step func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error)) *filesFixture {
 	t.Helper()
@@ -49,7 +51,10 @@ func newFilesFixture(t *testing.T, withFiles bool, wrap func(store.Store) store.
 	if wrap != nil {
 		ts = wrap(ts)
 	}
-	var fs service.Files
+	var fs interface {
+		service.Files
+		engine.Files
+	}
 	if withFiles {
 		f.dir = t.TempDir()
 		var objects *folder.Store
@@ -60,9 +65,9 @@ func newFilesFixture(t *testing.T, withFiles bool, wrap func(store.Store) store.
 		require.NoError(t, err)
 		fs = files.New(files.Options{Store: objects, Clock: clk, MaxInline: store.MaxContentBytes - 8<<10})
 	}
-	exec := service.NewExecutor(ts, f.agent, service.ExecutorOptions{Clock: clk, Files: fs})
+	exec := engine.NewExecutor(ts, f.agent, engine.Options{Clock: clk, Files: fs})
 	runner := inline.New(exec, backlog{ts}, inline.Options{Clock: clk})
-	f.svc = service.New(ts, runner, f.agent.info, service.Config{BlockingTimeout: 5 * time.Second}, service.Options{Clock: clk, Files: fs})
+	f.svc = service.New(ts, runner, f.agent.info, service.Config{BlockingTimeout: 5 * time.Second}, service.Options{Clock: clk, Files: fs, Inline: runner})
 	return f
 }
 
@@ -153,7 +158,7 @@ func (tooLargeCreate) CreateTask(context.Context, store.NewTask) error {
 }
 
 // A store's refusal of the first step's write of a new task (which stores
-// the task, Job.Unsaved) reaches the send as -32602 naming the limit, not
+// the task, engine.Unsaved) reaches the send as -32602 naming the limit, not
 // as a task that is not found; the files of the message are discarded.
 func TestTooLargeRefusalOfTheFirstStepReachesTheSend(t *testing.T) {
 	f := newFilesFixture(t, true, func(s store.Store) store.Store { return tooLargeCreate{s} }, completeWithEcho)

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -55,7 +56,7 @@ func TestAStoppedStepStoresNothing(t *testing.T) {
 			stepCtx, stop := context.WithCancelCause(ctx)
 			result := make(chan error, 1)
 			go func() {
-				_, err := f.exec.Step(stepCtx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage})
+				_, err := f.exec.Step(stepCtx, engine.Job{TaskID: task.ID, Trigger: store.TriggerMessage})
 				result <- err
 			}()
 			<-started
@@ -63,7 +64,7 @@ func TestAStoppedStepStoresNothing(t *testing.T) {
 			require.Equal(t, a2a.TaskStateWorking, st, "the step took its lease")
 			stop(errors.New("the request's budget is spent"))
 			err := <-result
-			require.ErrorIs(t, err, service.ErrStepStopped)
+			require.ErrorIs(t, err, engine.ErrStepStopped)
 			assert.ErrorContains(t, err, "the request's budget is spent")
 			if e := <-emitted; tc.writes {
 				assert.ErrorIs(t, e, agent.ErrTaskFinished, "a write after the stop is refused as for a finished task")
@@ -93,23 +94,23 @@ func TestAStepRecordsItsExecution(t *testing.T) {
 	})
 	task := sent(t, f.svc, "alice", send(userMsg("m1", "hello"), false))
 	const first = "arn:aws:states:us-east-1:123456789012:execution:tasks:t-v2"
-	res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage, ExecutionARN: first})
+	res, err := f.exec.Step(ctx, engine.Job{TaskID: task.ID, Trigger: store.TriggerMessage, ExecutionARN: first})
 	require.NoError(t, err)
-	assert.Equal(t, service.NextContinue, res.Next)
+	assert.Equal(t, engine.NextContinue, res.Next)
 	_, rec := f.state(t, task.ID)
 	assert.Equal(t, first, rec.ExecutionARN)
 	assert.Equal(t, rec.Version, res.Version, "the version after the step")
 
-	res, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerContinue, ExecutionARN: first})
+	res, err = f.exec.Step(ctx, engine.Job{TaskID: task.ID, Trigger: store.TriggerContinue, ExecutionARN: first})
 	require.NoError(t, err)
 	_, again := f.state(t, task.ID)
 	assert.Equal(t, rec.Version+2, again.Version, "the step's two writes: the lease, then its outcome; the execution is not written again")
 	assert.Equal(t, again.Version, res.Version)
 
 	const next = "arn:aws:states:us-east-1:123456789012:execution:tasks:t-0c1d"
-	res, err = f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerContinue, ExecutionARN: next})
+	res, err = f.exec.Step(ctx, engine.Job{TaskID: task.ID, Trigger: store.TriggerContinue, ExecutionARN: next})
 	require.NoError(t, err)
-	assert.Equal(t, service.NextDone, res.Next)
+	assert.Equal(t, engine.NextDone, res.Next)
 	assert.Zero(t, res.Version, "nothing follows a finished task")
 	_, done := f.state(t, task.ID)
 	assert.Equal(t, next, done.ExecutionARN, "a continued execution replaces it")
@@ -124,15 +125,15 @@ func TestHandOverStoresTheTask(t *testing.T) {
 	id := store.TaskIDFor("alice", "m1")
 	msg := userMsg("m1", "hello")
 	msg.TaskID, msg.ContextID = id, "c1"
-	nt := &store.NewTask{Owner: "alice", BindingKnown: true, SessionID: "s1", Task: a2a.Task{ID: id, ContextID: "c1",
-		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())}, History: []a2a.Message{msg}}}
-	require.NoError(t, f.exec.HandOver(ctx, nt))
+	u := &engine.Unsaved{Task: store.NewTask{Owner: "alice", BindingKnown: true, SessionID: "s1", Task: a2a.Task{ID: id, ContextID: "c1",
+		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())}, History: []a2a.Message{msg}}}}
+	require.NoError(t, f.exec.HandOver(ctx, u))
 	st, rec := f.state(t, id)
 	assert.Equal(t, a2a.TaskStateWorking, st)
 	assert.Equal(t, store.Lease{Until: f.clock.Now().Add(testLease), Trigger: store.TriggerMessage}, rec.Lease)
 	assert.Len(t, rec.Task.History, 1)
 
-	require.NoError(t, f.exec.HandOver(ctx, nt), "a task stored meanwhile is fine")
+	require.NoError(t, f.exec.HandOver(ctx, u), "a task stored meanwhile is fine")
 	_, again := f.state(t, id)
 	assert.Equal(t, rec.Version, again.Version)
 

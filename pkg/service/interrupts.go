@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
@@ -68,9 +70,13 @@ func (s *Service) ListInterrupts(ctx context.Context, owner string, p a2a.ListIn
 		if p.Type != "" && b.Type != p.Type {
 			continue
 		}
+		details := b.Details
+		if details == nil {
+			details = map[string]any{}
+		}
 		res.Items = append(res.Items, a2a.InterruptItem{
 			RequestID: b.RequestID, Type: b.Type, TaskID: b.TaskID, ContextID: b.ContextID,
-			Details: nonNilMap(b.Details), ExpiresAt: a2a.FormatTime(b.ActiveUntil),
+			Details: details, ExpiresAt: a2a.FormatTime(b.ActiveUntil),
 		})
 	}
 	return res, nil
@@ -118,7 +124,7 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 	if err != nil {
 		return nil, err
 	}
-	if err := s.start(ctx, job); err != nil {
+	if err := s.start(ctx, job, nil); err != nil {
 		return nil, err
 	}
 	return &a2a.InterruptReplyResult{OK: true, RequestID: reply.RequestID}, nil
@@ -127,14 +133,14 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 // resolve stores a reply: the user's message and a working status whose
 // message shows the interrupt resolved, together with the binding's
 // resolution. idemKey, when set, makes a retried message/send a duplicate.
-func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptBinding, msg a2a.Message, reply *agent.Reply, idemKey, fingerprint string, md a2a.Metadata) (Job, error) {
+func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptBinding, msg a2a.Message, reply *agent.Reply, idemKey, fingerprint string, md a2a.Metadata) (engine.Job, error) {
 	resolved := &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart("Reply received; the agent continues.")}}
-	a2a.SetInterrupt(resolved, a2a.SharedInterruptInfo{RequestID: b.RequestID, Type: b.Type, Phase: a2a.InterruptPhaseResolved, Resolution: resolution(reply)})
+	a2a.SetInterrupt(resolved, a2a.SharedInterruptInfo{RequestID: b.RequestID, Type: b.Type, Phase: a2a.InterruptPhaseResolved, Resolution: engine.Resolution(reply)})
 	for attempt := 0; ; attempt++ {
 		rec, err := s.get(ctx, owner, b.TaskID, store.GetOptions{})
 		if err != nil {
-			return Job{}, err
+			return engine.Job{}, err
 		}
 		_, err = s.store.ResolveInterrupt(ctx, b.RequestID, store.Update{
 			TaskID:          b.TaskID,
@@ -156,27 +162,34 @@ func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptB
 		case err == nil:
 			logfields.AddTask(ctx, b.TaskID, b.ContextID)
 			metrics.From(ctx).Count(metrics.InterruptsAnswered, metrics.DimAgent, s.info.Name)
-			return Job{TaskID: b.TaskID, Message: &msg, Reply: reply, TaskToken: b.TaskToken}, nil
+			return engine.Job{TaskID: b.TaskID, Message: &msg, Reply: reply, TaskToken: b.TaskToken}, nil
 		case errors.As(err, &ce):
 			if ce.Reason == store.ConflictVersion && ce.State.Interrupted() && attempt < maxUpdateAttempts {
 				continue
 			}
-			return Job{}, notContinuable(b.TaskID, ce.State)
+			return engine.Job{}, notContinuable(b.TaskID, ce.State)
 		case errors.As(err, &ie) && ie.Reason == store.InterruptExpired:
-			return Job{}, a2a.InterruptError(a2a.CodeInterruptRequestExpired, b.RequestID, "interrupt request %s expired; its task no longer waits for a reply", b.RequestID)
+			return engine.Job{}, a2a.InterruptError(a2a.CodeInterruptRequestExpired, b.RequestID, "interrupt request %s expired; its task no longer waits for a reply", b.RequestID)
 		case errors.As(err, &ie):
-			return Job{}, a2a.InterruptError(a2a.CodeInterruptRequestNotFound, b.RequestID, "interrupt request %s was already answered", b.RequestID)
+			return engine.Job{}, a2a.InterruptError(a2a.CodeInterruptRequestNotFound, b.RequestID, "interrupt request %s was already answered", b.RequestID)
 		case errors.Is(err, store.ErrNotFound):
-			return Job{}, a2a.InterruptError(a2a.CodeInterruptRequestNotFound, b.RequestID, "interrupt request %s not found", b.RequestID)
+			return engine.Job{}, a2a.InterruptError(a2a.CodeInterruptRequestNotFound, b.RequestID, "interrupt request %s not found", b.RequestID)
 		}
-		return Job{}, s.storeError(err, b.TaskID, "params")
+		return engine.Job{}, s.storeError(err, b.TaskID, "params")
 	}
 }
 
-// start hands a job to the runner; a task the runner refuses is failed so
-// that it does not wait forever.
-func (s *Service) start(ctx context.Context, job Job) error {
-	if err := s.runner.Start(ctx, job); err != nil {
+// start hands a job to the runner, or u, a new task not stored yet, to the
+// inline runner; a task the runner refuses is failed so that it does not
+// wait forever.
+func (s *Service) start(ctx context.Context, job engine.Job, u *engine.Unsaved) error {
+	var err error
+	if u != nil {
+		err = s.inline.StartUnsaved(ctx, u)
+	} else {
+		err = s.runner.Start(ctx, job)
+	}
+	if err != nil {
 		s.failUnstarted(ctx, job.TaskID, err)
 		return fmt.Errorf("start task %s: %w", job.TaskID, err)
 	}

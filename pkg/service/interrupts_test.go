@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -194,14 +196,14 @@ func TestAwaitActivatesAtomically(t *testing.T) {
 	ctx := context.Background()
 	ag := &scripted{info: agent.Info{}, step: interrupting}
 	f := newFixture(t, interrupting)
-	exec := service.NewExecutor(f.store, ag, service.ExecutorOptions{Clock: f.clock})
+	exec := engine.NewExecutor(f.store, ag, engine.Options{Clock: f.clock})
 	svc := service.New(f.store, noRunner{}, agent.Info{}, service.Config{}, service.Options{Clock: f.clock})
 	task, err := svc.SendMessage(ctx, "alice", send(userMsg("m", "permission"), false))
 	require.NoError(t, err)
 
-	res, err := exec.Step(ctx, service.StepRequest{TaskID: task.ID, Message: &task.History[0]})
+	res, err := exec.Step(ctx, engine.Job{TaskID: task.ID, Message: &task.History[0]})
 	require.NoError(t, err)
-	assert.Equal(t, service.NextAwait, res.Next)
+	assert.Equal(t, engine.NextAwait, res.Next)
 	assert.Equal(t, a2a.TaskStateInputRequired, res.State)
 	assert.Equal(t, "permission", res.InterruptType)
 	shown, err := svc.GetTask(ctx, "alice", a2a.TaskQueryParams{ID: task.ID})
@@ -210,16 +212,16 @@ func TestAwaitActivatesAtomically(t *testing.T) {
 	_, err = svc.ReplyPermission(ctx, "alice", a2a.PermissionReplyParams{RequestID: res.RequestID, Reply: "once"})
 	requireCode(t, err, a2a.CodeInterruptRequestNotFound, "not found")
 
-	again, err := exec.Step(ctx, service.StepRequest{TaskID: task.ID, Message: &task.History[0]})
+	again, err := exec.Step(ctx, engine.Job{TaskID: task.ID, Message: &task.History[0]})
 	require.NoError(t, err)
 	assert.Equal(t, res.RequestID, again.RequestID, "a repeated step does not run the agent again")
 	assert.EqualValues(t, 1, ag.calls.Load())
 
-	awaited, err := exec.Await(ctx, service.AwaitRequest{TaskID: task.ID, RequestID: res.RequestID, TaskToken: "token-1"})
+	awaited, err := exec.Await(ctx, engine.AwaitRequest{TaskID: task.ID, RequestID: res.RequestID, TaskToken: "token-1"})
 	require.NoError(t, err)
-	assert.Equal(t, service.NextAwait, awaited.Next)
+	assert.Equal(t, engine.NextAwait, awaited.Next)
 	assert.False(t, awaited.ActiveUntil.IsZero())
-	_, err = exec.Await(ctx, service.AwaitRequest{TaskID: task.ID, RequestID: res.RequestID, TaskToken: "token-2"})
+	_, err = exec.Await(ctx, engine.AwaitRequest{TaskID: task.ID, RequestID: res.RequestID, TaskToken: "token-2"})
 	require.NoError(t, err)
 	b, err := f.store.GetInterrupt(ctx, res.RequestID)
 	require.NoError(t, err)
@@ -234,14 +236,14 @@ func TestAwaitActivatesAtomically(t *testing.T) {
 func TestReplyCarriesTheTaskToken(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, interrupting)
-	exec := service.NewExecutor(f.store, &scripted{step: interrupting}, service.ExecutorOptions{Clock: f.clock})
+	exec := engine.NewExecutor(f.store, &scripted{step: interrupting}, engine.Options{Clock: f.clock})
 	rr := &deadRunner{}
 	svc := service.New(f.store, rr, agent.Info{}, service.Config{}, service.Options{Clock: f.clock})
 	task, err := svc.SendMessage(ctx, "alice", send(userMsg("m", "question"), false))
 	require.NoError(t, err)
-	res, err := exec.Step(ctx, service.StepRequest{TaskID: task.ID, Message: &task.History[0]})
+	res, err := exec.Step(ctx, engine.Job{TaskID: task.ID, Message: &task.History[0]})
 	require.NoError(t, err)
-	_, err = exec.Await(ctx, service.AwaitRequest{TaskID: task.ID, RequestID: res.RequestID, TaskToken: "sfn-token"})
+	_, err = exec.Await(ctx, engine.AwaitRequest{TaskID: task.ID, RequestID: res.RequestID, TaskToken: "sfn-token"})
 	require.NoError(t, err)
 
 	m := userMsg("reply", "green")

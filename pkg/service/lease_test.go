@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -29,29 +31,29 @@ const testLease = time.Minute
 // jobs a test runs by hand.
 type deadRunner struct {
 	mu   sync.Mutex
-	jobs []service.Job
+	jobs []engine.Job
 }
 
-func (r *deadRunner) Start(_ context.Context, job service.Job) error {
+func (r *deadRunner) Start(_ context.Context, job engine.Job) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.jobs = append(r.jobs, job)
 	return nil
 }
-func (r *deadRunner) Cancel(context.Context, service.CancelRequest) error { return nil }
+func (r *deadRunner) Cancel(context.Context, engine.CancelRequest) error { return nil }
 
 // stepNow runs a job's step at once, as a live runner would.
-type stepNow struct{ exec *service.Executor }
+type stepNow struct{ exec *engine.Executor }
 
-func (r stepNow) Start(ctx context.Context, job service.Job) error {
-	_, err := r.exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger})
+func (r stepNow) Start(ctx context.Context, job engine.Job) error {
+	_, err := r.exec.Step(ctx, engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger})
 	return err
 }
 
 type leaseFixture struct {
 	clock *clocktest.Clock
 	store *memory.Store
-	exec  *service.Executor
+	exec  *engine.Executor
 	svc   *service.Service
 	dead  *deadRunner
 }
@@ -60,7 +62,7 @@ func newLeaseFixture(t *testing.T, step func(context.Context, agent.StepInput, a
 	clk := clocktest.New(clocktest.Start(t))
 	store := memory.New(memory.Options{Clock: clk})
 	ag := &scripted{info: agent.Info{Name: "test"}, step: step}
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk, LeaseDuration: testLease, MaxTakeovers: 2})
+	exec := engine.NewExecutor(store, ag, engine.Options{Clock: clk, LeaseDuration: testLease, MaxTakeovers: 2})
 	dead := &deadRunner{}
 	svc := service.New(store, dead, ag.Info(), service.Config{LeaseDuration: testLease}, service.Options{Clock: clk})
 	return &leaseFixture{clock: clk, store: store, exec: exec, svc: svc, dead: dead}
@@ -93,7 +95,7 @@ func TestSweepTakesOverATaskWhoseRunnerDied(t *testing.T) {
 	f.clock.Advance(testLease + time.Millisecond)
 	res, err = f.exec.Sweep(ctx, stepNow{f.exec})
 	require.NoError(t, err)
-	assert.Equal(t, service.SweepResult{TakenOver: 1}, res)
+	assert.Equal(t, engine.SweepResult{TakenOver: 1}, res)
 	st, rec := f.state(t, task.ID)
 	assert.Equal(t, a2a.TaskStateCompleted, st)
 	assert.Equal(t, "echo: hello", rec.Task.Artifacts[0].Parts[0].Text, "the step ran on the task's first message")
@@ -111,22 +113,22 @@ func TestSweepFailsATaskTakenOverTooOften(t *testing.T) {
 	ctx := context.Background()
 	f := newLeaseFixture(t, completeWithEcho)
 	task := sent(t, f.svc, "alice", send(userMsg("m1", "hello"), false))
-	var results []service.SweepResult
+	var results []engine.SweepResult
 	for range 3 {
 		f.clock.Advance(testLease + time.Millisecond)
 		res, err := f.exec.Sweep(ctx, f.dead)
 		require.NoError(t, err)
 		results = append(results, res)
 	}
-	assert.Equal(t, []service.SweepResult{{TakenOver: 1}, {TakenOver: 1}, {Failed: 1}}, results)
+	assert.Equal(t, []engine.SweepResult{{TakenOver: 1}, {TakenOver: 1}, {Failed: 1}}, results)
 	st, rec := f.state(t, task.ID)
 	assert.Equal(t, a2a.TaskStateFailed, st)
 	assert.Contains(t, rec.Task.Status.Message.Text(), "runner stopped responding")
 	assert.Equal(t, []int{0, 1, 2}, takeovers(f.dead.jobs))
 }
 
-func takeovers(jobs []service.Job) []int {
-	return collect(jobs, func(j service.Job) int { return j.Takeover })
+func takeovers(jobs []engine.Job) []int {
+	return collect(jobs, func(j engine.Job) int { return j.Takeover })
 }
 
 // A step renews its lease while it works, so a long step is never taken
@@ -147,9 +149,9 @@ func TestStepHoldsItsLease(t *testing.T) {
 	})
 	task := sent(t, f.svc, "alice", send(userMsg("m1", "long work"), false))
 
-	result := make(chan service.StepResult, 1)
+	result := make(chan engine.StepResult, 1)
 	go func() {
-		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage})
+		res, err := f.exec.Step(ctx, engine.Job{TaskID: task.ID, Trigger: store.TriggerMessage})
 		assert.NoError(t, err)
 		result <- res
 	}()
@@ -179,7 +181,7 @@ func TestStepHoldsItsLease(t *testing.T) {
 		t.Fatal("the step went on without its lease")
 	}
 	res := <-result
-	assert.Equal(t, service.NextDone, res.Next)
+	assert.Equal(t, engine.NextDone, res.Next)
 	st, after := f.state(t, task.ID)
 	assert.Equal(t, a2a.TaskStateWorking, st, "the step's result was dropped: the new holder finishes the task")
 	assert.Equal(t, rec.Version+1, after.Version, "nothing but the other runner's write")
@@ -211,7 +213,7 @@ func TestStoppedStepIsNoFailure(t *testing.T) {
 	}
 	f := newLeaseFixture(t, step)
 	var logs bytes.Buffer
-	exec := service.NewExecutor(f.store, &scripted{info: agent.Info{Name: "test"}, step: step}, service.ExecutorOptions{
+	exec := engine.NewExecutor(f.store, &scripted{info: agent.Info{Name: "test"}, step: step}, engine.Options{
 		Clock: f.clock, LeaseDuration: testLease,
 		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
@@ -220,7 +222,7 @@ func TestStoppedStepIsNoFailure(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := exec.Step(ctx, service.StepRequest{TaskID: task.ID, Message: &task.History[0], Trigger: store.TriggerMessage})
+		_, err := exec.Step(ctx, engine.Job{TaskID: task.ID, Message: &task.History[0], Trigger: store.TriggerMessage})
 		done <- err
 	}()
 	<-started
@@ -255,7 +257,7 @@ func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
 	})
 	for _, blocking := range []bool{true, false} {
 		task := sent(t, f.svc, "alice", send(userMsg(fmt.Sprint("quick-", blocking), "quick"), false))
-		_, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage, LeaseLater: blocking})
+		_, err := f.exec.Step(ctx, engine.Job{TaskID: task.ID, Trigger: store.TriggerMessage, LeaseLater: blocking})
 		require.NoError(t, err)
 		st, rec := f.state(t, task.ID)
 		assert.Equal(t, a2a.TaskStateCompleted, st)
@@ -268,9 +270,9 @@ func TestBlockingFirstStepTakesItsLeaseWithItsFirstWrite(t *testing.T) {
 	}
 
 	task := sent(t, f.svc, "alice", send(userMsg("long", "long"), false))
-	result := make(chan service.StepResult, 1)
+	result := make(chan engine.StepResult, 1)
 	go func() {
-		res, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID, Trigger: store.TriggerMessage, LeaseLater: true})
+		res, err := f.exec.Step(ctx, engine.Job{TaskID: task.ID, Trigger: store.TriggerMessage, LeaseLater: true})
 		assert.NoError(t, err)
 		result <- res
 	}()
@@ -307,44 +309,54 @@ func (s *countingStore) GetTask(ctx context.Context, taskID string, opts store.G
 	return s.Store.GetTask(ctx, taskID, opts)
 }
 
-// The first step of a task run in the send that created it starts from the
-// task as created, without reading it back; a task canceled meanwhile still
-// stops it at its first write.
-func TestFirstStepStartsFromTheCreatedTask(t *testing.T) {
-	ctx := context.Background()
+// The first step of a blocking send's new task, run in the send's request
+// (engine.Unsaved), starts from the task as the send made it, without
+// reading it: the step's first write stores it, finished. A task that a
+// send of the same message stored meanwhile stops the step at that write,
+// which stores nothing, and the send answers with that task.
+func TestFirstStepStartsFromTheUnsavedTask(t *testing.T) {
 	var saw []string
 	f := newLeaseFixture(t, func(context.Context, agent.StepInput, agent.Emitter) (agent.Outcome, error) {
 		return agent.Complete(agent.Text("done")), nil
 	})
 	counting := &countingStore{Store: f.store}
-	exec := service.NewExecutor(counting, &scripted{info: agent.Info{Name: "test"}, step: func(ctx context.Context, in agent.StepInput, e agent.Emitter) (agent.Outcome, error) {
+	exec := engine.NewExecutor(counting, &scripted{info: agent.Info{Name: "test"}, step: func(ctx context.Context, in agent.StepInput, e agent.Emitter) (agent.Outcome, error) {
 		saw = append(saw, in.Message.Parts[0].Text, in.Task.History[0].Parts[0].Text, fmt.Sprint(in.Metadata["k"]))
 		return agent.Complete(agent.Text("done")), nil
-	}}, service.ExecutorOptions{Clock: f.clock, LeaseDuration: testLease})
-	p := send(userMsg("m1", "hello"), false)
+	}}, engine.Options{Clock: f.clock, LeaseDuration: testLease})
+	var results []engine.StepResult
+	inline := stepUnsaved(func(ctx context.Context, u *engine.Unsaved) error {
+		res, err := exec.StepUnsaved(ctx, u)
+		results = append(results, res)
+		return err
+	})
+	svc := service.New(counting, f.dead, agent.Info{Name: "test"}, service.Config{LeaseDuration: testLease}, service.Options{Clock: f.clock, Inline: inline})
+	p := send(userMsg("m1", "hello"), true)
 	p.Metadata = a2a.Metadata{"k": "v"}
-	task := sent(t, f.svc, "alice", p)
-	require.Len(t, f.dead.jobs, 1)
-	job := f.dead.jobs[0]
-	require.NotNil(t, job.Created)
-	assert.Equal(t, int64(1), job.Created.Version)
-	res, err := exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, LeaseLater: true, Created: job.Created})
-	require.NoError(t, err)
-	assert.Equal(t, a2a.TaskStateCompleted, res.State)
-	assert.Zero(t, counting.reads, "the step read nothing")
+	task := sent(t, svc, "alice", p)
+	assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+	require.Len(t, results, 1)
+	assert.Equal(t, a2a.TaskStateCompleted, results[0].State)
+	assert.Zero(t, counting.reads, "neither the send nor the step read the task")
 	assert.Equal(t, []string{"hello", "hello", "v"}, saw)
 	st, rec := f.state(t, task.ID)
 	assert.Equal(t, a2a.TaskStateCompleted, st)
-	assert.Equal(t, int64(2), rec.Version)
+	assert.Equal(t, int64(1), rec.Version, "stored once, finished")
 
-	// Canceled between its creation and its step.
-	task = sent(t, f.svc, "alice", send(userMsg("m2", "again"), false))
-	job = f.dead.jobs[1]
-	_, err = f.svc.CancelTask(ctx, "alice", a2a.TaskIDParams{ID: task.ID})
-	require.NoError(t, err)
-	res, err = exec.Step(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, LeaseLater: true, Created: job.Created})
-	require.NoError(t, err)
-	assert.Equal(t, service.NextDone, res.Next)
-	st, _ = f.state(t, task.ID)
-	assert.Equal(t, a2a.TaskStateCanceled, st)
+	// Stored by another send of the message between this send's start
+	// and its step's first write.
+	stores := service.New(f.store, f.dead, agent.Info{Name: "test"}, service.Config{LeaseDuration: testLease, BlockingTimeout: time.Millisecond}, service.Options{Clock: f.clock})
+	first := sent(t, stores, "alice", send(userMsg("m2", "again"), true))
+	again := sent(t, svc, "alice", send(userMsg("m2", "again"), true))
+	require.Len(t, results, 2)
+	assert.Equal(t, engine.NextDone, results[1].Next)
+	assert.Equal(t, first.ID, again.ID)
+	st, rec = f.state(t, first.ID)
+	assert.Equal(t, a2a.TaskStateSubmitted, st, "the step stored nothing")
+	assert.Equal(t, int64(1), rec.Version)
 }
+
+// stepUnsaved is a service.InlineRunner of a function.
+type stepUnsaved func(ctx context.Context, u *engine.Unsaved) error
+
+func (f stepUnsaved) StartUnsaved(ctx context.Context, u *engine.Unsaved) error { return f(ctx, u) }

@@ -1,10 +1,7 @@
 package service
 
 import (
-	"strings"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -89,65 +86,4 @@ func withRuntimeMetadata(rec *store.TaskRecord) *a2a.Task {
 		t.Metadata = md
 	}
 	return t
-}
-
-// replyFromStatus rebuilds the reply a resolved interrupt recorded in a
-// status message (metadata.shared.interrupt with phase resolved): the inverse
-// of resolution. It returns nil when the message records none.
-func replyFromStatus(msg *a2a.Message) *agent.Reply {
-	im, ok := a2a.InterruptOf(msg)
-	if !ok || im.Phase != a2a.InterruptPhaseResolved {
-		return nil
-	}
-	r := &agent.Reply{RequestID: im.RequestID, Type: im.Type}
-	res := im.Resolution
-	r.Permission, _ = res["reply"].(string)
-	if r.Type == agent.InterruptPermission {
-		r.Text, _ = res["message"].(string)
-		return r
-	}
-	r.Rejected, _ = res["rejected"].(bool)
-	r.Text, _ = res["text"].(string)
-	switch answers := res["answers"].(type) {
-	case [][]string:
-		r.Answers = answers
-	case []any:
-		for _, a := range answers {
-			var row []string
-			if list, ok := a.([]any); ok {
-				for _, v := range list {
-					if s, ok := v.(string); ok {
-						row = append(row, s)
-					}
-				}
-			}
-			r.Answers = append(r.Answers, row)
-		}
-	}
-	if r.Answers != nil && r.Text == "" {
-		lines := make([]string, len(r.Answers))
-		for i, a := range r.Answers {
-			lines[i] = strings.Join(a, ", ")
-		}
-		r.Text = strings.Join(lines, "\n")
-	}
-	return r
-}
-
-// resolution is the normalized outcome of an interrupt reply, as shown in
-// metadata.shared.interrupt.resolution.
-func resolution(r *agent.Reply) map[string]any {
-	switch {
-	case r.Type == agent.InterruptPermission:
-		res := map[string]any{"reply": r.Permission}
-		if r.Text != "" {
-			res["message"] = r.Text
-		}
-		return res
-	case r.Rejected:
-		return map[string]any{"rejected": true}
-	case r.Answers != nil:
-		return map[string]any{"answers": r.Answers}
-	}
-	return map[string]any{"text": r.Text}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -39,9 +41,9 @@ func TestOperationsAreCounted(t *testing.T) {
 	_, err = f.svc.SendMessage(ctx, "alice", send(userMsg(service.NewID(), "question"), false))
 	require.NoError(t, err)
 
-	step, err := f.exec.Step(ctx, service.StepRequest{TaskID: task.ID})
+	step, err := f.exec.Step(ctx, engine.Job{TaskID: task.ID})
 	require.NoError(t, err)
-	assert.Equal(t, service.NextDone, step.Next, "a canceled task is not stepped")
+	assert.Equal(t, engine.NextDone, step.Next, "a canceled task is not stepped")
 
 	// The interrupt's TTL passes. The local runner follows the fake clock
 	// and would expire the task itself, outside this request's metrics, as

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -38,7 +40,7 @@ func (s *scripted) Step(ctx context.Context, in agent.StepInput, emit agent.Emit
 
 type fixture struct {
 	svc    *service.Service
-	exec   *service.Executor
+	exec   *engine.Executor
 	store  *memory.Store
 	runner *local.Runner
 	agent  *scripted
@@ -67,7 +69,7 @@ func newFixture(t *testing.T, step func(context.Context, agent.StepInput, agent.
 	// and order is deterministic.
 	clk := clocktest.New(clocktest.Start(t), clocktest.WithTick(time.Millisecond))
 	store := memory.New(memory.Options{Clock: clk})
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk, InterruptTTL: time.Hour, InterruptTombstoneTTL: 10 * time.Minute})
+	exec := engine.NewExecutor(store, ag, engine.Options{Clock: clk, InterruptTTL: time.Hour, InterruptTombstoneTTL: 10 * time.Minute})
 	runner := local.New(exec, local.Options{Clock: clk})
 	t.Cleanup(runner.Close)
 	svc := service.New(store, runner, info, cfg, service.Options{Clock: clk})
@@ -447,7 +449,7 @@ func TestFirstTerminalStateWins(t *testing.T) {
 	}
 	ag := &scripted{info: agent.Info{Name: "race"}, step: gate}
 	store := memory.New(memory.Options{})
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{})
+	exec := engine.NewExecutor(store, ag, engine.Options{})
 	svc := service.New(store, noRunner{}, ag.info, service.Config{}, service.Options{})
 	ctx := context.Background()
 
@@ -463,7 +465,7 @@ func TestFirstTerminalStateWins(t *testing.T) {
 		err      error
 	}
 	results := make([]result, n)
-	steps := make([]service.StepResult, n)
+	steps := make([]engine.StepResult, n)
 	start := make(chan struct{}) // both sides of every pair start together
 	var wg sync.WaitGroup
 	for i, id := range ids {
@@ -471,7 +473,7 @@ func TestFirstTerminalStateWins(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			res, err := exec.Step(ctx, service.StepRequest{TaskID: id, Message: &a2a.Message{}})
+			res, err := exec.Step(ctx, engine.Job{TaskID: id, Message: &a2a.Message{}})
 			assert.NoError(t, err)
 			steps[i] = res
 		}()
@@ -492,7 +494,7 @@ func TestFirstTerminalStateWins(t *testing.T) {
 		if results[i].canceled {
 			nCanceled++
 			assert.Equal(t, a2a.TaskStateCanceled, final.Status.State, "the canceling caller was told canceled")
-			assert.Equal(t, service.NextDone, steps[i].Next)
+			assert.Equal(t, engine.NextDone, steps[i].Next)
 			assert.Equal(t, a2a.TaskStateCanceled, steps[i].State, "the step saw the cancel and dropped its result")
 		} else {
 			nCompleted++
@@ -506,12 +508,12 @@ func TestFirstTerminalStateWins(t *testing.T) {
 
 type noRunner struct{}
 
-func (noRunner) Start(context.Context, service.Job) error            { return nil }
-func (noRunner) Cancel(context.Context, service.CancelRequest) error { return nil }
+func (noRunner) Start(context.Context, engine.Job) error            { return nil }
+func (noRunner) Cancel(context.Context, engine.CancelRequest) error { return nil }
 
 type failingRunner struct{ noRunner }
 
-func (failingRunner) Start(context.Context, service.Job) error { return errors.New("no capacity") }
+func (failingRunner) Start(context.Context, engine.Job) error { return errors.New("no capacity") }
 
 func TestRunnerFailureFailsTheTask(t *testing.T) {
 	ts := memory.New(memory.Options{})

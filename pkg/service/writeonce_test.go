@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -43,7 +45,7 @@ func (w *writes) UpdateTask(ctx context.Context, u store.Update) (int64, error) 
 // noBacklog refuses every job: these steps all finish in their request.
 type noBacklog struct{}
 
-func (noBacklog) Defer(context.Context, service.Job) error { return errors.New("no backlog") }
+func (noBacklog) Defer(context.Context, engine.Job) error { return errors.New("no backlog") }
 
 // A blocking send run in its request stores its task once, finished, when
 // the first step finishes it; a retry runs the step again and answers with
@@ -71,9 +73,9 @@ func TestBlockingSendStoresItsTaskOnce(t *testing.T) {
 			clk := clocktest.New(clocktest.Start(t))
 			ts := &writes{Store: memory.New(memory.Options{Clock: clk})}
 			ag := &scripted{info: agent.Info{Name: "test"}, step: tc.step}
-			exec := service.NewExecutor(ts, ag, service.ExecutorOptions{Clock: clk})
+			exec := engine.NewExecutor(ts, ag, engine.Options{Clock: clk})
 			runner := inline.New(exec, noBacklog{}, inline.Options{Clock: clk})
-			svc := service.New(ts, runner, ag.Info(), service.Config{}, service.Options{Clock: clk})
+			svc := service.New(ts, runner, ag.Info(), service.Config{}, service.Options{Clock: clk, Inline: runner})
 
 			task, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
 			require.NoError(t, err)
@@ -123,8 +125,9 @@ func TestRacingBlockingSendsAnswerWithOneTask(t *testing.T) {
 		started.Wait() // both steps run before either writes
 		return completeWithEcho(ctx, in, emit)
 	}}
-	exec := service.NewExecutor(ts, ag, service.ExecutorOptions{Clock: clk})
-	svc := service.New(ts, inline.New(exec, noBacklog{}, inline.Options{Clock: clk}), ag.Info(), service.Config{}, service.Options{Clock: clk})
+	exec := engine.NewExecutor(ts, ag, engine.Options{Clock: clk})
+	runner := inline.New(exec, noBacklog{}, inline.Options{Clock: clk})
+	svc := service.New(ts, runner, ag.Info(), service.Config{}, service.Options{Clock: clk, Inline: runner})
 
 	tasks := make([]*a2a.Task, 2)
 	errs := make([]error, 2)
@@ -154,8 +157,9 @@ func TestBlockingSendWithAReusedMessageID(t *testing.T) {
 	clk := clocktest.New(clocktest.Start(t))
 	store := &writes{Store: memory.New(memory.Options{Clock: clk})}
 	ag := &scripted{info: agent.Info{Name: "test"}, step: completeWithEcho}
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk})
-	svc := service.New(store, inline.New(exec, noBacklog{}, inline.Options{Clock: clk}), ag.Info(), service.Config{}, service.Options{Clock: clk})
+	exec := engine.NewExecutor(store, ag, engine.Options{Clock: clk})
+	runner := inline.New(exec, noBacklog{}, inline.Options{Clock: clk})
+	svc := service.New(store, runner, ag.Info(), service.Config{}, service.Options{Clock: clk, Inline: runner})
 
 	first, err := svc.SendMessage(ctx, "alice", send(userMsg("m1", "hello"), true))
 	require.NoError(t, err)

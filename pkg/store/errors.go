@@ -99,3 +99,14 @@ func (e *TooLargeError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrTooLarge) true.
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+// Refused reports whether err is a store's refusal to write: nothing was
+// written (a condition, a duplicate, a missing task, a size limit). Any
+// other error may come after the write was made.
+func Refused(err error) bool {
+	var (
+		ce  *ConflictError
+		dup *DuplicateError
+	)
+	return errors.As(err, &ce) || errors.As(err, &dup) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrTooLarge)
+}

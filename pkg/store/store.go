@@ -88,7 +88,7 @@ type PendingInterrupt struct {
 type NewTask struct {
 	// Task holds the id, context id, submitted status and, in History,
 	// exactly the first user message. A task whose first step finished
-	// before it was stored (Job.Unsaved) holds its terminal status instead,
+	// before it was stored (engine.Unsaved) holds its terminal status instead,
 	// the status message after the first message in History, and the
 	// step's complete Artifacts.
 	Task  a2a.Task
@@ -109,19 +109,15 @@ type NewTask struct {
 	// time a runner has to start it.
 	Lease Lease
 	// Fingerprint is the fingerprint of the send that creates the task
-	// (see MessageFingerprint): a later send of its first message's id is
-	// a retry when it has the same, another message when not. The store
-	// keeps it and reports it in a *DuplicateError.
+	// (see service.MessageFingerprint): a later send of its first
+	// message's id is a retry when it has the same, another message when
+	// not. The store keeps it and reports it in a *DuplicateError.
 	Fingerprint string
 	// NoRecord says that the task's first message is not deduplicated:
 	// the store writes no idempotency record for it (idempotency is off,
 	// or the message id is used again past its window), and the task's id
 	// is not TaskIDFor's.
 	NoRecord bool
-	// Refused, for a task a step was to store (Job.Unsaved), is the
-	// store's refusal when a task with its id existed: the step stored
-	// nothing. Never stored.
-	Refused *DuplicateError
 }
 
 // ArtifactIDs are the ids of the artifacts of a task created finished,

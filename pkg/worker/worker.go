@@ -24,9 +24,10 @@ import (
 	"math"
 	"strings"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -39,7 +40,9 @@ const (
 	ActionFail   = "fail"
 )
 
-// Event is the worker's input, built by the state machine.
+// Event is the worker's input, built by the state machine (and, for a run,
+// by the asynchronous path: RunEvent). For run and step it is an
+// engine.Job in the ids a state machine's state can hold.
 type Event struct {
 	Action string `json:"action"`
 	TaskID string `json:"taskId"`
@@ -55,8 +58,20 @@ type Event struct {
 	// step records it on the task, for a cancel to stop it.
 	ExecutionARN string `json:"executionArn,omitempty"`
 	// Takeover, when positive, is the takeover a run is (see
-	// service.Job.Takeover).
+	// engine.Job.Takeover).
 	Takeover int `json:"takeover,omitempty"`
+}
+
+// RunEvent is the run of job's step on the asynchronous path: the job as
+// the worker gets it, by ids. The worker recovers the step's message (or
+// reply) from the stored task by the trigger; a job that says none is a
+// first step.
+func RunEvent(job *engine.Job) Event {
+	trigger := job.StepTrigger()
+	if trigger == "" {
+		trigger = store.TriggerMessage
+	}
+	return Event{Action: ActionRun, TaskID: job.TaskID, Trigger: string(trigger), Takeover: job.Takeover}
 }
 
 // StateError is what Step Functions records of a caught error.
@@ -77,18 +92,18 @@ type Result struct {
 	State string `json:"state"`
 }
 
-// Executor runs the actions; *service.Executor is one.
+// Executor runs the actions; *engine.Executor is one.
 type Executor interface {
-	Step(ctx context.Context, req service.StepRequest) (service.StepResult, error)
-	Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error)
-	Expire(ctx context.Context, taskID, requestID string) (service.StepResult, error)
-	Fail(ctx context.Context, taskID, reason string) (service.StepResult, error)
+	Step(ctx context.Context, req engine.Job) (engine.StepResult, error)
+	Await(ctx context.Context, req engine.AwaitRequest) (engine.StepResult, error)
+	Expire(ctx context.Context, taskID, requestID string) (engine.StepResult, error)
+	Fail(ctx context.Context, taskID, reason string) (engine.StepResult, error)
 }
 
 // Starter hands work to a state machine execution; the Step Functions
 // runner is one.
 type Starter interface {
-	Start(ctx context.Context, job service.Job) error
+	Start(ctx context.Context, job engine.Job) error
 }
 
 // Handler handles the worker's events.
@@ -117,7 +132,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
 		return Result{}, fmt.Errorf("%w: taskId is required", ErrBadEvent)
 	}
 	var (
-		res service.StepResult
+		res engine.StepResult
 		err error
 	)
 	switch ev.Action {
@@ -132,12 +147,12 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
 		if terr != nil {
 			return Result{}, terr
 		}
-		res, err = h.exec.Step(ctx, service.StepRequest{TaskID: ev.TaskID, Trigger: trigger, ExecutionARN: ev.ExecutionARN})
+		res, err = h.exec.Step(ctx, engine.Job{TaskID: ev.TaskID, Trigger: trigger, ExecutionARN: ev.ExecutionARN})
 	case ActionAwait:
 		if ev.RequestID == "" || ev.TaskToken == "" {
 			return Result{}, fmt.Errorf("%w: await needs requestId and taskToken", ErrBadEvent)
 		}
-		res, err = h.exec.Await(ctx, service.AwaitRequest{TaskID: ev.TaskID, RequestID: ev.RequestID, TaskToken: ev.TaskToken})
+		res, err = h.exec.Await(ctx, engine.AwaitRequest{TaskID: ev.TaskID, RequestID: ev.RequestID, TaskToken: ev.TaskToken})
 	case ActionExpire:
 		res, err = h.exec.Expire(ctx, ev.TaskID, ev.RequestID)
 	case ActionFail:
@@ -172,20 +187,20 @@ func stepTrigger(ev Event) (store.Trigger, error) {
 // asked for. A task done in its step never touches Step Functions. The
 // execution is named by the task and its version after the step, so a
 // retried run starts it once.
-func (h *Handler) run(ctx context.Context, taskID string, trigger store.Trigger) (service.StepResult, error) {
+func (h *Handler) run(ctx context.Context, taskID string, trigger store.Trigger) (engine.StepResult, error) {
 	// A new task's step that ends at once writes the task once (LeaseLater).
-	res, err := h.exec.Step(ctx, service.StepRequest{TaskID: taskID, Trigger: trigger, LeaseLater: true})
-	if err != nil || res.Next == service.NextDone {
+	res, err := h.exec.Step(ctx, engine.Job{TaskID: taskID, Trigger: trigger, LeaseLater: true})
+	if err != nil || res.Next == engine.NextDone {
 		return res, err
 	}
 	if h.machine == nil {
 		return res, fmt.Errorf("worker: task %s goes on (%s) but this worker has no state machine to hand it to (A2A_STATE_MACHINE_ARN)", taskID, res.Next)
 	}
-	resume := &service.Resume{After: res.After, Version: res.Version}
-	if res.Next == service.NextAwait {
-		resume = &service.Resume{AwaitRequestID: res.RequestID, Version: res.Version}
+	resume := &engine.Resume{After: res.After, Version: res.Version}
+	if res.Next == engine.NextAwait {
+		resume = &engine.Resume{AwaitRequestID: res.RequestID, Version: res.Version}
 	}
-	if err := h.machine.Start(ctx, service.Job{TaskID: taskID, Resume: resume}); err != nil {
+	if err := h.machine.Start(ctx, engine.Job{TaskID: taskID, Resume: resume}); err != nil {
 		// The task keeps the lease of its wait (or its interrupt, the
 		// lease until it is shown): a sweep takes it over once it lapses.
 		return res, fmt.Errorf("hand task %s to the state machine: %w", taskID, err)

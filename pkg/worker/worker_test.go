@@ -6,60 +6,61 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 // fake records the actions it is asked to run and answers res.
 type fake struct {
-	res   service.StepResult
+	res   engine.StepResult
 	err   error
 	calls []string
-	step  service.StepRequest
-	await service.AwaitRequest
+	step  engine.Job
+	await engine.AwaitRequest
 	fail  string
 }
 
-func (f *fake) Step(_ context.Context, req service.StepRequest) (service.StepResult, error) {
+func (f *fake) Step(_ context.Context, req engine.Job) (engine.StepResult, error) {
 	f.calls, f.step = append(f.calls, "step"), req
 	return f.res, f.err
 }
-func (f *fake) Await(_ context.Context, req service.AwaitRequest) (service.StepResult, error) {
+func (f *fake) Await(_ context.Context, req engine.AwaitRequest) (engine.StepResult, error) {
 	f.calls, f.await = append(f.calls, "await"), req
 	return f.res, f.err
 }
-func (f *fake) Expire(_ context.Context, taskID, requestID string) (service.StepResult, error) {
+func (f *fake) Expire(_ context.Context, taskID, requestID string) (engine.StepResult, error) {
 	f.calls = append(f.calls, "expire "+taskID+" "+requestID)
 	return f.res, f.err
 }
-func (f *fake) Fail(_ context.Context, taskID, reason string) (service.StepResult, error) {
+func (f *fake) Fail(_ context.Context, taskID, reason string) (engine.StepResult, error) {
 	f.calls, f.fail = append(f.calls, "fail "+taskID), reason
 	return f.res, f.err
 }
 
 func TestActions(t *testing.T) {
 	ctx := context.Background()
-	f := &fake{res: service.StepResult{Next: service.NextContinue, After: 1500 * time.Millisecond, State: a2a.TaskStateWorking}}
+	f := &fake{res: engine.StepResult{Next: engine.NextContinue, After: 1500 * time.Millisecond, State: a2a.TaskStateWorking}}
 	h := worker.New(f, nil, nil)
 
 	res, err := h.Handle(ctx, worker.Event{Action: "step", TaskID: "t", Trigger: "reply", ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"})
 	require.NoError(t, err)
 	assert.Equal(t, worker.Result{Next: "continue", AfterSeconds: 2, State: "working"}, res, "delays round up to whole seconds")
-	assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: store.TriggerReply, ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"}, f.step,
+	assert.Equal(t, engine.Job{TaskID: "t", Trigger: store.TriggerReply, ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"}, f.step,
 		"the step records the execution it runs in")
 
-	f.res = service.StepResult{Next: service.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1"}
+	f.res = engine.StepResult{Next: engine.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1"}
 	res, err = h.Handle(ctx, worker.Event{Action: "await", TaskID: "t", RequestID: "r1", TaskToken: "tok"})
 	require.NoError(t, err)
 	assert.Equal(t, worker.Result{Next: "await", RequestID: "r1", State: "input-required"}, res)
-	assert.Equal(t, service.AwaitRequest{TaskID: "t", RequestID: "r1", TaskToken: "tok"}, f.await)
+	assert.Equal(t, engine.AwaitRequest{TaskID: "t", RequestID: "r1", TaskToken: "tok"}, f.await)
 
-	f.res = service.StepResult{Next: service.NextDone, State: a2a.TaskStateFailed}
+	f.res = engine.StepResult{Next: engine.NextDone, State: a2a.TaskStateFailed}
 	_, err = h.Handle(ctx, worker.Event{Action: "expire", TaskID: "t", RequestID: "r1"})
 	require.NoError(t, err)
 	_, err = h.Handle(ctx, worker.Event{Action: "fail", TaskID: "t", Error: &worker.StateError{Error: "Lambda.Unknown", Cause: "boom"}})
@@ -115,11 +116,11 @@ func TestFailureMessages(t *testing.T) {
 
 // machine records the jobs handed to the state machine.
 type machine struct {
-	jobs []service.Job
+	jobs []engine.Job
 	err  error
 }
 
-func (m *machine) Start(_ context.Context, job service.Job) error {
+func (m *machine) Start(_ context.Context, job engine.Job) error {
 	m.jobs = append(m.jobs, job)
 	return m.err
 }
@@ -131,20 +132,20 @@ func TestRunHandsWhatFollowsToTheStateMachine(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		res  service.StepResult
-		want []service.Job
+		res  engine.StepResult
+		want []engine.Job
 	}{
-		{"done", service.StepResult{Next: service.NextDone, State: a2a.TaskStateCompleted}, nil},
-		{"continue", service.StepResult{Next: service.NextContinue, After: 3 * time.Second, State: a2a.TaskStateWorking, Version: 4},
-			[]service.Job{{TaskID: "t", Resume: &service.Resume{After: 3 * time.Second, Version: 4}}}},
-		{"await", service.StepResult{Next: service.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1", Version: 3},
-			[]service.Job{{TaskID: "t", Resume: &service.Resume{AwaitRequestID: "r1", Version: 3}}}},
+		{"done", engine.StepResult{Next: engine.NextDone, State: a2a.TaskStateCompleted}, nil},
+		{"continue", engine.StepResult{Next: engine.NextContinue, After: 3 * time.Second, State: a2a.TaskStateWorking, Version: 4},
+			[]engine.Job{{TaskID: "t", Resume: &engine.Resume{After: 3 * time.Second, Version: 4}}}},
+		{"await", engine.StepResult{Next: engine.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1", Version: 3},
+			[]engine.Job{{TaskID: "t", Resume: &engine.Resume{AwaitRequestID: "r1", Version: 3}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, m := &fake{res: tc.res}, &machine{}
 			_, err := worker.New(f, m, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message", Takeover: 1})
 			require.NoError(t, err)
-			assert.Equal(t, service.StepRequest{TaskID: "t", Trigger: store.TriggerMessage, LeaseLater: true}, f.step)
+			assert.Equal(t, engine.Job{TaskID: "t", Trigger: store.TriggerMessage, LeaseLater: true}, f.step)
 			assert.Equal(t, tc.want, m.jobs)
 		})
 	}
@@ -152,7 +153,7 @@ func TestRunHandsWhatFollowsToTheStateMachine(t *testing.T) {
 	// An execution that does not start fails the invocation: the task keeps
 	// the lease of its wait, which a sweep takes over.
 	boom := errors.New("throttled")
-	f := &fake{res: service.StepResult{Next: service.NextContinue, Version: 2}}
+	f := &fake{res: engine.StepResult{Next: engine.NextContinue, Version: 2}}
 	_, err := worker.New(f, &machine{err: boom}, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message"})
 	assert.ErrorIs(t, err, boom)
 	_, err = worker.New(f, nil, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message"})

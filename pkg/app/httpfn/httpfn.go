@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -39,11 +41,11 @@ import (
 )
 
 // Store is what the HTTP Lambda functions need of a task store: the
-// tasks, and a place for the work a request cannot run (the DynamoDB store
-// is both).
+// tasks, and a place to record the work a request cannot run in the
+// inline execution mode (the DynamoDB store is both).
 type Store interface {
 	store.Store
-	inline.Backlog
+	inline.Recorder
 }
 
 // Options configure the handler of an HTTP Lambda function.
@@ -121,35 +123,40 @@ func newFunction(ctx context.Context, getenv func(string) string, reg *agent.Reg
 	return NewHandler(fn.Config, fn.Agent, fn.Store, o)
 }
 
-// runner returns the runner of the execution mode for exec: in inline
-// mode the inline runner alone; in the auto and stepfunctions modes the
+// runners returns the runner of the execution mode for exec, and the
+// inline runner that runs blocking sends' steps in their requests (nil in
+// stepfunctions mode): in inline mode the inline runner alone, recording
+// what it cannot run on the task; in the auto and stepfunctions modes the
 // router of pkg/runner/auto over the asynchronous path (o's Invoker) and
-// the state machine (o's Step Functions client), with the inline runner for
-// blocking sends in auto mode.
-func runner(cfg config.Config, exec *service.Executor, store Store, o Options) (service.Runner, error) {
+// the state machine (o's Step Functions client), with the inline runner
+// for blocking sends in auto mode.
+func runners(cfg config.Config, exec *engine.Executor, store Store, o Options) (engine.Runner, service.InlineRunner, error) {
 	budget := inline.Options{Budget: cfg.BlockingTimeout, Clock: o.Clock, Logger: o.Log}
 	if cfg.Execution.Mode == config.ExecutionInline {
-		return inline.New(exec, store, budget), nil
+		in := inline.New(exec, inline.Record(store), budget)
+		return in, in, nil
 	}
 	if o.StepFunctions == nil {
-		return nil, fmt.Errorf("A2A_EXECUTION=%s needs a Step Functions client", cfg.Execution.Mode)
+		return nil, nil, fmt.Errorf("A2A_EXECUTION=%s needs a Step Functions client", cfg.Execution.Mode)
 	}
 	machine, err := stepfunctions.New(o.StepFunctions, stepfunctions.Options{StateMachineARN: cfg.Execution.StateMachineARN, InterruptTTL: cfg.InterruptTTL, Logger: o.Log})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var steps service.Runner // nil: this function starts no step (tasks)
+	var steps engine.Runner // nil: this function starts no step (tasks)
 	if o.Invoker != nil {
 		if steps, err = async.New(o.Invoker, cfg.Execution.WorkerFunction, o.Log); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	router := auto.New(steps, machine)
-	if cfg.Execution.Mode == config.ExecutionAuto {
-		budget.HandOffInterrupts = true
-		router.RunInline(inline.New(exec, router, budget))
+	if cfg.Execution.Mode != config.ExecutionAuto {
+		return router, nil, nil
 	}
-	return router, nil
+	budget.HandOffInterrupts = true
+	in := inline.New(exec, router, budget)
+	router.RunInline(in)
+	return router, in, nil
 }
 
 // checkConfig refuses what cannot work in Lambda.
@@ -207,8 +214,8 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	if o.Files == nil {
 		o.Files = serviceopts.Files(cfg, nil, o.Clock, o.Log)
 	}
-	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log, o.Files))
-	r, err := runner(cfg, exec, store, o)
+	exec := engine.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log, o.Files))
+	r, in, err := runners(cfg, exec, store, o)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +223,7 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	// start, however that time went: in the inline runner's steps, then
 	// for work handed over (an interrupt the state machine shows, a step
 	// that goes on in the worker).
-	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: o.Files})
+	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: o.Files, Inline: in})
 	return httpapi.New(httpapi.Options{
 		Service:         svc,
 		Auth:            authn,

@@ -6,6 +6,8 @@ package serviceopts
 import (
 	"log/slog"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
@@ -26,8 +28,8 @@ func Service(cfg config.Config) service.Config {
 
 // Executor is the executor part of the configuration, with the files fs
 // keeps.
-func Executor(cfg config.Config, clk clock.Clock, log *slog.Logger, fs service.Files) service.ExecutorOptions {
-	return service.ExecutorOptions{Clock: clk, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL,
+func Executor(cfg config.Config, clk clock.Clock, log *slog.Logger, fs engine.Files) engine.Options {
+	return engine.Options{Clock: clk, Logger: log, InterruptTTL: cfg.InterruptTTL, InterruptTombstoneTTL: cfg.InterruptTombstoneTTL,
 		LeaseDuration: cfg.LeaseDuration, MaxTakeovers: cfg.MaxTakeovers, Files: fs}
 }
 

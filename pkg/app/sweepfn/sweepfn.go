@@ -11,6 +11,8 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -24,18 +26,17 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // Func is the sweep function's handler: one sweep per scheduled event.
-type Func func(ctx context.Context, ev events.CloudWatchEvent) (service.SweepResult, error)
+type Func func(ctx context.Context, ev events.CloudWatchEvent) (engine.SweepResult, error)
 
-// Store is what the sweep needs of a task store: the tasks, and the
-// backlog of the inline runner (the DynamoDB store is both).
+// Store is what the sweep needs of a task store: the executor's, and a
+// place to record the work the inline runner cannot run (the DynamoDB
+// store is both).
 type Store interface {
-	store.Store
-	inline.Backlog
+	engine.Store
+	inline.Recorder
 }
 
 // New builds the sweep function's handler (scheduled every minute by
@@ -85,10 +86,10 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, inv async.Invoke
 	if fs == nil {
 		fs = serviceopts.Files(cfg, nil, clk, log)
 	}
-	exec := service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs))
-	var r service.Starter
+	exec := engine.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs))
+	var r engine.Starter
 	if cfg.Execution.Mode == config.ExecutionInline {
-		r = blockingStarter{inline.New(exec, store, inline.Options{Budget: cfg.BlockingTimeout, Clock: clk, Logger: log})}
+		r = blockingStarter{inline.New(exec, inline.Record(store), inline.Options{Budget: cfg.BlockingTimeout, Clock: clk, Logger: log})}
 	} else {
 		if inv == nil {
 			return nil, fmt.Errorf("A2A_EXECUTION=%s needs a Lambda client to invoke the worker", cfg.Execution.Mode)
@@ -99,9 +100,9 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, inv async.Invoke
 		}
 		r = steps
 	}
-	return func(ctx context.Context, ev events.CloudWatchEvent) (service.SweepResult, error) {
+	return func(ctx context.Context, ev events.CloudWatchEvent) (engine.SweepResult, error) {
 		if ev.DetailType != "Scheduled Event" {
-			return service.SweepResult{}, fmt.Errorf("sweep: want an EventBridge scheduled event, got detail-type %q", ev.DetailType)
+			return engine.SweepResult{}, fmt.Errorf("sweep: want an EventBridge scheduled event, got detail-type %q", ev.DetailType)
 		}
 		res, err := exec.Sweep(ctx, r)
 		level := slog.LevelInfo
@@ -117,7 +118,7 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, inv async.Invoke
 // runner defers non-blocking jobs).
 type blockingStarter struct{ r *inline.Runner }
 
-func (b blockingStarter) Start(ctx context.Context, job service.Job) error {
+func (b blockingStarter) Start(ctx context.Context, job engine.Job) error {
 	job.Blocking = true
 	return b.r.Start(ctx, job)
 }

@@ -14,6 +14,8 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
@@ -22,7 +24,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
@@ -87,5 +88,5 @@ func NewHandler(cfg config.Config, ag agent.Agent, store store.Store, api stepfu
 		}
 		machine = m
 	}
-	return worker.New(service.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs)), machine, log), nil
+	return worker.New(engine.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs)), machine, log), nil
 }

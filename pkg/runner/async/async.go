@@ -23,9 +23,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
@@ -34,7 +34,7 @@ type Invoker interface {
 	InvokeAsync(ctx context.Context, function string, payload []byte) error
 }
 
-// Runner is a service.Runner that hands each job's step to the worker
+// Runner is a engine.Runner that hands each job's step to the worker
 // function.
 type Runner struct {
 	invoker  Invoker
@@ -42,7 +42,7 @@ type Runner struct {
 	log      *slog.Logger
 }
 
-var _ service.Runner = (*Runner)(nil)
+var _ engine.Runner = (*Runner)(nil)
 
 // New returns a runner invoking function (the worker's name or ARN).
 func New(invoker Invoker, function string, log *slog.Logger) (*Runner, error) {
@@ -55,12 +55,12 @@ func New(invoker Invoker, function string, log *slog.Logger) (*Runner, error) {
 	return &Runner{invoker: invoker, function: function, log: logger.Or(log)}, nil
 }
 
-// Start implements service.Runner: it queues the worker's run of the job's
+// Start implements engine.Runner: it queues the worker's run of the job's
 // step, which the worker finds from the stored task (the job's trigger).
 // An invocation Lambda refuses is logged and not an error: the task's lease
 // covers it (see the package comment), so the work is delayed, not lost.
-func (r *Runner) Start(ctx context.Context, job service.Job) error {
-	ev := worker.Event{Action: worker.ActionRun, TaskID: job.TaskID, Trigger: string(trigger(job)), Takeover: job.Takeover}
+func (r *Runner) Start(ctx context.Context, job engine.Job) error {
+	ev := worker.RunEvent(&job)
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("async: encode the run of task %s: %w", job.TaskID, err)
@@ -72,21 +72,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 	return nil
 }
 
-// trigger is what started the job's step: the worker recovers its message
-// (or reply) from the stored task.
-func trigger(job service.Job) store.Trigger {
-	switch {
-	case job.Reply != nil:
-		return store.TriggerReply
-	case job.Message != nil:
-		return store.TriggerMessage
-	case job.Trigger != "":
-		return job.Trigger
-	}
-	return store.TriggerMessage
-}
-
-// Cancel implements service.Runner. A step running in the worker stops at
+// Cancel implements engine.Runner. A step running in the worker stops at
 // its next write, which the store refuses for a canceled task; a run not
 // started yet finds the task canceled.
-func (r *Runner) Cancel(context.Context, service.CancelRequest) error { return nil }
+func (r *Runner) Cancel(context.Context, engine.CancelRequest) error { return nil }

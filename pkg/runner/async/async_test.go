@@ -6,13 +6,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
@@ -42,7 +43,7 @@ func TestStartInvokesTheWorker(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	msg := &a2a.Message{MessageID: "m"}
-	for _, j := range []service.Job{
+	for _, j := range []engine.Job{
 		{TaskID: "t1", Message: msg},
 		{TaskID: "t2", Message: msg, Reply: &agent.Reply{RequestID: "r"}},
 		{TaskID: "t3", Takeover: 2, Trigger: store.TriggerContinue},
@@ -57,7 +58,7 @@ func TestStartInvokesTheWorker(t *testing.T) {
 		{Action: worker.ActionRun, TaskID: "t3", Trigger: "continue", Takeover: 2},
 		{Action: worker.ActionRun, TaskID: "t4", Trigger: "message"},
 	}, inv.events)
-	assert.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t1"}))
+	assert.NoError(t, r.Cancel(ctx, engine.CancelRequest{TaskID: "t1"}))
 }
 
 // An invocation Lambda refuses delays the task (its lease lapses into a
@@ -66,7 +67,7 @@ func TestARefusedInvocationIsLeftToTheLease(t *testing.T) {
 	inv := &invoker{err: errors.New("TooManyRequestsException (HTTP 429): Rate Exceeded.")}
 	r, err := async.New(inv, "worker", nil)
 	require.NoError(t, err)
-	assert.NoError(t, r.Start(context.Background(), service.Job{TaskID: "t1"}))
+	assert.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "t1"}))
 	assert.Len(t, inv.events, 1)
 
 	_, err = async.New(inv, "", nil)

@@ -2,7 +2,8 @@
 // stepfunctions execution modes to where each runs at the least cost:
 //
 //   - a blocking send's steps (auto mode) run in the request, within its
-//     budget (the inline runner);
+//     budget (the inline runner; the service hands a new task's first
+//     step to it directly, as its InlineRunner);
 //   - a step to run now that no request runs (a non-blocking send, a
 //     blocking one in stepfunctions mode or whose step outlived its
 //     request, a reply no execution waits for, a takeover) goes to the
@@ -20,35 +21,33 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
 // Runner routes jobs between the inline runner, the asynchronous path and
 // the state machine.
 type Runner struct {
-	inline  service.InlineRunner
-	async   service.Runner
-	machine service.Runner
+	inline  engine.Runner
+	async   engine.Runner
+	machine engine.Runner
 }
 
-var _ service.InlineRunner = (*Runner)(nil)
+var _ engine.Runner = (*Runner)(nil)
 
 // New returns a router of jobs to async (the asynchronous path) and
 // machine (the Step Functions runner). Without RunInline it runs no step
 // in a request (the stepfunctions execution mode). A nil async refuses the
 // steps to run now: a function that starts none (tasks) needs no worker.
-func New(async, machine service.Runner) *Runner { return &Runner{async: async, machine: machine} }
+func New(async, machine engine.Runner) *Runner { return &Runner{async: async, machine: machine} }
 
 // RunInline makes r run blocking sends' steps with in, which must hand
 // what it cannot run to r (Defer).
-func (r *Runner) RunInline(in service.InlineRunner) { r.inline = in }
+func (r *Runner) RunInline(in engine.Runner) { r.inline = in }
 
-// StartsInline implements service.InlineRunner.
-func (r *Runner) StartsInline() bool { return r.inline != nil && r.inline.StartsInline() }
-
-// Start implements service.Runner.
-func (r *Runner) Start(ctx context.Context, job service.Job) error {
+// Start implements engine.Runner.
+func (r *Runner) Start(ctx context.Context, job engine.Job) error {
 	if job.Reply != nil && job.TaskToken != "" {
 		err := r.machine.Start(ctx, job)
 		if !errors.Is(err, stepfunctions.ErrNotWaiting) {
@@ -58,7 +57,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		// was stopped): the reply's step runs on its own.
 		job.TaskToken = ""
 	}
-	if job.Blocking && job.Resume == nil && r.StartsInline() {
+	if job.Blocking && job.Resume == nil && r.inline != nil {
 		return r.inline.Start(ctx, job)
 	}
 	return r.Defer(ctx, job)
@@ -67,7 +66,7 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 // Defer takes the work a request could not run itself (the inline runner's
 // backlog): a wait or an interrupt goes to an execution, a step to run now
 // to the asynchronous path.
-func (r *Runner) Defer(ctx context.Context, job service.Job) error {
+func (r *Runner) Defer(ctx context.Context, job engine.Job) error {
 	if job.Resume != nil {
 		return r.machine.Start(ctx, job)
 	}
@@ -77,9 +76,9 @@ func (r *Runner) Defer(ctx context.Context, job service.Job) error {
 	return r.async.Start(ctx, job)
 }
 
-// Cancel implements service.Runner: the task's execution is stopped (or
+// Cancel implements engine.Runner: the task's execution is stopped (or
 // its wait failed); a step running in a request or in the worker stops at
 // its next write.
-func (r *Runner) Cancel(ctx context.Context, req service.CancelRequest) error {
+func (r *Runner) Cancel(ctx context.Context, req engine.CancelRequest) error {
 	return r.machine.Cancel(ctx, req)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,7 +18,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/runnertest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
@@ -28,13 +29,12 @@ func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
 // recorder records the jobs and cancels a runner gets; a machine recorder
 // answers replies with err.
 type recorder struct {
-	started  []service.Job
-	canceled []service.CancelRequest
+	started  []engine.Job
+	canceled []engine.CancelRequest
 	err      error
-	inline   bool
 }
 
-func (r *recorder) Start(_ context.Context, j service.Job) error {
+func (r *recorder) Start(_ context.Context, j engine.Job) error {
 	r.started = append(r.started, j)
 	if j.TaskToken != "" {
 		return r.err
@@ -42,12 +42,10 @@ func (r *recorder) Start(_ context.Context, j service.Job) error {
 	return nil
 }
 
-func (r *recorder) Cancel(_ context.Context, c service.CancelRequest) error {
+func (r *recorder) Cancel(_ context.Context, c engine.CancelRequest) error {
 	r.canceled = append(r.canceled, c)
 	return nil
 }
-
-func (r *recorder) StartsInline() bool { return r.inline }
 
 // Each job goes where it costs least: a blocking send's step in the
 // request (auto mode), a step to run now to the asynchronous path, a reply
@@ -55,45 +53,43 @@ func (r *recorder) StartsInline() bool { return r.inline }
 // execution; a first step never to Step Functions.
 func TestRouting(t *testing.T) {
 	ctx := context.Background()
-	blocking := service.Job{TaskID: "t1", Blocking: true}
-	nonBlocking := service.Job{TaskID: "t2"}
-	reply := service.Job{TaskID: "t3", Reply: &agent.Reply{RequestID: "r1"}, TaskToken: "tok"}
-	tokenless := service.Job{TaskID: "t4", Reply: &agent.Reply{RequestID: "r2"}}
-	takeover := service.Job{TaskID: "t5", Takeover: 1, Trigger: store.TriggerContinue}
-	wait := service.Job{TaskID: "t6", Resume: &service.Resume{After: time.Minute, Version: 3}}
-	interrupt := service.Job{TaskID: "t7", Resume: &service.Resume{AwaitRequestID: "r3", Version: 2}}
-	jobs := []service.Job{blocking, nonBlocking, reply, tokenless, takeover, wait, interrupt}
+	blocking := engine.Job{TaskID: "t1", Blocking: true}
+	nonBlocking := engine.Job{TaskID: "t2"}
+	reply := engine.Job{TaskID: "t3", Reply: &agent.Reply{RequestID: "r1"}, TaskToken: "tok"}
+	tokenless := engine.Job{TaskID: "t4", Reply: &agent.Reply{RequestID: "r2"}}
+	takeover := engine.Job{TaskID: "t5", Takeover: 1, Trigger: store.TriggerContinue}
+	wait := engine.Job{TaskID: "t6", Resume: &engine.Resume{After: time.Minute, Version: 3}}
+	interrupt := engine.Job{TaskID: "t7", Resume: &engine.Resume{AwaitRequestID: "r3", Version: 2}}
+	jobs := []engine.Job{blocking, nonBlocking, reply, tokenless, takeover, wait, interrupt}
 
 	t.Run("auto", func(t *testing.T) {
-		steps, machine, in := &recorder{}, &recorder{}, &recorder{inline: true}
+		steps, machine, in := &recorder{}, &recorder{}, &recorder{}
 		r := auto.New(steps, machine)
 		r.RunInline(in)
-		assert.True(t, r.StartsInline())
 		for _, j := range jobs {
 			require.NoError(t, r.Start(ctx, j))
 		}
-		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t1", ExecutionARN: "arn"}))
-		assert.Equal(t, []service.Job{blocking}, in.started, "a blocking send's step runs in the request")
-		assert.Equal(t, []service.Job{nonBlocking, tokenless, takeover}, steps.started, "steps to run now go to the worker")
-		assert.Equal(t, []service.Job{reply, wait, interrupt}, machine.started, "replies, waits and interrupts go to Step Functions")
-		assert.Equal(t, []service.CancelRequest{{TaskID: "t1", ExecutionARN: "arn"}}, machine.canceled)
+		require.NoError(t, r.Cancel(ctx, engine.CancelRequest{TaskID: "t1", ExecutionARN: "arn"}))
+		assert.Equal(t, []engine.Job{blocking}, in.started, "a blocking send's step runs in the request")
+		assert.Equal(t, []engine.Job{nonBlocking, tokenless, takeover}, steps.started, "steps to run now go to the worker")
+		assert.Equal(t, []engine.Job{reply, wait, interrupt}, machine.started, "replies, waits and interrupts go to Step Functions")
+		assert.Equal(t, []engine.CancelRequest{{TaskID: "t1", ExecutionARN: "arn"}}, machine.canceled)
 	})
 	t.Run("stepfunctions", func(t *testing.T) {
 		steps, machine := &recorder{}, &recorder{}
 		r := auto.New(steps, machine)
-		assert.False(t, r.StartsInline())
 		for _, j := range jobs {
 			require.NoError(t, r.Start(ctx, j))
 		}
-		assert.Equal(t, []service.Job{blocking, nonBlocking, tokenless, takeover}, steps.started, "no step runs in a request")
-		assert.Equal(t, []service.Job{reply, wait, interrupt}, machine.started)
+		assert.Equal(t, []engine.Job{blocking, nonBlocking, tokenless, takeover}, steps.started, "no step runs in a request")
+		assert.Equal(t, []engine.Job{reply, wait, interrupt}, machine.started)
 	})
 	t.Run("a reply no execution waits for runs on the asynchronous path", func(t *testing.T) {
 		steps, machine := &recorder{}, &recorder{err: stepfunctions.ErrNotWaiting}
 		r := auto.New(steps, machine)
 		require.NoError(t, r.Start(ctx, reply))
-		assert.Equal(t, []service.Job{reply}, machine.started)
-		assert.Equal(t, []service.Job{{TaskID: "t3", Reply: reply.Reply}}, steps.started)
+		assert.Equal(t, []engine.Job{reply}, machine.started)
+		assert.Equal(t, []engine.Job{{TaskID: "t3", Reply: reply.Reply}}, steps.started)
 	})
 	t.Run("a function without a worker starts no step", func(t *testing.T) {
 		r := auto.New(nil, &recorder{})
@@ -109,7 +105,7 @@ func TestRouting(t *testing.T) {
 // tell the time with the injected clock, so a reply is taken or refused by
 // it, whatever the state machine's timer says.
 func TestFollowsTheClock(t *testing.T) {
-	runnertest.Run(t, func(t *testing.T, exec *service.Executor, clk *clocktest.Clock) service.Runner {
+	runnertest.Run(t, func(t *testing.T, exec *engine.Executor, clk *clocktest.Clock) engine.Runner {
 		var w *worker.Handler
 		m := sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) { return w.Handle(ctx, ev) }))
 		machine, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: runnertest.InterruptTTL})

@@ -11,8 +11,8 @@
 // mode (sam local) the task is marked as awaiting execution, for a sweep.
 //
 // A step that outlives the budget is never failed for it: the runner stops
-// it (the step stores nothing more, see service.ErrStepStopped), stores its
-// task if the step had not (service.Executor.HandOver), and hands the step
+// it (the step stores nothing more, see engine.ErrStepStopped), stores its
+// task if the step had not (engine.Executor.HandOver), and hands the step
 // to its backlog, which runs it again elsewhere from the task's last
 // checkpoint (steps are at least once). The send then answers with the
 // task as it stands: working.
@@ -25,18 +25,20 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// Executor runs the actions of the step protocol; *service.Executor is one.
+// Executor runs the actions of the step protocol; *engine.Executor is one.
 type Executor interface {
-	Step(ctx context.Context, req service.StepRequest) (service.StepResult, error)
-	Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error)
-	HandOver(ctx context.Context, nt *store.NewTask) error
+	Step(ctx context.Context, job engine.Job) (engine.StepResult, error)
+	StepUnsaved(ctx context.Context, u *engine.Unsaved) (engine.StepResult, error)
+	Await(ctx context.Context, req engine.AwaitRequest) (engine.StepResult, error)
+	HandOver(ctx context.Context, u *engine.Unsaved) error
 }
 
 // Backlog keeps the jobs a request could not run itself.
@@ -44,7 +46,7 @@ type Backlog interface {
 	// Defer hands job to a runner outside the request. It returns
 	// store.ErrNotFound for a task that does not exist or expired, and
 	// nil, doing nothing, for a terminal task.
-	Defer(ctx context.Context, job service.Job) error
+	Defer(ctx context.Context, job engine.Job) error
 }
 
 // Defaults of Options.
@@ -82,7 +84,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Runner is a service.Runner that runs steps in the caller's request.
+// Runner is an engine.Runner that runs steps in the caller's request, and
+// the service's InlineRunner.
 type Runner struct {
 	exec     Executor
 	backlog  Backlog
@@ -93,11 +96,7 @@ type Runner struct {
 	log      *slog.Logger
 }
 
-var _ service.InlineRunner = (*Runner)(nil)
-
-// StartsInline implements service.InlineRunner: a blocking job's steps run
-// in the request, so its task may be stored by its first step.
-func (r *Runner) StartsInline() bool { return true }
+var _ engine.Runner = (*Runner)(nil)
 
 // New returns a runner of exec's steps that hands to backlog what it
 // cannot run.
@@ -109,7 +108,7 @@ func New(exec Executor, backlog Backlog, o Options) *Runner {
 	return r
 }
 
-// Start implements service.Runner. A non-blocking job is deferred. A
+// Start implements engine.Runner. A non-blocking job is deferred. A
 // blocking job's steps run now, each until the end of the budget (counted
 // on the clock) or of the request's deadline less the reserve (a Lambda's
 // remaining time, which bounds the request through its context): a step
@@ -117,10 +116,24 @@ func New(exec Executor, backlog Backlog, o Options) *Runner {
 // A Continue whose delay does not fit is deferred, with what is left of its
 // delay; so is a step the store failed. Start returns an error only when a
 // job could not be handed over: the work was not scheduled.
-func (r *Runner) Start(ctx context.Context, job service.Job) error {
+func (r *Runner) Start(ctx context.Context, job engine.Job) error {
 	if !job.Blocking {
 		return r.deferJob(ctx, job)
 	}
+	return r.run(ctx, engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger, LeaseLater: true}, nil)
+}
+
+// StartUnsaved runs the steps of u's task, a blocking send's new task not
+// stored yet, as Start runs a blocking job's: the first step stores it
+// (the service's InlineRunner). When even the task as created cannot be
+// stored, the error wraps store.ErrTooLarge.
+func (r *Runner) StartUnsaved(ctx context.Context, u *engine.Unsaved) error {
+	return r.run(ctx, u.Job(), u)
+}
+
+// run runs req's step and those that follow it (see Start); u, when
+// set, is the task of the first, not stored yet.
+func (r *Runner) run(ctx context.Context, req engine.Job, u *engine.Unsaved) error {
 	runCtx := ctx
 	if d, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
@@ -128,68 +141,73 @@ func (r *Runner) Start(ctx context.Context, job service.Job) error {
 		defer cancel()
 	}
 	end := r.clock.Now().Add(r.budget)
-	req := service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger, LeaseLater: true, Created: job.Created, Unsaved: job.Unsaved}
 	for {
 		left := end.Sub(r.clock.Now())
 		if left <= 0 || runCtx.Err() != nil {
 			return r.deferJob(ctx, jobOf(req))
 		}
-		res, err := r.step(runCtx, req, left)
-		if errors.Is(err, service.ErrStepStopped) {
-			return r.handOverStep(ctx, req)
+		res, err := r.step(runCtx, req, u, left)
+		if errors.Is(err, engine.ErrStepStopped) {
+			return r.handOverStep(ctx, req, u)
 		}
-		if err != nil && req.Unsaved != nil && errors.Is(err, store.ErrTooLarge) {
+		if err != nil && u != nil && errors.Is(err, store.ErrTooLarge) {
 			// The new task itself is too large to store: nothing to defer,
 			// the send refuses it.
 			return err
 		}
 		if err != nil {
-			r.log.ErrorContext(ctx, "task step failed; deferring it", "taskId", job.TaskID, "error", err)
+			r.log.ErrorContext(ctx, "task step failed; deferring it", "taskId", req.TaskID, "error", err)
 			return r.deferJob(ctx, jobOf(req))
 		}
 		switch res.Next {
-		case service.NextContinue:
-		case service.NextAwait:
+		case engine.NextContinue:
+		case engine.NextAwait:
 			if r.handOver {
-				return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Resume: &service.Resume{AwaitRequestID: res.RequestID, Version: res.Version}})
+				return r.deferJob(ctx, engine.Job{TaskID: req.TaskID, Resume: &engine.Resume{AwaitRequestID: res.RequestID, Version: res.Version}})
 			}
 			// Show the interrupt now; the client's reply starts the next
 			// step in the request that carries it.
-			if _, err := r.exec.Await(ctx, service.AwaitRequest{TaskID: job.TaskID, RequestID: res.RequestID}); err != nil {
-				return fmt.Errorf("inline runner: show the interrupt of task %s: %w", job.TaskID, err)
+			if _, err := r.exec.Await(ctx, engine.AwaitRequest{TaskID: req.TaskID, RequestID: res.RequestID}); err != nil {
+				return fmt.Errorf("inline runner: show the interrupt of task %s: %w", req.TaskID, err)
 			}
 			return nil
 		default:
 			return nil
 		}
-		req = service.StepRequest{TaskID: job.TaskID}
+		req, u = engine.Job{TaskID: req.TaskID}, nil
 		if end.Sub(r.clock.Now()) <= res.After {
-			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Resume: &service.Resume{After: res.After, Version: res.Version}})
+			return r.deferJob(ctx, engine.Job{TaskID: req.TaskID, Resume: &engine.Resume{After: res.After, Version: res.Version}})
 		}
 		slept := r.clock.Now()
 		if err := clock.Sleep(runCtx, r.clock, res.After); err != nil {
 			rest := max(0, res.After-r.clock.Now().Sub(slept))
-			return r.deferJob(ctx, service.Job{TaskID: job.TaskID, Resume: &service.Resume{After: rest, Version: res.Version}})
+			return r.deferJob(ctx, engine.Job{TaskID: req.TaskID, Resume: &engine.Resume{After: rest, Version: res.Version}})
 		}
 	}
 }
 
 // stepResult is what a step returned.
 type stepResult struct {
-	res service.StepResult
+	res engine.StepResult
 	err error
 }
 
 // step runs one step, for at most left or until ctx ends: then it stops
-// the step (ending its context) and returns service.ErrStepStopped, once
-// the step returned or stopGrace passed.
-func (r *Runner) step(ctx context.Context, req service.StepRequest, left time.Duration) (service.StepResult, error) {
+// the step (ending its context) and returns engine.ErrStepStopped, once
+// the step returned or stopGrace passed. u, when set, is the task of the
+// step, not stored yet.
+func (r *Runner) step(ctx context.Context, req engine.Job, u *engine.Unsaved, left time.Duration) (engine.StepResult, error) {
 	stepCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	done := make(chan stepResult, 1)
 	go func() {
-		res, err := r.exec.Step(stepCtx, req)
-		done <- stepResult{res, err}
+		var d stepResult
+		if u != nil {
+			d.res, d.err = r.exec.StepUnsaved(stepCtx, u)
+		} else {
+			d.res, d.err = r.exec.Step(stepCtx, req)
+		}
+		done <- d
 	}()
 	budget := time.NewTimer(left)
 	defer budget.Stop()
@@ -207,18 +225,18 @@ func (r *Runner) step(ctx context.Context, req service.StepRequest, left time.Du
 	case d := <-done:
 		return d.res, d.err // its result, if it stored one before the stop
 	case <-grace.C:
-		return service.StepResult{}, fmt.Errorf("%w: task %s: the agent still runs %s after its context ended; it stores nothing more",
-			service.ErrStepStopped, req.TaskID, stopGrace)
+		return engine.StepResult{}, fmt.Errorf("%w: task %s: the agent still runs %s after its context ended; it stores nothing more",
+			engine.ErrStepStopped, req.TaskID, stopGrace)
 	}
 }
 
 // handOverStep hands a step the runner stopped to the backlog, storing its
-// task first when the step had not.
-func (r *Runner) handOverStep(ctx context.Context, req service.StepRequest) error {
-	if req.Unsaved != nil {
+// task first when the step had not (u, when set, is it).
+func (r *Runner) handOverStep(ctx context.Context, req engine.Job, u *engine.Unsaved) error {
+	if u != nil {
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deferTimeout)
 		defer cancel()
-		if err := r.exec.HandOver(hctx, req.Unsaved); err != nil {
+		if err := r.exec.HandOver(hctx, u); err != nil {
 			return fmt.Errorf("inline runner: %w", err)
 		}
 	}
@@ -227,13 +245,13 @@ func (r *Runner) handOverStep(ctx context.Context, req service.StepRequest) erro
 }
 
 // jobOf is the job that runs req's step again elsewhere.
-func jobOf(req service.StepRequest) service.Job {
-	return service.Job{TaskID: req.TaskID, Message: req.Message, Reply: req.Reply, Trigger: req.Trigger}
+func jobOf(req engine.Job) engine.Job {
+	return engine.Job{TaskID: req.TaskID, Message: req.Message, Reply: req.Reply, Trigger: req.Trigger}
 }
 
 // deferJob hands job to the backlog, with time of its own when the
 // request's is up.
-func (r *Runner) deferJob(ctx context.Context, job service.Job) error {
+func (r *Runner) deferJob(ctx context.Context, job engine.Job) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deferTimeout)
 	defer cancel()
 	err := r.backlog.Defer(ctx, job)
@@ -247,7 +265,7 @@ func (r *Runner) deferJob(ctx context.Context, job service.Job) error {
 	return nil
 }
 
-// Cancel implements service.Runner. The cancel is already stored; a step
+// Cancel implements engine.Runner. The cancel is already stored; a step
 // running in another request notices it at its next write (the store
 // refuses writes to a terminal task), so there is nothing to stop here.
-func (r *Runner) Cancel(context.Context, service.CancelRequest) error { return nil }
+func (r *Runner) Cancel(context.Context, engine.CancelRequest) error { return nil }

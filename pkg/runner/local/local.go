@@ -11,19 +11,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
-// Executor runs the actions of the step protocol; *service.Executor is one.
+// Executor runs the actions of the step protocol; *engine.Executor is one.
 type Executor interface {
-	Step(ctx context.Context, req service.StepRequest) (service.StepResult, error)
-	Await(ctx context.Context, req service.AwaitRequest) (service.StepResult, error)
-	Expire(ctx context.Context, taskID, requestID string) (service.StepResult, error)
+	Step(ctx context.Context, req engine.Job) (engine.StepResult, error)
+	Await(ctx context.Context, req engine.AwaitRequest) (engine.StepResult, error)
+	Expire(ctx context.Context, taskID, requestID string) (engine.StepResult, error)
 }
 
-// Runner is a service.Runner on goroutines.
+// Runner is a engine.Runner on goroutines.
 type Runner struct {
 	exec        Executor
 	clock       clock.Clock
@@ -40,7 +41,7 @@ type Runner struct {
 
 type execution struct{ cancel context.CancelFunc }
 
-var _ service.Runner = (*Runner)(nil)
+var _ engine.Runner = (*Runner)(nil)
 
 // Options configure a Runner.
 type Options struct {
@@ -61,9 +62,9 @@ func New(exec Executor, opts Options) *Runner {
 	return r
 }
 
-// Start implements service.Runner: the task's steps run in a new goroutine.
+// Start implements engine.Runner: the task's steps run in a new goroutine.
 // An execution parked on the task's interrupt (the job is its reply) ends.
-func (r *Runner) Start(_ context.Context, job service.Job) error {
+func (r *Runner) Start(_ context.Context, job engine.Job) error {
 	ctx, cancel := context.WithCancel(r.base)
 	exec := &execution{cancel: cancel}
 	r.mu.Lock()
@@ -76,12 +77,12 @@ func (r *Runner) Start(_ context.Context, job service.Job) error {
 	go func() {
 		defer r.wg.Done()
 		defer r.forget(job.TaskID, exec)
-		r.run(ctx, service.StepRequest{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger})
+		r.run(ctx, engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger})
 	}()
 	return nil
 }
 
-func (r *Runner) run(ctx context.Context, req service.StepRequest) {
+func (r *Runner) run(ctx context.Context, req engine.Job) {
 	for {
 		res, err := r.step(ctx, req)
 		if err != nil && ctx.Err() != nil {
@@ -94,12 +95,12 @@ func (r *Runner) run(ctx context.Context, req service.StepRequest) {
 			return
 		}
 		switch res.Next {
-		case service.NextContinue:
+		case engine.NextContinue:
 			if clock.Sleep(ctx, r.clock, res.After) != nil {
 				return
 			}
-			req = service.StepRequest{TaskID: req.TaskID}
-		case service.NextAwait:
+			req = engine.Job{TaskID: req.TaskID}
+		case engine.NextAwait:
 			r.await(ctx, req.TaskID, res.RequestID)
 			return
 		default:
@@ -111,12 +112,12 @@ func (r *Runner) run(ctx context.Context, req service.StepRequest) {
 // await shows the task's interrupt and parks until a reply starts a new
 // execution (canceling this one) or the interrupt expires by the clock.
 func (r *Runner) await(ctx context.Context, taskID, requestID string) {
-	res, err := r.exec.Await(ctx, service.AwaitRequest{TaskID: taskID, RequestID: requestID})
+	res, err := r.exec.Await(ctx, engine.AwaitRequest{TaskID: taskID, RequestID: requestID})
 	if err != nil {
 		r.log.ErrorContext(ctx, "could not show the task's interrupt", "taskId", taskID, "requestId", requestID, "error", err)
 		return
 	}
-	if res.Next != service.NextAwait || clock.SleepUntil(ctx, r.clock, res.ActiveUntil) != nil {
+	if res.Next != engine.NextAwait || clock.SleepUntil(ctx, r.clock, res.ActiveUntil) != nil {
 		return
 	}
 	if _, err := r.exec.Expire(r.base, taskID, requestID); err != nil {
@@ -124,7 +125,7 @@ func (r *Runner) await(ctx context.Context, taskID, requestID string) {
 	}
 }
 
-func (r *Runner) step(ctx context.Context, req service.StepRequest) (service.StepResult, error) {
+func (r *Runner) step(ctx context.Context, req engine.Job) (engine.StepResult, error) {
 	if r.stepTimeout <= 0 {
 		return r.exec.Step(ctx, req)
 	}
@@ -142,9 +143,9 @@ func (r *Runner) forget(taskID string, exec *execution) {
 	r.mu.Unlock()
 }
 
-// Cancel implements service.Runner: it cancels the running step's context
+// Cancel implements engine.Runner: it cancels the running step's context
 // and any pending wait.
-func (r *Runner) Cancel(_ context.Context, req service.CancelRequest) error {
+func (r *Runner) Cancel(_ context.Context, req engine.CancelRequest) error {
 	r.mu.Lock()
 	exec := r.running[req.TaskID]
 	r.mu.Unlock()

@@ -1,5 +1,5 @@
 // Package runnertest is the clock part of the contract every
-// service.Runner keeps, run against a runner under test with a real
+// engine.Runner keeps, run against a runner under test with a real
 // executor, an in-memory store and one fake clock:
 //
 //   - an interrupt takes a reply until a second before its end
@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,7 +43,7 @@ const (
 
 // Factory returns the runner under test, driving exec's steps and telling
 // the time with clk.
-type Factory func(t *testing.T, exec *service.Executor, clk *clocktest.Clock) service.Runner
+type Factory func(t *testing.T, exec *engine.Executor, clk *clocktest.Clock) engine.Runner
 
 // Options say what the runner under test times itself.
 type Options struct {
@@ -127,9 +129,13 @@ func newRig(t *testing.T, newRunner Factory, o Options) *rig {
 	clk := clocktest.New(start)
 	store := memory.New(memory.Options{Clock: clk})
 	ag := &asker{}
-	exec := service.NewExecutor(store, ag, service.ExecutorOptions{Clock: clk, InterruptTTL: InterruptTTL, InterruptTombstoneTTL: TombstoneTTL})
+	exec := engine.NewExecutor(store, ag, engine.Options{Clock: clk, InterruptTTL: InterruptTTL, InterruptTombstoneTTL: TombstoneTTL})
 	runner := newRunner(t, exec, clk)
-	svc := service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 10 * time.Second}, service.Options{Clock: clk})
+	// A runner that runs a blocking send's steps in the request (the
+	// inline one) runs a new task's from its first, as the Lambda
+	// functions wire it.
+	in, _ := runner.(service.InlineRunner)
+	svc := service.New(store, runner, ag.Info(), service.Config{BlockingTimeout: 10 * time.Second}, service.Options{Clock: clk, Inline: in})
 	return &rig{clock: clk, start: start, store: store, svc: svc, agent: ag, o: o}
 }
 

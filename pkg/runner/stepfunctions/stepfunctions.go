@@ -17,13 +17,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
@@ -61,7 +62,7 @@ type Options struct {
 // invocation a few more.
 const DefaultMaxSteps = 500
 
-// Runner is a service.Runner on Step Functions.
+// Runner is a engine.Runner on Step Functions.
 type Runner struct {
 	api      API
 	arn      string
@@ -70,7 +71,7 @@ type Runner struct {
 	log      *slog.Logger
 }
 
-var _ service.Runner = (*Runner)(nil)
+var _ engine.Runner = (*Runner)(nil)
 
 // New returns a runner starting executions of the state machine o names.
 func New(api API, o Options) (*Runner, error) {
@@ -81,7 +82,7 @@ func New(api API, o Options) (*Runner, error) {
 		return nil, fmt.Errorf("stepfunctions: %q is not a state machine ARN", o.StateMachineARN)
 	}
 	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, maxSteps: o.MaxSteps, log: o.Logger}
-	r.ttl = positive.Or(r.ttl, service.DefaultInterruptTTL)
+	r.ttl = positive.Or(r.ttl, engine.DefaultInterruptTTL)
 	r.maxSteps = positive.Or(r.maxSteps, DefaultMaxSteps)
 	r.log = logger.Or(r.log)
 	return r, nil
@@ -104,7 +105,7 @@ type Input struct {
 	MaxSteps int `json:"maxSteps,omitempty"`
 }
 
-// Start implements service.Runner for the work that goes on past a step:
+// Start implements engine.Runner for the work that goes on past a step:
 //
 //   - a reply to an interrupt whose execution waits on job.TaskToken resumes
 //     it (SendTaskSuccess); when that execution no longer waits, Start
@@ -116,7 +117,7 @@ type Input struct {
 //
 // Any other job is a step to run now, which is not Step Functions' work:
 // Start refuses it.
-func (r *Runner) Start(ctx context.Context, job service.Job) error {
+func (r *Runner) Start(ctx context.Context, job engine.Job) error {
 	switch {
 	case job.Reply != nil && job.TaskToken != "":
 		return r.sendReply(ctx, job)
@@ -158,7 +159,7 @@ func (r *Runner) startExecution(ctx context.Context, name string, in Input) erro
 // waits on its token (it timed out, failed or was stopped).
 var ErrNotWaiting = errors.New("stepfunctions: the execution no longer waits")
 
-func (r *Runner) sendReply(ctx context.Context, job service.Job) error {
+func (r *Runner) sendReply(ctx context.Context, job engine.Job) error {
 	out, err := json.Marshal(map[string]string{"requestId": job.Reply.RequestID})
 	if err != nil {
 		return fmt.Errorf("stepfunctions: encode reply: %w", err)
@@ -182,14 +183,14 @@ func notWaiting(err error) bool {
 	return errors.As(err, &invalid) || errors.As(err, &gone) || errors.As(err, &timedOut)
 }
 
-// Cancel implements service.Runner: an execution waiting on the task's
+// Cancel implements engine.Runner: an execution waiting on the task's
 // interrupt is failed through its token (the state machine ends it), and
 // the execution that last ran a step of the task, which the task records
 // (TaskRecord.ExecutionARN), is stopped. No execution is looked for. Both
 // are best effort: a step still running stops at its next write, which the
 // store refuses for a canceled task, and an execution that waits to run a
 // step finds the task canceled and ends.
-func (r *Runner) Cancel(ctx context.Context, req service.CancelRequest) error {
+func (r *Runner) Cancel(ctx context.Context, req engine.CancelRequest) error {
 	var errs []error
 	if req.TaskToken != "" {
 		_, err := r.api.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
@@ -17,7 +19,6 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
 )
@@ -138,7 +139,7 @@ func TestRunner(t *testing.T) {
 
 	t.Run("an interrupt handed over is shown by an execution that waits for its reply", func(t *testing.T) {
 		sfntest.Canned(t, ignored)
-		job := service.Job{TaskID: "t-1", Resume: &service.Resume{AwaitRequestID: "req-1", Version: 2}}
+		job := engine.Job{TaskID: "t-1", Resume: &engine.Resume{AwaitRequestID: "req-1", Version: 2}}
 		require.NoError(t, r.Start(ctx, job))
 		require.NoError(t, r.Start(ctx, job), "a retried hand-over is idempotent")
 		arn := executionARN(m, "t-1-req-1")
@@ -149,7 +150,7 @@ func TestRunner(t *testing.T) {
 
 		// A reply resumes the waiting execution through its token.
 		sfntest.Canned(t, done)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-1", Reply: &agent.Reply{RequestID: "req-1"}, TaskToken: token}))
+		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-1", Reply: &agent.Reply{RequestID: "req-1"}, TaskToken: token}))
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 		_, calls = m.History(arn)
 		assert.Equal(t, []string{"await", "step reply"}, actions(calls))
@@ -157,7 +158,7 @@ func TestRunner(t *testing.T) {
 	})
 	t.Run("a wait handed over starts an execution named by the task's version", func(t *testing.T) {
 		sfntest.Canned(t, done)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-3", Resume: &service.Resume{After: 10 * time.Millisecond, Version: 4}}))
+		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-3", Resume: &engine.Resume{After: 10 * time.Millisecond, Version: 4}}))
 		arn := executionARN(m, "t-3-v4")
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 		states, calls := m.History(arn)
@@ -165,34 +166,34 @@ func TestRunner(t *testing.T) {
 		assert.Equal(t, []string{"step continue"}, actions(calls))
 	})
 	t.Run("a reply whose execution no longer waits is the caller's to run", func(t *testing.T) {
-		err := r.Start(ctx, service.Job{TaskID: "t-4", Reply: &agent.Reply{RequestID: "req-4"}, TaskToken: "stale-token"})
+		err := r.Start(ctx, engine.Job{TaskID: "t-4", Reply: &agent.Reply{RequestID: "req-4"}, TaskToken: "stale-token"})
 		assert.ErrorIs(t, err, stepfunctions.ErrNotWaiting)
 	})
 	t.Run("a step to run now is not an execution's", func(t *testing.T) {
-		assert.ErrorContains(t, r.Start(ctx, service.Job{TaskID: "t-6"}), "asynchronous path")
-		assert.ErrorContains(t, r.Start(ctx, service.Job{TaskID: "t-6", Reply: &agent.Reply{RequestID: "req-6"}}), "asynchronous path")
-		assert.ErrorContains(t, r.Start(ctx, service.Job{TaskID: "t-6", Takeover: 1}), "asynchronous path")
+		assert.ErrorContains(t, r.Start(ctx, engine.Job{TaskID: "t-6"}), "asynchronous path")
+		assert.ErrorContains(t, r.Start(ctx, engine.Job{TaskID: "t-6", Reply: &agent.Reply{RequestID: "req-6"}}), "asynchronous path")
+		assert.ErrorContains(t, r.Start(ctx, engine.Job{TaskID: "t-6", Takeover: 1}), "asynchronous path")
 	})
 	t.Run("cancel fails the wait through its token", func(t *testing.T) {
 		sfntest.Canned(t, ignored)
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-5", Resume: &service.Resume{AwaitRequestID: "req-5"}}))
+		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-5", Resume: &engine.Resume{AwaitRequestID: "req-5"}}))
 		arn := executionARN(m, "t-5-req-5")
 		token := m.TaskToken(arn, 10*time.Second)
-		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t-5", TaskToken: token}))
+		require.NoError(t, r.Cancel(ctx, engine.CancelRequest{TaskID: "t-5", TaskToken: token}))
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 		states, _ := m.History(arn)
 		assert.Equal(t, "Done", states[len(states)-1], "the state machine catches TaskCanceled and ends")
-		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "never-started"}), "nothing to stop is fine")
+		require.NoError(t, r.Cancel(ctx, engine.CancelRequest{TaskID: "never-started"}), "nothing to stop is fine")
 	})
 	t.Run("cancel stops the execution the task records", func(t *testing.T) {
 		sfntest.Canned(t, result{Next: "continue", AfterSeconds: 60, State: "working"})
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-7", Resume: &service.Resume{Version: 3}}))
+		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-7", Resume: &engine.Resume{Version: 3}}))
 		arn := executionARN(m, "t-7-v3")
 		waitingIn(t, m, arn, "Step")
-		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t-7", ExecutionARN: arn}))
+		require.NoError(t, r.Cancel(ctx, engine.CancelRequest{TaskID: "t-7", ExecutionARN: arn}))
 		status := m.Wait(arn, 10*time.Second)
 		assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status, "stopped (ABORTED on AWS, FAILED in moto)")
-		require.NoError(t, r.Cancel(ctx, service.CancelRequest{TaskID: "t-7", ExecutionARN: arn}), "an execution that ended is fine")
+		require.NoError(t, r.Cancel(ctx, engine.CancelRequest{TaskID: "t-7", ExecutionARN: arn}), "an execution that ended is fine")
 	})
 	_, err = stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: "not-an-arn"})
 	assert.ErrorContains(t, err, "is not a state machine ARN")
@@ -281,7 +282,7 @@ func TestContinueInNewExecution(t *testing.T) {
 		_, calls := m.History(arn)
 		assert.Equal(t, map[string]any{"action": "await", "taskId": "long-2", "requestId": "req-1", "taskToken": token}, calls[0].Payload,
 			"the new execution waits for the same interrupt")
-		require.NoError(t, r.Start(ctx, service.Job{TaskID: "long-2", Reply: &agent.Reply{RequestID: "req-1"}, TaskToken: token}))
+		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "long-2", Reply: &agent.Reply{RequestID: "req-1"}, TaskToken: token}))
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 		_, calls = m.History(arn)
 		assert.Equal(t, []string{"await", "step reply"}, actions(calls))

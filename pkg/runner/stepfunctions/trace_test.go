@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 )
 
 // recordingSFN records StartExecution's input.
@@ -34,8 +35,8 @@ func TestExecutionsJoinTheCallersTrace(t *testing.T) {
 	require.NoError(t, err)
 	const header = "Root=1-6740d2a0-3f1e2d3c4b5a69788796a5b1;Parent=53995c3f42cd8ad8;Sampled=1"
 	ctx := context.WithValue(context.Background(), "x-amzn-trace-id", header) //nolint:staticcheck // aws-lambda-go's key
-	require.NoError(t, r.Start(ctx, service.Job{TaskID: "t-1", Resume: &service.Resume{After: time.Second, Version: 2}}))
-	require.NoError(t, r.Start(context.Background(), service.Job{TaskID: "t-2", Resume: &service.Resume{AwaitRequestID: "r-2"}}))
+	require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-1", Resume: &engine.Resume{After: time.Second, Version: 2}}))
+	require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "t-2", Resume: &engine.Resume{AwaitRequestID: "r-2"}}))
 	require.Len(t, api.starts, 2)
 	assert.Equal(t, header, aws.ToString(api.starts[0].TraceHeader))
 	assert.Nil(t, api.starts[1].TraceHeader, "outside an invocation, no header")

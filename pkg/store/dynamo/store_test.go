@@ -17,9 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -392,21 +390,15 @@ func TestCreateTable(t *testing.T) {
 func TestDefer(t *testing.T) {
 	f := newFixture(t)
 	f.create("t1")
-	first, err := f.store.GetTask(f.ctx, "t1", store.AllHistory)
-	require.NoError(t, err)
 	job, _, err := f.store.DeferredJob(f.ctx, "t1")
 	require.NoError(t, err)
 	assert.Nil(t, job, "a new task awaits nothing yet")
 
-	reply := &agent.Reply{RequestID: "r", Type: agent.InterruptQuestion, Answers: [][]string{{"yes"}}}
-	require.NoError(t, f.store.Defer(f.ctx, service.Job{TaskID: "t1", Message: &first.Task.History[0], Reply: reply}))
+	recorded := []byte(`{"messageId":"m-t1","reply":{"requestId":"r","type":"question","answers":[["yes"]]}}`)
+	require.NoError(t, f.store.Defer(f.ctx, "t1", recorded))
 	job, since, err := f.store.DeferredJob(f.ctx, "t1")
 	require.NoError(t, err)
-	require.NotNil(t, job)
-	assert.Equal(t, "t1", job.TaskID)
-	require.NotNil(t, job.Message)
-	assert.Equal(t, "m-t1", job.Message.MessageID)
-	assert.Equal(t, reply, job.Reply)
+	assert.Equal(t, recorded, job)
 	assert.True(t, since.Equal(f.clock.Now()))
 	rec, err := f.store.GetTask(f.ctx, "t1", store.GetOptions{})
 	require.NoError(t, err)
@@ -418,15 +410,15 @@ func TestDefer(t *testing.T) {
 	assert.Nil(t, job, "a runner took the task")
 
 	f.update(store.Update{TaskID: "t1", Status: f.status(a2a.TaskStateCanceled, nil)})
-	assert.NoError(t, f.store.Defer(f.ctx, service.Job{TaskID: "t1"}), "a terminal task needs no runner")
+	assert.NoError(t, f.store.Defer(f.ctx, "t1", recorded), "a terminal task needs no runner")
 	job, _, err = f.store.DeferredJob(f.ctx, "t1")
 	require.NoError(t, err)
 	assert.Nil(t, job)
 
-	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "nope"}), store.ErrNotFound)
+	assert.ErrorIs(t, f.store.Defer(f.ctx, "nope", recorded), store.ErrNotFound)
 	f.create("t2")
 	f.clock.Advance(ttl)
-	assert.ErrorIs(t, f.store.Defer(f.ctx, service.Job{TaskID: "t2"}), store.ErrNotFound, "expired")
+	assert.ErrorIs(t, f.store.Defer(f.ctx, "t2", recorded), store.ErrNotFound, "expired")
 }
 
 // A message sent to a task whose step writes without pause (an agent

@@ -500,7 +500,7 @@ func recordIDs(recs []store.TaskRecord) []string {
 	return ids
 }
 
-// A task whose first step finished before it was stored (service.Job.Unsaved)
+// A task whose first step finished before it was stored (engine.Unsaved)
 // is created once, finished: its history ends with its status message, its
 // artifacts are whole, it takes no more writes and is its message's record.
 func testCreateFinished(t *testing.T, s *suite) {

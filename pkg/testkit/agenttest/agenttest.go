@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -24,7 +26,7 @@ const Owner = "me"
 // blocking send waits up to 10 s.
 func Serve(t testing.TB, ag agent.Agent) *service.Service {
 	store := memory.New(memory.Options{})
-	r := local.New(service.NewExecutor(store, ag, service.ExecutorOptions{}), local.Options{})
+	r := local.New(engine.NewExecutor(store, ag, engine.Options{}), local.Options{})
 	t.Cleanup(r.Close)
 	return service.New(store, r, ag.Info(), service.Config{BlockingTimeout: 10 * time.Second}, service.Options{})
 }

@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"context"
@@ -8,20 +8,8 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
+	"github.com/google/uuid"
 )
-
-// stepTrigger is what started the step req asks for.
-func stepTrigger(req StepRequest) store.Trigger {
-	switch {
-	case req.Reply != nil:
-		return store.TriggerReply
-	case req.Message != nil:
-		return store.TriggerMessage
-	case req.Trigger != "":
-		return req.Trigger
-	}
-	return store.TriggerContinue
-}
 
 // lease is the step's lease, lasting the executor's lease duration past
 // wait from now.
@@ -181,7 +169,7 @@ func (x *Executor) Sweep(ctx context.Context, r Starter) (SweepResult, error) {
 			}
 			continue
 		}
-		n, err := x.store.TakeOver(ctx, l, "sweep-"+NewID(), x.clock.Now().Add(x.lease))
+		n, err := x.store.TakeOver(ctx, l, "sweep-"+uuid.NewString(), x.clock.Now().Add(x.lease))
 		var ce *store.ConflictError
 		switch {
 		case errors.As(err, &ce), errors.Is(err, store.ErrNotFound):
@@ -217,4 +205,13 @@ func (x *Executor) failStuck(ctx context.Context, l store.LapsedLease) (bool, er
 		return true, nil
 	}
 	return false, nil
+}
+
+// stepTrigger is what started the step req asks for: a continue when req
+// says nothing.
+func stepTrigger(req *Job) store.Trigger {
+	if t := req.StepTrigger(); t != "" {
+		return t
+	}
+	return store.TriggerContinue
 }

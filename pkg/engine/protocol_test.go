@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ func TestReplyRoundTripsThroughTheStatus(t *testing.T) {
 	}
 	for _, r := range replies {
 		msg := &a2a.Message{Role: a2a.RoleAgent, MessageID: "m", Parts: []a2a.Part{a2a.TextPart("x")}}
-		a2a.SetInterrupt(msg, a2a.SharedInterruptInfo{RequestID: r.RequestID, Type: r.Type, Phase: a2a.InterruptPhaseResolved, Resolution: resolution(&r)})
+		a2a.SetInterrupt(msg, a2a.SharedInterruptInfo{RequestID: r.RequestID, Type: r.Type, Phase: a2a.InterruptPhaseResolved, Resolution: Resolution(&r)})
 		assert.Equal(t, &r, replyFromStatus(msg), "from Go values: %+v", r)
 
 		b, err := json.Marshal(msg)
