@@ -21,20 +21,6 @@ type PushConfig struct {
 	// ("0.3" or "1.0"): it chooses the notifications' body.
 	ProtocolVersion a2a.Version
 	CreatedAt       time.Time
-	// Delivery is the last delivery to this webhook, or nil.
-	Delivery *DeliveryRecord
-}
-
-// DeliveryRecord is what operators see of a webhook's last delivery.
-type DeliveryRecord struct {
-	EventID string
-	// State is delivered, retrying or failed.
-	State          string
-	Attempts       int
-	LastStatusCode int
-	LastError      string
-	LastAttemptAt  time.Time
-	DeliveredAt    time.Time
 }
 
 // TooManyConfigsError is returned when a task already has MaxPushConfigs
@@ -61,9 +47,6 @@ type PushConfigStore interface {
 	// DeletePushConfig removes a config; deleting one that does not exist
 	// is not an error.
 	DeletePushConfig(ctx context.Context, taskID, configID string) error
-	// RecordDelivery records the last delivery to a config; ErrNotFound
-	// when the config is gone.
-	RecordDelivery(ctx context.Context, taskID, configID string, d DeliveryRecord) error
 }
 
 // TaskChange is a committed change of a task that push notifications tell

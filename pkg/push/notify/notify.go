@@ -1,7 +1,8 @@
 // Package notify turns committed task changes into push notifications: one
 // Job per (change, webhook config), resolved into a signed push.Notification
 // with the body the config's protocol version asks for, delivered by
-// push.Deliverer under push.RetryPolicy, its outcome recorded on the config.
+// push.Deliverer under push.RetryPolicy, each attempt recorded in the
+// task's delivery log (store.DeliveryLog).
 //
 // The same code serves both pipelines:
 //

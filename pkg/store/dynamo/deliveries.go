@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -316,4 +317,17 @@ func RedriveFromStream(r events.DynamoDBEventRecord) (*store.Delivery, error) {
 		return nil, fmt.Errorf("dynamo: stream record %s: %w", r.EventID, err)
 	}
 	return &d, nil
+}
+func unixNanoOrZero(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+func timeOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -44,22 +43,13 @@ const (
 	attrPushConfigs        = "pushConfigs"
 	attrCompletedArtifacts = "completedArtifacts"
 
-	attrDeliveryEventID    = "deliveryEventId"
-	attrDeliveryState      = "deliveryState"
-	attrDeliveryAttempts   = "deliveryAttempts"
-	attrDeliveryStatusCode = "deliveryStatusCode"
-	attrDeliveryError      = "deliveryError"
-	attrDeliveryAttemptAt  = "deliveryAttemptAt"
-	attrDeliveredAt        = "deliveredAt"
-
 	// maxConfigIDBytes bounds a config id so that its sort key fits.
 	maxConfigIDBytes = 512
 )
 
 func pushSK(configID string) string { return skPushPrefix + configID }
 
-// pushConfigItem is a push config (SK P#<configId>) with the outcome of its
-// last delivery.
+// pushConfigItem is a push config (SK P#<configId>).
 type pushConfigItem struct {
 	PK string `dynamodbav:"PK"`
 	SK string `dynamodbav:"SK"`
@@ -68,14 +58,6 @@ type pushConfigItem struct {
 	ProtocolVersion string `dynamodbav:"protocolVersion,omitempty"`
 	CreatedAt       int64  `dynamodbav:"createdAt"` // Unix nanoseconds
 	ExpiresAt       int64  `dynamodbav:"expiresAt"`
-
-	DeliveryEventID    string `dynamodbav:"deliveryEventId,omitempty"`
-	DeliveryState      string `dynamodbav:"deliveryState,omitempty"`
-	DeliveryAttempts   int    `dynamodbav:"deliveryAttempts,omitempty"`
-	DeliveryStatusCode int    `dynamodbav:"deliveryStatusCode,omitempty"`
-	DeliveryError      string `dynamodbav:"deliveryError,omitempty"`
-	DeliveryAttemptAt  int64  `dynamodbav:"deliveryAttemptAt,omitempty"` // Unix nanoseconds
-	DeliveredAt        int64  `dynamodbav:"deliveredAt,omitempty"`       // Unix nanoseconds
 }
 
 func validConfigID(id string) bool {
@@ -109,27 +91,12 @@ func (it *pushConfigItem) config() (*store.PushConfig, error) {
 	if err := json.Unmarshal([]byte(it.Config), &c.Config); err != nil {
 		return nil, fmt.Errorf("dynamo: decode push config %s of task %s: %w", it.SK, c.TaskID, err)
 	}
-	if it.DeliveryState != "" {
-		c.Delivery = &store.DeliveryRecord{
-			EventID: it.DeliveryEventID, State: it.DeliveryState, Attempts: it.DeliveryAttempts,
-			LastStatusCode: it.DeliveryStatusCode, LastError: it.DeliveryError,
-			LastAttemptAt: unixNanoOrZero(it.DeliveryAttemptAt), DeliveredAt: unixNanoOrZero(it.DeliveredAt),
-		}
-	}
 	return c, nil
-}
-
-func unixNanoOrZero(ns int64) time.Time {
-	if ns == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, ns).UTC()
 }
 
 // PutPushConfig implements store.PushConfigStore: one transaction adds
 // the id to the task's set, conditioned on the task being live and having
-// room, and writes the config item (replacing one with the same id, and its
-// delivery record).
+// room, and writes the config item (replacing one with the same id).
 func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 	if !validTaskID(c.TaskID) {
 		return store.ErrNotFound
@@ -261,47 +228,6 @@ func (s *Store) DeletePushConfig(ctx context.Context, taskID, configID string) e
 		return nil
 	}
 	return otherFailure(err, "the deletion of push config "+configID)
-}
-
-// RecordDelivery implements store.PushConfigStore with one conditional
-// UpdateItem of the config item.
-func (s *Store) RecordDelivery(ctx context.Context, taskID, configID string, d store.DeliveryRecord) error {
-	if !validTaskID(taskID) || !validConfigID(configID) {
-		return store.ErrNotFound
-	}
-	set := expression.Set(expression.Name(attrDeliveryEventID), expression.Value(d.EventID)).
-		Set(expression.Name(attrDeliveryState), expression.Value(d.State)).
-		Set(expression.Name(attrDeliveryAttempts), expression.Value(d.Attempts)).
-		Set(expression.Name(attrDeliveryStatusCode), expression.Value(d.LastStatusCode)).
-		Set(expression.Name(attrDeliveryAttemptAt), expression.Value(timeOrZero(d.LastAttemptAt)))
-	if d.LastError != "" {
-		set = set.Set(expression.Name(attrDeliveryError), expression.Value(d.LastError))
-	} else {
-		set = set.Remove(expression.Name(attrDeliveryError))
-	}
-	if !d.DeliveredAt.IsZero() {
-		set = set.Set(expression.Name(attrDeliveredAt), expression.Value(d.DeliveredAt.UnixNano()))
-	}
-	e, err := expression.NewBuilder().WithUpdate(set).
-		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return fmt.Errorf("dynamo: build delivery record: %w", err)
-	}
-	_, err = s.updateItem(ctx, &dynamodb.UpdateItemInput{
-		Key: key(taskPK(taskID), pushSK(configID)), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-	})
-	if _, refused := conditionFailedItem(err); refused {
-		return store.ErrNotFound
-	}
-	return err
-}
-
-func timeOrZero(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
 }
 
 // pushConfigWrites are the items CreateTask writes for the configs of a new

@@ -213,7 +213,7 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 		if e.configs == nil {
 			e.configs = map[string]store.PushConfig{}
 		}
-		c.TaskID, c.Delivery = task.ID, nil
+		c.TaskID = task.ID
 		e.configs[c.Config.ID] = c
 	}
 	s.tasks[task.ID] = e

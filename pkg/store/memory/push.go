@@ -18,7 +18,6 @@ func (s *Store) PutPushConfig(_ context.Context, c store.PushConfig) error {
 		if e.configs == nil {
 			e.configs = map[string]store.PushConfig{}
 		}
-		c.Delivery = nil
 		if c.CreatedAt.IsZero() {
 			c.CreatedAt = now
 		}
@@ -61,15 +60,3 @@ func (s *Store) DeletePushConfig(_ context.Context, taskID, configID string) err
 	return nil
 }
 
-// RecordDelivery implements store.PushConfigStore.
-func (s *Store) RecordDelivery(_ context.Context, taskID, configID string, d store.DeliveryRecord) error {
-	return s.editTask(taskID, func(e *entry, _ time.Time) error {
-		c, ok := e.configs[configID]
-		if !ok {
-			return store.ErrNotFound
-		}
-		c.Delivery = &d
-		e.configs[configID] = c
-		return nil
-	})
-}

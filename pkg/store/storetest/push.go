@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -65,7 +64,6 @@ func testPushConfigs(t *testing.T, s *suite) {
 	assert.Equal(t, a.Config, got.Config, "the store keeps the secrets; the service redacts them")
 	assert.Equal(t, a2a.V03, got.ProtocolVersion)
 	assert.True(t, a.CreatedAt.Equal(got.CreatedAt), "created at %v, read %v", a.CreatedAt, got.CreatedAt)
-	assert.Nil(t, got.Delivery)
 
 	cs, err := s.store.ListPushConfigs(s.ctx, "t1")
 	require.NoError(t, err)
@@ -103,8 +101,6 @@ func testPushConfigsOfUnknownTask(t *testing.T, s *suite) {
 	_, err = s.store.GetPushConfig(s.ctx, "nope", "cfg")
 	assert.ErrorIs(t, err, store.ErrNotFound)
 	_, err = s.store.ListPushConfigs(s.ctx, "nope")
-	assert.ErrorIs(t, err, store.ErrNotFound)
-	err = s.store.RecordDelivery(s.ctx, "nope", "cfg", store.DeliveryRecord{EventID: "nope:2", State: "delivered", Attempts: 1})
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
@@ -158,50 +154,4 @@ func testPushConfigsLiveWithTheirTask(t *testing.T, s *suite) {
 	_, err = s.store.ListPushConfigs(s.ctx, "t1")
 	assert.ErrorIs(t, err, store.ErrNotFound)
 	assert.ErrorIs(t, s.store.PutPushConfig(s.ctx, s.pushConfig("t1", "late")), store.ErrNotFound)
-}
-
-func testRecordDelivery(t *testing.T, s *suite) {
-	s.create("t1")
-	s.putConfig(s.pushConfig("t1", "cfg"))
-	at := s.clock.Now().Add(1500 * time.Millisecond)
-	retrying := store.DeliveryRecord{
-		EventID: "t1:3", State: "retrying", Attempts: 2, LastStatusCode: 503,
-		LastError: "hooks.example.com answered 503", LastAttemptAt: at,
-	}
-	require.NoError(t, s.store.RecordDelivery(s.ctx, "t1", "cfg", retrying))
-	got, err := s.store.GetPushConfig(s.ctx, "t1", "cfg")
-	require.NoError(t, err)
-	require.NotNil(t, got.Delivery)
-	assertDelivery(t, retrying, *got.Delivery)
-
-	delivered := store.DeliveryRecord{
-		EventID: "t1:3", State: "delivered", Attempts: 3, LastStatusCode: 204,
-		LastAttemptAt: at.Add(time.Second), DeliveredAt: at.Add(time.Second + 20*time.Millisecond),
-	}
-	require.NoError(t, s.store.RecordDelivery(s.ctx, "t1", "cfg", delivered))
-	cs, err := s.store.ListPushConfigs(s.ctx, "t1")
-	require.NoError(t, err)
-	require.Len(t, cs, 1)
-	require.NotNil(t, cs[0].Delivery)
-	assertDelivery(t, delivered, *cs[0].Delivery)
-
-	s.putConfig(s.pushConfig("t1", "cfg"))
-	got, err = s.store.GetPushConfig(s.ctx, "t1", "cfg")
-	require.NoError(t, err)
-	assert.Nil(t, got.Delivery, "a replaced config starts without deliveries")
-
-	err = s.store.RecordDelivery(s.ctx, "t1", "gone", delivered)
-	assert.ErrorIs(t, err, store.ErrNotFound)
-}
-
-func assertDelivery(t *testing.T, want, got store.DeliveryRecord) {
-	t.Helper()
-	assert.Equal(t, want.EventID, got.EventID)
-	assert.Equal(t, want.State, got.State)
-	assert.Equal(t, want.Attempts, got.Attempts)
-	assert.Equal(t, want.LastStatusCode, got.LastStatusCode)
-	assert.Equal(t, want.LastError, got.LastError)
-	for _, p := range [][2]time.Time{{want.LastAttemptAt, got.LastAttemptAt}, {want.DeliveredAt, got.DeliveredAt}} {
-		assert.True(t, p[0].Equal(p[1]), fmt.Sprintf("want %v, got %v", p[0], p[1]))
-	}
 }

@@ -85,7 +85,6 @@ func Run(t *testing.T, newStore Factory) {
 		{"PushConfigLimit", testPushConfigLimit},
 		{"PushConfigsWithNewTask", testPushConfigsWithNewTask},
 		{"PushConfigsLiveWithTheirTask", testPushConfigsLiveWithTheirTask},
-		{"RecordDelivery", testRecordDelivery},
 		{"DeliveryLog", testDeliveryLog},
 		{"DeliveryPages", testDeliveryPages},
 		{"DeliveryAttemptsBounded", testDeliveryAttemptsBounded},
