@@ -142,18 +142,7 @@ func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptB
 		if err != nil {
 			return engine.Job{}, err
 		}
-		_, err = s.store.ResolveInterrupt(ctx, b.RequestID, store.Update{
-			TaskID:          b.TaskID,
-			IfVersion:       rec.Version,
-			IfStates:        []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
-			Messages:        []a2a.Message{msg},
-			IdempotencyKey:  idemKey,
-			Fingerprint:     fingerprint,
-			Owner:           owner,
-			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: resolved, Timestamp: s.now()},
-			RequestMetadata: md,
-			Lease:           s.startLease(store.TriggerReply),
-		})
+		_, err = s.store.ResolveInterrupt(ctx, b.RequestID, s.resumption(rec, owner, msg, idemKey, fingerprint, md, resolved))
 		var (
 			ce *store.ConflictError
 			ie *store.InterruptConflictError
@@ -176,6 +165,25 @@ func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptB
 			return engine.Job{}, a2a.InterruptError(a2a.CodeInterruptRequestNotFound, b.RequestID, "interrupt request %s not found", b.RequestID)
 		}
 		return engine.Job{}, s.storeError(err, b.TaskID, "params")
+	}
+}
+
+// resumption is the update that resumes rec, an interrupted task, with
+// the client's message msg: the message, a working status (whose message,
+// when set, shows the interrupt resolved) and the lease its runner takes
+// over. idemKey, when set, makes a retried message/send a duplicate.
+func (s *Service) resumption(rec *store.TaskRecord, owner string, msg a2a.Message, idemKey, fingerprint string, md a2a.Metadata, status *a2a.Message) store.Update {
+	return store.Update{
+		TaskID:          rec.Task.ID,
+		IfVersion:       rec.Version,
+		IfStates:        []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
+		Messages:        []a2a.Message{msg},
+		IdempotencyKey:  idemKey,
+		Fingerprint:     fingerprint,
+		Owner:           owner,
+		Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Message: status, Timestamp: s.now()},
+		RequestMetadata: md,
+		Lease:           s.startLease(store.TriggerReply),
 	}
 }
 

@@ -355,18 +355,7 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 				// No binding (it aged out): a plain continuation.
 			}
 		}
-		_, err = s.store.UpdateTask(ctx, store.Update{
-			TaskID:          rec.Task.ID,
-			IfVersion:       rec.Version,
-			IfStates:        []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired},
-			Messages:        []a2a.Message{msg},
-			IdempotencyKey:  idemKey,
-			Fingerprint:     fingerprint,
-			Owner:           owner,
-			Status:          &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: s.now()},
-			RequestMetadata: md,
-			Lease:           s.startLease(store.TriggerReply),
-		})
+		_, err = s.store.UpdateTask(ctx, s.resumption(rec, owner, msg, idemKey, fingerprint, md, nil))
 		var ce *store.ConflictError
 		if errors.As(err, &ce) {
 			if !ce.State.Terminal() && attempt < maxUpdateAttempts {
