@@ -59,7 +59,8 @@ type Job struct {
 	LeaseLater bool
 	// ExecutionARN is the Step Functions execution the step runs in, or
 	// "": the step's first write records it on the task when it is not
-	// recorded yet (TaskRecord.ExecutionARN), so that a cancel stops it.
+	// recorded yet (store.TaskRecord.ExecutionARN), so that a cancel
+	// stops it.
 	ExecutionARN string
 }
 
@@ -95,7 +96,7 @@ type CancelRequest struct {
 	// when it was canceled, or empty.
 	TaskToken string
 	// ExecutionARN is the execution that last ran a step of the task
-	// (TaskRecord.ExecutionARN), or empty.
+	// (store.TaskRecord.ExecutionARN), or empty.
 	ExecutionARN string
 }
 

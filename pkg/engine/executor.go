@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
@@ -18,7 +20,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
-	"github.com/google/uuid"
 )
 
 // Defaults of Options.
@@ -80,7 +81,7 @@ type Options struct {
 	InterruptTTL          time.Duration
 	InterruptTombstoneTTL time.Duration
 	// LeaseDuration is how long a step holds its task without renewing
-	// (see Lease); MaxTakeovers how many times a task whose lease lapsed
+	// (see store.Lease); MaxTakeovers how many times a task whose lease lapsed
 	// is taken over before it is failed.
 	LeaseDuration time.Duration
 	MaxTakeovers  int

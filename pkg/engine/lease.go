@@ -7,8 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/google/uuid"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // lease is the step's lease, lasting the executor's lease duration past

@@ -242,7 +242,7 @@ func (w *taskWriter) finish(ctx context.Context, err error) (StepResult, error) 
 // failTooLarge fails the task when the agent produced more than the store
 // can hold, saying so, instead of losing the task. When even that cannot be
 // stored (a task not stored yet whose first message is too large) the
-// error wraps ErrTooLarge.
+// error wraps store.ErrTooLarge.
 func (w *taskWriter) failTooLarge(ctx context.Context, cause error) (StepResult, error) {
 	msg := w.agentMessage(agent.Text("The agent's output could not be stored: " + cause.Error()))
 	err := w.write(ctx, store.Update{Status: &a2a.TaskStatus{State: a2a.TaskStateFailed, Message: msg, Timestamp: w.x.now()}})

@@ -15,6 +15,20 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
+// Send implements message/send (SendMessage) with its full result: the
+// task SendMessage returns or, when the agent answered the waiting client
+// directly (agent.Respond), that Message.
+func (s *Service) Send(ctx context.Context, owner string, p a2a.MessageSendParams) (a2a.SendResult, error) {
+	t, err := s.SendMessage(ctx, owner, p)
+	if err != nil {
+		return a2a.SendResult{}, err
+	}
+	if m := engine.DirectResponse(t); m != nil {
+		return a2a.SendResult{Message: m}, nil
+	}
+	return a2a.SendResult{Task: t}, nil
+}
+
 // SendMessage implements message/send: it creates a task, or continues an
 // interrupted one, starts its execution and, when blocking, waits until the
 // task is terminal or interrupted (at most Config.BlockingTimeout).
@@ -206,12 +220,12 @@ type work struct {
 	queued bool
 }
 
-// createTask stores a new task, taskID (TaskIDFor its first message), or,
-// when unsaved, leaves it to its first step to store (engine.Unsaved). The task is bound to
-// an agent session (metadata.shared.session.id, in the task's metadata and
-// in the request metadata its steps see): the one the request names, else
-// the one bound to its context, else a new one, which the store binds to a
-// new context.
+// createTask stores a new task, taskID (store.TaskIDFor its first
+// message), or, when unsaved, leaves it to its first step to store
+// (engine.Unsaved). The task is bound to an agent session
+// (metadata.shared.session.id, in the task's metadata and in the request
+// metadata its steps see): the one the request names, else the one bound
+// to its context, else a new one, which the store binds to a new context.
 func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.Message, md a2a.Metadata, session string, push *store.PushConfig, unsaved bool, fingerprint string, fresh bool) (work, error) {
 	// The context's binding is known for a new context, and once read.
 	bindingKnown := msg.ContextID == ""
@@ -253,7 +267,7 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 	job := engine.Job{TaskID: taskID, Message: &msg}
 	if unsaved {
 		// Refused now what the first step could not store, before the
-		// agent runs for nothing (every store holds MaxContentBytes).
+		// agent runs for nothing (every store holds store.MaxContentBytes).
 		if err := fits(&msg, md); err != nil {
 			return work{}, s.storeError(err, taskID, "params.message")
 		}
@@ -268,7 +282,7 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 	return work{job: job, created: rec}, nil
 }
 
-// fits reports, as every store would (CheckContent), a message or
+// fits reports, as every store would (store.CheckContent), a message or
 // request metadata too large to store.
 func fits(msg *a2a.Message, md a2a.Metadata) error {
 	if err := store.CheckContent("message", msg.ApproxSize(), msg); err != nil {
@@ -484,20 +498,6 @@ func pause(ctx context.Context, stop <-chan time.Time, d time.Duration) bool {
 	case <-ctx.Done():
 	}
 	return false
-}
-
-// Send implements message/send (SendMessage) with its full result: the
-// task SendMessage returns or, when the agent answered the waiting client
-// directly (agent.Respond), that Message.
-func (s *Service) Send(ctx context.Context, owner string, p a2a.MessageSendParams) (a2a.SendResult, error) {
-	t, err := s.SendMessage(ctx, owner, p)
-	if err != nil {
-		return a2a.SendResult{}, err
-	}
-	if m := engine.DirectResponse(t); m != nil {
-		return a2a.SendResult{Message: m}, nil
-	}
-	return a2a.SendResult{Task: t}, nil
 }
 
 // startLease is the lease a task gets when it needs a runner: the runner's

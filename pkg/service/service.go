@@ -1,6 +1,8 @@
 // Package service holds the transport-neutral A2A operations (send, get,
-// list, cancel) and the step executor, behind the ports they need: TaskStore,
-// Runner, clock.Clock and agent.Agent. It imports neither AWS nor net/http.
+// list, cancel, push configs, interrupts, contexts, deliveries, uploads),
+// behind the ports they need: its Store, engine.Runner (and InlineRunner),
+// Files, clock.Clock and the agent's description. The steps of the tasks
+// they start are pkg/engine's. It imports neither AWS nor net/http.
 //
 // Owner scoping lives here: every task belongs to the caller that created it,
 // and any other caller is told the task does not exist.
@@ -56,7 +58,7 @@ type Config struct {
 	PushNotifications bool
 	// LeaseDuration is the time a runner has to start a new task or a
 	// reply before a sweep takes the task over (A2A_TASK_LEASE_SECONDS;
-	// see Lease).
+	// see store.Lease).
 	LeaseDuration time.Duration
 	// IdempotencyWindow is how long a message id stays the message's
 	// (A2A_IDEMPOTENCY_WINDOW_SECONDS): within it, a send of the same id

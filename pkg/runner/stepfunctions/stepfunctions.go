@@ -186,10 +186,10 @@ func notWaiting(err error) bool {
 // Cancel implements engine.Runner: an execution waiting on the task's
 // interrupt is failed through its token (the state machine ends it), and
 // the execution that last ran a step of the task, which the task records
-// (TaskRecord.ExecutionARN), is stopped. No execution is looked for. Both
-// are best effort: a step still running stops at its next write, which the
-// store refuses for a canceled task, and an execution that waits to run a
-// step finds the task canceled and ends.
+// (store.TaskRecord.ExecutionARN), is stopped. No execution is looked for.
+// Both are best effort: a step still running stops at its next write,
+// which the store refuses for a canceled task, and an execution that waits
+// to run a step finds the task canceled and ends.
 func (r *Runner) Cancel(ctx context.Context, req engine.CancelRequest) error {
 	var errs []error
 	if req.TaskToken != "" {

@@ -59,4 +59,3 @@ func (s *Store) DeletePushConfig(_ context.Context, taskID, configID string) err
 	}
 	return nil
 }
-
