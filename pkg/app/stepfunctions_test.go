@@ -105,6 +105,9 @@ type stackOptions struct {
 	logs io.Writer
 	// wrap wraps the HTTP functions' handler.
 	wrap func(http.Handler) http.Handler
+	// loopbackWebhooks lets push configs name webhooks on loopback over
+	// plain http (A2A_PUSH_ALLOW_INSECURE), where tests receive them.
+	loopbackWebhooks bool
 }
 
 // newStackOn is newStack on store.
@@ -115,6 +118,7 @@ func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, 
 	cfg.Tokens = map[string]string{"alice": sfnToken}
 	cfg.InterruptTTL = ttl
 	cfg.BlockingTimeout = budget
+	cfg.Push.AllowInsecure = o.loopbackWebhooks
 	if o.logs == nil {
 		o.logs = &testWriter{t}
 	}
