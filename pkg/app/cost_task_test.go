@@ -128,7 +128,7 @@ func (c taskCost) usd() (total float64, items string) {
 // costPerTask runs each kind of task through the deployed shape in
 // miniature (the send function's handler, the worker in moto's Lambda, the
 // state machine in moto) on one metered table, and counts what each asked
-// of AWS: the rows of README.md's "Cost per task".
+// of AWS: the rows of docs/costs.md's "Cost per task".
 func costPerTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()

@@ -396,7 +396,7 @@ func (s *stack) executionARN(t *testing.T, taskID string) string {
 // worker's invocations, for a one-step task, a five-step task and a task
 // with one interrupt, sent non-blocking in stepfunctions mode: a task's
 // first step runs in the worker on the asynchronous path, so a one-step
-// task starts no execution at all. The README quotes these numbers.
+// task starts no execution at all. docs/execution.md quotes these numbers.
 func TestStepFunctionsCost(t *testing.T) {
 	ag, err := builtin.Registry().New("demo", func(k string) string { return map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10"}[k] })
 	require.NoError(t, err)
