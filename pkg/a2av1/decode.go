@@ -401,7 +401,7 @@ func (w *statusWire) status() a2a.TaskStatus {
 	}
 	s := a2a.TaskStatus{State: st, Timestamp: w.Timestamp}
 	if w.Message != nil {
-		m, _ := w.Message.message("", false)
+		m := lenientMessage(w.Message)
 		s.Message = &m
 	}
 	return s
@@ -417,14 +417,32 @@ type artifactWire struct {
 }
 
 func (w *artifactWire) artifact() a2a.Artifact {
-	a := a2a.Artifact{ArtifactID: w.ArtifactID, Name: w.Name, Description: w.Description, Metadata: w.Metadata, Extensions: w.Extensions}
-	if w.Parts != nil {
-		a.Parts = make([]a2a.Part, len(w.Parts))
-		for i := range w.Parts {
-			a.Parts[i], _ = w.Parts[i].part("", false)
-		}
+	return a2a.Artifact{ArtifactID: w.ArtifactID, Name: w.Name, Description: w.Description, Metadata: w.Metadata,
+		Extensions: w.Extensions, Parts: each(w.Parts, lenientPart)}
+}
+
+// lenientPart and lenientMessage convert what a server answered, which
+// cannot fail.
+func lenientPart(w *partWire) a2a.Part {
+	p, _ := w.part("", false)
+	return p
+}
+
+func lenientMessage(w *messageWire) a2a.Message {
+	m, _ := w.message("", false)
+	return m
+}
+
+// each converts every element of ws; nil stays nil.
+func each[W, T any](ws []W, convert func(*W) T) []T {
+	if ws == nil {
+		return nil
 	}
-	return a
+	out := make([]T, len(ws))
+	for i := range ws {
+		out[i] = convert(&ws[i])
+	}
+	return out
 }
 
 type taskWire struct {
@@ -437,20 +455,8 @@ type taskWire struct {
 }
 
 func (w *taskWire) task() a2a.Task {
-	t := a2a.Task{ID: w.ID, ContextID: w.ContextID, Status: w.Status.status(), Metadata: w.Metadata}
-	if w.Artifacts != nil {
-		t.Artifacts = make([]a2a.Artifact, len(w.Artifacts))
-		for i := range w.Artifacts {
-			t.Artifacts[i] = w.Artifacts[i].artifact()
-		}
-	}
-	if w.History != nil {
-		t.History = make([]a2a.Message, len(w.History))
-		for i := range w.History {
-			t.History[i], _ = w.History[i].message("", false)
-		}
-	}
-	return t
+	return a2a.Task{ID: w.ID, ContextID: w.ContextID, Status: w.Status.status(), Metadata: w.Metadata,
+		Artifacts: each(w.Artifacts, (*artifactWire).artifact), History: each(w.History, lenientMessage)}
 }
 
 type statusUpdateWire struct {
@@ -498,7 +504,7 @@ func (w *streamResponseWire) event() (a2a.Event, error) {
 		t := w.Task.task()
 		ev.Task = &t
 	case w.Message != nil:
-		m, _ := w.Message.message("", false)
+		m := lenientMessage(w.Message)
 		ev.Message = &m
 	case w.StatusUpdate != nil:
 		u := w.StatusUpdate
