@@ -1,7 +1,5 @@
 package a2a
 
-import "encoding/json"
-
 // Transport protocol names used in agent cards.
 const (
 	TransportJSONRPC  = "JSONRPC"
@@ -76,19 +74,10 @@ type AgentExtension struct {
 	Params      map[string]any `json:"params,omitempty"`
 }
 
-// UnmarshalJSON reads the extension, its params' numbers exact (as
-// Metadata reads them).
+// UnmarshalJSON reads the extension, its params' numbers exact.
 func (e *AgentExtension) UnmarshalJSON(b []byte) error {
 	type plain AgentExtension // without this method
-	w := struct {
-		*plain
-		Params Metadata `json:"params"`
-	}{plain: (*plain)(e)}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	e.Params = w.Params
-	return nil
+	return unmarshalExact(b, (*plain)(e))
 }
 
 // AgentSkill is one thing the agent can do.
@@ -113,15 +102,7 @@ type AgentCardSignature struct {
 // UnmarshalJSON reads the signature, its header's numbers exact.
 func (s *AgentCardSignature) UnmarshalJSON(b []byte) error {
 	type plain AgentCardSignature // without this method
-	w := struct {
-		*plain
-		Header Metadata `json:"header"`
-	}{plain: (*plain)(s)}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	s.Header = w.Header
-	return nil
+	return unmarshalExact(b, (*plain)(s))
 }
 
 // SecurityScheme is an OpenAPI-style security scheme. Its JSON is the union

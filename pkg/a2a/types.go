@@ -19,14 +19,20 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		*m = nil
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
+	if err := unmarshalExact(b, &v); err != nil {
 		return err
 	}
 	*m = v
 	return nil
+}
+
+// unmarshalExact reads b into v as json.Unmarshal does, but with the
+// numbers of free-form values (any) kept exact, as json.Number.
+func unmarshalExact(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // Object returns the nested object at key, or nil when it is absent or not an
