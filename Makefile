@@ -117,7 +117,7 @@ deploy:
 
 ## bench: in-process benchmarks of the hot paths and the Lambda binaries' cold
 ##        starts, each as a ratio to a minimal aws-lambda-go binary measured in
-##        turn with it (see README "Measured" and "Binaries and cold starts")
+##        turn with it (see docs/measured.md)
 bench:
 	$(LOCAL_AWS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
@@ -125,7 +125,7 @@ bench:
 ##              server (pkg/interop/cmd/a2ago-echo) under the same wrk load:
 ##              server CPU per request, requests/s, p50/p99 and start-up,
 ##              with the ratios (needs wrk; BENCH_PEERS_FLAGS, e.g.
-##              -duration 5s -rounds 3; see README "Measured")
+##              -duration 5s -rounds 3; see docs/measured.md)
 BENCH_PEERS_FLAGS ?=
 bench-peers:
 	@command -v wrk >/dev/null 2>&1 || { echo "make bench-peers: wrk is not installed; it is the load generator (Debian: apt-get install wrk)" >&2; exit 1; }
@@ -141,6 +141,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckMembers$$' -fuzztime $(FUZZTIME) ./pkg/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
 	$(GO) test -run '^$$' -fuzz '^FuzzValue$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
 	$(GO) test -run '^$$' -fuzz '^FuzzFloat$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
@@ -148,6 +149,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckURL$$' -fuzztime $(FUZZTIME) ./pkg/push/egress
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStreamResponse$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/oap
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pkg/push/notify
 	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/files

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,49 +19,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
-
-// filterMatches applies a Lambda event filter pattern of the kind the
-// template uses (nested keys, and lists of accepted values at the leaves)
-// to a record as JSON, as Lambda's event filtering does.
-func filterMatches(pattern map[string]any, record map[string]any) bool {
-	for key, want := range pattern {
-		got, ok := record[key]
-		if !ok {
-			return false
-		}
-		switch w := want.(type) {
-		case map[string]any:
-			sub, ok := got.(map[string]any)
-			if !ok || !filterMatches(w, sub) {
-				return false
-			}
-		case []any:
-			if !slices.ContainsFunc(w, func(v any) bool { return valueMatches(v, got) }) {
-				return false
-			}
-		default:
-			panic(fmt.Sprintf("filter pattern %s: %T is neither an object nor a list of values", key, want))
-		}
-	}
-	return true
-}
-
-// valueMatches applies one accepted value of a pattern's list: a value,
-// {"anything-but": [values]} or {"prefix": "text"}.
-func valueMatches(want, got any) bool {
-	if m, ok := want.(map[string]any); ok {
-		if prefix, ok := m["prefix"].(string); ok && len(m) == 1 {
-			s, isString := got.(string)
-			return isString && strings.HasPrefix(s, prefix)
-		}
-		but, ok := m["anything-but"].([]any)
-		if !ok || len(m) != 1 {
-			panic(fmt.Sprintf("filter pattern: %v is not a rule this test knows", m))
-		}
-		return !slices.ContainsFunc(but, func(v any) bool { return valueMatches(v, got) })
-	}
-	return fmt.Sprint(want) == fmt.Sprint(got)
-}
 
 // streamFilters returns the patterns of the push function's stream mapping.
 func streamFilters(t *testing.T) []map[string]any {
@@ -177,7 +133,7 @@ func TestStreamFilter(t *testing.T) {
 		require.NoError(t, json.Unmarshal(b, &rec))
 		pass := false
 		for _, f := range filters {
-			pass = pass || filterMatches(f, rec)
+			pass = pass || awstest.FilterMatches(f, rec)
 		}
 		sk := r.Change.Keys["SK"].String()
 		state := r.Change.NewImage["state"]

@@ -74,6 +74,12 @@ type AgentExtension struct {
 	Params      map[string]any `json:"params,omitempty"`
 }
 
+// UnmarshalJSON reads the extension, its params' numbers exact.
+func (e *AgentExtension) UnmarshalJSON(b []byte) error {
+	type plain AgentExtension // without this method
+	return unmarshalExact(b, (*plain)(e))
+}
+
 // AgentSkill is one thing the agent can do.
 type AgentSkill struct {
 	ID          string                `json:"id"`
@@ -93,6 +99,12 @@ type AgentCardSignature struct {
 	Header    map[string]any `json:"header,omitempty"`
 }
 
+// UnmarshalJSON reads the signature, its header's numbers exact.
+func (s *AgentCardSignature) UnmarshalJSON(b []byte) error {
+	type plain AgentCardSignature // without this method
+	return unmarshalExact(b, (*plain)(s))
+}
+
 // SecurityScheme is an OpenAPI-style security scheme. Its JSON is the union
 // of both versions' shapes, so that one card serves both: the 0.3 form,
 // discriminated by Type, and the A2A 1.0 form, one wrapper member named for
@@ -110,8 +122,29 @@ type SecurityScheme struct {
 	OpenIDConnectURL string      `json:"openIdConnectUrl,omitempty"`
 
 	// The A2A 1.0 wrappers; exactly one is set in a card.
-	HTTPAuth *HTTPAuthScheme `json:"httpAuthSecurityScheme,omitempty"`
-	APIKey   *APIKeyScheme   `json:"apiKeySecurityScheme,omitempty"`
+	HTTPAuth      *HTTPAuthScheme      `json:"httpAuthSecurityScheme,omitempty"`
+	APIKey        *APIKeyScheme        `json:"apiKeySecurityScheme,omitempty"`
+	OAuth2        *OAuth2Scheme        `json:"oauth2SecurityScheme,omitempty"`
+	OpenIDConnect *OpenIDConnectScheme `json:"openIdConnectSecurityScheme,omitempty"`
+	MutualTLS     *MutualTLSScheme     `json:"mtlsSecurityScheme,omitempty"`
+}
+
+// OAuth2Scheme is A2A 1.0's OAuth2SecurityScheme.
+type OAuth2Scheme struct {
+	Description       string     `json:"description,omitempty"`
+	Flows             OAuthFlows `json:"flows"`
+	OAuth2MetadataURL string     `json:"oauth2MetadataUrl,omitempty"`
+}
+
+// OpenIDConnectScheme is A2A 1.0's OpenIdConnectSecurityScheme.
+type OpenIDConnectScheme struct {
+	Description      string `json:"description,omitempty"`
+	OpenIDConnectURL string `json:"openIdConnectUrl"`
+}
+
+// MutualTLSScheme is A2A 1.0's MutualTlsSecurityScheme.
+type MutualTLSScheme struct {
+	Description string `json:"description,omitempty"`
 }
 
 // HTTPAuthScheme is A2A 1.0's HTTPAuthSecurityScheme.
@@ -142,18 +175,23 @@ func APIKeySecurityScheme(in, name, description string) SecurityScheme {
 		APIKey: &APIKeyScheme{Location: in, Name: name, Description: description}}
 }
 
-// OAuthFlows are the OAuth 2.0 flows of an oauth2 scheme.
+// OAuthFlows are the OAuth 2.0 flows of an oauth2 scheme (1.0 sets one;
+// DeviceCode is 1.0's).
 type OAuthFlows struct {
 	AuthorizationCode *OAuthFlow `json:"authorizationCode,omitempty"`
 	ClientCredentials *OAuthFlow `json:"clientCredentials,omitempty"`
 	Implicit          *OAuthFlow `json:"implicit,omitempty"`
 	Password          *OAuthFlow `json:"password,omitempty"`
+	DeviceCode        *OAuthFlow `json:"deviceCode,omitempty"`
 }
 
-// OAuthFlow is one OAuth 2.0 flow.
+// OAuthFlow is one OAuth 2.0 flow. PKCERequired (authorization code) and
+// DeviceAuthorizationURL (device code) are 1.0's.
 type OAuthFlow struct {
-	AuthorizationURL string            `json:"authorizationUrl,omitempty"`
-	TokenURL         string            `json:"tokenUrl,omitempty"`
-	RefreshURL       string            `json:"refreshUrl,omitempty"`
-	Scopes           map[string]string `json:"scopes"`
+	AuthorizationURL       string            `json:"authorizationUrl,omitempty"`
+	DeviceAuthorizationURL string            `json:"deviceAuthorizationUrl,omitempty"`
+	TokenURL               string            `json:"tokenUrl,omitempty"`
+	RefreshURL             string            `json:"refreshUrl,omitempty"`
+	Scopes                 map[string]string `json:"scopes"`
+	PKCERequired           bool              `json:"pkceRequired,omitempty"`
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 )
 
+// The 0.3 decoding of the protocol objects: it reads the 0.3 wire form and
+// the model's JSON (see encode.go).
+//
 // Decoding goes through plain wire structs that have no UnmarshalJSON of
 // their own (only Metadata has one), so that a whole task or message decodes
 // in one encoding/json pass: a nested UnmarshalJSON method would make
@@ -13,18 +16,20 @@ import (
 
 // partWire is the union of every field a part may carry on input.
 type partWire struct {
-	Kind     *string         `json:"kind"`
-	Text     *string         `json:"text"`
-	File     *FileContent    `json:"file"`
-	Data     json.RawMessage `json:"data"`
-	Metadata Metadata        `json:"metadata"`
+	Kind      *string         `json:"kind"`
+	Text      *string         `json:"text"`
+	File      *FileContent    `json:"file"`
+	Data      json.RawMessage `json:"data"`
+	Metadata  Metadata        `json:"metadata"`
+	MediaType string          `json:"mediaType"`
+	Filename  string          `json:"filename"`
 }
 
 // part converts the wire form. A missing "kind" is inferred from the one
 // content field present; contradictions (no content, unknown kind) are left
 // for Validate, which reports them with the field's path.
 func (w *partWire) part() Part {
-	p := Part{Metadata: w.Metadata, File: w.File, Data: w.Data}
+	p := Part{Metadata: w.Metadata, File: w.File, Data: w.Data, MediaType: w.MediaType, Filename: w.Filename}
 	if w.Text != nil {
 		p.Text = *w.Text
 	}
@@ -208,4 +213,50 @@ func (w *taskWire) task() (Task, error) {
 		}
 	}
 	return task, nil
+}
+
+// DecodeEvent reads a 0.3 event: a Task, a Message, a
+// TaskStatusUpdateEvent or a TaskArtifactUpdateEvent, told by its "kind".
+// Without a kind, an object with a status is a task and one with a role a
+// message. The results of message/send that the 0.3 REST binding wraps,
+// {"task": ...} and {"message": ...}, are read too.
+func DecodeEvent(raw json.RawMessage) (Event, error) {
+	var probe struct {
+		Kind    string          `json:"kind"`
+		Role    json.RawMessage `json:"role"`
+		Status  json.RawMessage `json:"status"`
+		Task    json.RawMessage `json:"task"`
+		Message json.RawMessage `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return Event{}, err
+	}
+	var ev Event
+	var v any
+	switch {
+	case probe.Kind == "task" || (probe.Kind == "" && probe.Status != nil):
+		ev.Task = new(Task)
+		v = ev.Task
+	case probe.Kind == "message" || (probe.Kind == "" && probe.Role != nil):
+		ev.Message = new(Message)
+		v = ev.Message
+	case probe.Kind == "status-update":
+		ev.StatusUpdate = new(TaskStatusUpdateEvent)
+		v = ev.StatusUpdate
+	case probe.Kind == "artifact-update":
+		ev.ArtifactUpdate = new(TaskArtifactUpdateEvent)
+		v = ev.ArtifactUpdate
+	case probe.Kind == "" && probe.Task != nil:
+		return DecodeEvent(probe.Task)
+	case probe.Kind == "" && probe.Message != nil:
+		return DecodeEvent(probe.Message)
+	case probe.Kind != "":
+		return Event{}, fmt.Errorf("kind %q is not task, message, status-update or artifact-update", probe.Kind)
+	default:
+		return Event{}, fmt.Errorf("the object is neither a task nor a message nor an event")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return Event{}, err
+	}
+	return ev, nil
 }

@@ -8,13 +8,31 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
 
-// The 0.3 wire encoding of the hot protocol objects, appended to a byte
-// slice with the primitives of pkg/jsonw: each object is written once.
-// The MarshalJSON methods call these encoders, and the HTTP edge calls them
-// directly.
+// The 0.3 encoding of the protocol objects, appended to a byte slice with
+// the primitives of pkg/jsonw: each object is written once. It has two
+// forms, written by the same code:
+//   - the 0.3 wire form (the AppendJSON methods): exactly the A2A 0.3
+//     object, which the HTTP edge answers, 0.3 push notifications carry and
+//     the client sends;
+//   - the model's JSON (the MarshalJSON methods): the wire form plus what
+//     the model holds that 0.3 has no room for (a text or data part's
+//     mediaType and filename, which 1.0 carries), so that stores and
+//     queues, which keep the model as JSON, lose nothing.
+//
+// decode.go reads both.
+
+// form is the form an encoder writes.
+type form bool
+
+const (
+	wireJSON  form = false
+	modelJSON form = true
+)
 
 // AppendJSON appends the 0.3 wire form of the part.
-func (p *Part) AppendJSON(b []byte) ([]byte, error) {
+func (p *Part) AppendJSON(b []byte) ([]byte, error) { return appendPart(b, p, wireJSON) }
+
+func appendPart(b []byte, p *Part, f form) ([]byte, error) {
 	b = append(b, '{')
 	b = jsonw.StringField(b, "kind", string(p.Kind))
 	switch p.Kind {
@@ -32,6 +50,10 @@ func (p *Part) AppendJSON(b []byte) ([]byte, error) {
 			b = jsonw.OptString(b, "mimeType", f.MimeType)
 		}
 		b = append(b, '}')
+	}
+	if f == modelJSON {
+		b = jsonw.OptString(b, "mediaType", p.MediaType)
+		b = jsonw.OptString(b, "filename", p.Filename)
 	}
 	return AppendPartEnd(b, p)
 }
@@ -61,19 +83,32 @@ func AppendPartEnd(b []byte, p *Part) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendPart(b []byte, p *Part) ([]byte, error) { return p.AppendJSON(b) }
-
-func appendMessage(b []byte, m *Message) ([]byte, error) { return m.AppendJSON(b) }
-
-func appendParts(b []byte, parts []Part) ([]byte, error) {
-	return jsonw.Array(jsonw.Key(b, "parts"), parts, appendPart)
+// The encoders of each form, as the functions jsonw.Array and the shared
+// encoders (AppendStatus, AppendArtifact, AppendListTasks) take.
+func appendPartWire(b []byte, p *Part) ([]byte, error)       { return appendPart(b, p, wireJSON) }
+func appendPartModel(b []byte, p *Part) ([]byte, error)      { return appendPart(b, p, modelJSON) }
+func appendMessageWire(b []byte, m *Message) ([]byte, error) { return appendMessage(b, m, wireJSON) }
+func appendMessageModel(b []byte, m *Message) ([]byte, error) {
+	return appendMessage(b, m, modelJSON)
 }
+func appendArtifactWire(b []byte, a *Artifact) ([]byte, error) { return appendArtifact(b, a, wireJSON) }
+func appendArtifactModel(b []byte, a *Artifact) ([]byte, error) {
+	return appendArtifact(b, a, modelJSON)
+}
+func appendTaskWire(b []byte, t *Task) ([]byte, error)  { return appendTask(b, t, wireJSON) }
+func appendTaskModel(b []byte, t *Task) ([]byte, error) { return appendTask(b, t, modelJSON) }
 
 // AppendJSON appends the 0.3 wire form of the message.
-func (m *Message) AppendJSON(b []byte) ([]byte, error) {
+func (m *Message) AppendJSON(b []byte) ([]byte, error) { return appendMessage(b, m, wireJSON) }
+
+func appendMessage(b []byte, m *Message, f form) ([]byte, error) {
+	part := appendPartWire
+	if f == modelJSON {
+		part = appendPartModel
+	}
 	b = append(b, '{')
 	b = jsonw.StringField(b, "role", string(m.Role))
-	b, err := appendParts(b, m.Parts)
+	b, err := jsonw.Array(jsonw.Key(b, "parts"), m.Parts, part)
 	if err != nil {
 		return b, err
 	}
@@ -90,8 +125,13 @@ func (m *Message) AppendJSON(b []byte) ([]byte, error) {
 }
 
 // AppendJSON appends the 0.3 wire form of the status.
-func (s *TaskStatus) AppendJSON(b []byte) ([]byte, error) {
-	return AppendStatus(b, s, string(s.State), appendMessage)
+func (s *TaskStatus) AppendJSON(b []byte) ([]byte, error) { return appendStatus(b, s, wireJSON) }
+
+func appendStatus(b []byte, s *TaskStatus, f form) ([]byte, error) {
+	if f == modelJSON {
+		return AppendStatus(b, s, string(s.State), appendMessageModel)
+	}
+	return AppendStatus(b, s, string(s.State), appendMessageWire)
 }
 
 // AppendStatus appends the wire form of a task status, whose members are the
@@ -111,8 +151,13 @@ func AppendStatus(b []byte, s *TaskStatus, state string, message func([]byte, *M
 }
 
 // AppendJSON appends the 0.3 wire form of the artifact.
-func (a *Artifact) AppendJSON(b []byte) ([]byte, error) {
-	return AppendArtifact(b, a, appendPart)
+func (a *Artifact) AppendJSON(b []byte) ([]byte, error) { return appendArtifact(b, a, wireJSON) }
+
+func appendArtifact(b []byte, a *Artifact, f form) ([]byte, error) {
+	if f == modelJSON {
+		return AppendArtifact(b, a, appendPartModel)
+	}
+	return AppendArtifact(b, a, appendPartWire)
 }
 
 // AppendArtifact appends the wire form of an artifact, whose members are the
@@ -134,21 +179,27 @@ func AppendArtifact(b []byte, a *Artifact, part func([]byte, *Part) ([]byte, err
 }
 
 // AppendJSON appends the 0.3 wire form of the task.
-func (t *Task) AppendJSON(b []byte) ([]byte, error) {
+func (t *Task) AppendJSON(b []byte) ([]byte, error) { return appendTask(b, t, wireJSON) }
+
+func appendTask(b []byte, t *Task, f form) ([]byte, error) {
+	message, artifact := appendMessageWire, appendArtifactWire
+	if f == modelJSON {
+		message, artifact = appendMessageModel, appendArtifactModel
+	}
 	b = append(b, '{')
 	b = jsonw.StringField(b, "id", t.ID)
 	b = jsonw.StringField(b, "contextId", t.ContextID)
-	b, err := t.Status.AppendJSON(jsonw.Key(b, "status"))
+	b, err := appendStatus(jsonw.Key(b, "status"), &t.Status, f)
 	if err != nil {
 		return b, err
 	}
 	if len(t.History) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, appendMessage); err != nil {
+		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, message); err != nil {
 			return b, err
 		}
 	}
 	if len(t.Artifacts) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "artifacts"), t.Artifacts, func(b []byte, a *Artifact) ([]byte, error) { return a.AppendJSON(b) }); err != nil {
+		if b, err = jsonw.Array(jsonw.Key(b, "artifacts"), t.Artifacts, artifact); err != nil {
 			return b, err
 		}
 	}
@@ -159,9 +210,9 @@ func (t *Task) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// AppendJSON appends the result of tasks/list.
+// AppendJSON appends the 0.3 wire form of the result of tasks/list.
 func (r *ListTasksResult) AppendJSON(b []byte) ([]byte, error) {
-	return AppendListTasks(b, r, func(b []byte, t *Task) ([]byte, error) { return t.AppendJSON(b) })
+	return AppendListTasks(b, r, appendTaskWire)
 }
 
 // AppendListTasks appends the result of listing tasks, whose members are the
@@ -177,5 +228,23 @@ func AppendListTasks(b []byte, r *ListTasksResult, task func([]byte, *Task) ([]b
 	b = strconv.AppendInt(b, int64(r.PageSize), 10)
 	b = append(b, `,"totalSize":`...)
 	b = strconv.AppendInt(b, int64(r.TotalSize), 10)
+	return append(b, '}'), nil
+}
+
+// AppendJSON appends the 0.3 wire form of message/send's params, which
+// the client sends.
+func (p *MessageSendParams) AppendJSON(b []byte) ([]byte, error) {
+	b, err := appendMessage(jsonw.Key(append(b, '{'), "message"), &p.Message, wireJSON)
+	if err != nil {
+		return b, err
+	}
+	if p.Configuration != nil {
+		if b, err = jsonw.Value(jsonw.Key(b, "configuration"), p.Configuration); err != nil {
+			return b, err
+		}
+	}
+	if b, err = jsonw.Object(b, "metadata", p.Metadata); err != nil {
+		return b, err
+	}
 	return append(b, '}'), nil
 }

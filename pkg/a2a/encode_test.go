@@ -143,3 +143,19 @@ func BenchmarkEncodeTask(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkDecodeTask(b *testing.B) {
+	m := Message{Role: RoleUser, MessageID: "7b1d8a4e-0d6a-4b83-9f5c-2f5ad9b0c111", TaskID: "t", ContextID: "c", Parts: []Part{TextPart("hello world")}}
+	raw, err := json.Marshal(Task{ID: "t", ContextID: "c", Status: TaskStatus{State: TaskStateCompleted, Timestamp: "2026-11-22T10:00:00.000Z"},
+		History: []Message{m, m}, Artifacts: []Artifact{{ArtifactID: "a", Name: "echo", Parts: []Part{TextPart("echo: hello world")}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var t Task
+		if err := json.Unmarshal(raw, &t); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

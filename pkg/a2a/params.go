@@ -68,8 +68,10 @@ type ListTasksResult struct {
 	TotalSize     int    `json:"totalSize"`
 }
 
-// MarshalJSON writes the result.
-func (r ListTasksResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(make([]byte, 0, 1024)) }
+// MarshalJSON writes the model's JSON of the result.
+func (r ListTasksResult) MarshalJSON() ([]byte, error) {
+	return AppendListTasks(make([]byte, 0, 1024), &r, appendTaskModel)
+}
 
 // List page size bounds of tasks/list.
 const (

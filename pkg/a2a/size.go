@@ -79,7 +79,7 @@ func valueSize(v any) int {
 
 // ApproxSize estimates the encoded size of the part.
 func (p *Part) ApproxSize() int {
-	n := partOverhead + len(p.Text) + len(p.Data) + p.Metadata.ApproxSize()
+	n := partOverhead + len(p.Text) + len(p.Data) + len(p.MediaType) + len(p.Filename) + p.Metadata.ApproxSize()
 	if f := p.File; f != nil {
 		n += len(f.Bytes) + len(f.URI) + len(f.Name) + len(f.MimeType)
 	}

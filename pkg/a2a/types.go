@@ -19,14 +19,20 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 		*m = nil
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
+	if err := unmarshalExact(b, &v); err != nil {
 		return err
 	}
 	*m = v
 	return nil
+}
+
+// unmarshalExact reads b into v as json.Unmarshal does, but with the
+// numbers of free-form values (any) kept exact, as json.Number.
+func unmarshalExact(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // Object returns the nested object at key, or nil when it is absent or not an
@@ -69,6 +75,12 @@ type Part struct {
 	Data json.RawMessage
 	// Metadata is optional metadata of the part.
 	Metadata Metadata
+	// MediaType and Filename are the media type and file name of a text
+	// or data part, which A2A 1.0 gives every part. (A file part keeps
+	// its own in File, where 0.3 has them.) The 0.3 wire has no room for
+	// them and leaves them out; the model's JSON keeps them.
+	MediaType string
+	Filename  string
 }
 
 // FileContent is a file carried inline (Bytes, base64) or by reference (URI).
@@ -105,22 +117,28 @@ func FileBytesPart(base64Content, name, mimeType string) Part {
 	return Part{Kind: PartKindFile, File: &FileContent{Bytes: base64Content, Name: name, MimeType: mimeType}}
 }
 
-// MarshalJSON writes the 0.3 wire form of the part, with its "kind".
-func (p Part) MarshalJSON() ([]byte, error) { return p.AppendJSON(make([]byte, 0, 64+len(p.Text))) }
+// MarshalJSON writes the model's JSON of the part (see encode.go).
+func (p Part) MarshalJSON() ([]byte, error) {
+	return appendPart(make([]byte, 0, 64+len(p.Text)), &p, modelJSON)
+}
 
-// MarshalJSON writes the message with "kind":"message".
-func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(make([]byte, 0, 256)) }
+// MarshalJSON writes the model's JSON of the message (see encode.go).
+func (m Message) MarshalJSON() ([]byte, error) {
+	return appendMessage(make([]byte, 0, 256), &m, modelJSON)
+}
 
-// Message is one turn of a conversation between a user and an agent.
+// Message is one turn of a conversation between a user and an agent. Its
+// JSON (the A2A 0.3 Message) is written by encode.go and read by
+// decode.go, as that of Part, TaskStatus, Artifact and Task.
 type Message struct {
-	Role             Role     `json:"role"`
-	Parts            []Part   `json:"parts"`
-	MessageID        string   `json:"messageId"`
-	TaskID           string   `json:"taskId,omitempty"`
-	ContextID        string   `json:"contextId,omitempty"`
-	ReferenceTaskIDs []string `json:"referenceTaskIds,omitempty"`
-	Extensions       []string `json:"extensions,omitempty"`
-	Metadata         Metadata `json:"metadata,omitempty"`
+	Role             Role
+	Parts            []Part
+	MessageID        string
+	TaskID           string
+	ContextID        string
+	ReferenceTaskIDs []string
+	Extensions       []string
+	Metadata         Metadata
 }
 
 // Text returns the concatenated text of the message's text parts.
@@ -149,26 +167,30 @@ func PartsText(parts []Part) string {
 // TaskStatus is the current state of a task, with an optional agent message
 // and the time of the change.
 type TaskStatus struct {
-	State     TaskState `json:"state"`
-	Message   *Message  `json:"message,omitempty"`
-	Timestamp string    `json:"timestamp,omitempty"`
+	State     TaskState
+	Message   *Message
+	Timestamp string
 }
 
-// MarshalJSON writes the status.
-func (s TaskStatus) MarshalJSON() ([]byte, error) { return s.AppendJSON(make([]byte, 0, 256)) }
+// MarshalJSON writes the model's JSON of the status.
+func (s TaskStatus) MarshalJSON() ([]byte, error) {
+	return appendStatus(make([]byte, 0, 256), &s, modelJSON)
+}
 
 // Artifact is an output of a task.
 type Artifact struct {
-	ArtifactID  string   `json:"artifactId"`
-	Name        string   `json:"name,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Parts       []Part   `json:"parts"`
-	Metadata    Metadata `json:"metadata,omitempty"`
-	Extensions  []string `json:"extensions,omitempty"`
+	ArtifactID  string
+	Name        string
+	Description string
+	Parts       []Part
+	Metadata    Metadata
+	Extensions  []string
 }
 
-// MarshalJSON writes the artifact.
-func (a Artifact) MarshalJSON() ([]byte, error) { return a.AppendJSON(make([]byte, 0, 256)) }
+// MarshalJSON writes the model's JSON of the artifact.
+func (a Artifact) MarshalJSON() ([]byte, error) {
+	return appendArtifact(make([]byte, 0, 256), &a, modelJSON)
+}
 
 // LatestArtifacts returns arts with each artifact id once, in the order of
 // its first appearance, holding its latest version: an artifact sent again
@@ -189,12 +211,12 @@ func LatestArtifacts(arts []Artifact) []Artifact {
 
 // Task is a stateful unit of work.
 type Task struct {
-	ID        string     `json:"id"`
-	ContextID string     `json:"contextId"`
-	Status    TaskStatus `json:"status"`
-	History   []Message  `json:"history,omitempty"`
-	Artifacts []Artifact `json:"artifacts,omitempty"`
-	Metadata  Metadata   `json:"metadata,omitempty"`
+	ID        string
+	ContextID string
+	Status    TaskStatus
+	History   []Message
+	Artifacts []Artifact
+	Metadata  Metadata
 }
 
 // SendResult is the result of message/send (SendMessage): the task, or,
@@ -204,8 +226,10 @@ type SendResult struct {
 	Message *Message
 }
 
-// MarshalJSON writes the task with "kind":"task".
-func (t Task) MarshalJSON() ([]byte, error) { return t.AppendJSON(make([]byte, 0, 1024)) }
+// MarshalJSON writes the model's JSON of the task.
+func (t Task) MarshalJSON() ([]byte, error) {
+	return appendTask(make([]byte, 0, 1024), &t, modelJSON)
+}
 
 // TaskStatusUpdateEvent tells that a task's status changed.
 type TaskStatusUpdateEvent struct {
@@ -236,6 +260,16 @@ type TaskArtifactUpdateEvent struct {
 func (e TaskArtifactUpdateEvent) MarshalJSON() ([]byte, error) {
 	type plain TaskArtifactUpdateEvent // without this MarshalJSON
 	return marshalWithKind(plain(e), "artifact-update")
+}
+
+// Event is one object of a stream, or the body of a push notification:
+// exactly one of its members is set. (0.3 writes the object itself, told
+// by its "kind"; 1.0 a StreamResponse, which names the member.)
+type Event struct {
+	Task           *Task
+	Message        *Message
+	StatusUpdate   *TaskStatusUpdateEvent
+	ArtifactUpdate *TaskArtifactUpdateEvent
 }
 
 // marshalWithKind writes v, a struct with no MarshalJSON of its own, as

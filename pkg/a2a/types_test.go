@@ -181,3 +181,77 @@ func TestLatestArtifacts(t *testing.T) {
 	assert.Equal(t, []Artifact{art("a", "3"), art("b", "2")}, got, "a later version replaces, in the place of the first")
 	assert.Empty(t, LatestArtifacts(nil))
 }
+
+// A text or data part's mediaType and filename (A2A 1.0's) stay out of the
+// 0.3 wire form, which 0.3 clients see as before, and are kept by the
+// model's JSON, which stores and queues hold.
+func TestModelJSONKeepsWhatTheWireCannot(t *testing.T) {
+	text := Part{Kind: PartKindText, Text: "hi", MediaType: "text/markdown", Filename: "a.md"}
+	msg := Message{Role: RoleUser, MessageID: "m", Parts: []Part{text}}
+	task := Task{ID: "t", ContextID: "c", Status: TaskStatus{State: TaskStateWorking, Message: &msg}, History: []Message{msg},
+		Artifacts: []Artifact{{ArtifactID: "a", Parts: []Part{text}}}}
+
+	wire, err := task.AppendJSON(nil)
+	require.NoError(t, err)
+	assert.NotContains(t, string(wire), "mediaType")
+	assert.NotContains(t, string(wire), "filename")
+	wirePart := `{"kind":"text","text":"hi"}`
+	wireMsg := `{"role":"user","parts":[` + wirePart + `],"messageId":"m","kind":"message"}`
+	assert.JSONEq(t, `{"id":"t","contextId":"c","status":{"state":"working","message":`+wireMsg+`},"history":[`+wireMsg+`],
+		"artifacts":[{"artifactId":"a","parts":[`+wirePart+`]}],"kind":"task"}`, string(wire))
+
+	stored, err := json.Marshal(task)
+	require.NoError(t, err)
+	var back Task
+	require.NoError(t, json.Unmarshal(stored, &back))
+	assert.Equal(t, task, back)
+
+	p := MessageSendParams{Message: msg}
+	sent, err := p.AppendJSON(nil)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"message":`+wireMsg+`}`, string(sent), "the client sends 0.3 as 0.3")
+}
+
+func TestDecodeEvent(t *testing.T) {
+	task := `{"kind":"task","id":"t","contextId":"c","status":{"state":"working"}}`
+	msg := `{"kind":"message","role":"agent","messageId":"m","parts":[{"kind":"text","text":"hi"}]}`
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"task", task, "task t"},
+		{"message", msg, "message m"},
+		{"task without kind", `{"id":"t","status":{"state":"working"}}`, "task t"},
+		{"message without kind", `{"role":"agent","messageId":"m","parts":[]}`, "message m"},
+		{"REST-wrapped task", `{"task":` + task + `}`, "task t"},
+		{"REST-wrapped message", `{"message":` + msg + `}`, "message m"},
+		{"status update", `{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"completed"},"final":true}`, "status t completed final"},
+		{"artifact update", `{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[]},"append":true}`, "artifact t a"},
+	} {
+		ev, err := DecodeEvent(json.RawMessage(tc.body))
+		require.NoError(t, err, tc.name)
+		var got string
+		switch {
+		case ev.Task != nil:
+			got = "task " + ev.Task.ID
+		case ev.Message != nil:
+			got = "message " + ev.Message.MessageID
+		case ev.StatusUpdate != nil:
+			got = "status " + ev.StatusUpdate.TaskID + " " + string(ev.StatusUpdate.Status.State)
+			if ev.StatusUpdate.Final {
+				got += " final"
+			}
+		case ev.ArtifactUpdate != nil:
+			got = "artifact " + ev.ArtifactUpdate.TaskID + " " + ev.ArtifactUpdate.Artifact.ArtifactID
+		}
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+	for body, want := range map[string]string{
+		`{"kind":"nope"}`: `kind "nope" is not task, message`,
+		`{"id":"t"}`:      "neither a task nor a message nor an event",
+		`[1]`:             "cannot unmarshal array",
+		`{"kind":"message","role":"x","parts":{}}`: "cannot unmarshal object",
+	} {
+		_, err := DecodeEvent(json.RawMessage(body))
+		assert.ErrorContains(t, err, want, body)
+	}
+}

@@ -34,16 +34,19 @@ type AgentCapabilities struct {
 // SecurityScheme is the 1.0 SecurityScheme: one wrapper member named for
 // its kind.
 type SecurityScheme struct {
-	HTTPAuth *a2a.HTTPAuthScheme `json:"httpAuthSecurityScheme,omitempty"`
-	APIKey   *a2a.APIKeyScheme   `json:"apiKeySecurityScheme,omitempty"`
+	HTTPAuth      *a2a.HTTPAuthScheme      `json:"httpAuthSecurityScheme,omitempty"`
+	APIKey        *a2a.APIKeyScheme        `json:"apiKeySecurityScheme,omitempty"`
+	OAuth2        *a2a.OAuth2Scheme        `json:"oauth2SecurityScheme,omitempty"`
+	OpenIDConnect *a2a.OpenIDConnectScheme `json:"openIdConnectSecurityScheme,omitempty"`
+	MutualTLS     *a2a.MutualTLSScheme     `json:"mtlsSecurityScheme,omitempty"`
 }
 
 // Card returns the 1.0 form of a card: its 1.0 fields, without the 0.3
 // ones. Security requirements are left out (the 0.3 security member, and
 // skills' security): ProtoJSON writes their scopes as {"list": [...]},
 // which the a2a-go 1.0 reader refuses, and the schemes alone tell clients
-// how to authenticate. Security schemes without a 1.0 form (OAuth 2.0,
-// OpenID Connect, which this host does not declare) are left out too.
+// how to authenticate. Security schemes without their 1.0 wrapper (a card
+// configured with the 0.3 form only) are left out too.
 func Card(c a2a.AgentCard) AgentCard {
 	out := AgentCard{
 		Name: c.Name, Description: c.Description, SupportedInterfaces: c.SupportedInterfaces,
@@ -59,13 +62,14 @@ func Card(c a2a.AgentCard) AgentCard {
 		out.SupportedInterfaces = []a2a.SupportedInterface{}
 	}
 	for name, s := range c.SecuritySchemes {
-		if s.HTTPAuth == nil && s.APIKey == nil {
+		v1 := SecurityScheme{HTTPAuth: s.HTTPAuth, APIKey: s.APIKey, OAuth2: s.OAuth2, OpenIDConnect: s.OpenIDConnect, MutualTLS: s.MutualTLS}
+		if v1 == (SecurityScheme{}) {
 			continue
 		}
 		if out.SecuritySchemes == nil {
 			out.SecuritySchemes = map[string]SecurityScheme{}
 		}
-		out.SecuritySchemes[name] = SecurityScheme{HTTPAuth: s.HTTPAuth, APIKey: s.APIKey}
+		out.SecuritySchemes[name] = v1
 	}
 	for i, s := range c.Skills {
 		s.Security = nil // left out, as said above

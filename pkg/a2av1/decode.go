@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -12,10 +14,16 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
 )
 
-// The wire structs below are decoded in one encoding/json pass (only
-// a2a.Metadata has an UnmarshalJSON of its own), then converted, checking
-// what the 1.0 shapes require and naming bad fields by their 1.0 path. The
-// client encodes its requests with the same structs (client.go).
+// The 1.0 decoding: each shape has one wire struct, decoded in one
+// encoding/json pass (only a2a.Metadata has an UnmarshalJSON of its own),
+// and one conversion into the internal model. A request (what a client
+// sends the server) is converted strictly: a field the 1.0 shapes do not
+// allow is a -32602 error naming its 1.0 path. A response (what a server
+// answers the client) is converted leniently, since it may come from any
+// server: a part without content is an empty text part, an unknown role or
+// state is kept as unspecified. The encoders are in encode.go; the simple
+// requests, whose structs hold no shared shape, are encoded from their
+// struct here.
 
 type partWire struct {
 	Text      *string         `json:"text,omitempty"`
@@ -100,7 +108,7 @@ func DecodeSendMessageRequest(raw json.RawMessage) (a2a.MessageSendParams, error
 	if w.Message == nil {
 		return a2a.MessageSendParams{}, a2a.InvalidParams("params.message", "is required")
 	}
-	msg, err := w.Message.message("params.message")
+	msg, err := w.Message.message("params.message", true)
 	if err != nil {
 		return a2a.MessageSendParams{}, err
 	}
@@ -128,25 +136,34 @@ func DecodeSendMessageRequest(raw json.RawMessage) (a2a.MessageSendParams, error
 	return p, nil
 }
 
-func (w *messageWire) message(path string) (a2a.Message, error) {
+// message converts a message; path is its 1.0 path, used (and built)
+// only when strict.
+func (w *messageWire) message(path string, strict bool) (a2a.Message, error) {
 	m := a2a.Message{
 		MessageID: w.MessageID, ContextID: w.ContextID, TaskID: w.TaskID, Metadata: w.Metadata,
 		Extensions: w.Extensions, ReferenceTaskIDs: w.ReferenceTaskIDs,
 	}
-	switch role, ok := ParseRole(w.Role); {
+	role, ok := ParseRole(w.Role)
+	switch {
+	case !strict:
 	case w.Role == "":
 		return m, a2a.InvalidParams(path+".role", "is required (%q or %q)", RoleUser, RoleAgent)
 	case !ok:
 		return m, a2a.InvalidParams(path+".role", "must be %q or %q, got %q", RoleUser, RoleAgent, w.Role)
-	default:
-		m.Role = role
-	}
-	if len(w.Parts) == 0 {
+	case len(w.Parts) == 0:
 		return m, a2a.InvalidParams(path+".parts", "must hold at least one part")
+	}
+	m.Role = role
+	if w.Parts == nil {
+		return m, nil
 	}
 	m.Parts = make([]a2a.Part, len(w.Parts))
 	for i := range w.Parts {
-		p, err := w.Parts[i].part(path + ".parts[" + strconv.Itoa(i) + "]")
+		var at string
+		if strict {
+			at = path + ".parts[" + strconv.Itoa(i) + "]"
+		}
+		p, err := w.Parts[i].part(at, strict)
 		if err != nil {
 			return m, err
 		}
@@ -155,45 +172,59 @@ func (w *messageWire) message(path string) (a2a.Message, error) {
 	return m, nil
 }
 
-// part converts one part: exactly one of text, raw, url and data.
-func (w *partWire) part(path string) (a2a.Part, error) {
+// part converts one part: exactly one of text, raw, url and data, with the
+// media type and file name in the model's place for its kind. When strict,
+// a part without exactly one content, bytes that are not base64, a URL
+// that is not absolute and data that is not an object (the model keeps
+// data parts as objects) are refused; otherwise a part without content is
+// an empty text part and the content is taken as it is.
+func (w *partWire) part(path string, strict bool) (a2a.Part, error) {
 	data := w.Data
 	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		data = nil
 	}
-	n := 0
-	for _, set := range []bool{w.Text != nil, w.Raw != nil, w.URL != nil, data != nil} {
-		if set {
-			n++
+	if strict {
+		n := 0
+		for _, set := range []bool{w.Text != nil, w.Raw != nil, w.URL != nil, data != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return a2a.Part{}, a2a.InvalidParams(path, "must have exactly one of text, raw, url or data, got %d", n)
 		}
 	}
-	if n != 1 {
-		return a2a.Part{}, a2a.InvalidParams(path, "must have exactly one of text, raw, url or data, got %d", n)
-	}
+	var p a2a.Part
 	switch {
 	case w.Text != nil:
-		return a2a.Part{Kind: a2a.PartKindText, Text: *w.Text, Metadata: w.Metadata}, nil
+		p = a2a.TextPart(*w.Text)
 	case w.Raw != nil:
 		b64, ok := stdBase64(*w.Raw)
 		if !ok {
-			return a2a.Part{}, a2a.InvalidParams(path+".raw", "is not valid base64")
+			if strict {
+				return a2a.Part{}, a2a.InvalidParams(path+".raw", "is not valid base64")
+			}
+			b64 = *w.Raw
 		}
-		p := a2a.FileBytesPart(b64, w.Filename, w.MediaType)
-		p.Metadata = w.Metadata
-		return p, nil
+		p = a2a.FileBytesPart(b64, w.Filename, w.MediaType)
 	case w.URL != nil:
-		u, err := url.Parse(*w.URL)
-		if err != nil || u.Scheme == "" {
+		if u, err := url.Parse(*w.URL); strict && (err != nil || u.Scheme == "") {
 			return a2a.Part{}, a2a.InvalidParams(path+".url", "must be an absolute URL")
 		}
-		p := a2a.FileURIPart(*w.URL, w.Filename, w.MediaType)
-		p.Metadata = w.Metadata
-		return p, nil
+		p = a2a.FileURIPart(*w.URL, w.Filename, w.MediaType)
+	case data != nil:
+		if strict && !isObject(data) {
+			return a2a.Part{}, a2a.InvalidParams(path+".data", "must be a JSON object (this agent keeps data parts as objects)")
+		}
+		p = a2a.Part{Kind: a2a.PartKindData, Data: data}
+	default:
+		p = a2a.TextPart("")
 	}
-	if !isObject(data) {
-		return a2a.Part{}, a2a.InvalidParams(path+".data", "must be a JSON object (this agent keeps data parts as objects)")
+	if p.Kind != a2a.PartKindFile {
+		p.MediaType, p.Filename = w.MediaType, w.Filename
 	}
-	return a2a.Part{Kind: a2a.PartKindData, Data: data, Metadata: w.Metadata}, nil
+	p.Metadata = w.Metadata
+	return p, nil
 }
 
 // stdBase64 returns s in standard padded base64. ProtoJSON writes bytes in
@@ -351,4 +382,257 @@ func DecodeListPushConfigsRequest(raw json.RawMessage) (a2a.ListTaskPushNotifica
 		return a2a.ListTaskPushNotificationConfigParams{}, err
 	}
 	return a2a.ListTaskPushNotificationConfigParams{ID: w.TaskID}, nil
+}
+
+// The responses a client reads, from any server: converted leniently.
+
+type statusWire struct {
+	State     string       `json:"state"`
+	Message   *messageWire `json:"message"`
+	Timestamp string       `json:"timestamp"`
+}
+
+// status converts a status; a state that is none of the known ones
+// (TASK_STATE_UNSPECIFIED included) is unknown.
+func (w *statusWire) status() a2a.TaskStatus {
+	st, ok := ParseState(w.State)
+	if !ok || st == "" {
+		st = a2a.TaskStateUnknown
+	}
+	s := a2a.TaskStatus{State: st, Timestamp: w.Timestamp}
+	if w.Message != nil {
+		m := lenientMessage(w.Message)
+		s.Message = &m
+	}
+	return s
+}
+
+type artifactWire struct {
+	ArtifactID  string       `json:"artifactId"`
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Parts       []partWire   `json:"parts"`
+	Metadata    a2a.Metadata `json:"metadata"`
+	Extensions  []string     `json:"extensions"`
+}
+
+func (w *artifactWire) artifact() a2a.Artifact {
+	return a2a.Artifact{ArtifactID: w.ArtifactID, Name: w.Name, Description: w.Description, Metadata: w.Metadata,
+		Extensions: w.Extensions, Parts: each(w.Parts, lenientPart)}
+}
+
+// lenientPart and lenientMessage convert what a server answered, which
+// cannot fail.
+func lenientPart(w *partWire) a2a.Part {
+	p, _ := w.part("", false)
+	return p
+}
+
+func lenientMessage(w *messageWire) a2a.Message {
+	m, _ := w.message("", false)
+	return m
+}
+
+// each converts every element of ws; nil stays nil.
+func each[W, T any](ws []W, convert func(*W) T) []T {
+	if ws == nil {
+		return nil
+	}
+	out := make([]T, len(ws))
+	for i := range ws {
+		out[i] = convert(&ws[i])
+	}
+	return out
+}
+
+type taskWire struct {
+	ID        string         `json:"id"`
+	ContextID string         `json:"contextId"`
+	Status    statusWire     `json:"status"`
+	Artifacts []artifactWire `json:"artifacts"`
+	History   []messageWire  `json:"history"`
+	Metadata  a2a.Metadata   `json:"metadata"`
+}
+
+func (w *taskWire) task() a2a.Task {
+	return a2a.Task{ID: w.ID, ContextID: w.ContextID, Status: w.Status.status(), Metadata: w.Metadata,
+		Artifacts: each(w.Artifacts, (*artifactWire).artifact), History: each(w.History, lenientMessage)}
+}
+
+type statusUpdateWire struct {
+	TaskID    string       `json:"taskId"`
+	ContextID string       `json:"contextId"`
+	Status    statusWire   `json:"status"`
+	Metadata  a2a.Metadata `json:"metadata"`
+}
+
+type artifactUpdateWire struct {
+	TaskID    string       `json:"taskId"`
+	ContextID string       `json:"contextId"`
+	Artifact  artifactWire `json:"artifact"`
+	Append    bool         `json:"append"`
+	LastChunk bool         `json:"lastChunk"`
+	Metadata  a2a.Metadata `json:"metadata"`
+}
+
+// streamResponseWire is a StreamResponse, of which SendMessageResponse
+// (task or message) is a part.
+type streamResponseWire struct {
+	Task           *taskWire           `json:"task"`
+	Message        *messageWire        `json:"message"`
+	StatusUpdate   *statusUpdateWire   `json:"statusUpdate"`
+	ArtifactUpdate *artifactUpdateWire `json:"artifactUpdate"`
+}
+
+// DecodeStreamResponse reads a StreamResponse: a task, a message, a status
+// update or an artifact update (the first the response holds, in that
+// order). The status update's final, which 1.0 does not have, is true for
+// a terminal state.
+func DecodeStreamResponse(raw json.RawMessage) (a2a.Event, error) {
+	var w streamResponseWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return a2a.Event{}, fmt.Errorf("decode StreamResponse: %w", err)
+	}
+	return w.event()
+}
+
+// event converts the first member the response holds.
+func (w *streamResponseWire) event() (a2a.Event, error) {
+	var ev a2a.Event
+	switch {
+	case w.Task != nil:
+		t := w.Task.task()
+		ev.Task = &t
+	case w.Message != nil:
+		m := lenientMessage(w.Message)
+		ev.Message = &m
+	case w.StatusUpdate != nil:
+		u := w.StatusUpdate
+		ev.StatusUpdate = &a2a.TaskStatusUpdateEvent{TaskID: u.TaskID, ContextID: u.ContextID, Status: u.Status.status(), Metadata: u.Metadata}
+		ev.StatusUpdate.Final = ev.StatusUpdate.Status.State.Terminal()
+	case w.ArtifactUpdate != nil:
+		u := w.ArtifactUpdate
+		ev.ArtifactUpdate = &a2a.TaskArtifactUpdateEvent{TaskID: u.TaskID, ContextID: u.ContextID, Artifact: u.Artifact.artifact(),
+			Append: u.Append, LastChunk: u.LastChunk, Metadata: u.Metadata}
+	default:
+		return a2a.Event{}, errors.New("decode StreamResponse: it holds no task, message, statusUpdate or artifactUpdate")
+	}
+	return ev, nil
+}
+
+// DecodeSendResult reads the result of SendMessage: {"task": ...} or
+// {"message": ...}; exactly one of the returned values is set.
+func DecodeSendResult(raw json.RawMessage) (*a2a.Task, *a2a.Message, error) {
+	var w streamResponseWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, nil, fmt.Errorf("decode SendMessage result: %w", err)
+	}
+	if w.Task == nil && w.Message == nil {
+		return nil, nil, errors.New("decode SendMessage result: it holds neither a task nor a message")
+	}
+	ev, err := w.event()
+	return ev.Task, ev.Message, err
+}
+
+// DecodeTask reads a Task (the result of GetTask and CancelTask).
+func DecodeTask(raw json.RawMessage) (*a2a.Task, error) {
+	var w taskWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("decode task: %w", err)
+	}
+	t := w.task()
+	return &t, nil
+}
+
+// DecodeListTasksResponse reads a ListTasksResponse.
+func DecodeListTasksResponse(raw json.RawMessage) (*a2a.ListTasksResult, error) {
+	var w struct {
+		Tasks         []taskWire `json:"tasks"`
+		NextPageToken string     `json:"nextPageToken"`
+		PageSize      int        `json:"pageSize"`
+		TotalSize     int        `json:"totalSize"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("decode ListTasks result: %w", err)
+	}
+	r := &a2a.ListTasksResult{Tasks: make([]a2a.Task, len(w.Tasks)), NextPageToken: w.NextPageToken, PageSize: w.PageSize, TotalSize: w.TotalSize}
+	for i := range w.Tasks {
+		r.Tasks[i] = w.Tasks[i].task()
+	}
+	return r, nil
+}
+
+// DecodePushConfigResponse reads a flattened TaskPushNotificationConfig.
+func DecodePushConfigResponse(raw json.RawMessage) (*a2a.TaskPushNotificationConfig, error) {
+	var w pushConfigWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("decode push notification config: %w", err)
+	}
+	c := w.model()
+	return &c, nil
+}
+
+// DecodeListPushConfigsResponse reads a
+// ListTaskPushNotificationConfigsResponse.
+func DecodeListPushConfigsResponse(raw json.RawMessage) ([]a2a.TaskPushNotificationConfig, error) {
+	var w struct {
+		Configs []pushConfigWire `json:"configs"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("decode push notification configs: %w", err)
+	}
+	out := make([]a2a.TaskPushNotificationConfig, len(w.Configs))
+	for i := range w.Configs {
+		out[i] = w.Configs[i].model()
+	}
+	return out, nil
+}
+
+// model is the internal form of a config as a client sent it or a server
+// answered it.
+func (w *pushConfigWire) model() a2a.TaskPushNotificationConfig {
+	c := a2a.TaskPushNotificationConfig{TaskID: w.TaskID, PushNotificationConfig: a2a.PushNotificationConfig{ID: w.ID, URL: w.URL, Token: w.Token}}
+	if a := w.Authentication; a != nil {
+		c.PushNotificationConfig.Authentication = &a2a.PushAuthenticationInfo{Schemes: []string{a.Scheme}, Credentials: a.Credentials}
+	}
+	return c
+}
+
+// The simple requests, encoded from the structs their decoders read.
+
+// EncodeGetTaskRequest encodes the params of GetTask.
+func EncodeGetTaskRequest(tenant string, p a2a.TaskQueryParams) ([]byte, error) {
+	return json.Marshal(getTaskRequestWire{Tenant: tenant, ID: p.ID, HistoryLength: p.HistoryLength})
+}
+
+// EncodeCancelTaskRequest encodes the params of CancelTask.
+func EncodeCancelTaskRequest(tenant string, p a2a.TaskIDParams) ([]byte, error) {
+	return json.Marshal(cancelTaskRequestWire{Tenant: tenant, ID: p.ID, Metadata: p.Metadata})
+}
+
+// EncodeListTasksRequest encodes the params of ListTasks.
+func EncodeListTasksRequest(tenant string, p a2a.ListTasksParams) ([]byte, error) {
+	w := listTasksRequestWire{
+		Tenant: tenant, ContextID: p.ContextID, PageSize: p.PageSize, PageToken: p.PageToken,
+		HistoryLength: p.HistoryLength, StatusTimestampAfter: p.StatusTimestampAfter, IncludeArtifacts: p.IncludeArtifacts,
+	}
+	if p.Status != "" {
+		w.Status = State(p.Status)
+	}
+	return json.Marshal(w)
+}
+
+// EncodePushConfigRef encodes the params of GetTaskPushNotificationConfig,
+// DeleteTaskPushNotificationConfig ({taskId, id}) and
+// ListTaskPushNotificationConfigs ({taskId}, id empty).
+func EncodePushConfigRef(tenant, taskID, id string) ([]byte, error) {
+	return json.Marshal(pushConfigRef{Tenant: tenant, TaskID: taskID, ID: id})
+}
+
+// EncodeTenantRequest encodes the params of a request that carries nothing
+// but the tenant (GetExtendedAgentCard).
+func EncodeTenantRequest(tenant string) ([]byte, error) {
+	return json.Marshal(struct {
+		Tenant string `json:"tenant,omitempty"`
+	}{tenant})
 }

@@ -1,5 +1,9 @@
-// Package a2av1 is the A2A 1.0 wire format, converted at the HTTP edge to
-// and from the one internal model of package a2a (which is 0.3-shaped).
+// Package a2av1 is the A2A 1.0 codec: the one description of the 1.0 wire,
+// converted to and from the internal model of package a2a by the server (at
+// the HTTP edge, in push notification bodies) and by the client (pkg/client,
+// the CLI). TestV1RoundTripKeepsEverySchemaField holds it to the official
+// JSON Schema: every field the schema defines survives a round trip through
+// the model, except the few listed there with their reason.
 //
 // What differs from 0.3 on the wire, and is handled here:
 //   - no "kind" discriminators: a part is one object holding exactly one of
@@ -18,15 +22,15 @@
 //     {"statusUpdate": ...}) as application/a2a+json (see push.go).
 //
 // Decoders turn request bodies into the internal params and report bad
-// fields with their 1.0 JSON path as -32602 errors; encoders append the 1.0
-// form of internal objects to a byte slice, writing each object once, as
-// the 0.3 encoders of package a2a do.
+// fields with their 1.0 JSON path as -32602 errors, and read responses
+// leniently (decode.go); encoders append the 1.0 form of internal objects to
+// a byte slice, writing each object once, as the 0.3 encoders of package
+// a2a do (encode.go).
 //
-// Two conversions lose information, because the internal model cannot hold
-// it: mediaType and filename of text and data parts (file parts keep both),
-// and all but the first scheme of a 0.3 push config's authentication.
-// Data parts must hold a JSON object (0.3 requires one, and the host keeps
-// one model for both versions).
+// One conversion loses information, because 1.0 cannot hold it: all but
+// the first scheme of a 0.3 push config's authentication. Data parts must
+// hold a JSON object (0.3 requires one, and the host keeps one model for
+// both versions).
 package a2av1
 
 // JSON-RPC method names of A2A 1.0.

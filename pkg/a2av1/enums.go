@@ -47,12 +47,21 @@ func ParseState(s string) (a2a.TaskState, bool) {
 	if s == "" || s == "TASK_STATE_UNSPECIFIED" || s == "UNRECOGNIZED" {
 		return "", true
 	}
-	if rest, ok := strings.CutPrefix(s, statePrefix); ok {
-		st := a2a.TaskState(strings.ReplaceAll(strings.ToLower(rest), "_", "-"))
+	st := StateName(s)
+	if strings.HasPrefix(s, statePrefix) {
 		return st, st.Valid() && st != a2a.TaskStateUnknown
 	}
-	st := a2a.TaskState(s)
 	return st, st.Valid()
+}
+
+// StateName is the state a 1.0 state name names, as the model (0.3) names
+// it, unchecked: TASK_STATE_INPUT_REQUIRED is input-required; a name
+// without the TASK_STATE_ prefix is taken as it is.
+func StateName(s string) a2a.TaskState {
+	if rest, ok := strings.CutPrefix(s, statePrefix); ok {
+		return a2a.TaskState(strings.ReplaceAll(strings.ToLower(rest), "_", "-"))
+	}
+	return a2a.TaskState(s)
 }
 
 // Role is the 1.0 name of a role.

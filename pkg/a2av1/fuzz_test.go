@@ -70,3 +70,39 @@ func FuzzDecodeListTasksRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeStreamResponse checks that reading a StreamResponse (a push
+// notification body, the CLI's webhook) or a server's answer never panics,
+// and that what it reads writes as valid JSON that reads back the same.
+func FuzzDecodeStreamResponse(f *testing.F) {
+	for _, s := range []string{
+		`{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"a","mediaType":"text/plain","filename":"a.txt"}]}},"artifacts":[{"artifactId":"a","parts":[{"raw":"aGk"},{"url":"x"},{"data":[1]},{}]}]}}`,
+		`{"message":{"messageId":"m","role":"ROLE_NOPE","parts":[{"data":null}]}}`,
+		`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_COMPLETED"},"metadata":{"n":1e400}}}`,
+		`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"append":true,"lastChunk":true}}`,
+		`{}`, `null`, `[]`, `{"task":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ev, err := DecodeStreamResponse(body)
+		if err != nil {
+			return
+		}
+		b, err := AppendStreamResponse(nil, &ev)
+		if err != nil {
+			return // e.g. a data part holding invalid JSON is refused, not written
+		}
+		if !json.Valid(b) {
+			t.Fatalf("invalid JSON: %s", b)
+		}
+		back, err := DecodeStreamResponse(b)
+		if err != nil {
+			t.Fatalf("the encoded response does not decode: %v\n%s", err, b)
+		}
+		b2, err := AppendStreamResponse(nil, &back)
+		if err != nil || string(b2) != string(b) {
+			t.Fatalf("round trip changed the response:\n%s\n%s", b, b2)
+		}
+	})
+}

@@ -2,7 +2,6 @@ package a2av1
 
 import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
 )
 
 // Push notifications of configs created under A2A 1.0 carry a
@@ -22,12 +21,6 @@ func TaskNotification(t *a2a.Task) ([]byte, error) {
 // {"taskId", "contextId", "status"}} built from the snapshot t (its history
 // and artifacts are not sent). Send it as ContentType.
 func StatusUpdateNotification(t *a2a.Task) ([]byte, error) {
-	b := append(make([]byte, 0, 256), `{"statusUpdate":{`...)
-	b = jsonw.StringField(b, "taskId", t.ID)
-	b = jsonw.StringField(b, "contextId", t.ContextID)
-	b, err := AppendStatus(jsonw.Key(b, "status"), &t.Status)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}', '}'), nil
+	ev := a2a.Event{StatusUpdate: &a2a.TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ContextID, Status: t.Status}}
+	return AppendStreamResponse(make([]byte, 0, 256), &ev)
 }

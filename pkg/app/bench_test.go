@@ -19,7 +19,7 @@ import (
 
 // The in-process benchmarks of the hot paths: the full http.Handler of the
 // local server (memory store, goroutine runner, echo agent), called without
-// a network. `make bench` runs them; the README quotes the figures.
+// a network. `make bench` runs them; docs/measured.md quotes the figures.
 
 func newEchoServer(b *testing.B) http.Handler {
 	cfg, err := config.Load(func(string) string { return "" })

@@ -28,7 +28,7 @@ import (
 // calls of a task's life, through the real handler: the requests (exact,
 // asserted) and the capacity units DynamoDB would charge (estimated from
 // the items' real sizes, see pkg/testkit/dynamocost). Run it with -v to print
-// the table of README.md's "Cost per task".
+// the table of docs/costs.md's "Cost per task".
 func TestCostPerTask(t *testing.T) {
 	t.Run("per call", costPerCall)
 	t.Run("per task", costPerTask)

@@ -40,8 +40,8 @@ import (
 // Lambda, are not counted). "bare" is an aws-lambda-go + api-proxy handler that writes
 // a constant body, given the same event; x-bare is each function's cost
 // over bare's, measured in alternating blocks in the same run so that the
-// machine's load weighs on both alike. `make bench` runs it; the README
-// quotes the figures ("Measured").
+// machine's load weighs on both alike. `make bench` runs it;
+// docs/measured.md quotes the figures.
 func BenchmarkHTTPInvocation(b *testing.B) {
 	for _, fn := range []struct {
 		name, event string

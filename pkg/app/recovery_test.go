@@ -73,7 +73,7 @@ func get(t *testing.T, srv *app.Local, id string) *store.TaskRecord {
 }
 
 // Whatever the phase of the sweep, a task whose runner died is taken over
-// within a lease and a quarter of its lease's last renewal (the README
+// within a lease and a quarter of its lease's last renewal (docs/execution.md
 // promises 1.5 leases): the worst case is a lease that lapses just after a
 // sweep.
 func TestLocalServerTakesOverWithinALeaseAndAQuarter(t *testing.T) {
@@ -105,6 +105,6 @@ func TestLocalServerTakesOverWithinALeaseAndAQuarter(t *testing.T) {
 		asleep()
 	}
 	assert.LessOrEqual(t, clk.Now().Sub(renewed), lease+lease/4)
-	assert.Less(t, clk.Now().Sub(renewed), lease+lease/2, "the README's promise")
+	assert.Less(t, clk.Now().Sub(renewed), lease+lease/2, "the promise of docs/execution.md")
 	require.Eventually(t, func() bool { return get(t, srv, "late").Task.Status.State == a2a.TaskStateCompleted }, 5*time.Second, time.Millisecond)
 }

@@ -105,6 +105,9 @@ type stackOptions struct {
 	logs io.Writer
 	// wrap wraps the HTTP functions' handler.
 	wrap func(http.Handler) http.Handler
+	// loopbackWebhooks lets push configs name webhooks on loopback over
+	// plain http (A2A_PUSH_ALLOW_INSECURE), where tests receive them.
+	loopbackWebhooks bool
 }
 
 // newStackOn is newStack on store.
@@ -115,6 +118,7 @@ func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, 
 	cfg.Tokens = map[string]string{"alice": sfnToken}
 	cfg.InterruptTTL = ttl
 	cfg.BlockingTimeout = budget
+	cfg.Push.AllowInsecure = o.loopbackWebhooks
 	if o.logs == nil {
 		o.logs = &testWriter{t}
 	}
@@ -392,7 +396,7 @@ func (s *stack) executionARN(t *testing.T, taskID string) string {
 // worker's invocations, for a one-step task, a five-step task and a task
 // with one interrupt, sent non-blocking in stepfunctions mode: a task's
 // first step runs in the worker on the asynchronous path, so a one-step
-// task starts no execution at all. The README quotes these numbers.
+// task starts no execution at all. docs/execution.md quotes these numbers.
 func TestStepFunctionsCost(t *testing.T) {
 	ag, err := builtin.Registry().New("demo", func(k string) string { return map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_DEMO_STEP_MS": "10"}[k] })
 	require.NoError(t, err)

@@ -16,7 +16,7 @@ import (
 // a lease, so a task's lease lapses at most a lease after its runner died
 // (or after its next step was due), and the next sweep comes at most a
 // quarter lease later, whatever its phase: a task is taken over within a
-// lease and a quarter (75 s by default), inside the 1.5 leases the README
+// lease and a quarter (75 s by default), inside the 1.5 leases docs/execution.md
 // promises, with a quarter lease to spare for a restart and the takeover
 // itself. (A half lease let a lease that lapsed just after a sweep wait
 // 1.5 leases, and then some: one task of 13 took 93.9 s.)

@@ -13,7 +13,7 @@ import (
 
 // The cost of metrics: send and get through the telemetry of an
 // invocation (fields, the summary line, and EMF lines or none), with
-// metrics off and on. `make bench` reports both; the README quotes them.
+// metrics off and on. `make bench` reports both; docs/measured.md quotes them.
 func BenchmarkTelemetry(b *testing.B) {
 	for _, mode := range []string{"off", "emf"} {
 		wrap := func(b *testing.B) http.Handler {

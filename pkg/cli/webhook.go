@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/verify"
 )
@@ -230,57 +232,25 @@ type notificationLine struct {
 	Body        json.RawMessage `json:"body"`
 }
 
-// statusView is the part of a task status a notification line shows.
-type statusView struct {
-	State   string `json:"state"`
-	Message *struct {
-		Parts []struct {
-			Text string `json:"text"`
-		} `json:"parts"`
-	} `json:"message"`
-}
-
-// taskView is a 1.0 task or status update event.
-type taskView struct {
-	Status statusView `json:"status"`
-}
-
-// summarize returns the task state and status text of a notification body:
-// an A2A 0.3 Task, or an A2A 1.0 StreamResponse holding a task or a status
-// update. Unknown bodies give empty strings.
+// summarize returns the task state (as 0.3 names it) and status text of a
+// notification body: an A2A 1.0 StreamResponse holding a task or a status
+// update, or an A2A 0.3 Task, read by the codecs of both versions. Other
+// bodies give empty strings.
 func summarize(body []byte) (state, text string) {
-	var b struct {
-		Status       *statusView `json:"status"`
-		Task         *taskView   `json:"task"`
-		StatusUpdate *taskView   `json:"statusUpdate"`
+	ev, err := a2av1.DecodeStreamResponse(body)
+	if err != nil {
+		if ev, err = a2a.DecodeEvent(body); err != nil {
+			return "", ""
+		}
 	}
-	if json.Unmarshal(body, &b) != nil {
-		return "", ""
-	}
-	var s *statusView
+	var s *a2a.TaskStatus
 	switch {
-	case b.Status != nil:
-		s = b.Status
-	case b.Task != nil:
-		s = &b.Task.Status
-	case b.StatusUpdate != nil:
-		s = &b.StatusUpdate.Status
+	case ev.Task != nil:
+		s = &ev.Task.Status
+	case ev.StatusUpdate != nil:
+		s = &ev.StatusUpdate.Status
 	default:
 		return "", ""
 	}
-	if s.Message != nil {
-		for _, p := range s.Message.Parts {
-			text += p.Text
-		}
-	}
-	return normalizeState(s.State), text
-}
-
-// normalizeState turns a 1.0 enum (TASK_STATE_INPUT_REQUIRED) into the 0.3
-// name (input-required).
-func normalizeState(s string) string {
-	if rest, ok := strings.CutPrefix(s, "TASK_STATE_"); ok {
-		return strings.ToLower(strings.ReplaceAll(rest, "_", "-"))
-	}
-	return s
+	return string(s.State), s.Message.Text()
 }

@@ -33,41 +33,6 @@ func (c *Client) SendMessage(ctx context.Context, p a2a.MessageSendParams) (*Sen
 		protocol.sendResult)
 }
 
-// decodeSendResult03 reads a 0.3 send result: a Task or a Message (told by
-// "kind", or by their fields), possibly wrapped in {"task"} / {"message"}
-// as the 0.3 REST binding specifies.
-func decodeSendResult03(raw json.RawMessage) (*SendResult, error) {
-	var probe struct {
-		Kind    string          `json:"kind"`
-		Role    string          `json:"role"`
-		Status  json.RawMessage `json:"status"`
-		Task    json.RawMessage `json:"task"`
-		Message json.RawMessage `json:"message"`
-	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return nil, fmt.Errorf("message/send: decode result: %w", err)
-	}
-	switch {
-	case probe.Kind == "task" || (probe.Kind == "" && probe.Status != nil):
-		var t a2a.Task
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return nil, fmt.Errorf("message/send: decode task: %w", err)
-		}
-		return &SendResult{Task: &t}, nil
-	case probe.Kind == "message" || (probe.Kind == "" && probe.Role != ""):
-		var m a2a.Message
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("message/send: decode message: %w", err)
-		}
-		return &SendResult{Message: &m}, nil
-	case probe.Task != nil:
-		return decodeSendResult03(probe.Task)
-	case probe.Message != nil:
-		return decodeSendResult03(probe.Message)
-	}
-	return nil, fmt.Errorf("message/send: the result is neither a task nor a message: %s", snippet(raw))
-}
-
 // GetTask reads a task (tasks/get, GetTask, GET tasks/{id}).
 func (c *Client) GetTask(ctx context.Context, p a2a.TaskQueryParams) (*a2a.Task, error) {
 	return call(ctx, c, func(w protocol) (operation, json.RawMessage, error) { return w.getTask(p) }, protocol.task)

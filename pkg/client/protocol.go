@@ -13,8 +13,8 @@ import (
 
 // protocol is one protocol version's wire: the operation and encoded
 // params of each request, and the decoding of each answer. The 0.3 wire is
-// package a2a's model as it is; the 1.0 wire is package a2av1's, the same
-// code the server reads and writes 1.0 with.
+// package a2a's codec, the 1.0 wire package a2av1's: the same code the
+// server reads and writes each version with.
 type protocol interface {
 	sendMessage(p a2a.MessageSendParams) (operation, json.RawMessage, error)
 	sendResult(raw json.RawMessage) (*SendResult, error)
@@ -104,10 +104,21 @@ func decode[T any](what string, raw json.RawMessage) (*T, error) {
 }
 
 func (v03) sendMessage(p a2a.MessageSendParams) (operation, json.RawMessage, error) {
-	return with(operation{method: a2a.MethodMessageSend, verb: http.MethodPost, path: "/message:send"})(json.Marshal(p))
+	return with(operation{method: a2a.MethodMessageSend, verb: http.MethodPost, path: "/message:send"})(p.AppendJSON(nil))
 }
 
-func (v03) sendResult(raw json.RawMessage) (*SendResult, error) { return decodeSendResult03(raw) }
+// sendResult reads a 0.3 send result: a Task or a Message, possibly
+// wrapped in {"task"} / {"message"} as the 0.3 REST binding specifies.
+func (v03) sendResult(raw json.RawMessage) (*SendResult, error) {
+	ev, err := a2a.DecodeEvent(raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("message/send: decode result: %w (%s)", err, snippet(raw))
+	case ev.Task == nil && ev.Message == nil:
+		return nil, fmt.Errorf("message/send: the result is neither a task nor a message: %s", snippet(raw))
+	}
+	return &SendResult{Task: ev.Task, Message: ev.Message}, nil
+}
 
 func (v03) getTask(p a2a.TaskQueryParams) (operation, json.RawMessage, error) {
 	return with(operation{method: a2a.MethodTasksGet, verb: http.MethodGet, path: taskPath(p.ID), query: historyQuery(p.HistoryLength)})(json.Marshal(p))

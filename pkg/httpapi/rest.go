@@ -247,15 +247,6 @@ func queryInt(q url.Values, names ...string) (*int, error) {
 	return &n, nil
 }
 
-// stateFromQuery accepts a 0.3 state ("input-required") or a proto enum
-// name ("TASK_STATE_INPUT_REQUIRED").
-func stateFromQuery(s string) string {
-	if rest, ok := strings.CutPrefix(s, "TASK_STATE_"); ok {
-		return strings.ReplaceAll(strings.ToLower(rest), "_", "-")
-	}
-	return s
-}
-
 // restListDeliveries serves GET /tasks/{id}/deliveries (the delivery log
 // extension; the same result in both versions).
 func (h *handler) restListDeliveries(w http.ResponseWriter, r *http.Request, c call) {

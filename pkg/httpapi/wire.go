@@ -109,7 +109,7 @@ func (h *handler) newWire03() *wire {
 		appendPushConfig:  func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
 		appendPushList:    func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
 		listParams: func(q a2av1.ListTasksQuery) (a2a.ListTasksParams, error) {
-			return a2a.ListTasksParams{ContextID: q.ContextID, Status: a2a.TaskState(stateFromQuery(q.Status)), PageSize: q.PageSize,
+			return a2a.ListTasksParams{ContextID: q.ContextID, Status: a2av1.StateName(q.Status), PageSize: q.PageSize,
 				PageToken: q.PageToken, HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}, nil
 		},
 	}

@@ -74,6 +74,6 @@ no arguments; settings are A2A_* environment variables, for example:
   A2A_CORS_ALLOWED_ORIGINS    web origins whose pages may call the agent
   A2A_LOG_LEVEL               debug, info (default), warn or error
 
-Every setting, with its default, is in the README's "Configuration" section.
+Every setting, with its default, is in docs/configuration.md.
 `, name, strings.Join(reg.Names(), ", "), config.DefaultHost, config.DefaultPort)
 }

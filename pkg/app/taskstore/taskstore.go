@@ -64,7 +64,7 @@ func OpenDynamo(ctx context.Context, cfg config.Config, o Options) (*dynamo.Stor
 // which would weigh on its binary.
 func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, error) {
 	if env.Config.TaskStore.CreateTable {
-		return nil, aws.Config{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for the local server: a Lambda function does not create its table (the stack does; for sam local, create it first, e.g. with the local server: A2A_TASK_STORE_BACKEND=dynamodb A2A_TASK_STORE_CREATE_TABLE=true AWS_ENDPOINT_URL=... make run; see README \"Try it locally with sam local\")")
+		return nil, aws.Config{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for the local server: a Lambda function does not create its table (the stack does; for sam local, create it first, e.g. with the local server: A2A_TASK_STORE_BACKEND=dynamodb A2A_TASK_STORE_CREATE_TABLE=true AWS_ENDPOINT_URL=... make run; see docs/deploy.md, \"Try it locally with sam local\")")
 	}
 	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
 	if err != nil {

@@ -251,3 +251,29 @@ func TestErrors(t *testing.T) {
 	assert.JSONEq(t, `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"task t1 is completed and cannot be canceled",
 		"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_CANCELABLE","domain":"a2a-protocol.org"}]}}`, string(b))
 }
+
+// TestEventsReadByA2AGo checks the 1.0 events the host writes (push bodies,
+// a StreamResponse) and a text part's mediaType and filename, which the
+// model now keeps, against the official 1.0 types.
+func TestEventsReadByA2AGo(t *testing.T) {
+	part := a2a.Part{Kind: a2a.PartKindText, Text: "# hi", MediaType: "text/markdown", Filename: "hi.md"}
+	ev := a2a.Event{ArtifactUpdate: &a2a.TaskArtifactUpdateEvent{TaskID: "t1", ContextID: "c1",
+		Artifact: a2a.Artifact{ArtifactID: "a1", Parts: []a2a.Part{part}}, Append: true, LastChunk: true}}
+	b, err := a2av1.AppendStreamResponse(nil, &ev)
+	require.NoError(t, err)
+	var sr v2.StreamResponse
+	require.NoError(t, json.Unmarshal(b, &sr), "%s", b)
+	au, ok := sr.Event.(*v2.TaskArtifactUpdateEvent)
+	require.True(t, ok, "%T", sr.Event)
+	assert.Equal(t, v2.TaskID("t1"), au.TaskID)
+	assert.True(t, au.Append)
+	assert.True(t, au.LastChunk)
+	require.Len(t, au.Artifact.Parts, 1)
+	assert.Equal(t, "# hi", au.Artifact.Parts[0].Text())
+	assert.Equal(t, "text/markdown", au.Artifact.Parts[0].MediaType)
+	assert.Equal(t, "hi.md", au.Artifact.Parts[0].Filename)
+
+	back, err := a2av1.DecodeStreamResponse(b)
+	require.NoError(t, err)
+	assert.Equal(t, ev, back)
+}

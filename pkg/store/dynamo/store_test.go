@@ -651,7 +651,7 @@ func TestOldLayoutTable(t *testing.T) {
 	assert.Equal(t, "old-session", c.SessionID)
 
 	// The old idempotency record is not read: the message, sent again as
-	// a new task, makes one (see README "Migration").
+	// a new task, makes one (see docs/dynamodb.md, "Migrations").
 	require.NoError(t, f.store.CreateTask(f.ctx, store.NewTask{Owner: "alice", BindingKnown: true, Task: a2a.Task{
 		ID: store.TaskIDFor("alice", "m-old"), ContextID: "ctx-2", History: []a2a.Message{m},
 		Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(f.clock.Now())},
