@@ -47,18 +47,11 @@ func (s *Service) ListContexts(ctx context.Context, owner string, p a2a.ListCont
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	q := store.ContextQuery{Owner: owner, PageSize: a2a.DefaultPageSize}
-	if p.PageSize != nil {
-		q.PageSize = *p.PageSize
+	size, cursor, err := pageOf(owner, p.PageSize, p.PageToken)
+	if err != nil {
+		return nil, err
 	}
-	if p.PageToken != "" {
-		c, err := decodePageToken(owner, p.PageToken)
-		if err != nil {
-			return nil, err
-		}
-		q.Cursor = c
-	}
-	page, err := s.store.ListContexts(ctx, q)
+	page, err := s.store.ListContexts(ctx, store.ContextQuery{Owner: owner, PageSize: size, Cursor: cursor})
 	if err != nil {
 		return nil, fmt.Errorf("list contexts: %w", err)
 	}
@@ -66,9 +59,7 @@ func (s *Service) ListContexts(ctx context.Context, owner string, p a2a.ListCont
 	for i, c := range page.Contexts {
 		res.Contexts[i] = a2a.ContextInfo{ContextID: c.ContextID, TaskCount: c.TaskCount, UpdatedAt: c.UpdatedAt}
 	}
-	if page.NextCursor != "" {
-		res.NextPageToken = encodePageToken(owner, page.NextCursor)
-	}
+	res.NextPageToken = nextPageToken(owner, page.NextCursor)
 	return res, nil
 }
 

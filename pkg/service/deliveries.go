@@ -41,18 +41,11 @@ func (s *Service) ListDeliveries(ctx context.Context, owner string, p a2a.ListDe
 	if err := s.pushTask(ctx, owner, p.TaskID, "params.taskId"); err != nil {
 		return nil, err
 	}
-	q := store.DeliveryQuery{TaskID: p.TaskID, PageSize: a2a.DefaultPageSize}
-	if p.PageSize != nil {
-		q.PageSize = *p.PageSize
+	size, cursor, err := pageOf(owner, p.PageSize, p.PageToken)
+	if err != nil {
+		return nil, err
 	}
-	if p.PageToken != "" {
-		c, err := decodePageToken(owner, p.PageToken)
-		if err != nil {
-			return nil, err
-		}
-		q.Cursor = c
-	}
-	page, err := s.store.ListDeliveries(ctx, q)
+	page, err := s.store.ListDeliveries(ctx, store.DeliveryQuery{TaskID: p.TaskID, PageSize: size, Cursor: cursor})
 	if err != nil {
 		return nil, s.storeError(err, p.TaskID, "params")
 	}
@@ -60,9 +53,7 @@ func (s *Service) ListDeliveries(ctx context.Context, owner string, p a2a.ListDe
 	for i := range page.Deliveries {
 		res.Deliveries[i] = wireDelivery(&page.Deliveries[i])
 	}
-	if page.NextCursor != "" {
-		res.NextPageToken = encodePageToken(owner, page.NextCursor)
-	}
+	res.NextPageToken = nextPageToken(owner, page.NextCursor)
 	return res, nil
 }
 

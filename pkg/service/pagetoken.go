@@ -33,3 +33,27 @@ func decodePageToken(owner, token string) (string, error) {
 	}
 	return string(b[ownerTagLen:]), nil
 }
+
+// pageOf reads a list request's page: its size, a2a.DefaultPageSize when
+// it names none, and the store's cursor its page token carries ("" for the
+// first page).
+func pageOf(owner string, size *int, token string) (int, string, error) {
+	n := a2a.DefaultPageSize
+	if size != nil {
+		n = *size
+	}
+	if token == "" {
+		return n, "", nil
+	}
+	cursor, err := decodePageToken(owner, token)
+	return n, cursor, err
+}
+
+// nextPageToken is the page token of the page after the one the store
+// ended at cursor, "" on the last page.
+func nextPageToken(owner, cursor string) string {
+	if cursor == "" {
+		return ""
+	}
+	return encodePageToken(owner, cursor)
+}

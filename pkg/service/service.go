@@ -200,23 +200,17 @@ func (s *Service) ListTasks(ctx context.Context, owner string, p a2a.ListTasksPa
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	q := store.ListQuery{Owner: owner, ContextID: p.ContextID, State: p.Status, PageSize: a2a.DefaultPageSize, IncludeArtifacts: p.IncludeArtifacts}
-	if p.PageSize != nil {
-		q.PageSize = *p.PageSize
+	size, cursor, err := pageOf(owner, p.PageSize, p.PageToken)
+	if err != nil {
+		return nil, err
 	}
+	q := store.ListQuery{Owner: owner, ContextID: p.ContextID, State: p.Status, PageSize: size, Cursor: cursor, IncludeArtifacts: p.IncludeArtifacts}
 	if p.HistoryLength != nil {
 		q.HistoryLength = *p.HistoryLength
 	}
 	if p.StatusTimestampAfter != "" {
 		t, _ := a2a.ParseTime(p.StatusTimestampAfter) // validated
 		q.StatusAfter = a2a.FormatTime(t)
-	}
-	if p.PageToken != "" {
-		c, err := decodePageToken(owner, p.PageToken)
-		if err != nil {
-			return nil, err
-		}
-		q.Cursor = c
 	}
 	page, err := s.store.ListTasks(ctx, q)
 	if err != nil {
@@ -226,9 +220,7 @@ func (s *Service) ListTasks(ctx context.Context, owner string, p a2a.ListTasksPa
 	for i := range page.Tasks {
 		res.Tasks = append(res.Tasks, *s.presign(ctx, withRuntimeMetadata(&page.Tasks[i])))
 	}
-	if page.NextCursor != "" {
-		res.NextPageToken = encodePageToken(owner, page.NextCursor)
-	}
+	res.NextPageToken = nextPageToken(owner, page.NextCursor)
 	return res, nil
 }
 
