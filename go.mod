@@ -48,5 +48,6 @@ require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
+	golang.org/x/mod v0.33.0 // indirect
 	golang.org/x/text v0.33.0 // indirect
 )
