@@ -24,11 +24,11 @@ func (r *runner) initProject(args []string) int {
 	}
 	dir := pos[0]
 	fail := func(err error) int {
-		fmt.Fprintf(r.errw, "a2a init: %v\n", err)
-		if errors.Is(err, scaffold.ErrUsage) {
-			return ExitUsage
+		var usage *scaffold.UsageError
+		if errors.As(err, &usage) {
+			return r.report(ExitUsage, err, "")
 		}
-		return ExitError
+		return r.report(ExitError, err, "")
 	}
 	p, err := scaffold.New(scaffold.Options{Module: *mod, Version: buildinfo.Version(), Replace: *replace})
 	if err != nil {

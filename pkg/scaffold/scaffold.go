@@ -66,13 +66,23 @@ type Project struct {
 	Replace string
 }
 
-// ErrUsage marks the errors of New: the command line must change.
-var ErrUsage = errors.New("usage")
+// UsageError is an error of New and CheckDir: what the user asked for
+// cannot be done, and the command line must change.
+type UsageError struct{ Err error }
 
-// New checks o and derives the project's names. Its errors wrap ErrUsage.
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usageError returns a UsageError of the formatted message.
+func usageError(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
+
+// New checks o and derives the project's names. Its errors are
+// UsageErrors.
 func New(o Options) (Project, error) {
 	usage := func(format string, args ...any) (Project, error) {
-		return Project{}, fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)
+		return Project{}, usageError(format, args...)
 	}
 	if o.Module == "" {
 		return usage("--module is required: the new module's path, such as example.com/myagent")
@@ -370,7 +380,7 @@ func (p Project) render(fns []function) ([]File, error) {
 	return files, nil
 }
 
-// CheckDir returns an error (wrapping ErrUsage) unless dir is missing or
+// CheckDir returns a UsageError unless dir is missing or
 // an empty directory: the scaffold never writes over files.
 func CheckDir(dir string) error {
 	entries, err := os.ReadDir(dir)
@@ -379,11 +389,11 @@ func CheckDir(dir string) error {
 		return nil
 	case err != nil:
 		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
-			return fmt.Errorf("%w: %s exists and is not a directory", ErrUsage, dir)
+			return usageError("%s exists and is not a directory", dir)
 		}
-		return fmt.Errorf("%w: %s: %v", ErrUsage, dir, err)
+		return usageError("%s: %w", dir, err)
 	case len(entries) > 0:
-		return fmt.Errorf("%w: %s exists and is not empty (%d entries): give a new or empty directory", ErrUsage, dir, len(entries))
+		return usageError("%s exists and is not empty (%d entries): give a new or empty directory", dir, len(entries))
 	}
 	return nil
 }

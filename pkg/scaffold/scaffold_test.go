@@ -69,7 +69,8 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := scaffold.New(tc.o)
-			require.ErrorIs(t, err, scaffold.ErrUsage)
+			var usage *scaffold.UsageError
+			require.ErrorAs(t, err, &usage)
 			assert.ErrorContains(t, err, tc.err)
 		})
 	}
@@ -101,9 +102,10 @@ func TestCheckDirAndWrite(t *testing.T) {
 	assert.NoError(t, scaffold.CheckDir(t.TempDir()))
 	for dir, msg := range map[string]string{file: "exists and is not a directory", full: "exists and is not empty (1 entries)"} {
 		err := scaffold.CheckDir(dir)
-		require.ErrorIs(t, err, scaffold.ErrUsage)
+		var usage *scaffold.UsageError
+		require.ErrorAs(t, err, &usage)
 		assert.ErrorContains(t, err, dir+" "+msg)
-		assert.ErrorIs(t, scaffold.Write(dir, []scaffold.File{{Path: "a.go", Data: []byte("x")}}), scaffold.ErrUsage)
+		assert.ErrorAs(t, scaffold.Write(dir, []scaffold.File{{Path: "a.go", Data: []byte("x")}}), &usage)
 	}
 	_, err := os.Stat(filepath.Join(full, "a.go"))
 	assert.ErrorIs(t, err, fs.ErrNotExist, "nothing written into a directory that is not empty")
