@@ -107,24 +107,30 @@ func TestInitScaffoldsAProjectThatBuildsAndServes(t *testing.T) {
 	out := inProject(t, dir, env, "go", "test", "./...")
 	assert.Contains(t, out, "ok  \texample.com/myagent\t")
 
-	inProject(t, dir, env, "make", "build")
-	mains, err := filepath.Glob(filepath.Join(dir, "functions", "*", "main.go"))
-	require.NoError(t, err)
-	require.Len(t, mains, 7)
-	for _, main := range mains {
-		fn := filepath.Base(filepath.Dir(main))
-		bin := filepath.Join(dir, "bin", fn, "bootstrap")
-		f, err := elf.Open(bin)
-		require.NoError(t, err, fn)
-		assert.Equal(t, elf.EM_AARCH64, f.Machine, "%s is built for arm64", fn)
-		require.NoError(t, f.Close())
-		info, err := os.Stat(bin)
+	// The three below run side by side: the template's checks are Python,
+	// the builds Go.
+	t.Run("make build", func(t *testing.T) {
+		t.Parallel()
+		inProject(t, dir, env, "make", "build")
+		mains, err := filepath.Glob(filepath.Join(dir, "functions", "*", "main.go"))
 		require.NoError(t, err)
-		t.Logf("bin/%s/bootstrap: %d bytes", fn, info.Size())
-		assert.LessOrEqual(t, info.Size(), int64(maxBootstrapBytes), "bin/%s/bootstrap is %.2f MB", fn, float64(info.Size())/1e6)
-	}
+		require.Len(t, mains, 7)
+		for _, main := range mains {
+			fn := filepath.Base(filepath.Dir(main))
+			bin := filepath.Join(dir, "bin", fn, "bootstrap")
+			f, err := elf.Open(bin)
+			require.NoError(t, err, fn)
+			assert.Equal(t, elf.EM_AARCH64, f.Machine, "%s is built for arm64", fn)
+			require.NoError(t, f.Close())
+			info, err := os.Stat(bin)
+			require.NoError(t, err)
+			t.Logf("bin/%s/bootstrap: %d bytes", fn, info.Size())
+			assert.LessOrEqual(t, info.Size(), int64(maxBootstrapBytes), "bin/%s/bootstrap is %.2f MB", fn, float64(info.Size())/1e6)
+		}
+	})
 
 	t.Run("local server", func(t *testing.T) {
+		t.Parallel()
 		bin := filepath.Join(t.TempDir(), "myagent-local")
 		inProject(t, dir, env, "go", "build", "-o", bin, "./cmd/myagent-local")
 		base := startLocal(t, bin, env)
@@ -146,6 +152,7 @@ func TestInitScaffoldsAProjectThatBuildsAndServes(t *testing.T) {
 	})
 
 	t.Run("validate", func(t *testing.T) {
+		t.Parallel()
 		if _, err := exec.LookPath("cfn-lint"); err != nil {
 			t.Skip("SKIPPED: cfn-lint not found, so the scaffold's template was not validated (pip install cfn-lint aws-sam-translator)")
 		}

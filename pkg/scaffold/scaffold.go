@@ -399,10 +399,16 @@ func CheckDir(dir string) error {
 }
 
 // Write writes files into dir, which CheckDir must accept; it creates
-// dir and the directories the files need.
+// dir and the directories the files need. A file's path must stay inside
+// dir.
 func Write(dir string, files []File) error {
 	if err := CheckDir(dir); err != nil {
 		return err
+	}
+	for _, f := range files {
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			return fmt.Errorf("%s: not a path inside the project", f.Path)
+		}
 	}
 	for _, f := range files {
 		name := filepath.Join(dir, filepath.FromSlash(f.Path))

@@ -110,6 +110,11 @@ func TestCheckDirAndWrite(t *testing.T) {
 	_, err := os.Stat(filepath.Join(full, "a.go"))
 	assert.ErrorIs(t, err, fs.ErrNotExist, "nothing written into a directory that is not empty")
 
+	escape := filepath.Join(base, "escape")
+	assert.ErrorContains(t, scaffold.Write(escape, []scaffold.File{{Path: "../outside.txt", Data: []byte("x")}}), "../outside.txt: not a path inside the project")
+	assert.NoFileExists(t, filepath.Join(base, "outside.txt"))
+	assert.NoDirExists(t, escape)
+
 	dir := filepath.Join(base, "new", "project")
 	require.NoError(t, scaffold.Write(dir, []scaffold.File{{Path: "a/b/c.txt", Data: []byte("c")}, {Path: "d.txt", Data: []byte("d")}}))
 	b, err := os.ReadFile(filepath.Join(dir, "a", "b", "c.txt"))
