@@ -10,6 +10,7 @@
 //	a2a deliveries URL TASK
 //	a2a deliveries retry URL TASK [EVENT] [--config ID]
 //	a2a webhook listen ADDR --agent URL [--token T] [--audience URL]
+//	a2a init   DIR --module PATH [--replace PATH]
 //
 // While waiting it shows live progress: redrawn in place on a terminal,
 // plain lines otherwise. --json prints the result as JSON for scripts, and
@@ -92,6 +93,7 @@ func commands() []command {
 		{"deliveries", "URL TASK", "show a task's push notification deliveries; \"deliveries retry URL TASK [EVENT]\" sends failed ones again", (*runner).deliveries},
 		{"webhook", "listen ADDR", "receive the agent's push notifications on ADDR, verify and print them", (*runner).webhook},
 		{"version", "", "print the version of a2a-lambda this command was built from", (*runner).version},
+		{"init", "DIR", "write a new project of your own agent into DIR: the Go module --module PATH, served and deployed by a2a-lambda", (*runner).initProject},
 	}
 }
 
