@@ -15,22 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/s3store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
-
-// bucketOf creates a bucket in moto for the test.
-func bucketOf(t *testing.T) string {
-	name := strings.Trim(strings.ToLower(strings.NewReplacer("_", "-", "/", "-", ".", "-").Replace(awstest.UniqueName(t, "files"))), "-")
-	if len(name) > 63 {
-		name = strings.Trim(name[len(name)-63:], "-")
-	}
-	b, err := s3store.New(awstest.Config(t), name, s3store.Options{})
-	require.NoError(t, err)
-	require.NoError(t, b.CreateBucket(context.Background()))
-	return name
-}
 
 // sendText invokes the send function with the sample event's blocking
 // message/send, its text replaced by text, and returns the JSON-RPC answer.
@@ -56,7 +43,7 @@ func (d *deployed) sendText(t *testing.T, text string) (a2a.Task, *a2a.Error) {
 func TestLargeBlockingSendOnTheSendFunction(t *testing.T) {
 	text := strings.Repeat("All work and no play. ", 500_000/22)
 	t.Run("with the files bucket", func(t *testing.T) {
-		bucket := bucketOf(t)
+		bucket := awstest.Bucket(t)
 		d := deploy(t, "auto", 5*time.Second, 0, map[string]string{"A2A_FILES_BUCKET": bucket})
 		task, rpcErr := d.sendText(t, text)
 		require.Nil(t, rpcErr)

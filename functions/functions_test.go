@@ -29,9 +29,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/lambdaemu"
 )
 
@@ -382,7 +382,7 @@ func medianColdStarts(tb testing.TB, bin, yardstick string, env []string, runs i
 }
 
 // The card function's only AWS access is reading its signing keys' secret,
-// which pkg/secrets does without the SDK's clients, so it must link no AWS
+// which pkg/internal/secrets does without the SDK's clients, so it must link no AWS
 // SDK service client and not the SDK's configuration loader: their
 // packages' initialization would cost its every cold start (see
 // pkg/boot).
@@ -393,5 +393,5 @@ func TestCardLinksNoAWSServiceClient(t *testing.T) {
 		assert.False(t, strings.HasPrefix(dep, "github.com/aws/aws-sdk-go-v2/service/"), "functions/card links %s", dep)
 		assert.NotEqual(t, "github.com/aws/aws-sdk-go-v2/config", dep, "functions/card links the SDK's configuration loader")
 	}
-	assert.Contains(t, strings.Fields(string(out)), "github.com/a2a-lambda/a2a-lambda/pkg/secrets", "the card resolves a reference to its signing keys")
+	assert.Contains(t, strings.Fields(string(out)), "github.com/a2a-lambda/a2a-lambda/pkg/internal/secrets", "the card resolves a reference to its signing keys")
 }

@@ -16,7 +16,7 @@ import (
 // client's packages are among the costliest (GODEBUG=inittrace=1). The
 // DynamoDB store (pkg/store/dynamo) brings the stream client along. The
 // functions that run tasks link Step Functions' package for its types only:
-// pkg/sfncall calls the API without its client.
+// pkg/internal/sfncall calls the API without its client.
 var serviceClients = map[string][]string{
 	"card":    nil,
 	"send":    {"dynamodb", "sfn"},
@@ -30,7 +30,7 @@ var serviceClients = map[string][]string{
 // Nothing a function never calls: the composition root of the local
 // server (which links every client), the memory store, the local runner
 // and push queue, and the console.
-var localOnly = []string{"pkg/app", "pkg/store/memory", "pkg/runner/local", "pkg/push/memqueue", "pkg/console"}
+var localOnly = []string{"pkg/app", "pkg/store/memory", "pkg/internal/runner/local", "pkg/internal/push/memqueue", "pkg/internal/console"}
 
 // Each function links only the AWS service clients it calls, no SDK
 // configuration loader (github.com/aws/aws-sdk-go-v2/config, with its SSO,

@@ -31,11 +31,11 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/keystest"
 )
 
 const root = ".."
@@ -716,7 +716,7 @@ func TestARNsFollowThePartition(t *testing.T) {
 
 // No stream record holds its shard: the push function dead-letters the
 // records that can never become jobs itself (to StreamFailureQueue, see
-// TestPoisonRecordGoesToTheDeadLetterQueue in pkg/push/serverless), and
+// TestPoisonRecordGoesToTheDeadLetterQueue in pkg/internal/push/serverless), and
 // what it fails (an SQS outage, a crash) is retried a finite number of
 // times, bisected down to the record, then left to StreamFailureQueue.
 func TestStreamRecordsNeverHoldTheirShard(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/asl"
+	"github.com/a2a-lambda/a2a-lambda/cmd/asl-check/internal/asl"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
 )
 

@@ -7,7 +7,7 @@
 // For every AWS::Serverless::StateMachine it reads the definition
 // (DefinitionUri, relative to the template, or an inline Definition),
 // checks that its ${Name} tokens and the DefinitionSubstitutions match both
-// ways, substitutes stand-in values and runs pkg/asl's checks (every Next,
+// ways, substitutes stand-in values and runs cmd/asl-check/internal/asl's checks (every Next,
 // Default and Catch names a state, every state is reachable, ...). Each
 // problem is printed on its own line naming the resource; the exit status
 // is 1 when there is any, 2 when the template cannot be read.

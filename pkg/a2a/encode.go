@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
 
 // The 0.3 encoding of the protocol objects, appended to a byte slice with
-// the primitives of pkg/jsonw: each object is written once. It has two
+// the primitives of pkg/internal/jsonw: each object is written once. It has two
 // forms, written by the same code:
 //   - the 0.3 wire form (the AppendJSON methods): exactly the A2A 0.3
 //     object, which the HTTP edge answers, 0.3 push notifications carry and

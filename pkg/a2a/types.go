@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
 
 // Metadata is a free-form JSON object attached to tasks, messages, parts,

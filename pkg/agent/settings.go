@@ -16,7 +16,7 @@ import (
 //
 // On a deployed stack it is the AgentSettings parameter. Like the other
 // variables that may hold secrets, it may instead name where the object is
-// kept (ssm:/path, secretsmanager:name; see pkg/secrets): the Lambda
+// kept (ssm:/path, secretsmanager:name; see pkg/internal/secrets): the Lambda
 // functions read it once, at cold start.
 const EnvSettings = "A2A_AGENT_SETTINGS"
 

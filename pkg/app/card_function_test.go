@@ -12,7 +12,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/keystest"
 )
 
 func TestCardFunctionServesItsSampleEvent(t *testing.T) {

@@ -21,14 +21,14 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/echo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/keystest"
 )
 
 // BenchmarkHTTPInvocation measures what one invocation of each HTTP Lambda

@@ -17,25 +17,23 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore"
-	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/folder"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/console"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/folder"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/local"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // LocalAuthenticator returns bearer authentication when tokens are
@@ -111,7 +109,7 @@ type ChangeSource func(ctx context.Context, fn func(store.TaskChange))
 
 // NewLocal builds a local server for ag.
 func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error) {
-	o.Log = logger.Or(o.Log)
+	o.Log = cmp.Or(o.Log, slog.New(slog.DiscardHandler))
 	if o.Auth == nil {
 		return nil, errors.New("app: an authenticator is required")
 	}

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
 
 // guardLoopback protects a local server that runs without authentication

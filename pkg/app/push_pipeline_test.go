@@ -18,13 +18,13 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/pushtest"
 )
 

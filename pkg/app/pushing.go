@@ -5,15 +5,15 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/files"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/memqueue"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/memqueue"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 )
 
 // localPush is the push pipeline of the local server: the memory store's

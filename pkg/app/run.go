@@ -13,15 +13,15 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
-	"github.com/a2a-lambda/a2a-lambda/pkg/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/console"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/console"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/s3store"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
-	"github.com/a2a-lambda/a2a-lambda/pkg/objectstore/s3store"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // RunLocal runs the local server until ctx is done: it reads the

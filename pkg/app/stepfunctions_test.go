@@ -34,13 +34,13 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/worker"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 // parityAgent exercises every part of the step protocol: a progress

@@ -5,10 +5,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 )
 
 // sweepInterval is how often the local server sweeps for tasks whose

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // The cost of metrics: send and get through the telemetry of an

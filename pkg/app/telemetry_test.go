@@ -21,12 +21,12 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys/keystest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/keystest"
 )
 
 // The secrets of the telemetry test: none may reach a log line.

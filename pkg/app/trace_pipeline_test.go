@@ -25,13 +25,13 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // toServer sends every request to srv, whatever its URL says: the webhook

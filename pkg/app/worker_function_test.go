@@ -16,8 +16,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/workerfn"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/worker"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
-	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 // The task and interrupt ids the worker's sample events carry.

@@ -8,8 +8,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/secrets"
-	"github.com/a2a-lambda/a2a-lambda/pkg/tracing/awstrace"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/secrets"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing/awstrace"
 )
 
 // AWSConfig is the AWS configuration of a Lambda function, built from what

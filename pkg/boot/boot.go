@@ -28,8 +28,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runtimeapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runtimeapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 )
 
 // Env is what a function starts from: the environment with its secret

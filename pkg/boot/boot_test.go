@@ -16,7 +16,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
-	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 )
 
 // summaries returns the "invocation" lines of a JSON log.

@@ -1,6 +1,7 @@
 package boot
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,8 +13,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
-
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 )
 
 // HTTPFunc is the handler of a Lambda behind an API Gateway HTTP API
@@ -66,7 +65,7 @@ func ResponseFits(n, limit int) bool { return n <= (limit-2)/6 }
 // invocation and API Gateway answer a bare 500.
 func LambdaHTTP(h http.Handler, log *slog.Logger) HTTPFunc {
 	adapter := httpadapter.NewV2(h)
-	log = logger.Or(log)
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	// What adapter.ProxyWithContext does, without its plain-text log line.
 	proxy := func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		req, err := adapter.EventToRequestWithContext(ctx, ev)

@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/secrets"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/secrets"
 )
 
 // ResolveSecrets returns getenv with the secret references among
 // config.SecretVariables resolved (ssm:<name>, secretsmanager:<name or
-// ARN>; see pkg/secrets), read once with the environment's credentials (the
+// ARN>; see pkg/internal/secrets), read once with the environment's credentials (the
 // function role's, in Lambda) in AWS_REGION, or at AWS_ENDPOINT_URL.
 // Without references it returns getenv itself and makes no request. Errors
 // name the variable, never a value.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
 )
 
 func (r *runner) card(args []string) int {

@@ -16,7 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/cli"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )

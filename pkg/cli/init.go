@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/scaffold"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/buildinfo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/scaffold"
 )
 
 // initProject writes a new project of the user's own agent into DIR (see package

@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/buildinfo"
 )
 
 // version prints the version of this module the command was built from

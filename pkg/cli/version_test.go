@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/buildinfo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/cli"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/buildinfo"
 )
 
 func TestVersion(t *testing.T) {

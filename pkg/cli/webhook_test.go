@@ -19,8 +19,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/cli"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/egress"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"

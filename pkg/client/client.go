@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
@@ -84,7 +84,7 @@ func New(target string, opts Options) *Client {
 	if c.http == nil {
 		c.http = &http.Client{Timeout: DefaultTimeout}
 	}
-	c.log = logger.Or(c.log)
+	c.log = cmp.Or(c.log, slog.New(slog.DiscardHandler))
 	c.maxBody = positive.Or(c.maxBody, DefaultMaxResponseBytes)
 	if opts.Endpoint != nil {
 		ep := *opts.Endpoint

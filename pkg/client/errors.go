@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
 )
 
 // ErrUnauthenticated matches (errors.Is) an Error whose HTTP status is 401:

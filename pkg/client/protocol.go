@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
 )
 
 // protocol is one protocol version's wire: the operation and encoded

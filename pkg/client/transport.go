@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
 )
 
 // operation is one A2A operation as the bindings name it: a JSON-RPC

@@ -147,7 +147,7 @@ const (
 // holding it: ssm:<parameter name> (an SSM SecureString) or
 // secretsmanager:<secret name or ARN>. The Lambda functions resolve such
 // references once, at cold start, before Load reads the configuration (see
-// pkg/secrets).
+// pkg/internal/secrets).
 func SecretVariables() []string {
 	return []string{"A2A_BEARER_TOKEN", "A2A_BEARER_TOKENS", "A2A_PUSH_SIGNING_KEYS", "A2A_LLM_API_KEY", "A2A_PROXY_TOKEN", "A2A_AGENT_SETTINGS"}
 }

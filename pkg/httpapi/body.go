@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
 )
 
 // readBody reads the request body, answering 413 (before any parsing) when

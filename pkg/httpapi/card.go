@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
 )
 
 // cardCacheControl lets clients and CDNs reuse a card for five minutes and

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
-	"github.com/a2a-lambda/a2a-lambda/pkg/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
 )
 
 // The wire contract is the machine-readable list of what this edge serves,

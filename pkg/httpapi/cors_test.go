@@ -10,8 +10,8 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/oap"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
 )
 
 // corsServer serves the demo agent to alice with the allowed origins.

@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 )
 

@@ -15,6 +15,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,13 +29,12 @@ import (
 	"sync/atomic"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/card"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
-	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/oap"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
@@ -187,7 +187,7 @@ func New(o Options) (http.Handler, error) {
 		return nil, errors.New("httpapi: Service and Auth are required for RPC and task routes")
 	}
 	o.MaxBodyBytes = positive.Or(o.MaxBodyBytes, 1<<20)
-	o.Logger = logger.Or(o.Logger)
+	o.Logger = cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
 	if o.Cards == nil {
 		return nil, errors.New("httpapi: Cards is required")
 	}

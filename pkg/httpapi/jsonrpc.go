@@ -10,8 +10,8 @@ import (
 	"slices"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
-	"github.com/a2a-lambda/a2a-lambda/pkg/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
 )
 
 // rpcMethod serves one JSON-RPC method; its result is appended by its

@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/a2av1"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
 )
 
 // call1 adapts a service operation to an A2A 1.0 rpcMethod: decode the 1.0

@@ -11,8 +11,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
-	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/oap"
 )
 
 // RateLimit is each caller's request budget: a token bucket of Burst

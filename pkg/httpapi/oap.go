@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonrpc"
-	"github.com/a2a-lambda/a2a-lambda/pkg/oap"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/oap"
 )
 
 // serveOAP serves POST /orchestrate: one OAP envelope whose envelope_type

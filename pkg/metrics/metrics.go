@@ -20,7 +20,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
-	"github.com/a2a-lambda/a2a-lambda/pkg/jsonw"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
 
 // Unit is a CloudWatch metric unit.

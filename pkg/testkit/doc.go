@@ -13,6 +13,6 @@
 //	agenttest   an agent run behind the real service, store and runner
 //
 // Test rigs that belong to one package's contract sit beside it instead
-// (pkg/store/storetest, pkg/runner/runnertest, pkg/clock/clocktest,
-// pkg/push/keys/keystest).
+// (pkg/store/storetest, pkg/internal/runner/runnertest, pkg/clock/clocktest,
+// pkg/testkit/keystest).
 package testkit

@@ -3,11 +3,11 @@ package builtin
 
 import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/conformance"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/demo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/echo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/llm"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/proxy"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/conformance"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/demo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/echo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/llm"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/proxy"
 )
 
 // Registry returns a new registry holding the built-in agents. Binaries that

@@ -11,8 +11,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/llm"
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/proxy"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/llm"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/proxy"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 

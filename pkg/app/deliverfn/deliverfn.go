@@ -13,14 +13,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/files"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/notify"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/serverless"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
 )
 
 // New builds the deliver function's handler (the delivery queue to the

@@ -2,12 +2,13 @@
 // A2A service on the DynamoDB task store, behind an API Gateway HTTP API.
 // It links the DynamoDB client and no other AWS service client: the
 // runner of the auto and stepfunctions execution modes resumes, starts and
-// stops executions through pkg/sfncall (which keeps only the Step Functions
+// stops executions through pkg/internal/sfncall (which keeps only the Step Functions
 // client's types), and the worker's asynchronous invocations go through
-// pkg/lambdainvoke. A test in functions/ holds both binaries to that.
+// pkg/internal/lambdainvoke. A test in functions/ holds both binaries to that.
 package httpfn
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,28 +16,26 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
-
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushsetup"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/auto"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/async"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/auto"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/inline"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/stepfunctions"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -127,7 +126,7 @@ func newFunction(ctx context.Context, getenv func(string) string, reg *agent.Reg
 // inline runner that runs blocking sends' steps in their requests (nil in
 // stepfunctions mode): in inline mode the inline runner alone, recording
 // what it cannot run on the task; in the auto and stepfunctions modes the
-// router of pkg/runner/auto over the asynchronous path (o's Invoker) and
+// router of pkg/internal/runner/auto over the asynchronous path (o's Invoker) and
 // the state machine (o's Step Functions client), with the inline runner
 // for blocking sends in auto mode.
 func runners(cfg config.Config, exec *engine.Executor, store Store, o Options) (engine.Runner, service.InlineRunner, error) {
@@ -210,7 +209,7 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	if err != nil {
 		return nil, err
 	}
-	o.Log = logger.Or(o.Log)
+	o.Log = cmp.Or(o.Log, slog.New(slog.DiscardHandler))
 	if o.Files == nil {
 		o.Files = serviceopts.Files(cfg, nil, o.Clock, o.Log)
 	}

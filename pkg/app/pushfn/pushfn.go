@@ -15,7 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push/serverless"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 

@@ -1,7 +1,7 @@
 // Package sweepfn assembles the sweep function, which EventBridge invokes
 // every minute to take over the tasks whose runner died. It links the
 // DynamoDB client and no other AWS service client (a taken-over task's step
-// runs in the worker, invoked through pkg/lambdainvoke, in the auto and
+// runs in the worker, invoked through pkg/internal/lambdainvoke, in the auto and
 // stepfunctions modes); a test in functions/ holds the binary to that.
 package sweepfn
 
@@ -11,21 +11,20 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
-
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/files"
-	"github.com/a2a-lambda/a2a-lambda/pkg/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/async"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/inline"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/async"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/inline"
 )
 
 // Func is the sweep function's handler: one sweep per scheduled event.

@@ -4,7 +4,7 @@
 // no request runs (a task's first step, a reply, a takeover). It links the
 // DynamoDB client and no other AWS service client: a run whose step
 // continues, or asks for input, starts the execution that follows it
-// through pkg/sfncall, which keeps only the Step Functions client's types.
+// through pkg/internal/sfncall, which keeps only the Step Functions client's types.
 // A test in functions/ holds the binary to that.
 package workerfn
 
@@ -14,19 +14,18 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/serviceopts"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/files"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/stepfunctions"
-	"github.com/a2a-lambda/a2a-lambda/pkg/sfncall"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/stepfunctions"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/worker"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
-	"github.com/a2a-lambda/a2a-lambda/pkg/worker"
 )
 
 // New builds the worker function's handler from the environment read

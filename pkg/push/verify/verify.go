@@ -29,9 +29,9 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
-	"github.com/a2a-lambda/a2a-lambda/pkg/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
-	"github.com/a2a-lambda/a2a-lambda/pkg/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 

@@ -23,6 +23,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +35,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
-	"github.com/a2a-lambda/a2a-lambda/pkg/logger"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -108,7 +108,7 @@ func New(api API, o Options) (*Store, error) {
 	s := &Store{api: api, table: o.Table, clock: clock.Or(o.Clock), taskTTL: o.TaskTTL, idemTTL: o.IdempotencyTTL, onUsage: o.OnUsage, log: o.Logger}
 	s.taskTTL = positive.Or(s.taskTTL, DefaultTaskTTL)
 	s.idemTTL = positive.Or(s.idemTTL, DefaultIdempotencyTTL)
-	s.log = logger.Or(s.log)
+	s.log = cmp.Or(s.log, slog.New(slog.DiscardHandler))
 	return s, nil
 }
 

@@ -37,7 +37,7 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
 }
 
 // ChangeOfRecord is ChangeFromStream for a record read with the Streams
-// API's GetRecords (see pkg/store/dynamo/follow).
+// API's GetRecords (see pkg/internal/follow).
 func ChangeOfRecord(r streamtypes.Record) (*store.TaskChange, error) {
 	d := r.Dynamodb
 	insert := r.EventName == streamtypes.OperationTypeInsert

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
-	"github.com/a2a-lambda/a2a-lambda/pkg/tracing"
 )
 
 // CreateTask implements store.TaskStore. A task whose id is

@@ -8,14 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/engine"
-
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
-	"github.com/a2a-lambda/a2a-lambda/pkg/service"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/local"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 

@@ -1,0 +1,330 @@
+// Package awscall calls AWS APIs over plain HTTP, signed with the AWS SDK's
+// Signature Version 4 signer and the caller's credentials: the few
+// operations the Lambda functions make of Lambda (pkg/internal/lambdainvoke), Step
+// Functions (pkg/internal/sfncall) and S3 (pkg/internal/objectstore), without the SDK's
+// service clients. Each of those adds hundreds of kilobytes to every binary
+// that links it (the Step Functions client took 262 KB of the send
+// function), and the functions must stay under 10 MB
+// (functions.TestDeployedBinarySize).
+//
+// A Client signs, sends and tries again what AWS refused for the moment
+// (throttling, 5xx) or what did not reach it; reading the answer is the
+// caller's, which knows its API's error format.
+package awscall
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
+)
+
+// UnsignedPayload is the payload hash of a request whose body is not part
+// of its signature (presigned URLs).
+const UnsignedPayload = "UNSIGNED-PAYLOAD"
+
+// DefaultMaxAttempts bounds the calls made for one request.
+const DefaultMaxAttempts = 3
+
+// Options configure a Client.
+type Options struct {
+	// Endpoint is the API's base URL. Empty: the config's BaseEndpoint
+	// (AWS_ENDPOINT_URL), else the region's public endpoint.
+	Endpoint string
+	// HTTPClient makes the calls; nil means a client with a 10 s timeout.
+	HTTPClient *http.Client
+	// Now tells the signing time; nil means time.Now.
+	Now func() time.Time
+	// MaxBackoff bounds the jittered wait before another attempt (default
+	// one second: calls are made while a client waits).
+	MaxBackoff time.Duration
+	// MaxAttempts bounds the calls made for one request (default
+	// DefaultMaxAttempts).
+	MaxAttempts int
+	// DisableURIPathEscaping signs the path as it is sent (S3's rule).
+	DisableURIPathEscaping bool
+}
+
+// Service names an AWS API: its signing name, the first label of its
+// regional endpoint, and its name in spans (the SDK's service id).
+type Service struct {
+	SigningName, EndpointPrefix, ID string
+}
+
+// Client signs and sends requests of one service in one region. It is safe
+// for concurrent use.
+type Client struct {
+	svc      Service
+	region   string
+	endpoint string
+	// custom is true when the endpoint is not the region's public one (a
+	// local stand-in such as moto).
+	custom   bool
+	creds    aws.CredentialsProvider
+	signer   *v4.Signer
+	http     *http.Client
+	backoff  *retry.ExponentialJitterBackoff
+	now      func() time.Time
+	attempts int
+}
+
+// New returns a client of svc with cfg's region and credentials.
+func New(cfg aws.Config, svc Service, o Options) (*Client, error) {
+	name := strings.ToLower(svc.ID)
+	if cfg.Region == "" {
+		return nil, fmt.Errorf("%s: a region is required", name)
+	}
+	if cfg.Credentials == nil {
+		return nil, fmt.Errorf("%s: credentials are required", name)
+	}
+	endpoint := o.Endpoint
+	if endpoint == "" {
+		endpoint = aws.ToString(cfg.BaseEndpoint)
+	}
+	custom := endpoint != ""
+	if !custom {
+		endpoint = "https://" + svc.EndpointPrefix + "." + cfg.Region + "." + DNSSuffix(cfg.Region)
+	}
+	if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("%s: %q is not an http(s) endpoint URL", name, endpoint)
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = time.Second
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
+	c := &Client{svc: svc, region: cfg.Region, endpoint: strings.TrimRight(endpoint, "/"), custom: custom, creds: cfg.Credentials,
+		signer: v4.NewSigner(func(so *v4.SignerOptions) { so.DisableURIPathEscaping = o.DisableURIPathEscaping }),
+		http:   o.HTTPClient, backoff: retry.NewExponentialJitterBackoff(o.MaxBackoff), now: o.Now, attempts: o.MaxAttempts}
+	if c.http == nil {
+		c.http = &http.Client{Timeout: 10 * time.Second}
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c, nil
+}
+
+// DNSSuffix is the DNS suffix of region's partition: China's regions are
+// under amazonaws.com.cn, the commercial and GovCloud regions under
+// amazonaws.com. (Other partitions: set the endpoint.)
+func DNSSuffix(region string) string {
+	if strings.HasPrefix(region, "cn-") {
+		return "amazonaws.com.cn"
+	}
+	return "amazonaws.com"
+}
+
+// Endpoint is the base URL requests go to, without a trailing slash.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// CustomEndpoint reports whether the endpoint was configured rather than
+// the region's public one.
+func (c *Client) CustomEndpoint() bool { return c.custom }
+
+// Region is the client's region.
+func (c *Client) Region() string { return c.region }
+
+// Request is one call.
+type Request struct {
+	// Operation names the call in its span (PutObject, StartExecution...).
+	Operation string
+	Method    string
+	// URL is the request's whole URL.
+	URL    string
+	Header http.Header
+	// Body, read from its start at every attempt; nil for none.
+	Body          io.ReadSeeker
+	ContentLength int64
+	// PayloadHash is the hex SHA-256 of the body (EmptyPayloadHash for
+	// none), or UnsignedPayload.
+	PayloadHash string
+}
+
+// EmptyPayloadHash is the SHA-256 of an empty body.
+const EmptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// Do signs and sends r. A call refused for the moment (HTTP 429 or 5xx) or
+// that did not reach the API is tried again, up to the client's attempts,
+// after a jittered backoff; the last answer is returned whatever its status,
+// for the caller to read (and close).
+func (c *Client) Do(ctx context.Context, r Request) (*http.Response, error) {
+	ctx, span := tracing.Start(ctx, c.svc.ID, "aws")
+	span.SetOperation(r.Operation)
+	resp, err := c.do(ctx, r)
+	if resp != nil {
+		span.SetStatus(resp.StatusCode)
+	}
+	span.End(err)
+	return resp, err
+}
+
+func (c *Client) do(ctx context.Context, r Request) (*http.Response, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := c.send(ctx, r)
+		retryable := err != nil || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
+		if !retryable || attempt == c.attempts || ctx.Err() != nil {
+			return resp, err
+		}
+		if resp != nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		delay, _ := c.backoff.BackoffDelay(attempt, err)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (then %w)", err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+func (c *Client) send(ctx context.Context, r Request) (*http.Response, error) {
+	var body io.Reader
+	if r.Body != nil {
+		if _, err := r.Body.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("rewind the body: %w", err)
+		}
+		body = io.NopCloser(r.Body) // the client must not close it between attempts
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, r.URL, body)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.ContentLength = r.ContentLength
+	if r.ContentLength == 0 {
+		req.Body, req.GetBody = http.NoBody, nil
+	}
+	for k, vs := range r.Header {
+		req.Header[k] = vs
+	}
+	if h := tracing.Header(ctx); h != "" {
+		// The call joins the caller's trace.
+		req.Header.Set("X-Amzn-Trace-Id", h)
+	}
+	creds, err := c.creds.Retrieve(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("credentials: %w", err)
+	}
+	if err := c.signer.SignHTTP(ctx, creds, req, r.PayloadHash, c.svc.SigningName, c.region, c.now().UTC()); err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	return c.http.Do(req)
+}
+
+// Presign returns a URL that lets its holder make the request method url,
+// with the returned headers, until expires from now, without credentials of
+// its own: query parameters carry the signature, for an unsigned payload of
+// contentLength bytes (0: none signed) and header's values.
+func (c *Client) Presign(ctx context.Context, method, rawURL string, header http.Header, contentLength int64, expires time.Duration) (string, http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, nil)
+	if err != nil {
+		return "", nil, fmt.Errorf("build request: %w", err)
+	}
+	req.ContentLength = contentLength
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	q := req.URL.Query()
+	q.Set("X-Amz-Expires", strconv.FormatInt(int64(expires/time.Second), 10))
+	req.URL.RawQuery = q.Encode()
+	creds, err := c.creds.Retrieve(ctx)
+	if err != nil {
+		return "", nil, fmt.Errorf("credentials: %w", err)
+	}
+	u, signed, err := c.signer.PresignHTTP(ctx, creds, req, UnsignedPayload, c.svc.SigningName, c.region, c.now().UTC())
+	if err != nil {
+		return "", nil, fmt.Errorf("presign: %w", err)
+	}
+	delete(signed, "Host") // the URL names it
+	return u, signed, nil
+}
+
+// Error is an API's refusal of a call.
+type Error struct {
+	// Code is the API's error type, such as TooManyRequestsException or
+	// NoSuchKey; StatusCode the HTTP status.
+	Code       string
+	Message    string
+	StatusCode int
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s (HTTP %d): %s", e.Code, e.StatusCode, e.Message)
+}
+
+// ErrorCode and RetryableError let the SDK's retry helpers classify it.
+func (e *Error) ErrorCode() string { return e.Code }
+
+// RetryableError reports whether trying again may succeed: throttling and
+// the API's own failures.
+func (e *Error) RetryableError() bool {
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
+}
+
+// NewError is the refusal resp answers with: code and message as the API's
+// body says (found by the caller), else the HTTP status's text and the
+// body itself.
+func NewError(resp *http.Response, code, message string, body []byte) *Error {
+	e := &Error{Code: code, Message: message, StatusCode: resp.StatusCode}
+	if e.Code == "" {
+		e.Code = http.StatusText(resp.StatusCode)
+	}
+	if e.Message == "" {
+		e.Message = strings.TrimSpace(string(body))
+	}
+	return e
+}
+
+// JSONError reads the error of an API of the JSON protocols (Lambda's REST
+// JSON, AWS JSON 1.0 and 1.1): its code from the X-Amzn-ErrorType header
+// or the body's __type, Type or code, without a namespace ("...#Code") or
+// a suffix ("Code:..."), and its message from the body's message or
+// Message.
+func JSONError(resp *http.Response, body []byte) *Error {
+	var b struct {
+		Type      string `json:"__type"`
+		TypeUC    string `json:"Type"`
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		MessageUC string `json:"Message"`
+	}
+	_ = json.Unmarshal(body, &b)
+	code := cmp.Or(resp.Header.Get("X-Amzn-Errortype"), b.Type, b.TypeUC, b.Code)
+	if i := strings.LastIndexByte(code, '#'); i >= 0 {
+		code = code[i+1:]
+	}
+	code, _, _ = strings.Cut(code, ":")
+	return NewError(resp, code, cmp.Or(b.Message, b.MessageUC), body)
+}
+
+// ReadBody reads at most 64 KiB of resp's body, for an error's details,
+// and closes it.
+func ReadBody(resp *http.Response) []byte {
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return b
+}
+
+// IsCode reports whether err is an *Error with code.
+func IsCode(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}

@@ -1,0 +1,57 @@
+package logfields_test
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
+)
+
+func TestBag(t *testing.T) {
+	ctx := logfields.WithFields(context.Background())
+	assert.Equal(t, ctx, logfields.WithFields(ctx), "a context keeps its bag")
+	logfields.Add(ctx, logfields.FieldMethod, "tasks/get", logfields.FieldColdStart, true, "empty", "")
+	logfields.AddAttrs(ctx, slog.String(logfields.FieldFunction, "send"), slog.String(logfields.FieldMethod, "GetTask"), slog.String("", "no key"))
+	logfields.AddTask(ctx, "t-1", "c-1")
+	assert.Equal(t, "GetTask", logfields.Get(ctx, logfields.FieldMethod), "a later value replaces an earlier one")
+	assert.Equal(t, []slog.Attr{
+		slog.String(logfields.FieldMethod, "GetTask"), slog.Bool(logfields.FieldColdStart, true), slog.String(logfields.FieldFunction, "send"),
+		slog.String(logfields.FieldTaskID, "t-1"), slog.String(logfields.FieldContextID, "c-1"),
+	}, logfields.AppendFields(ctx, nil), "in the order first added; empty keys and empty strings skipped")
+
+	for i := range 20 {
+		logfields.AddAttrs(ctx, slog.Int("n"+strconv.Itoa(i), i))
+	}
+	assert.Len(t, logfields.AppendFields(ctx, nil), 25, "a bag grows past its inline room")
+
+	type key struct{}
+	child, cancel := context.WithCancel(context.WithValue(ctx, key{}, "v"))
+	defer cancel()
+	assert.Equal(t, "v", child.Value(key{}), "values below and above the bag are found")
+	assert.Equal(t, "GetTask", logfields.Get(child, logfields.FieldMethod))
+
+	bare := context.Background()
+	logfields.Add(bare, logfields.FieldMethod, "x")
+	assert.Empty(t, logfields.Get(bare, logfields.FieldMethod), "without a bag nothing is kept")
+	assert.Nil(t, logfields.AppendFields(bare, nil))
+}
+
+// A usual invocation's fields cost one allocation, and reading them into
+// a caller's buffer none.
+func TestBagAllocations(t *testing.T) {
+	allocs := testing.AllocsPerRun(100, func() {
+		ctx := logfields.WithFields(context.Background())
+		logfields.AddAttrs(ctx, slog.String(logfields.FieldFunction, "local"), slog.Bool(logfields.FieldColdStart, false),
+			slog.String(logfields.FieldCaller, "e3283c7280b2e5d9"), slog.String(logfields.FieldVersion, "1.0"), slog.String(logfields.FieldMethod, "SendMessage"))
+		logfields.AddTask(ctx, "2eb51973-85e8-8c94-8774-41804b550374", "5a5e646e-f22f-42be-ad12-d0e895ac4141")
+		var buf [16]slog.Attr
+		if n := len(logfields.AppendFields(ctx, buf[:0])); n != 7 {
+			t.Fatalf("%d fields", n)
+		}
+	})
+	assert.Equal(t, 1.0, allocs, "the bag and the context that carries it, together")
+}

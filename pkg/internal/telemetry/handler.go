@@ -1,0 +1,220 @@
+package telemetry
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
+)
+
+// Redacted replaces a secret in a log line.
+const Redacted = "[REDACTED]"
+
+// secretKeys are parts of attribute names whose values are never logged.
+var secretKeys = []string{"token", "authorization", "password", "secret", "apikey", "api_key", "signing_key", "private_key", "credential"}
+
+// secretText matches secrets by their shape in free text: bearer
+// credentials, PEM blocks, and API keys of the usual providers. It is
+// compiled on first use, not at every function's cold start: most
+// processes never log a string that passes maybeSecretText.
+var secretText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]+=*|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)|\bsk-[A-Za-z0-9_\-]{8,}`)
+})
+
+// Handler adds the fields of the invocation to every record and redacts
+// secrets: the values of attributes whose names look secret (token,
+// authorization, password, secret, api key, signing or private key,
+// credential), the secret values it was given, and bearer credentials,
+// PEM private keys and sk-... API keys anywhere in a message or a string.
+type Handler struct {
+	next    slog.Handler
+	secrets []string
+	// withKeys are the keys WithAttrs gave at the level the record's
+	// attributes land on (since the last WithGroup): like the record's own
+	// attributes, they take precedence over the invocation's fields, so
+	// that a line never carries a key twice.
+	withKeys []string
+}
+
+// NewHandler wraps next; secrets are values never to print (the configured
+// bearer tokens, LLM keys, signing keys); empty ones are ignored.
+func NewHandler(next slog.Handler, secrets ...string) *Handler {
+	h := &Handler{next: next}
+	for _, s := range secrets {
+		if len(strings.TrimSpace(s)) >= 4 {
+			h.secrets = append(h.secrets, s)
+		}
+	}
+	return h
+}
+
+// Enabled reports whether next handles level.
+func (h *Handler) Enabled(ctx context.Context, level slog.Level) bool {
+	return h.next.Enabled(ctx, level)
+}
+
+// Handle adds the invocation's fields and redacts r before next sees it.
+// The attributes are gathered in buffers on the stack and handed to next
+// at once: to the JSON handler of NewLogger as they are, to any other
+// handler in a new record.
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
+	msg := h.redactString(r.Message)
+	var attrBuf [24]slog.Attr
+	attrs := attrBuf[:0]
+	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
+		attrs = append(attrs, slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
+	}
+	if tid := traceID(ctx); tid != "" {
+		attrs = append(attrs, slog.String(logfields.FieldTraceID, tid))
+	}
+	own := len(attrs)
+	r.Attrs(func(a slog.Attr) bool {
+		attrs = append(attrs, h.redact(a))
+		return true
+	})
+	ownAttrs := attrs[own:]
+	var fieldBuf [16]slog.Attr
+	for _, a := range logfields.AppendFields(ctx, fieldBuf[:0]) {
+		if !hasKey(ownAttrs, a.Key) && !slices.Contains(h.withKeys, a.Key) {
+			attrs = append(attrs, h.redact(a))
+		}
+	}
+	if j, ok := h.next.(*jsonHandler); ok {
+		return j.write(ctx, r.Time, r.Level, msg, r.PC, attrs)
+	}
+	out := slog.NewRecord(r.Time, r.Level, msg, r.PC)
+	out.AddAttrs(attrs...)
+	return h.next.Handle(ctx, out)
+}
+
+// hasKey reports whether attrs has one named key.
+func hasKey(attrs []slog.Attr, key string) bool {
+	for _, a := range attrs {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// WithAttrs redacts attrs and hands them to next.
+func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(attrs))
+	keys := slices.Clip(h.withKeys)
+	for i, a := range attrs {
+		red[i] = h.redact(a)
+		keys = append(keys, a.Key)
+	}
+	return &Handler{next: h.next.WithAttrs(red), secrets: h.secrets, withKeys: keys}
+}
+
+// WithGroup opens a group on next.
+func (h *Handler) WithGroup(name string) slog.Handler {
+	return &Handler{next: h.next.WithGroup(name), secrets: h.secrets}
+}
+
+func secretKey(k string) bool {
+	switch k {
+	case "msg", "time", "level", "error", logfields.FieldFunction, logfields.FieldTaskID, logfields.FieldContextID, logfields.FieldMethod,
+		"route", "status", logfields.FieldDurationMS, logfields.FieldColdStart, logfields.FieldCaller, logfields.FieldVersion,
+		logfields.FieldAPIRequestID, logfields.FieldLambdaRequestID, logfields.FieldTraceID:
+		return false
+	}
+	k = strings.ToLower(k)
+	for _, s := range secretKeys {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *Handler) redact(a slog.Attr) slog.Attr {
+	if secretKey(a.Key) {
+		return slog.String(a.Key, Redacted)
+	}
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, h.redactString(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		red := make([]any, len(g))
+		for i, x := range g {
+			red[i] = h.redact(x)
+		}
+		return slog.Group(a.Key, red...)
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			return slog.String(a.Key, h.redactString(err.Error()))
+		}
+		// Structs, maps and slices are printed as JSON by the handler;
+		// their text is checked the same way as a string's.
+		return slog.Any(a.Key, redactedValue{h: h, v: v.Any()})
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}
+
+func (h *Handler) redactString(s string) string {
+	for _, sec := range h.secrets {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	if maybeSecretText(s) {
+		if rx := secretText(); rx.MatchString(s) {
+			s = rx.ReplaceAllString(s, Redacted)
+		}
+	}
+	return s
+}
+
+// maybeSecretText is a cheap test that s may hold what secretText matches,
+// so that most strings skip the regular expression (and most processes
+// never compile it).
+func maybeSecretText(s string) bool {
+	return strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") || hasBearer(s)
+}
+
+// hasBearer reports whether s holds the word bearer, in any case, followed
+// by white space: where a bearer credential would start. Text that only
+// names one (A2A_BEARER_TOKEN, "a bearer token is required") is not.
+func hasBearer(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexAny(s[i:], "bB")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if len(s)-i < len("bearer ") {
+			return false
+		}
+		if strings.EqualFold(s[i+1:i+6], "earer") {
+			switch s[i+6] {
+			case ' ', '\t', '\n', '\r', '\f':
+				return true
+			}
+		}
+	}
+}
+
+// traceID returns the X-Ray trace header of the invocation in ctx (what
+// Lambda passes with an active or pass-through trace), or "".
+func traceID(ctx context.Context) string {
+	s := logfields.TraceHeader(ctx)
+	if s == "" {
+		return ""
+	}
+	// Root=1-...;Parent=...;Sampled=1: the root names the trace.
+	if root, _, _ := tracing.ParseHeader(s); root != "" {
+		return root
+	}
+	return s
+}

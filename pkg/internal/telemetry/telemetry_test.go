@@ -1,0 +1,165 @@
+package telemetry_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+)
+
+func lines(t *testing.T, b *bytes.Buffer) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for l := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		out = append(out, m)
+	}
+	return out
+}
+
+type pushConfig struct {
+	URL   string `json:"url"`
+	Token string `json:"token"`
+	Auth  struct {
+		Credentials string `json:"credentials"`
+	} `json:"authentication"`
+}
+
+// Debug lines too: secrets in attribute names, values, errors, messages,
+// composite values and logger attributes never reach the output.
+func TestHandlerRedactsSecrets(t *testing.T) {
+	const (
+		bearer = "tok-4a1b2c3d"
+		llm    = "sk-proj-abcdef1234567890"
+		pemKey = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----"
+		push   = "push-tok-99887766"
+		given  = "configured-secret-value"
+	)
+	pc := pushConfig{URL: "https://hooks.example.com", Token: push}
+	pc.Auth.Credentials = push
+	logAll := func(log *slog.Logger) {
+		log.Debug("header Authorization: Bearer "+bearer, "authorization", "Bearer "+bearer)
+		log.Debug("llm", "api_key", llm, "note", "key is "+llm)
+		log.Debug("keys", "error", errors.New("bad key: "+pemKey))
+		log.Debug("config", "config", pc, "configs", []pushConfig{pc})
+		log.With("push_token", push).Debug("with", "detail", "value "+given)
+		log.WithGroup("g").Debug("group", slog.Group("inner", "token", push))
+		log.Debug("any case", "note", "sent with BeaRer\t"+bearer+" in the header")
+	}
+	var buf bytes.Buffer
+	logAll(slog.New(telemetry.NewHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), given)))
+	out := buf.String()
+	for _, s := range []string{bearer, llm, "MIGHAgEAMBMGByqGSM49", push, given} {
+		assert.NotContains(t, out, s)
+	}
+	assert.Contains(t, out, telemetry.Redacted)
+	assert.Len(t, lines(t, &buf), 7)
+
+	// The logger every binary uses (its own JSON handler) redacts the
+	// same (it is given no secret values).
+	buf.Reset()
+	logAll(telemetry.NewLogger(&buf, slog.LevelDebug))
+	out = buf.String()
+	for _, s := range []string{bearer, llm, "MIGHAgEAMBMGByqGSM49", push} {
+		assert.NotContains(t, out, s)
+	}
+	assert.Len(t, lines(t, &buf), 7)
+}
+
+// Every line carries the Lambda request id, the trace root and the bag's
+// fields; the summary line adds the cold start flag and the duration,
+// measured on the injected clock; metrics are flushed as EMF at the end.
+func TestWrapJoinsLinesAndFlushesMetrics(t *testing.T) {
+	var logs, emf bytes.Buffer
+	clk := clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
+	sink := metrics.New(metrics.Config{Namespace: "NS", Dimensions: map[string]string{"Service": "svc"}, Out: &emf, Clock: clk})
+	log := slog.New(telemetry.NewHandler(slog.NewJSONHandler(&logs, nil)))
+	f := telemetry.NewFunction("worker", log, sink, clk)
+	type event struct{ TaskID string }
+	h := telemetry.Wrap(f, func(ctx context.Context, ev event) (string, error) {
+		log.InfoContext(ctx, "before")
+		logfields.AddTask(ctx, ev.TaskID, "ctx-1")
+		logfields.Add(ctx, logfields.FieldMethod, "message/send")
+		metrics.From(ctx).Count(metrics.TasksCompleted, metrics.DimAgent, "echo")
+		clk.Advance(250 * time.Millisecond)
+		log.InfoContext(ctx, "after")
+		return "ok", nil
+	}, func(ctx context.Context, ev event) { logfields.Add(ctx, "event_task", ev.TaskID) })
+	for i, id := range []string{"r-1", "r-2"} {
+		ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: id})
+		ctx = context.WithValue(ctx, "x-amzn-trace-id", "Root=1-abc-def;Parent=12;Sampled=1") //nolint:staticcheck // aws-lambda-go's key
+		_, err := h(ctx, event{TaskID: "task-" + id})
+		require.NoError(t, err, i)
+	}
+	ls := lines(t, &logs)
+	require.Len(t, ls, 6)
+	for _, l := range ls {
+		assert.Equal(t, "1-abc-def", l["trace_id"])
+		assert.Equal(t, "worker", l["function"])
+		assert.NotEmpty(t, l["aws_request_id"])
+	}
+	assert.Nil(t, ls[0]["task_id"], "a field appears once it is known")
+	assert.Equal(t, "task-r-1", ls[1]["task_id"])
+	sum := ls[2]
+	assert.Equal(t, "invocation", sum["msg"])
+	assert.Equal(t, true, sum["cold_start"])
+	assert.Equal(t, 250.0, sum["duration_ms"])
+	assert.Equal(t, "ctx-1", sum["context_id"])
+	assert.Equal(t, false, ls[5]["cold_start"])
+	assert.Equal(t, "r-2", ls[5]["aws_request_id"])
+
+	docs := lines(t, &emf)
+	require.Len(t, docs, 4, "per invocation: one line per dimension set")
+	d := docs[0]
+	assert.Equal(t, "echo", d["Agent"])
+	assert.Equal(t, "svc", d["Service"])
+	assert.Equal(t, 1.0, d[metrics.TasksCompleted])
+	meta := d["_aws"].(map[string]any)
+	assert.Equal(t, float64(clk.Now().Add(-250*time.Millisecond).UnixMilli()), meta["Timestamp"], "first invocation's flush time")
+	dir := meta["CloudWatchMetrics"].([]any)[0].(map[string]any)
+	assert.Equal(t, "NS", dir["Namespace"])
+	assert.Equal(t, []any{[]any{"Service", "Agent"}, []any{"Service"}}, dir["Dimensions"])
+	assert.Equal(t, []any{map[string]any{"Name": "TasksCompleted", "Unit": "Count"}}, dir["Metrics"])
+	assert.Equal(t, "message/send", docs[1]["Method"])
+	assert.Equal(t, 250.0, docs[1][metrics.RequestLatency])
+}
+
+func TestCallerHash(t *testing.T) {
+	h := logfields.CallerHash("alice")
+	assert.Len(t, h, 16)
+	assert.Equal(t, h, logfields.CallerHash("alice"))
+	assert.NotEqual(t, h, logfields.CallerHash("bob"))
+	assert.NotContains(t, h, "alice")
+	assert.Empty(t, logfields.CallerHash(""))
+}
+
+func TestWithAttrsTakePrecedenceOverFields(t *testing.T) {
+	var buf bytes.Buffer
+	log := telemetry.NewLogger(&buf, slog.LevelInfo).With(logfields.FieldFunction, "card")
+	ctx := logfields.WithFields(context.Background())
+	logfields.Add(ctx, logfields.FieldFunction, "card", logfields.FieldMethod, "GET")
+	log.InfoContext(ctx, "line")
+	log.WithGroup("g").InfoContext(ctx, "grouped")
+	out := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, out, 2)
+	assert.Equal(t, 1, strings.Count(out[0], `"function"`), "a key once per line: %s", out[0])
+	assert.Contains(t, out[0], `"method":"GET"`)
+	assert.Contains(t, out[1], `"g":{"function":"card","method":"GET"}`, "inside a group the fields are the group's: %s", out[1])
+}

@@ -1,0 +1,181 @@
+package telemetry
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
+	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
+)
+
+// Function is the telemetry of one Lambda function (or of the local
+// server): its name, the logger of its summary lines, its metrics sink
+// (nil when off) and whether the next invocation is the cold start. Make
+// one per process.
+type Function struct {
+	Name    string
+	Log     *slog.Logger
+	Metrics *metrics.Sink
+	// Tracer records spans inside each invocation's trace (nil: off).
+	Tracer *tracing.Tracer
+	Clock  clock.Clock
+	warm   atomic.Bool
+}
+
+// NewFunction returns the telemetry of function name, logging summary
+// lines on log (nil: none) and metrics on sink (nil: off).
+func NewFunction(name string, log *slog.Logger, sink *metrics.Sink, clk clock.Clock) *Function {
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
+	return &Function{Name: name, Log: log, Metrics: sink, Clock: clock.Or(clk)}
+}
+
+// NewLogger returns the JSON logger every binary uses, at level: each line
+// carries the fields of its invocation and never a secret (Handler).
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(NewHandler(newJSONHandler(w, level)))
+}
+
+// ForLambda is the telemetry of a Lambda function from its environment:
+// JSON summary lines on logOut at A2A_LOG_LEVEL (they are Info lines), EMF
+// metrics on metricsOut as A2A_METRICS says. An invalid A2A_METRICS turns
+// metrics off, with a warning.
+func ForLambda(name string, getenv func(string) string, metricsOut, logOut io.Writer) *Function {
+	level := slog.LevelInfo
+	if v := getenv("A2A_LOG_LEVEL"); v != "" {
+		_ = level.UnmarshalText([]byte(v))
+	}
+	log := NewLogger(logOut, level)
+	sink, err := metrics.FromEnv(getenv, metricsOut, nil)
+	if err != nil {
+		log.Warn("metrics are off", "error", err.Error())
+	}
+	f := NewFunction(name, log, sink, nil)
+	// Spans go to the X-Ray daemon Lambda runs when Tracing is Active
+	// (A2A_TRACING=off turns them off).
+	if addr := getenv("AWS_XRAY_DAEMON_ADDRESS"); addr != "" && getenv("A2A_TRACING") != "off" {
+		if d, err := tracing.NewXRayDaemon(addr); err == nil {
+			f.Tracer = tracing.New(d, nil)
+		}
+	}
+	return f
+}
+
+// Context returns ctx carrying the function's metrics sink and tracer, for
+// each invocation and for the constructors that wire them (the DynamoDB
+// store's capacity callback).
+func (f *Function) Context(ctx context.Context) context.Context {
+	return tracing.NewContext(metrics.NewContext(ctx, f.Metrics), f.Tracer)
+}
+
+// begin starts an invocation: a field bag with the function's name and the
+// cold start flag, and the metrics sink and tracer (Context), in ctx.
+func (f *Function) begin(ctx context.Context) (context.Context, time.Time) {
+	ctx = f.Context(logfields.WithFields(ctx))
+	logfields.AddAttrs(ctx, slog.String(logfields.FieldFunction, f.Name), slog.Bool(logfields.FieldColdStart, !f.warm.Swap(true)))
+	return ctx, f.Clock.Now()
+}
+
+// end writes the summary line (with the duration and err) and the
+// invocation's metrics: the request latency by method when a method is
+// known, and by route (API Gateway's route key) unless the request was a
+// blocking send, which lasts as long as the agent's step: the latency
+// alarms watch RouteLatency, which only the service's own work moves. The
+// line goes to the logger's handler directly: what slog.Logger adds on the
+// way (the caller's program counter, which no line prints) costs more than
+// the rest of the line on a small request.
+func (f *Function) end(ctx context.Context, start time.Time, err error, route string, attrs ...slog.Attr) {
+	now := f.Clock.Now()
+	ms := float64(now.Sub(start).Microseconds()) / 1000
+	if m := logfields.Get(ctx, logfields.FieldMethod); m != "" {
+		f.Metrics.Add(metrics.RequestLatency, metrics.UnitMilliseconds, ms, metrics.DimMethod, m)
+	}
+	if route != "" && logfields.Get(ctx, logfields.FieldBlocking) != "true" {
+		f.Metrics.Add(metrics.RouteLatency, metrics.UnitMilliseconds, ms, metrics.DimRoute, route)
+	}
+	level, msg := slog.LevelInfo, "invocation"
+	if err != nil {
+		level, msg = slog.LevelError, "invocation failed"
+	}
+	if f.Log.Enabled(ctx, level) {
+		r := slog.NewRecord(now, level, msg, 0)
+		r.AddAttrs(attrs...)
+		r.AddAttrs(slog.Float64(logfields.FieldDurationMS, ms))
+		if err != nil {
+			r.AddAttrs(slog.String("error", err.Error()))
+		}
+		_ = f.Log.Handler().Handle(ctx, r)
+	}
+	if ferr := f.Metrics.Flush(); ferr != nil {
+		f.Log.WarnContext(ctx, "could not write metrics", "error", ferr.Error())
+	}
+}
+
+// Wrap returns a Lambda handler that runs next inside an invocation's
+// telemetry: describe adds fields from the event before next runs (nil:
+// none); the summary line follows next.
+func Wrap[In, Out any](f *Function, next func(context.Context, In) (Out, error), describe func(context.Context, In)) func(context.Context, In) (Out, error) {
+	return func(ctx context.Context, in In) (Out, error) {
+		ctx, start := f.begin(ctx)
+		if describe != nil {
+			describe(ctx, in)
+		}
+		out, err := next(ctx, in)
+		f.end(ctx, start, err, "")
+		return out, err
+	}
+}
+
+// HTTP wraps an HTTP API function: its fields carry the API Gateway
+// request id, and its summary line the route and status.
+func HTTP(f *Function, next func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		ctx, start := f.begin(ctx)
+		logfields.AddAttrs(ctx, slog.String(logfields.FieldAPIRequestID, ev.RequestContext.RequestID))
+		resp, err := next(ctx, ev)
+		f.end(ctx, start, err, ev.RouteKey, slog.String("route", ev.RouteKey), slog.Int("status", resp.StatusCode))
+		return resp, err
+	}
+}
+
+// Background runs fn, work of the local server that no request waits for
+// (a task's step, a sweep), with the metrics an invocation of a function
+// doing it would write: fn's context carries the sink and the tracer
+// (Context), and what fn recorded is written when it returns, not with a
+// later request's lines (or never). A nil f runs fn as it is.
+func Background[T any](ctx context.Context, f *Function, fn func(context.Context) (T, error)) (T, error) {
+	if f == nil {
+		return fn(ctx)
+	}
+	out, err := fn(f.Context(ctx))
+	if ferr := f.Metrics.Flush(); ferr != nil {
+		f.Log.WarnContext(ctx, "could not write metrics", "error", ferr.Error())
+	}
+	return out, err
+}
+
+// Middleware gives each request of the local server the same telemetry as
+// an HTTP function's invocation (without Lambda's ids).
+func Middleware(f *Function, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, start := f.begin(r.Context())
+		sw := httpstatus.NewWriter(w)
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		status := sw.Status()
+		if status == 0 {
+			status = http.StatusOK // nothing written: net/http answers 200
+		}
+		// No route metric: a path holds task ids, and the local server has
+		// no route keys (nor alarms).
+		f.end(ctx, start, nil, "", slog.String("route", r.Method+" "+r.URL.Path), slog.Int("status", status))
+	})
+}
