@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,6 +20,19 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
+
+// bucketOf creates a bucket in moto for the test (S3's rules: lower case,
+// at most 63 characters).
+func bucketOf(t *testing.T) string {
+	name := strings.Trim(strings.ToLower(strings.NewReplacer("_", "-", "/", "-", ".", "-").Replace(awstest.UniqueName(t, "files"))), "-")
+	if len(name) > 63 {
+		name = strings.Trim(name[len(name)-63:], "-")
+	}
+	client := s3.NewFromConfig(awstest.Config(t), func(o *s3.Options) { o.UsePathStyle = true })
+	_, err := client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)})
+	require.NoError(t, err)
+	return name
+}
 
 // sendText invokes the send function with the sample event's blocking
 // message/send, its text replaced by text, and returns the JSON-RPC answer.
@@ -43,7 +58,7 @@ func (d *deployed) sendText(t *testing.T, text string) (a2a.Task, *a2a.Error) {
 func TestLargeBlockingSendOnTheSendFunction(t *testing.T) {
 	text := strings.Repeat("All work and no play. ", 500_000/22)
 	t.Run("with the files bucket", func(t *testing.T) {
-		bucket := awstest.Bucket(t)
+		bucket := bucketOf(t)
 		d := deploy(t, "auto", 5*time.Second, 0, map[string]string{"A2A_FILES_BUCKET": bucket})
 		task, rpcErr := d.sendText(t, text)
 		require.Nil(t, rpcErr)
