@@ -27,7 +27,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
@@ -140,7 +140,7 @@ func functionHandlers(t *testing.T) map[string]http.Handler {
 	require.NoError(t, err)
 	handlers := map[string]http.Handler{"CardFunction": card}
 	for name, routes := range map[string]httpapi.Routes{"SendFunction": httpapi.RoutesRPC, "TasksFunction": httpapi.RoutesTasks} {
-		h, err := app.NewLambdaHandler(cfg, ag, backlogStore{memory.New(memory.Options{})}, app.LambdaOptions{Routes: routes})
+		h, err := httpfn.NewHandler(cfg, ag, backlogStore{memory.New(memory.Options{})}, httpfn.Options{Routes: routes})
 		require.NoError(t, err)
 		handlers[name] = h
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/echo"
@@ -53,7 +53,7 @@ func costPerCall(t *testing.T) {
 		reported += u.Units
 	}})
 	require.NoError(t, err)
-	h, err := app.NewLambdaHandler(cfg, echo.Agent{}, ts, app.LambdaOptions{Routes: httpapi.RoutesRPC})
+	h, err := httpfn.NewHandler(cfg, echo.Agent{}, ts, httpfn.Options{Routes: httpapi.RoutesRPC})
 	require.NoError(t, err)
 	send := httpadapter.NewV2(h).ProxyWithContext
 

@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/s3store"
@@ -402,7 +403,7 @@ func TestLimitsOnEveryBinding(t *testing.T) {
 	ag, err := builtin.Registry().New("demo", getenv(env))
 	require.NoError(t, err)
 	ts := memory.New(memory.Options{})
-	h, err := app.NewLambdaHandler(cfg, ag, memoryBacklog{ts}, app.LambdaOptions{})
+	h, err := httpfn.NewHandler(cfg, ag, memoryBacklog{ts}, httpfn.Options{})
 	require.NoError(t, err)
 	fn := httptest.NewServer(h)
 	t.Cleanup(fn.Close)

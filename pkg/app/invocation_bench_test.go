@@ -21,7 +21,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
@@ -121,7 +121,7 @@ func invocationFunction(b *testing.B, name, event string, routes httpapi.Routes)
 		// not on the heap the garbage collector scans.
 		store := memory.New(memory.Options{TaskTTL: cfg.TaskStore.TTL, MaxTasks: 1000})
 		createTask(b, store, eventTaskGet, a2a.TaskStateCompleted)
-		h, err := app.NewLambdaHandler(cfg, echo.Agent{}, memoryBacklog{store}, app.LambdaOptions{Routes: routes})
+		h, err := httpfn.NewHandler(cfg, echo.Agent{}, memoryBacklog{store}, httpfn.Options{Routes: routes})
 		require.NoError(b, err)
 		fn = boot.LambdaHTTP(h, boot.NewLogger(io.Discard, cfg.LogLevel))
 	}

@@ -487,7 +487,7 @@ func TestBlockingSendBeyondTheBudget(t *testing.T) {
 	cfg, err := config.Load(getenv(env))
 	require.NoError(t, err)
 	store := storeOf(t, env)
-	h, err := app.NewLambdaHandler(cfg, slowAgent{}, store, app.LambdaOptions{Routes: httpapi.RoutesRPC})
+	h, err := httpfn.NewHandler(cfg, slowAgent{}, store, httpfn.Options{Routes: httpapi.RoutesRPC})
 	require.NoError(t, err)
 
 	start := time.Now()

@@ -19,7 +19,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
@@ -67,7 +67,7 @@ func TestOversizedResponse(t *testing.T) {
 
 	fn := map[httpapi.Routes]boot.HTTPFunc{}
 	for _, routes := range []httpapi.Routes{httpapi.RoutesRPC, httpapi.RoutesTasks} {
-		h, err := app.NewLambdaHandler(cfg, ag, memoryBacklog{ts}, app.LambdaOptions{Routes: routes})
+		h, err := httpfn.NewHandler(cfg, ag, memoryBacklog{ts}, httpfn.Options{Routes: routes})
 		require.NoError(t, err)
 		fn[routes] = boot.LambdaHTTP(h, nil)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
@@ -53,7 +53,7 @@ func TestCancelCompleteRace(t *testing.T) {
 	require.NoError(t, err)
 	ts := storeOf(t, env)
 	gate := &gateAgent{entered: make(chan string, pairs), gates: map[string]chan struct{}{}}
-	h, err := app.NewLambdaHandler(cfg, gate, ts, app.LambdaOptions{Routes: httpapi.RoutesRPC})
+	h, err := httpfn.NewHandler(cfg, gate, ts, httpfn.Options{Routes: httpapi.RoutesRPC})
 	require.NoError(t, err)
 	send := httpadapter.NewV2(h).ProxyWithContext
 	worker := engine.NewExecutor(ts, gate, engine.Options{})

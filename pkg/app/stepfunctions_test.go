@@ -28,6 +28,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/workerfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
@@ -139,7 +140,7 @@ func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, 
 	require.NoError(t, err)
 	inv, err := lambdainvoke.New(awstest.Config(t), lambdainvoke.Options{})
 	require.NoError(t, err)
-	h, err := app.NewLambdaHandler(cfg, ag, store, app.LambdaOptions{Routes: httpapi.RoutesAll, StepFunctions: counted, Invoker: inv, Log: log})
+	h, err := httpfn.NewHandler(cfg, ag, store, httpfn.Options{Routes: httpapi.RoutesAll, StepFunctions: counted, Invoker: inv, Log: log})
 	require.NoError(t, err)
 	if o.wrap != nil {
 		h = o.wrap(h)
