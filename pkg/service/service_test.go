@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -210,7 +211,7 @@ func TestMessageIDRule(t *testing.T) {
 	assert.Equal(t, done.ID, retried.ID)
 
 	// Past the window the id is free: another message is a new task.
-	f.clock.Advance(service.DefaultIdempotencyWindow + time.Minute)
+	f.clock.Advance(config.DefaultIdempotencyWindow + time.Minute)
 	later := sent(t, f.svc, "alice", send(userMsg("m1", "two"), false))
 	assert.NotEqual(t, first.ID, later.ID)
 	assert.Equal(t, "two", later.History[0].Text())
