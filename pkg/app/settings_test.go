@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +33,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
+	"github.com/a2a-lambda/a2a-lambda/pkg/telemetry"
 )
 
 // components are what the binaries build from one configuration, each by
@@ -39,6 +41,9 @@ import (
 // service, the executor, the files, the task stores, the handlers of the
 // local server and of the Lambda functions, the push retry policy.
 type components struct {
+	// getenv is the environment as boot.ResolveSecrets leaves it for the
+	// agent (A2A_AGENT_SETTINGS and the agents' secrets).
+	getenv   func(string) string
 	cfg      config.Config
 	server   *http.Server
 	service  service.Config
@@ -49,6 +54,10 @@ type components struct {
 	local    httpapi.Options
 	lambda   httpapi.Options
 	retry    push.RetryPolicy
+	// telemetry is a Lambda function's (A2A_METRICS*, A2A_TRACING), its
+	// metrics written to metrics.
+	telemetry *telemetry.Function
+	metrics   *bytes.Buffer
 }
 
 var settingsAgent = agent.Info{Name: "settings", Version: "1.0.0"}
@@ -56,11 +65,15 @@ var settingsAgent = agent.Info{Name: "settings", Version: "1.0.0"}
 // build loads env as the binaries do and builds the components from it.
 func build(t *testing.T, getenv func(string) string) components {
 	t.Helper()
-	cfg, err := config.Load(getenv)
+	resolved, err := boot.ResolveSecrets(context.Background(), getenv)
+	require.NoError(t, err)
+	cfg, err := config.Load(resolved)
 	require.NoError(t, err)
 	hc, err := config.LoadHTTP(getenv)
 	require.NoError(t, err)
+	var out bytes.Buffer
 	return components{
+		getenv:   resolved,
 		cfg:      cfg,
 		server:   httpServer(hc, http.NotFoundHandler()),
 		service:  serviceopts.Service(cfg),
@@ -71,6 +84,9 @@ func build(t *testing.T, getenv func(string) string) components {
 		local:    boot.HandlerOptions(cfg, settingsAgent, boot.Edge{Local: true, FilesKept: true, ExecutionMode: ExecutionLocal}),
 		lambda:   boot.HandlerOptions(cfg, settingsAgent, boot.Edge{FilesKept: true}),
 		retry:    pushsetup.Retry(cfg),
+		// X-Ray's daemon address is where Lambda's active tracing listens.
+		telemetry: telemetry.ForLambda("settings", withXRay(getenv), &out, io.Discard),
+		metrics:   &out,
 	}
 }
 
@@ -143,6 +159,35 @@ func settingRows(t *testing.T) map[string]settingRow {
 		}},
 		"A2A_LOG_LEVEL": {value: "debug", check: func(t *testing.T, c components) {
 			assert.True(t, boot.NewLogger(&bytes.Buffer{}, c.cfg.LogLevel).Enabled(context.Background(), slog.LevelDebug))
+			assert.True(t, c.telemetry.Log.Enabled(context.Background(), slog.LevelDebug), "the summary lines' logger too")
+		}},
+		"A2A_METRICS": {value: "emf", check: func(t *testing.T, c components) {
+			assert.NotNil(t, c.telemetry.Metrics, "outside Lambda metrics are off unless set")
+		}},
+		"A2A_METRICS_NAMESPACE": {value: "Custom", also: map[string]string{"A2A_METRICS": "emf"}, check: func(t *testing.T, c components) {
+			assert.Contains(t, flushed(t, c), `"Namespace":"Custom"`)
+		}},
+		"A2A_METRICS_SERVICE": {value: "my-stack", also: map[string]string{"A2A_METRICS": "emf"}, check: func(t *testing.T, c components) {
+			assert.Contains(t, flushed(t, c), `"Service":"my-stack"`)
+		}},
+		"A2A_METRICS_DYNAMODB": {value: "true", also: map[string]string{"A2A_METRICS": "emf"}, check: func(t *testing.T, c components) {
+			assert.True(t, c.telemetry.Metrics.RecordsCapacity())
+		}},
+		"A2A_TRACING": {value: "off", check: func(t *testing.T, c components) {
+			assert.Nil(t, c.telemetry.Tracer, "no spans, though X-Ray's daemon listens")
+		}},
+		"A2A_AGENT_SETTINGS": {value: `{"GREETING_MAX": 512}`, check: func(t *testing.T, c components) {
+			s, err := agent.SettingsFrom(c.getenv)
+			require.NoError(t, err)
+			v, ok := s.Lookup("GREETING_MAX")
+			assert.True(t, ok, "the agent reads the settings object")
+			assert.Equal(t, "512", v)
+		}},
+		"A2A_LLM_API_KEY": {value: "sk-settings", check: func(t *testing.T, c components) {
+			assert.Equal(t, "sk-settings", c.getenv("A2A_LLM_API_KEY"), "a value, not a reference, reaches the agent as set")
+		}},
+		"A2A_PROXY_TOKEN": {value: "proxy-settings", check: func(t *testing.T, c components) {
+			assert.Equal(t, "proxy-settings", c.getenv("A2A_PROXY_TOKEN"), "a value, not a reference, reaches the agent as set")
 		}},
 		"A2A_INTERRUPT_REQUEST_TTL_SECONDS": {value: "60", check: func(t *testing.T, c components) {
 			assert.Equal(t, time.Minute, c.executor.InterruptTTL)
@@ -274,10 +319,13 @@ func settingRows(t *testing.T) map[string]settingRow {
 	}
 }
 
-// Every A2A_* setting the configuration reads (config.Load and
-// config.LoadHTTP, as the binaries call them) has a row here: set to a
-// value other than its default, it reaches the component that uses it
-// unchanged, built by the functions the binaries build it with.
+// Every A2A_* setting the start-up reads (boot.ResolveSecrets, config.Load,
+// config.LoadHTTP and telemetry.ForLambda, as the binaries call them) has
+// a row here: set to a value other than its default, it reaches the
+// component that uses it unchanged, built by the functions the binaries
+// build it with. An agent's own settings (agent.Settings: A2A_LLM_*,
+// A2A_PROXY_*, A2A_DEMO_*, ...) are read, with their defaults, by that
+// agent alone, and tested in its package.
 func TestEverySettingReachesItsComponent(t *testing.T) {
 	rows := settingRows(t)
 	read := map[string]bool{}
@@ -289,10 +337,7 @@ func TestEverySettingReachesItsComponent(t *testing.T) {
 			return values[name]
 		}
 	}
-	_, err := config.Load(spy(nil))
-	require.NoError(t, err)
-	_, err = config.LoadHTTP(spy(nil))
-	require.NoError(t, err)
+	build(t, spy(nil))
 
 	names := make([]string, 0, len(rows))
 	for name := range rows {
@@ -321,8 +366,29 @@ func TestEverySettingReachesItsComponent(t *testing.T) {
 	// Unset, the components see the configuration's defaults: the
 	// tombstone window is config.DefaultInterruptTombstone.
 	c := build(t, spy(nil))
+	assert.NotNil(t, c.telemetry.Tracer, "spans go to X-Ray's daemon unless A2A_TRACING=off")
 	assert.Equal(t, config.DefaultInterruptTombstone, c.executor.InterruptTombstoneTTL)
 	assert.Equal(t, a2a.CodeInterruptRequestExpired, lateReply(t, c), "within the tombstone window, a late reply is told the interrupt expired")
+}
+
+// withXRay is getenv with X-Ray's daemon address set, as Lambda sets it
+// when the function's tracing is active.
+func withXRay(getenv func(string) string) func(string) string {
+	return func(name string) string {
+		if name == "AWS_XRAY_DAEMON_ADDRESS" {
+			return "127.0.0.1:2000"
+		}
+		return getenv(name)
+	}
+}
+
+// flushed is the EMF line of one metric written through c's telemetry.
+func flushed(t *testing.T, c components) string {
+	t.Helper()
+	require.NotNil(t, c.telemetry.Metrics)
+	c.telemetry.Metrics.Count("Settings")
+	require.NoError(t, c.telemetry.Metrics.Flush())
+	return c.metrics.String()
 }
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -359,7 +425,9 @@ func lateReply(t *testing.T, c components) a2a.Code {
 // asking asks a question, and completes with the reply.
 type asking struct{}
 
-func (asking) Info() agent.Info { return agent.Info{Name: "asking", OutputModes: []string{"text/plain"}} }
+func (asking) Info() agent.Info {
+	return agent.Info{Name: "asking", OutputModes: []string{"text/plain"}}
+}
 
 func (asking) Step(_ context.Context, in agent.StepInput, _ agent.Emitter) (agent.Outcome, error) {
 	if in.Reply != nil {
@@ -389,4 +457,3 @@ func assertAdmits(t *testing.T, cfg config.Config, token, owner string) {
 	require.NoError(t, err)
 	assert.Equal(t, owner, id.Owner)
 }
-
