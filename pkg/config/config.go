@@ -1,6 +1,9 @@
 // Package config reads the server's settings from the environment. Every
-// setting has a default that suits `make run`; a bad value stops start-up
-// with a message that names the variable.
+// setting has a default that suits `make run`, declared here and nowhere
+// else (the Default* constants: a component whose option is left zero
+// takes the constant, and the configuration passes every value it
+// accepts unchanged); a bad value stops start-up with a message that
+// names the variable.
 package config
 
 import (
