@@ -124,8 +124,9 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		stopWatch = func() {}
 	)
 	if taskStore == nil {
-		taskStore = memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes,
-			OnChange: func(c store.TaskChange) { onChange(c) }})
+		mo := memoryOptions(cfg, o.Clock)
+		mo.OnChange = func(c store.TaskChange) { onChange(c) }
+		taskStore = memory.New(mo)
 	}
 	objects := o.Files
 	var folderFiles http.Handler
@@ -168,23 +169,11 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if o.Store == nil {
 		backend = config.BackendMemory
 	}
-	ho := httpapi.Options{
-		Service:         svc,
-		Auth:            o.Auth,
-		Cards:           boot.Cards(ag.Info(), !anonymous, cfg.Push.Enabled, cfg.ProtocolVersions, boot.FilesCard(cfg, true)),
-		Versions:        cfg.ProtocolVersions,
-		PublicURL:       cfg.PublicURL,
-		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
-		GzipMinimumSize: boot.GzipMinimumSize(cfg),
-		Profile:         boot.Profile(cfg, ag.Info(), backend, ExecutionLocal),
-		RateLimit:       boot.RateLimit(cfg, o.Clock),
-		Logger:          o.Log,
-	}
-	ho.CORSAllowedOrigins = cfg.CORSAllowedOrigins
+	edge := boot.Edge{Service: svc, Auth: o.Auth, Anonymous: anonymous, FilesKept: true, Local: true, StoreBackend: backend, ExecutionMode: ExecutionLocal, Clock: o.Clock, Log: o.Log}
 	if pipeline != nil {
-		ho.JWKS = pipeline.keys
+		edge.JWKS = pipeline.keys
 	}
-	h, err := httpapi.New(ho)
+	h, err := httpapi.New(boot.HandlerOptions(cfg, ag.Info(), edge))
 	if err == nil && cfg.Console {
 		h, err = withConsole(h, console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
 	}

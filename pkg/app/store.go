@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
@@ -38,7 +39,12 @@ func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (stor
 	if cfg.TaskStore.Backend == config.BackendDynamoDB {
 		return OpenDynamoStore(ctx, cfg, o)
 	}
-	return memory.New(memory.Options{Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes}), nil
+	return memory.New(memoryOptions(cfg, o.Clock)), nil
+}
+
+// memoryOptions are the options of cfg's in-memory task store.
+func memoryOptions(cfg config.Config, clk clock.Clock) memory.Options {
+	return memory.Options{Clock: clk, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, MaxTasks: cfg.TaskStore.MaxTasks, MaxBytes: cfg.TaskStore.MaxBytes}
 }
 
 // OpenDynamoStore returns the DynamoDB store of cfg's table

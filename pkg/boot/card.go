@@ -27,17 +27,7 @@ func NewCardFunction(ctx context.Context, getenv func(string) string, reg *agent
 		return nil, err
 	}
 	cfg := env.Config
-	o := httpapi.Options{
-		Routes:          httpapi.RoutesCard,
-		Cards:           Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions, FilesCard(cfg, cfg.Files.Bucket != "")),
-		Versions:        cfg.ProtocolVersions,
-		PublicURL:       cfg.ConfiguredPublicURL,
-		GzipMinimumSize: GzipMinimumSize(cfg),
-		Logger:          env.Log,
-		// API Gateway answers CORS itself (the template's
-		// CorsConfiguration); sam local and tests reach this handler.
-		CORSAllowedOrigins: cfg.CORSAllowedOrigins,
-	}
+	o := HandlerOptions(cfg, ag.Info(), Edge{Routes: httpapi.RoutesCard, FilesKept: cfg.Files.Bucket != "", Log: env.Log})
 	if cfg.Push.Enabled {
 		ks, err := PushKeys(cfg, false, env.Log)
 		if err != nil {

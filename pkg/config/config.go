@@ -1,6 +1,9 @@
 // Package config reads the server's settings from the environment. Every
-// setting has a default that suits `make run`; a bad value stops start-up
-// with a message that names the variable.
+// setting has a default that suits `make run`, declared here and nowhere
+// else (the Default* constants: a component whose option is left zero
+// takes the constant, and the configuration passes every value it
+// accepts unchanged); a bad value stops start-up with a message that
+// names the variable.
 package config
 
 import (
@@ -53,7 +56,8 @@ type Config struct {
 	InterruptTTL time.Duration
 	// InterruptTombstoneTTL is how long, after that, a late reply is told
 	// the interrupt expired rather than not found
-	// (A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS).
+	// (A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS); 0 keeps no tombstone:
+	// a late reply is told the interrupt was not found.
 	InterruptTombstoneTTL time.Duration
 	// ConfiguredPublicURL is A2A_PUBLIC_URL as set, or empty: the Lambda
 	// functions then derive the URL from each request, while PublicURL
@@ -470,32 +474,6 @@ func (r *reader) execution() Execution {
 	return e
 }
 
-func validTableName(name string) bool {
-	if len(name) < 3 || len(name) > 255 {
-		return false
-	}
-	for _, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// absoluteURL reads an optional absolute http(s) URL.
-func (r *reader) absoluteURL(name string) string {
-	v := strings.TrimSpace(r.getenv(name))
-	if v == "" {
-		return ""
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		r.fail(name, v, "must be an absolute http(s) URL")
-		return ""
-	}
-	return v
-}
-
 // Loopback reports whether the bind host only accepts local connections.
 func (c Config) Loopback() bool {
 	if c.Host == "localhost" {
@@ -503,79 +481,6 @@ func (c Config) Loopback() bool {
 	}
 	ip := net.ParseIP(c.Host)
 	return ip != nil && ip.IsLoopback()
-}
-
-type reader struct {
-	getenv func(string) string
-	errs   []error
-}
-
-func (r *reader) fail(name, value, want string) {
-	r.errs = append(r.errs, fmt.Errorf("%s=%q: %s", name, value, want))
-}
-
-func (r *reader) str(name, def string) string {
-	if v := strings.TrimSpace(r.getenv(name)); v != "" {
-		return v
-	}
-	return def
-}
-
-func (r *reader) intRange(name string, def, lo, hi int) int {
-	v := strings.TrimSpace(r.getenv(name))
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		r.fail(name, v, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
-		return def
-	}
-	return n
-}
-
-// seconds reads a duration in whole seconds, from lo to hi.
-func (r *reader) seconds(name string, def time.Duration, lo, hi int) time.Duration {
-	return time.Duration(r.intRange(name, int(def/time.Second), lo, hi)) * time.Second
-}
-
-func (r *reader) boolean(name string, def bool) bool {
-	v := strings.TrimSpace(r.getenv(name))
-	if v == "" {
-		return def
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		r.fail(name, v, "must be true or false")
-		return def
-	}
-	return b
-}
-
-func (r *reader) level(name string, def slog.Level) slog.Level {
-	v := strings.TrimSpace(r.getenv(name))
-	if v == "" {
-		return def
-	}
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(strings.ToUpper(v))); err != nil {
-		r.fail(name, v, "must be debug, info, warn or error")
-		return def
-	}
-	return l
-}
-
-func (r *reader) publicURL(name, def string) string {
-	v := strings.TrimSpace(r.getenv(name))
-	if v == "" {
-		return def
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		r.fail(name, v, "must be an absolute http(s) URL without query or fragment")
-		return def
-	}
-	return strings.TrimRight(v, "/")
 }
 
 // tokens reads A2A_BEARER_TOKEN and A2A_BEARER_TOKENS.

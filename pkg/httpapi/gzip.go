@@ -9,9 +9,6 @@ import (
 	"sync"
 )
 
-// DefaultGzipMinimumSize is Options.GzipMinimumSize when unset.
-const DefaultGzipMinimumSize = 8192
-
 // gzipWriters are reused: a gzip.Writer holds about 800 KB of state.
 var gzipWriters = sync.Pool{New: func() any {
 	w, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)

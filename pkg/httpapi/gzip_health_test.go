@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 )
 
@@ -33,7 +34,7 @@ func TestGzip(t *testing.T) {
 	plain := do(t, "GET", srv.URL+"/rest/extendedAgentCard", aliceToken, "", "Accept-Encoding", "identity")
 	require.Equal(t, http.StatusOK, plain.status)
 	assert.Empty(t, plain.header.Get("Content-Encoding"), "not without Accept-Encoding: gzip")
-	if len(plain.body) >= httpapi.DefaultGzipMinimumSize {
+	if len(plain.body) >= config.DefaultGzipMinimumSize {
 		assert.Equal(t, "gzip", ext.header.Get("Content-Encoding"))
 		assert.Equal(t, plain.body, gunzip(t, ext.body))
 	} else {

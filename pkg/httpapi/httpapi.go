@@ -30,6 +30,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
@@ -97,13 +98,14 @@ type Options struct {
 	// PublicURL is the base URL advertised in cards; empty derives it from
 	// each request (Host and X-Forwarded-Proto).
 	PublicURL string
-	// MaxBodyBytes bounds request bodies (413 above it).
+	// MaxBodyBytes bounds request bodies (413 above it); zero is
+	// config.DefaultMaxRequestBodyBytes.
 	MaxBodyBytes int64
 	// Routes selects the route groups; zero means RoutesAll.
 	Routes Routes
 	// GzipMinimumSize is the smallest response body (JSON-RPC results,
 	// REST results, cards) sent gzip-compressed to clients that accept it;
-	// 0 means DefaultGzipMinimumSize, negative turns compression off.
+	// 0 means config.DefaultGzipMinimumSize, negative turns compression off.
 	GzipMinimumSize int
 	// Profile is the deployment profile GET /health answers with
 	// (authenticated, with the task routes); nil serves no /health.
@@ -186,13 +188,13 @@ func New(o Options) (http.Handler, error) {
 	if o.Routes&^RoutesCard != 0 && (o.Service == nil || o.Auth == nil) {
 		return nil, errors.New("httpapi: Service and Auth are required for RPC and task routes")
 	}
-	o.MaxBodyBytes = positive.Or(o.MaxBodyBytes, 1<<20)
+	o.MaxBodyBytes = positive.Or(o.MaxBodyBytes, config.DefaultMaxRequestBodyBytes)
 	o.Logger = cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
 	if o.Cards == nil {
 		return nil, errors.New("httpapi: Cards is required")
 	}
 	if o.GzipMinimumSize == 0 {
-		o.GzipMinimumSize = DefaultGzipMinimumSize
+		o.GzipMinimumSize = config.DefaultGzipMinimumSize
 	}
 	if o.ResponseSize == nil {
 		o.ResponseSize = func(b []byte) int { return len(b) }

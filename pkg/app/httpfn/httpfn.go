@@ -223,24 +223,5 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	// for work handed over (an interrupt the state machine shows, a step
 	// that goes on in the worker).
 	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: o.Files, Inline: in})
-	return httpapi.New(httpapi.Options{
-		Service:         svc,
-		Auth:            authn,
-		Cards:           boot.Cards(ag.Info(), true, cfg.Push.Enabled, cfg.ProtocolVersions, boot.FilesCard(cfg, o.Files.Enabled())),
-		Versions:        cfg.ProtocolVersions,
-		PublicURL:       cfg.ConfiguredPublicURL,
-		MaxBodyBytes:    cfg.MaxRequestBodyBytes,
-		GzipMinimumSize: boot.GzipMinimumSize(cfg),
-		Profile:         boot.Profile(cfg, ag.Info(), cfg.TaskStore.Backend, cfg.Execution.Mode),
-		Routes:          o.Routes,
-		Logger:          o.Log,
-		// API Gateway answers CORS itself (the template's
-		// CorsConfiguration); sam local and tests reach this handler.
-		CORSAllowedOrigins: cfg.CORSAllowedOrigins,
-		// A result above Lambda's response limit gets a typed error that
-		// says how to ask for less, rather than a failed invocation.
-		MaxResponseBytes: boot.MaxResponseBytes,
-		ResponseSize:     boot.ResponseSize,
-		RateLimit:        boot.RateLimit(cfg, o.Clock),
-	})
+	return httpapi.New(boot.HandlerOptions(cfg, ag.Info(), boot.Edge{Routes: o.Routes, Service: svc, Auth: authn, FilesKept: o.Files.Enabled(), Clock: o.Clock, Log: o.Log}))
 }

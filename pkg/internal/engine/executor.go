@@ -15,6 +15,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
@@ -22,26 +23,10 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// Defaults of Options.
-const (
-	// DefaultLeaseDuration is how long a step holds its task without
-	// renewing (A2A_TASK_LEASE_SECONDS). A task whose runner died is taken
-	// over at most one lease, plus one sweep interval, after the runner's
-	// last renewal.
-	DefaultLeaseDuration = 60 * time.Second
-	// DefaultMaxTakeovers is how many times a task is taken over before it
-	// is failed instead (A2A_TASK_MAX_TAKEOVERS).
-	DefaultMaxTakeovers = 2
-	// DefaultMaxCheckpointBytes bounds the agent state stored between steps.
-	DefaultMaxCheckpointBytes = 64 << 10
-	// DefaultInterruptTTL is how long an interrupt accepts replies
-	// (A2A_INTERRUPT_REQUEST_TTL_SECONDS).
-	DefaultInterruptTTL = 3 * time.Hour
-	// DefaultInterruptTombstoneTTL is how long an expired interrupt still
-	// answers "expired" rather than "not found"
-	// (A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS).
-	DefaultInterruptTombstoneTTL = 10 * time.Minute
-)
+// DefaultMaxCheckpointBytes bounds the agent state stored between steps
+// (no setting: the task item's room decides it). The defaults of the other
+// options are the configuration's (pkg/config).
+const DefaultMaxCheckpointBytes = 64 << 10
 
 // LeaseSweepLimit bounds the lapsed leases one sweep handles.
 const LeaseSweepLimit = 25
@@ -72,7 +57,12 @@ type Executor struct {
 	files  Files
 }
 
-// Options configure an Executor; zero values mean defaults.
+// Options configure an Executor. A zero InterruptTTL, LeaseDuration or
+// MaxTakeovers takes the configuration's default (config.DefaultInterruptTTL,
+// config.DefaultLeaseDuration, config.DefaultMaxTakeovers), which the
+// configuration never passes as zero; a zero InterruptTombstoneTTL means no
+// tombstone window (A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS=0): a reply
+// after the interrupt's window is told it was not found.
 type Options struct {
 	Clock                 clock.Clock
 	NewID                 func() string
@@ -100,10 +90,10 @@ func NewExecutor(store Store, ag agent.Agent, opts Options) *Executor {
 	}
 	x.log = cmp.Or(x.log, slog.New(slog.DiscardHandler))
 	x.maxCheckpoint = positive.Or(x.maxCheckpoint, DefaultMaxCheckpointBytes)
-	x.interruptTTL = positive.Or(x.interruptTTL, DefaultInterruptTTL)
-	x.tombstoneTTL = positive.Or(x.tombstoneTTL, DefaultInterruptTombstoneTTL)
-	x.lease = positive.Or(x.lease, DefaultLeaseDuration)
-	x.maxTakeovers = positive.Or(x.maxTakeovers, DefaultMaxTakeovers)
+	x.interruptTTL = positive.Or(x.interruptTTL, config.DefaultInterruptTTL)
+	x.tombstoneTTL = max(x.tombstoneTTL, 0)
+	x.lease = positive.Or(x.lease, config.DefaultLeaseDuration)
+	x.maxTakeovers = positive.Or(x.maxTakeovers, config.DefaultMaxTakeovers)
 	x.owner = "step-" + uuid.NewString()
 	return x
 }

@@ -38,24 +38,14 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
-// Defaults of Options.
-const (
-	// DefaultInlineLimit: parts whose encoding is larger are stored
-	// (A2A_FILES_INLINE_LIMIT_BYTES).
-	DefaultInlineLimit = 32 << 10
-	// DefaultURLTTL is the lifetime of a presigned URL
-	// (A2A_FILES_URL_TTL_SECONDS).
-	DefaultURLTTL = 15 * time.Minute
-	// DefaultMaxUploadBytes bounds a file (A2A_FILES_MAX_UPLOAD_BYTES).
-	DefaultMaxUploadBytes = 100 << 20
-	// fetchTimeout bounds fetching an https file for an agent.
-	fetchTimeout = 5 * time.Minute
-)
+// fetchTimeout bounds fetching an https file for an agent.
+const fetchTimeout = 5 * time.Minute
 
 // Options configure Files.
 type Options struct {
@@ -63,7 +53,11 @@ type Options struct {
 	// a task store refuses what it cannot hold), and a2a-file: URIs are
 	// refused.
 	Store objectstore.Store
-	// InlineLimit, URLTTL and MaxUploadBytes: see the defaults.
+	// InlineLimit: a part whose encoding is larger is stored
+	// (A2A_FILES_INLINE_LIMIT_BYTES); URLTTL is the lifetime of a
+	// presigned URL (A2A_FILES_URL_TTL_SECONDS); MaxUploadBytes bounds a
+	// file (A2A_FILES_MAX_UPLOAD_BYTES). Zero takes the configuration's
+	// default (config.DefaultFilesInlineLimit and so on).
 	InlineLimit    int
 	URLTTL         time.Duration
 	MaxUploadBytes int64
@@ -97,9 +91,9 @@ type Files struct {
 func New(o Options) *Files {
 	f := &Files{store: o.Store, inlineLimit: o.InlineLimit, maxInline: o.MaxInline, ttl: o.URLTTL, maxUpload: o.MaxUploadBytes,
 		fetch: o.HTTPClient, egress: o.Egress, clock: clock.Or(o.Clock), log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler))}
-	f.inlineLimit = positive.Or(f.inlineLimit, DefaultInlineLimit)
-	f.ttl = positive.Or(f.ttl, DefaultURLTTL)
-	f.maxUpload = positive.Or(f.maxUpload, DefaultMaxUploadBytes)
+	f.inlineLimit = positive.Or(f.inlineLimit, config.DefaultFilesInlineLimit)
+	f.ttl = positive.Or(f.ttl, config.DefaultFilesURLTTL)
+	f.maxUpload = positive.Or(f.maxUpload, config.DefaultFilesMaxUploadBytes)
 	if f.fetch == nil {
 		f.fetch = egress.NewClient(o.Egress, fetchTimeout)
 	}

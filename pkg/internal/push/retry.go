@@ -4,14 +4,14 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
-// Retry policy defaults.
+// Retry policy defaults (the number of attempts is the configuration's,
+// config.DefaultPushMaxAttempts: the SQS queue's maxReceiveCount should
+// match).
 const (
-	// DefaultMaxAttempts is the number of attempts before a notification is
-	// dead-lettered (the SQS queue's maxReceiveCount should match).
-	DefaultMaxAttempts = 10
 	// DefaultBaseDelay is the backoff after the first failed attempt.
 	DefaultBaseDelay = 5 * time.Second
 	// DefaultMaxDelay caps the backoff. With the defaults the attempts
@@ -68,8 +68,8 @@ func (p RetryPolicy) Next(attempt int, r Result) (time.Duration, bool) {
 	return delay, true
 }
 
-// MaxAttemptsOrDefault returns MaxAttempts, or DefaultMaxAttempts when it
-// is not positive.
+// MaxAttemptsOrDefault returns MaxAttempts, or config.DefaultPushMaxAttempts
+// when it is not positive.
 func (p RetryPolicy) MaxAttemptsOrDefault() int {
-	return positive.Or(p.MaxAttempts, DefaultMaxAttempts)
+	return positive.Or(p.MaxAttempts, config.DefaultPushMaxAttempts)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 )
 
 func TestRetryPolicyBackoff(t *testing.T) {
@@ -58,12 +59,12 @@ func TestRetryPolicyRetryAfter(t *testing.T) {
 
 func TestRetryPolicyDefaults(t *testing.T) {
 	p := RetryPolicy{}
-	assert.Equal(t, DefaultMaxAttempts, p.MaxAttemptsOrDefault())
+	assert.Equal(t, config.DefaultPushMaxAttempts, p.MaxAttemptsOrDefault())
 	var total time.Duration
 	for attempt := 1; ; attempt++ {
 		d, ok := p.Next(attempt, Result{Outcome: Retryable})
 		if !ok {
-			assert.Equal(t, DefaultMaxAttempts, attempt)
+			assert.Equal(t, config.DefaultPushMaxAttempts, attempt)
 			break
 		}
 		assert.GreaterOrEqual(t, d, DefaultBaseDelay/2)

@@ -19,6 +19,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/folder"
@@ -173,7 +174,7 @@ func TestTooLargeRefusalOfTheFirstStepReachesTheSend(t *testing.T) {
 func TestPartCountLimit(t *testing.T) {
 	f := newFilesFixture(t, true, nil, completeWithEcho)
 	msg := userMsg("m1", "x")
-	for len(msg.Parts) < service.DefaultMaxParts+1 {
+	for len(msg.Parts) < config.DefaultMaxParts+1 {
 		msg.Parts = append(msg.Parts, a2a.TextPart("x"))
 	}
 	_, err := f.svc.SendMessage(context.Background(), "alice", send(msg, true))

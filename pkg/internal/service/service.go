@@ -23,6 +23,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
@@ -30,20 +31,19 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// Defaults of Config.
 const (
-	DefaultBlockingTimeout = 25 * time.Second
 	// A blocking send that waits for work done elsewhere reads its task
 	// at these intervals, doubling: three reads in the first second, then
 	// one a second.
 	defaultPollMin    = 100 * time.Millisecond
 	defaultPollMax    = time.Second
 	maxUpdateAttempts = 5
-	// DefaultMaxParts bounds the parts of a message (A2A_MAX_PARTS).
-	DefaultMaxParts = 100
 )
 
-// Config holds the service's behaviour settings.
+// Config holds the service's behaviour settings. A zero BlockingTimeout,
+// LeaseDuration, IdempotencyWindow or MaxParts takes the configuration's
+// default (config.DefaultBlockingTimeout and so on), which the
+// configuration never passes as zero.
 type Config struct {
 	// BlockingDefault applies when message/send does not say
 	// configuration.blocking (A2A_BLOCKING_DEFAULT).
@@ -64,7 +64,7 @@ type Config struct {
 	// and the same message is a retry, answered with the first send's task
 	// without starting anything, and a send of the same id with another
 	// message is refused; past it, the id is free again. Zero means
-	// DefaultIdempotencyWindow; NoIdempotency turns the rule off.
+	// config.DefaultIdempotencyWindow; NoIdempotency turns the rule off.
 	IdempotencyWindow time.Duration
 	// NoIdempotency makes every send a new message, whatever its id
 	// (A2A_IDEMPOTENCY_WINDOW_SECONDS=0): what a client that reuses one
@@ -73,9 +73,6 @@ type Config struct {
 	// MaxParts bounds the parts of a message (A2A_MAX_PARTS).
 	MaxParts int
 }
-
-// DefaultIdempotencyWindow is the idempotency window unless set.
-const DefaultIdempotencyWindow = 24 * time.Hour
 
 // Options carry the service's collaborators that have defaults.
 type Options struct {
@@ -115,10 +112,10 @@ func NewID() string { return uuid.NewString() }
 // New returns a service over store and runner for the agent described by info.
 func New(store Store, runner engine.Runner, info agent.Info, cfg Config, opts Options) *Service {
 	s := &Service{store: store, runner: runner, inline: opts.Inline, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig, files: opts.Files}
-	s.cfg.BlockingTimeout = positive.Or(s.cfg.BlockingTimeout, DefaultBlockingTimeout)
-	s.cfg.MaxParts = positive.Or(s.cfg.MaxParts, DefaultMaxParts)
-	s.cfg.LeaseDuration = positive.Or(s.cfg.LeaseDuration, engine.DefaultLeaseDuration)
-	s.cfg.IdempotencyWindow = positive.Or(s.cfg.IdempotencyWindow, DefaultIdempotencyWindow)
+	s.cfg.BlockingTimeout = positive.Or(s.cfg.BlockingTimeout, config.DefaultBlockingTimeout)
+	s.cfg.MaxParts = positive.Or(s.cfg.MaxParts, config.DefaultMaxParts)
+	s.cfg.LeaseDuration = positive.Or(s.cfg.LeaseDuration, config.DefaultLeaseDuration)
+	s.cfg.IdempotencyWindow = positive.Or(s.cfg.IdempotencyWindow, config.DefaultIdempotencyWindow)
 	if s.newID == nil {
 		s.newID = NewID
 	}

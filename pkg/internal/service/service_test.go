@@ -17,6 +17,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
@@ -209,7 +210,7 @@ func TestMessageIDRule(t *testing.T) {
 	assert.Equal(t, done.ID, retried.ID)
 
 	// Past the window the id is free: another message is a new task.
-	f.clock.Advance(service.DefaultIdempotencyWindow + time.Minute)
+	f.clock.Advance(config.DefaultIdempotencyWindow + time.Minute)
 	later := sent(t, f.svc, "alice", send(userMsg("m1", "two"), false))
 	assert.NotEqual(t, first.ID, later.ID)
 	assert.Equal(t, "two", later.History[0].Text())

@@ -116,7 +116,10 @@ func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o Opt
 		// (A2A_METRICS_DYNAMODB).
 		o.OnUsage = func(u dynamo.Usage) { sink.Capacity(u.Op, u.Units, u.Read, u.Write) }
 	}
-	return dynamo.New(client, dynamo.Options{
-		Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, OnUsage: o.OnUsage, Logger: o.Log,
-	})
+	return dynamo.New(client, DynamoOptions(cfg, o))
+}
+
+// DynamoOptions are the options of the DynamoDB store of cfg's table.
+func DynamoOptions(cfg config.Config, o Options) dynamo.Options {
+	return dynamo.Options{Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, OnUsage: o.OnUsage, Logger: o.Log}
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -63,21 +64,17 @@ type Usage struct {
 	Units, Read, Write float64
 }
 
-// Defaults of Options.
-const (
-	DefaultTaskTTL        = 7 * 24 * time.Hour
-	DefaultIdempotencyTTL = 24 * time.Hour
-)
-
 // Options configure a Store.
 type Options struct {
 	// Table is the table's name (required).
 	Table string
 	// Clock tells the time; the default is the system clock.
 	Clock clock.Clock
-	// TaskTTL is how long a task lives after its last update.
+	// TaskTTL is how long a task lives after its last update; zero is
+	// config.DefaultTaskTTL.
 	TaskTTL time.Duration
-	// IdempotencyTTL is how long a (owner, messageId) record lives.
+	// IdempotencyTTL is how long a (owner, messageId) record lives; zero
+	// is config.DefaultIdempotencyWindow.
 	IdempotencyTTL time.Duration
 	// OnUsage, when set, receives the capacity of every request.
 	OnUsage func(Usage)
@@ -106,8 +103,8 @@ func New(api API, o Options) (*Store, error) {
 		return nil, errors.New("dynamo: a table name is required")
 	}
 	s := &Store{api: api, table: o.Table, clock: clock.Or(o.Clock), taskTTL: o.TaskTTL, idemTTL: o.IdempotencyTTL, onUsage: o.OnUsage, log: o.Logger}
-	s.taskTTL = positive.Or(s.taskTTL, DefaultTaskTTL)
-	s.idemTTL = positive.Or(s.idemTTL, DefaultIdempotencyTTL)
+	s.taskTTL = positive.Or(s.taskTTL, config.DefaultTaskTTL)
+	s.idemTTL = positive.Or(s.idemTTL, config.DefaultIdempotencyWindow)
 	s.log = cmp.Or(s.log, slog.New(slog.DiscardHandler))
 	return s, nil
 }

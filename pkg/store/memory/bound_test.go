@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
@@ -71,7 +72,7 @@ func TestMaxTasks(t *testing.T) {
 	assert.False(t, exists("t3"))
 
 	// Expired tasks make room first, whatever their state.
-	clk.Advance(memory.DefaultTaskTTL)
+	clk.Advance(config.DefaultTaskTTL)
 	for _, id := range []string{"t6", "t7", "t8"} {
 		require.NoError(t, s.CreateTask(ctx, newTask(id, "m-"+id)))
 	}

@@ -15,39 +15,31 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// Defaults of Options.
-const (
-	DefaultTaskTTL        = 7 * 24 * time.Hour
-	DefaultIdempotencyTTL = 24 * time.Hour
-	// DefaultMaxTasks bounds the tasks kept.
-	DefaultMaxTasks = 10000
-	// DefaultMaxBytes bounds the bytes the tasks kept take (Store.Bytes).
-	DefaultMaxBytes = 256 << 20
-	// sweepInterval is how often expired entries are dropped from memory;
-	// reads never depend on it (they check expiry themselves).
-	sweepInterval = time.Minute
-)
+// sweepInterval is how often expired entries are dropped from memory;
+// reads never depend on it (they check expiry themselves).
+const sweepInterval = time.Minute
 
-// Options configure a Store; zero values mean defaults.
+// Options configure a Store; zero values take the configuration's defaults
+// (config.DefaultTaskTTL, config.DefaultIdempotencyWindow,
+// config.DefaultMemoryMaxTasks, config.DefaultMemoryMaxBytes).
 type Options struct {
 	Clock clock.Clock
 	// TaskTTL is how long a task lives after its last update.
 	TaskTTL time.Duration
 	// IdempotencyTTL is how long a (owner, messageId) record lives.
 	IdempotencyTTL time.Duration
-	// MaxTasks bounds the tasks kept (A2A_MEMORY_MAX_TASKS; 0 means
-	// DefaultMaxTasks): at the bound a new task evicts the task that
-	// finished first, and is refused with a *store.StoreFullError when
-	// every task kept is still live.
+	// MaxTasks bounds the tasks kept (A2A_MEMORY_MAX_TASKS): at the bound
+	// a new task evicts the task that finished first, and is refused with
+	// a *store.StoreFullError when every task kept is still live.
 	MaxTasks int
 	// MaxBytes bounds the bytes the tasks kept take, as Store.Bytes
-	// estimates them (A2A_MEMORY_MAX_BYTES; 0 means DefaultMaxBytes): a new
-	// task, or a task that grows, evicts the tasks that finished first
-	// until they fit; a new task that does not fit beside the live ones
+	// estimates them (A2A_MEMORY_MAX_BYTES): a new task, or a task that
+	// grows, evicts the tasks that finished first until they fit; a new task that does not fit beside the live ones
 	// is refused with a *store.StoreFullError. A live task is never
 	// evicted, so live tasks that grow may pass the bound until they end.
 	MaxBytes int64
@@ -129,10 +121,10 @@ func New(opts Options) *Store {
 		contexts: map[string]map[string]*entry{},
 		closed:   make(chan struct{})}
 	close(s.closed)
-	s.taskTTL = positive.Or(s.taskTTL, DefaultTaskTTL)
-	s.idemTTL = positive.Or(s.idemTTL, DefaultIdempotencyTTL)
-	s.maxTasks = positive.Or(s.maxTasks, DefaultMaxTasks)
-	s.maxBytes = positive.Or(s.maxBytes, DefaultMaxBytes)
+	s.taskTTL = positive.Or(s.taskTTL, config.DefaultTaskTTL)
+	s.idemTTL = positive.Or(s.idemTTL, config.DefaultIdempotencyWindow)
+	s.maxTasks = positive.Or(s.maxTasks, config.DefaultMemoryMaxTasks)
+	s.maxBytes = positive.Or(s.maxBytes, config.DefaultMemoryMaxBytes)
 	return s
 }
 

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -48,9 +49,9 @@ type Backlog interface {
 	Defer(ctx context.Context, job engine.Job) error
 }
 
-// Defaults of Options.
+// Defaults of Options (the budget's is the configuration's,
+// config.DefaultBlockingTimeout).
 const (
-	DefaultBudget  = 20 * time.Second
 	DefaultReserve = 2 * time.Second
 	// deferTimeout bounds handing over a job once the request's own time
 	// is up.
@@ -67,7 +68,8 @@ var errBudgetSpent = errors.New("the blocking send's budget is spent; the step g
 
 // Options configure a Runner.
 type Options struct {
-	// Budget bounds the time a blocking send spends running steps.
+	// Budget bounds the time a blocking send spends running steps
+	// (A2A_BLOCKING_TIMEOUT_SECONDS); zero is config.DefaultBlockingTimeout.
 	Budget time.Duration
 	// Reserve is kept from the request's deadline (a Lambda's remaining
 	// time) to hand over what is left and answer.
@@ -101,7 +103,7 @@ var _ engine.Runner = (*Runner)(nil)
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
 	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
-	r.budget = positive.Or(r.budget, DefaultBudget)
+	r.budget = positive.Or(r.budget, config.DefaultBlockingTimeout)
 	r.reserve = positive.Or(r.reserve, DefaultReserve)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r

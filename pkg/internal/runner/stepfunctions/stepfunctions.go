@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
@@ -47,6 +48,7 @@ type Options struct {
 	StateMachineARN string
 	// InterruptTTL bounds how long an execution waits for a reply
 	// (A2A_INTERRUPT_REQUEST_TTL_SECONDS); it goes in each execution's input.
+	// Zero is config.DefaultInterruptTTL.
 	InterruptTTL time.Duration
 	// MaxSteps is how many steps an execution runs at most before the
 	// state machine continues the task in a new execution (so that no
@@ -81,7 +83,7 @@ func New(api API, o Options) (*Runner, error) {
 		return nil, fmt.Errorf("stepfunctions: %q is not a state machine ARN", o.StateMachineARN)
 	}
 	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, maxSteps: o.MaxSteps, log: o.Logger}
-	r.ttl = positive.Or(r.ttl, engine.DefaultInterruptTTL)
+	r.ttl = positive.Or(r.ttl, config.DefaultInterruptTTL)
 	r.maxSteps = positive.Or(r.maxSteps, DefaultMaxSteps)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r, nil
