@@ -148,11 +148,7 @@ func (s *Store) leaseWrite(ctx context.Context, taskID string, set expression.Up
 	if err != nil {
 		return fmt.Errorf("dynamo: build lease update: %w", err)
 	}
-	in := &dynamodb.UpdateItemInput{
-		Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
+	in := taskUpdateIf(taskID, e)
 	if after != nil {
 		in.ReturnValues = types.ReturnValueAllNew
 	}
