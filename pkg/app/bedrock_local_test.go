@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,13 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 )
 
 // The llm agent on Amazon Bedrock, served by the local server as `make
@@ -38,31 +33,13 @@ func TestLocalServerAnswersWithBedrock(t *testing.T) {
 		mu.Unlock()
 		_, _ = io.WriteString(w, `{"output":{"message":{"role":"assistant","content":[{"text":"Bonjour from Bedrock."}]}},"stopReason":"end_turn","usage":{"inputTokens":3,"outputTokens":5,"totalTokens":8}}`)
 	}))
-	defer converse.Close()
+	t.Cleanup(converse.Close) // after the server's shutdown (runLocal)
 
-	port := freePort(t)
-	env := map[string]string{
-		"A2A_PORT": strconv.Itoa(port), "A2A_AGENT": "llm", "A2A_LLM_PROVIDER": "bedrock", "A2A_LLM_MODEL": model,
+	srv := runLocal(t, map[string]string{
+		"A2A_AGENT": "llm", "A2A_LLM_PROVIDER": "bedrock", "A2A_LLM_MODEL": model,
 		"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
 		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": converse.URL,
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), io.Discard, io.Discard, nil)
-	}()
-	defer func() {
-		cancel()
-		require.NoError(t, <-done)
-	}()
-	base := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + ".well-known/agent-card.json")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 5*time.Second, 10*time.Millisecond)
+	})
 
 	type task struct {
 		Status struct {
@@ -74,7 +51,7 @@ func TestLocalServerAnswersWithBedrock(t *testing.T) {
 	send := func(id, metadata string) task {
 		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"` + id +
 			`","parts":[{"kind":"text","text":"Say hello in French."}]},"configuration":{"blocking":true}` + metadata + `}}`
-		resp, err := http.Post(base, "application/json", strings.NewReader(body))
+		resp, err := srv.client.Post(srv.base, "application/json", strings.NewReader(body))
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)

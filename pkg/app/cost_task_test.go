@@ -132,9 +132,7 @@ func (c taskCost) usd() (total float64, items string) {
 func costPerTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	db := awstest.DynamoDB(t)
-	table := awstest.UniqueName(t, "cost")
-	require.NoError(t, dynamo.CreateTable(ctx, db, table))
+	db, table := newTable(t, "cost")
 	meter, err := dynamocost.New(ctx, db, table)
 	require.NoError(t, err)
 	ts, err := dynamo.New(meter, dynamo.Options{Table: table})

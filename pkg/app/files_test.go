@@ -243,9 +243,7 @@ func uploadFile(t *testing.T, url string, content []byte, name string) string {
 // 403 "Request has expired"; the folder's expiry is
 // TestLargeFileOnTheLocalServer's.)
 func TestLargeFilesOnDynamoDBAndS3(t *testing.T) {
-	ddb := awstest.DynamoDB(t)
-	table := awstest.UniqueName(t, "files")
-	require.NoError(t, dynamo.CreateTable(context.Background(), ddb, table))
+	ddb, table := newTable(t, "files")
 	store, err := dynamo.New(ddb, dynamo.Options{Table: table})
 	require.NoError(t, err)
 	bucket := strings.Trim(strings.ToLower(strings.NewReplacer("_", "-", "/", "-", ".", "-").Replace(table)), "-")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,6 +84,16 @@ func storeOf(t *testing.T, env map[string]string) *dynamo.Store {
 	s, err := app.OpenDynamoStore(context.Background(), cfg, app.StoreOptions{})
 	require.NoError(t, err)
 	return s
+}
+
+// newTable creates a task table of the test's own on the stand-in and
+// returns a client of it and its name.
+func newTable(t *testing.T, prefix string) (*dynamodb.Client, string) {
+	t.Helper()
+	db := awstest.DynamoDB(t)
+	table := awstest.UniqueName(t, prefix)
+	require.NoError(t, dynamo.CreateTable(context.Background(), db, table))
+	return db, table
 }
 
 func loadEvent(t *testing.T, name string) events.APIGatewayV2HTTPRequest {

@@ -1,14 +1,12 @@
 package app_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
-	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 )
 
@@ -17,9 +15,7 @@ import (
 // in memory and in DynamoDB, and 0.3 clients read the same task exactly as
 // before, without them.
 func TestV1PartFieldsSurviveTheStores(t *testing.T) {
-	ddb := awstest.DynamoDB(t)
-	table := awstest.UniqueName(t, "parts")
-	require.NoError(t, dynamo.CreateTable(context.Background(), ddb, table))
+	ddb, table := newTable(t, "parts")
 	onDynamo, err := dynamo.New(ddb, dynamo.Options{Table: table})
 	require.NoError(t, err)
 	for name, opts := range map[string]clienttest.Options{"memory": {}, "dynamodb": {Store: onDynamo}} {

@@ -41,6 +41,18 @@ func pushEnv(t *testing.T) map[string]string {
 	return env
 }
 
+// loopbackDelivery is the deliverer of the deliver function as its main
+// assembles it from env, but for the egress policy (the receiver listens on
+// loopback, which Lambda never allows), and a receiver that verifies every
+// notification against the stack's signing keys.
+func loopbackDelivery(t *testing.T, env map[string]string) (*push.Deliverer, *pushtest.Receiver) {
+	ks, err := keys.Parse([]byte(env["A2A_PUSH_SIGNING_KEYS"]))
+	require.NoError(t, err)
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: egress.Policy{AllowInsecure: true}})
+	require.NoError(t, err)
+	return d, pushtest.NewReceiver(t, ks, pipelineIssuer)
+}
+
 // TestPushPipelineEndToEnd follows task changes through the deployment's
 // pipeline on the stand-in: writes to the table, its stream read with
 // GetRecords, the push function, the delivery queue, the deliver function,
@@ -48,9 +60,7 @@ func pushEnv(t *testing.T) map[string]string {
 func TestPushPipelineEndToEnd(t *testing.T) {
 	env := pushEnv(t)
 	ts := storeOf(t, env)
-	ks, err := keys.Parse([]byte(env["A2A_PUSH_SIGNING_KEYS"]))
-	require.NoError(t, err)
-	rcv := pushtest.NewReceiver(t, ks, pipelineIssuer)
+	d, rcv := loopbackDelivery(t, env)
 	hook := rcv.Hook("/hook", pushtest.Behaviour{Token: "hook-token"})
 
 	ctx := context.Background()
@@ -73,20 +83,10 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	}
 
 	// The stream, as the event source mapping reads it.
-	recs, err := awstest.NewStreamReader(t, env["A2A_TASK_STORE_TABLE"]).Read(ctx)
-	require.NoError(t, err)
-	fanout, err := pushfn.New(ctx, getenv(env), io.Discard)
-	require.NoError(t, err)
-	resp, err := fanout.Handle(ctx, events.DynamoDBEvent{Records: recs})
-	require.NoError(t, err)
-	assert.Empty(t, resp.BatchItemFailures)
+	pushFunction(ctx, t, env)()
 
-	// The deliver function as its main assembles it, but for the egress
-	// policy: the receiver listens on loopback, which Lambda never allows.
+	// The deliver function, with the loopback deliverer.
 	cfg, err := config.Load(getenv(env))
-	require.NoError(t, err)
-	insecure := egress.Policy{AllowInsecure: true}
-	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: insecure})
 	require.NoError(t, err)
 	var (
 		mu  sync.Mutex
@@ -133,6 +133,23 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 	}
 }
 
+// pushFunction is the push function on the task table's stream, as the
+// event source mapping feeds it: each call hands it the records written
+// since the previous one, and checks that it failed none.
+func pushFunction(ctx context.Context, t *testing.T, env map[string]string) func() {
+	stream := awstest.NewStreamReader(t, env["A2A_TASK_STORE_TABLE"])
+	fanout, err := pushfn.New(ctx, getenv(env), io.Discard)
+	require.NoError(t, err)
+	return func() {
+		t.Helper()
+		recs, err := stream.Read(ctx)
+		require.NoError(t, err)
+		resp, err := fanout.Handle(ctx, events.DynamoDBEvent{Records: recs})
+		require.NoError(t, err)
+		assert.Empty(t, resp.BatchItemFailures)
+	}
+}
+
 // TestDeliveryRedriveOnLambda: a notification the deliver function
 // dead-letters is logged with its job; the tasks function's redrive route
 // queues the delivery; its stream record takes the push function to put
@@ -141,9 +158,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 func TestDeliveryRedriveOnLambda(t *testing.T) {
 	env := pushEnv(t)
 	ts := storeOf(t, env)
-	ks, err := keys.Parse([]byte(env["A2A_PUSH_SIGNING_KEYS"]))
-	require.NoError(t, err)
-	rcv := pushtest.NewReceiver(t, ks, pipelineIssuer)
+	d, rcv := loopbackDelivery(t, env)
 	hook := rcv.Hook("/hook", pushtest.Behaviour{Token: "hook-token", Status: 404})
 	ctx := context.Background()
 	const taskID = "t-redrive"
@@ -151,23 +166,11 @@ func TestDeliveryRedriveOnLambda(t *testing.T) {
 		ID: taskID, ContextID: "c-redrive", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-redrive", TaskID: taskID, ContextID: "c-redrive", Parts: []a2a.Part{a2a.TextPart("hi")}}},
 	}, PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: hook, Token: "hook-token"}, ProtocolVersion: a2a.V03}}}))
-	_, err = ts.UpdateTask(ctx, store.Update{TaskID: taskID, Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
+	_, err := ts.UpdateTask(ctx, store.Update{TaskID: taskID, Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
 	require.NoError(t, err)
 
-	stream := awstest.NewStreamReader(t, env["A2A_TASK_STORE_TABLE"])
-	fanout, err := pushfn.New(ctx, getenv(env), io.Discard)
-	require.NoError(t, err)
-	pushRecords := func() {
-		t.Helper()
-		recs, err := stream.Read(ctx)
-		require.NoError(t, err)
-		resp, err := fanout.Handle(ctx, events.DynamoDBEvent{Records: recs})
-		require.NoError(t, err)
-		assert.Empty(t, resp.BatchItemFailures)
-	}
+	pushRecords := pushFunction(ctx, t, env)
 	cfg, err := config.Load(getenv(env))
-	require.NoError(t, err)
-	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: egress.Policy{AllowInsecure: true}})
 	require.NoError(t, err)
 	deliver, err := deliverfn.NewDeliver(cfg, ts, awstest.SQS(t), d, nil, nil)
 	require.NoError(t, err)

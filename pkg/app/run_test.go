@@ -33,30 +33,14 @@ func freePort(t *testing.T) int {
 // TestRunLocalServesTheBannerExample starts the local server as `make run`
 // does and runs the curl command its banner prints.
 func TestRunLocalServesTheBannerExample(t *testing.T) {
-	port := freePort(t)
-	env := map[string]string{"A2A_PORT": strconv.Itoa(port), "A2A_DEMO_WORK_MS": "0"}
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, logs syncbuf.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), &out, &logs, nil)
-	}()
+	srv := runLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0"})
 
-	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/.well-known/agent-card.json")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 5*time.Second, 10*time.Millisecond)
-
-	banner := out.String()
-	assert.Contains(t, banner, base+"/.well-known/agent-card.json")
+	banner := srv.out.String()
+	assert.Contains(t, banner, srv.base+".well-known/agent-card.json")
 	m := regexp.MustCompile(`curl -s (\S+) -H 'Content-Type: application/json' -d '([^']+)'`).FindStringSubmatch(banner)
 	require.Len(t, m, 3, "the banner shows a curl command:\n%s", banner)
-	assert.Equal(t, base+"/", m[1])
-	resp, err := http.Post(m[1], "application/json", strings.NewReader(m[2]))
+	assert.Equal(t, srv.base, m[1])
+	resp, err := srv.client.Post(m[1], "application/json", strings.NewReader(m[2]))
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -67,15 +51,8 @@ func TestRunLocalServesTheBannerExample(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(body, &rpc), string(body))
 	assert.Equal(t, "completed", rpc.Result.Status.State, string(body))
-	assert.Contains(t, logs.String(), "authentication is off", "running without a token is logged")
-
-	cancel()
-	select {
-	case err := <-done:
-		assert.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server did not shut down")
-	}
+	assert.Contains(t, srv.logs.String(), "authentication is off", "running without a token is logged")
+	// runLocal's cleanup shuts the server down and checks that it ends cleanly.
 }
 
 func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
@@ -97,34 +74,62 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 	}
 }
 
-// startLocal runs the local server with env (and a free port) until the
-// test ends, its standard output to out, and returns its address.
-func startLocal(t *testing.T, env map[string]string, out io.Writer) string {
+// localServer is the local server as `make run` starts it, with env.
+type localServer struct {
+	addr   string // 127.0.0.1:<port>
+	base   string // http://127.0.0.1:<port>/
+	out    *syncbuf.Buffer
+	logs   *syncbuf.Buffer
+	client *http.Client
+}
+
+// runLocal starts the local server on a free port with env and waits until
+// it serves (its standard output kept in out, its logs in logs); the server is shut down (and must end cleanly) when the test
+// ends.
+func runLocal(t *testing.T, env map[string]string) *localServer {
 	t.Helper()
 	port := freePort(t)
 	env["A2A_PORT"] = strconv.Itoa(port)
 	ctx, cancel := context.WithCancel(context.Background())
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	s := &localServer{addr: addr, base: "http://" + addr + "/", out: &syncbuf.Buffer{}, logs: &syncbuf.Buffer{},
+		// Its own connections, all closed before the server shuts down
+		// (a connection the transport dialed and never used would hold
+		// the shutdown for 5 s).
+		client: &http.Client{Transport: &http.Transport{}}}
 	done := make(chan error, 1)
 	go func() {
-		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), out, io.Discard, nil)
+		done <- app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), s.out, s.logs, nil)
 	}()
 	t.Cleanup(func() {
+		s.client.CloseIdleConnections()
 		cancel()
 		select {
-		case <-done:
+		case err := <-done:
+			assert.NoError(t, err)
 		case <-time.After(10 * time.Second):
 			t.Error("the server did not shut down")
 		}
 	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	require.Eventually(t, func() bool {
-		resp, err := http.Get("http://" + addr + "/.well-known/agent-card.json")
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		select {
+		case err := <-done:
+			done <- err // for the cleanup
+			t.Fatalf("the server stopped: %v; logs: %s", err, s.logs.String())
+		default:
+		}
+		resp, err := s.client.Get(s.base + ".well-known/agent-card.json")
 		if err == nil {
 			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
 		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 5*time.Second, 10*time.Millisecond)
-	return addr
+		if time.Now().After(deadline) {
+			t.Fatalf("the server does not serve; logs: %s", s.logs.String())
+		}
+	}
+	return s
 }
 
 // slowBody opens a connection that promises a 1 MiB body and sends 10
@@ -143,8 +148,8 @@ func slowBody(t *testing.T, addr string) net.Conn {
 // A2A_HTTP_READ_TIMEOUT_SECONDS has passed: the server answers 400 and
 // closes the connection.
 func TestLocalServerCutsSlowBodies(t *testing.T) {
-	addr := startLocal(t, map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "1"}, io.Discard)
-	conn := slowBody(t, addr)
+	srv := runLocal(t, map[string]string{"A2A_HTTP_READ_TIMEOUT_SECONDS": "1"})
+	conn := slowBody(t, srv.addr)
 	// Generous: the server's own timeout is 1 s.
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(15*time.Second)))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
@@ -160,9 +165,10 @@ func TestLocalServerCutsSlowBodies(t *testing.T) {
 // At A2A_HTTP_MAX_CONNECTIONS, a new connection waits until one served
 // closes: held connections cannot take more than their share.
 func TestLocalServerCapsConnections(t *testing.T) {
-	addr := startLocal(t, map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3600"}, io.Discard)
-	// startLocal's own client may keep its connection alive: let it go.
-	http.DefaultClient.CloseIdleConnections()
+	srv := runLocal(t, map[string]string{"A2A_HTTP_MAX_CONNECTIONS": "2", "A2A_HTTP_READ_TIMEOUT_SECONDS": "3600"})
+	addr := srv.addr
+	// runLocal's own client may keep its connection alive: let it go.
+	srv.client.CloseIdleConnections()
 	held := []net.Conn{slowBody(t, addr), slowBody(t, addr)}
 
 	answered := make(chan int, 1)
@@ -201,12 +207,12 @@ func TestLocalServerCapsConnections(t *testing.T) {
 // completes and one that fails show TasksCompleted, TasksFailed and
 // StepDuration with no request after them.
 func TestLocalServerWritesStepMetricsWhenTheStepEnds(t *testing.T) {
-	var out syncbuf.Buffer
-	base := "http://" + startLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_METRICS": "emf", "A2A_METRICS_NAMESPACE": "A2ALocal"}, &out)
+	srv := runLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0", "A2A_METRICS": "emf", "A2A_METRICS_NAMESPACE": "A2ALocal"})
+	out, base := srv.out, srv.base
 
 	for text, state := range map[string]string{"hello": "completed", "fail": "failed"} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-` + text + `","parts":[{"kind":"text","text":"` + text + `"}]},"configuration":{"blocking":true}}}`
-		resp, err := http.Post(base+"/", "application/json", strings.NewReader(body))
+		resp, err := srv.client.Post(base, "application/json", strings.NewReader(body))
 		require.NoError(t, err)
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()

@@ -242,6 +242,15 @@ func (r *runner) client(url string) *client.Client {
 	})
 }
 
+// do sends a request that is not the agent's protocol (an upload, the
+// agent's keys) through Env.HTTPClient, or http.DefaultClient without one.
+func (r *runner) do(req *http.Request) (*http.Response, error) {
+	if r.env.HTTPClient != nil {
+		return r.env.HTTPClient.Do(req)
+	}
+	return http.DefaultClient.Do(req)
+}
+
 // context returns the command's context, bounded by --timeout.
 func (r *runner) context() (context.Context, context.CancelFunc) {
 	if r.common.timeout > 0 {

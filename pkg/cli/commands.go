@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -139,8 +140,7 @@ func (r *runner) list(args []string) int {
 	fs := r.flags()
 	contextID := fs.String("context", "", "only the tasks of this context")
 	state := fs.String("state", "", "only the tasks in this state (working, completed, input-required...)")
-	pageSize := fs.Int("page-size", 0, "tasks per page, 1 to 100 (0: the server's default)")
-	pageToken := fs.String("page-token", "", "the next page token printed by the previous page")
+	page := pageFlags(fs, "tasks")
 	artifacts := fs.Bool("artifacts", false, "include the tasks' artifacts")
 	pos, code, ok := r.parse(fs, args, 1, 1)
 	if !ok {
@@ -152,10 +152,7 @@ func (r *runner) list(args []string) int {
 	}
 	ctx, cancel := r.context()
 	defer cancel()
-	p := a2a.ListTasksParams{ContextID: *contextID, Status: st, PageToken: *pageToken, IncludeArtifacts: *artifacts}
-	if *pageSize > 0 {
-		p.PageSize = pageSize
-	}
+	p := a2a.ListTasksParams{ContextID: *contextID, Status: st, PageSize: page.size(), PageToken: *page.token, IncludeArtifacts: *artifacts}
 	res, err := r.client(pos[0]).ListTasks(ctx, p)
 	if err != nil {
 		return r.fail(err)
@@ -165,6 +162,30 @@ func (r *runner) list(args []string) int {
 	}
 	printList(r.out, res)
 	return ExitOK
+}
+
+// page is a list command's --page-size and --page-token.
+type page struct {
+	pageSize *int
+	token    *string
+}
+
+// pageFlags adds --page-size and --page-token to the flags of a list of
+// what.
+func pageFlags(fs *flag.FlagSet, what string) page {
+	return page{
+		pageSize: fs.Int("page-size", 0, what+" per page, 1 to 100 (0: the server's default)"),
+		token:    fs.String("page-token", "", "the next page token printed by the previous page"),
+	}
+}
+
+// size is --page-size as a request's page size: nil for the server's
+// default.
+func (p page) size() *int {
+	if *p.pageSize > 0 {
+		return p.pageSize
+	}
+	return nil
 }
 
 func (r *runner) cancel(args []string) int {

@@ -16,18 +16,14 @@ func (r *runner) deliveries(args []string) int {
 		return r.redrive(args[1:])
 	}
 	fs := r.flags()
-	pageSize := fs.Int("page-size", 0, "deliveries per page, 1 to 100 (0: the server's default)")
-	pageToken := fs.String("page-token", "", "the next page token printed by the previous page")
+	page := pageFlags(fs, "deliveries")
 	pos, code, ok := r.parse(fs, args, 2, 2)
 	if !ok {
 		return code
 	}
 	ctx, cancel := r.context()
 	defer cancel()
-	p := a2a.ListDeliveriesParams{TaskID: pos[1], PageToken: *pageToken}
-	if *pageSize > 0 {
-		p.PageSize = pageSize
-	}
+	p := a2a.ListDeliveriesParams{TaskID: pos[1], PageSize: page.size(), PageToken: *page.token}
 	res, err := r.client(pos[0]).ListDeliveries(ctx, p)
 	if err != nil {
 		return r.fail(err)

@@ -98,11 +98,7 @@ func (r *runner) upload(ctx context.Context, up *a2a.FileUploadResult, body io.R
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)
 	}
-	hc := r.env.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := r.do(req)
 	if err != nil {
 		return fmt.Errorf("upload: %w", err)
 	}

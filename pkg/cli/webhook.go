@@ -125,11 +125,7 @@ func (r *runner) checkKeys(jwksURL string) error {
 	if err != nil {
 		return err
 	}
-	hc := r.env.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := r.do(req)
 	if err != nil {
 		return fmt.Errorf("cannot read the agent's keys: %w", err)
 	}

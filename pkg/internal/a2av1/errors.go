@@ -9,12 +9,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
 )
 
-// ErrorInfo identifies A2A error details.
-const (
-	ErrorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
-	ErrorDomain   = "a2a-protocol.org"
-)
-
 // ErrorInfo is a google.rpc.ErrorInfo as ProtoJSON writes it inside an Any:
 // the reason names the error in UPPER_SNAKE (TASK_NOT_FOUND), metadata
 // carries its details as strings.
@@ -24,6 +18,12 @@ type ErrorInfo struct {
 	Domain   string            `json:"domain"`
 	Metadata map[string]string `json:"metadata,omitempty"`
 }
+
+// The @type and domain of every ErrorInfo the host writes.
+const (
+	ErrorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
+	ErrorDomain   = "a2a-protocol.org"
+)
 
 // Info is the ErrorInfo of e. Details that are not strings are written as
 // their JSON.

@@ -155,11 +155,21 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request, s *session) {
 	h.render(w, r, http.StatusOK, "tasks", v)
 }
 
-// task is one task with its deliveries.
-func (h *handler) task(w http.ResponseWriter, r *http.Request, s *session) {
+// pathTask is the task the path's {id} names, or false once the failure
+// to read it is answered.
+func (h *handler) pathTask(w http.ResponseWriter, r *http.Request, s *session) (*a2a.Task, bool) {
 	t, err := h.o.Service.GetTask(r.Context(), s.id.Owner, a2a.TaskQueryParams{ID: r.PathValue("id")})
 	if err != nil {
 		h.failCall(w, r, err)
+		return nil, false
+	}
+	return t, true
+}
+
+// task is one task with its deliveries.
+func (h *handler) task(w http.ResponseWriter, r *http.Request, s *session) {
+	t, ok := h.pathTask(w, r, s)
+	if !ok {
 		return
 	}
 	v := view{Title: "Task " + t.ID, CSRF: s.csrf, Task: t, Interrupt: interruptOf(t)}
@@ -176,9 +186,8 @@ func (h *handler) task(w http.ResponseWriter, r *http.Request, s *session) {
 
 // file serves the bytes of an artifact's file part, as a download.
 func (h *handler) file(w http.ResponseWriter, r *http.Request, s *session) {
-	t, err := h.o.Service.GetTask(r.Context(), s.id.Owner, a2a.TaskQueryParams{ID: r.PathValue("id")})
-	if err != nil {
-		h.failCall(w, r, err)
+	t, ok := h.pathTask(w, r, s)
+	if !ok {
 		return
 	}
 	n, err := strconv.Atoi(r.PathValue("part"))

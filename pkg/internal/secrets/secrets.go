@@ -51,51 +51,54 @@ type Resolver struct {
 // not secret) and never the value.
 func (r Resolver) Resolve(ctx context.Context, ref string) (string, error) {
 	ref = strings.TrimSpace(ref)
-	var (
-		v   string
-		err error
-	)
-	switch {
-	case strings.HasPrefix(ref, PrefixSSM):
-		v, err = r.parameter(ctx, strings.TrimPrefix(ref, PrefixSSM))
-	case strings.HasPrefix(ref, PrefixSecretsManager):
-		v, err = r.secret(ctx, strings.TrimPrefix(ref, PrefixSecretsManager))
-	default:
-		return "", fmt.Errorf("%q is not a reference: it starts with neither %s nor %s", ref, PrefixSSM, PrefixSecretsManager)
+	for _, src := range r.sources() {
+		if id, ok := strings.CutPrefix(ref, src.prefix); ok {
+			v, err := src.get(ctx, id)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", ref, err)
+			}
+			if strings.TrimSpace(v) == "" {
+				return "", fmt.Errorf("%s: the secret is empty", ref)
+			}
+			return v, nil
+		}
 	}
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", ref, err)
-	}
-	if strings.TrimSpace(v) == "" {
-		return "", fmt.Errorf("%s: the secret is empty", ref)
-	}
-	return v, nil
+	return "", fmt.Errorf("%q is not a reference: it starts with neither %s nor %s", ref, PrefixSSM, PrefixSecretsManager)
 }
 
-func (r Resolver) parameter(ctx context.Context, name string) (string, error) {
-	if name == "" {
-		return "", errors.New("no parameter name after ssm:")
-	}
-	if r.SSM == nil {
-		return "", errors.New("no SSM client")
-	}
-	v, err := r.SSM.Parameter(ctx, name)
-	if isAPIError(err, "ParameterNotFound") {
-		return "", fmt.Errorf("the SSM parameter %s does not exist in this account and region (create it, or correct the reference): %w", name, err)
-	}
-	return v, err
+// source is one kind of reference: its prefix, the words its errors use,
+// the AWS error type of a missing secret, and its reader (nil without a
+// client).
+type source struct {
+	prefix, idName, client, kind, notFound string
+	read                                   func(ctx context.Context, id string) (string, error)
 }
 
-func (r Resolver) secret(ctx context.Context, id string) (string, error) {
+func (r Resolver) sources() [2]source {
+	s := [2]source{
+		{prefix: PrefixSSM, idName: "parameter name", client: "SSM", kind: "SSM parameter", notFound: "ParameterNotFound"},
+		{prefix: PrefixSecretsManager, idName: "secret name or ARN", client: "Secrets Manager", kind: "Secrets Manager secret", notFound: "ResourceNotFoundException"},
+	}
+	if r.SSM != nil {
+		s[0].read = r.SSM.Parameter
+	}
+	if r.SecretsManager != nil {
+		s[1].read = r.SecretsManager.Secret
+	}
+	return s
+}
+
+// get reads the secret id names.
+func (s source) get(ctx context.Context, id string) (string, error) {
 	if id == "" {
-		return "", errors.New("no secret name or ARN after secretsmanager:")
+		return "", fmt.Errorf("no %s after %s", s.idName, s.prefix)
 	}
-	if r.SecretsManager == nil {
-		return "", errors.New("no Secrets Manager client")
+	if s.read == nil {
+		return "", fmt.Errorf("no %s client", s.client)
 	}
-	v, err := r.SecretsManager.Secret(ctx, id)
-	if isAPIError(err, "ResourceNotFoundException") {
-		return "", fmt.Errorf("the Secrets Manager secret %s does not exist in this account and region (create it, or correct the reference): %w", id, err)
+	v, err := s.read(ctx, id)
+	if isAPIError(err, s.notFound) {
+		return "", fmt.Errorf("the %s %s does not exist in this account and region (create it, or correct the reference): %w", s.kind, id, err)
 	}
 	return v, err
 }

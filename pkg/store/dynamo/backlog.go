@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -39,11 +37,7 @@ func (s *Store) Defer(ctx context.Context, taskID string, job []byte) error {
 	if err != nil {
 		return fmt.Errorf("dynamo: build update: %w", err)
 	}
-	_, err = s.updateItem(ctx, &dynamodb.UpdateItemInput{
-		Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	_, err = s.updateItem(ctx, taskUpdateIf(taskID, e))
 	old, refused := conditionFailedItem(err)
 	if !refused {
 		return otherFailure(err, "the job of task "+taskID)

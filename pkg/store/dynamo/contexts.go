@@ -378,11 +378,7 @@ func (s *Store) SetFeedback(ctx context.Context, taskID string, f store.Feedback
 	if err != nil {
 		return fmt.Errorf("dynamo: build feedback update: %w", err)
 	}
-	_, err = s.updateItem(ctx, &dynamodb.UpdateItemInput{
-		Key: taskKey(taskID), ConditionExpression: e.Condition(), UpdateExpression: e.Update(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	_, err = s.updateItem(ctx, taskUpdateIf(taskID, e))
 	old, failed := conditionFailedItem(err)
 	if !failed {
 		return err

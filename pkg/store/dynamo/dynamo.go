@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -151,6 +152,16 @@ func (s *Store) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.Q
 func (s *Store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
 	return send(ctx, s, "UpdateItem", s.api.UpdateItem, in, func(out *dynamodb.UpdateItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
+}
+
+// taskUpdateIf is e's conditional update of the task item: a refusal
+// carries the item as it was (conditionFailedItem).
+func taskUpdateIf(taskID string, e expression.Expression) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
 }
 
 func (s *Store) putItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {

@@ -97,16 +97,6 @@ type taskItem struct {
 	leaseAttrs
 }
 
-// maxInlineMessageBytes bounds the first message kept inside the task item:
-// a small one costs no item (and no transactional write) of its own, and
-// adds at most one write unit to the task item's later writes.
-const maxInlineMessageBytes = 1024
-
-// maxInlineArtifactBytes bounds the artifacts a task created finished keeps
-// inside its item (larger ones are items of their own, as updates write
-// them): small enough that the task item stays within a few write units.
-const maxInlineArtifactBytes = 2048
-
 // Attribute names of the task item used in expressions.
 const (
 	attrOwner            = "owner"
@@ -132,6 +122,16 @@ const (
 	attrFingerprint      = "fp"
 	attrCreatedAt        = "createdAt"
 )
+
+// maxInlineMessageBytes bounds the first message kept inside the task item:
+// a small one costs no item (and no transactional write) of its own, and
+// adds at most one write unit to the task item's later writes.
+const maxInlineMessageBytes = 1024
+
+// maxInlineArtifactBytes bounds the artifacts a task created finished keeps
+// inside its item (larger ones are items of their own, as updates write
+// them): small enough that the task item stays within a few write units.
+const maxInlineArtifactBytes = 2048
 
 // childItem is a history message or an artifact: its JSON, and for
 // artifacts the order in which they were first stored.

@@ -19,6 +19,15 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
+// leaseAttrs are the lease's attributes of the task item.
+type leaseAttrs struct {
+	LeaseShard   string `dynamodbav:"leaseShard,omitempty"`
+	LeaseUntil   int64  `dynamodbav:"leaseUntil,omitempty"`
+	LeaseOwner   string `dynamodbav:"leaseOwner,omitempty"`
+	LeaseTrigger string `dynamodbav:"leaseTrigger,omitempty"`
+	Takeovers    int    `dynamodbav:"takeovers,omitempty"`
+}
+
 // A task's lease (store.Lease) lives on its task item, and so does the
 // key of the sparse byLease index, present only while the task holds a
 // lease:
@@ -40,15 +49,6 @@ const (
 	attrLeaseTrigger = "leaseTrigger"
 	attrTakeovers    = "takeovers"
 )
-
-// leaseAttrs are the lease's attributes of the task item.
-type leaseAttrs struct {
-	LeaseShard   string `dynamodbav:"leaseShard,omitempty"`
-	LeaseUntil   int64  `dynamodbav:"leaseUntil,omitempty"`
-	LeaseOwner   string `dynamodbav:"leaseOwner,omitempty"`
-	LeaseTrigger string `dynamodbav:"leaseTrigger,omitempty"`
-	Takeovers    int    `dynamodbav:"takeovers,omitempty"`
-}
 
 func newLeaseAttrs(taskID string, l store.Lease) leaseAttrs {
 	if !l.Held() {
@@ -148,11 +148,7 @@ func (s *Store) leaseWrite(ctx context.Context, taskID string, set expression.Up
 	if err != nil {
 		return fmt.Errorf("dynamo: build lease update: %w", err)
 	}
-	in := &dynamodb.UpdateItemInput{
-		Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
-		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
+	in := taskUpdateIf(taskID, e)
 	if after != nil {
 		in.ReturnValues = types.ReturnValueAllNew
 	}

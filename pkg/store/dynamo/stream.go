@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
@@ -47,7 +48,7 @@ func ChangeOfRecord(r streamtypes.Record) (*store.TaskChange, error) {
 	if sk, ok := d.Keys[attrSK].(*streamtypes.AttributeValueMemberS); !ok || sk.Value != skTask {
 		return nil, nil
 	}
-	return changeOfImages(aws.ToString(r.EventID), insert, d.NewImage, d.OldImage, fromStreamsAPI)
+	return changeOfImages(aws.ToString(r.EventID), insert, d.NewImage, d.OldImage, attributevalue.FromDynamoDBStreams)
 }
 
 // changeOfImages is the change a task item's stream record shows, from its
@@ -186,36 +187,4 @@ func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberM{Value: m}, nil
 	}
 	return nil, fmt.Errorf("unknown data type %v", v.DataType())
-}
-
-// fromStreamsAPI converts an attribute value of the Streams API to the
-// DynamoDB API's.
-func fromStreamsAPI(v streamtypes.AttributeValue) (types.AttributeValue, error) {
-	switch v := v.(type) {
-	case *streamtypes.AttributeValueMemberS:
-		return &types.AttributeValueMemberS{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberN:
-		return &types.AttributeValueMemberN{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberB:
-		return &types.AttributeValueMemberB{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberBOOL:
-		return &types.AttributeValueMemberBOOL{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberNULL:
-		return &types.AttributeValueMemberNULL{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberSS:
-		return &types.AttributeValueMemberSS{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberNS:
-		return &types.AttributeValueMemberNS{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberBS:
-		return &types.AttributeValueMemberBS{Value: v.Value}, nil
-	case *streamtypes.AttributeValueMemberL:
-		return convertList(v.Value, fromStreamsAPI)
-	case *streamtypes.AttributeValueMemberM:
-		m, err := convertImage(v.Value, fromStreamsAPI)
-		if err != nil {
-			return nil, err
-		}
-		return &types.AttributeValueMemberM{Value: m}, nil
-	}
-	return nil, fmt.Errorf("unknown attribute value %T", v)
 }

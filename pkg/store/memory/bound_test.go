@@ -16,6 +16,18 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
+// keeps returns a check of whether s still keeps a task (any error but
+// store.ErrNotFound fails the test).
+func keeps(t *testing.T, s *memory.Store) func(id string) bool {
+	return func(id string) bool {
+		_, err := s.GetTask(context.Background(), id, store.GetOptions{})
+		if err != nil {
+			require.ErrorIs(t, err, store.ErrNotFound)
+		}
+		return err == nil
+	}
+}
+
 // At A2A_MEMORY_MAX_TASKS the store evicts the task that finished first,
 // with its idempotency records, and refuses a new task only when every
 // task kept is live.
@@ -33,13 +45,7 @@ func TestMaxTasks(t *testing.T) {
 		_, err := s.UpdateTask(ctx, store.Update{TaskID: id, Status: &a2a.TaskStatus{State: st, Timestamp: a2a.FormatTime(clk.Now())}})
 		require.NoError(t, err)
 	}
-	exists := func(id string) bool {
-		_, err := s.GetTask(ctx, id, store.GetOptions{})
-		if err != nil {
-			require.ErrorIs(t, err, store.ErrNotFound)
-		}
-		return err == nil
-	}
+	exists := keeps(t, s)
 	for _, id := range []string{"t1", "t2", "t3"} {
 		require.NoError(t, s.CreateTask(ctx, newTask(id, "m-"+id)))
 	}
@@ -107,13 +113,7 @@ func TestMaxBytes(t *testing.T) {
 	finish := func(id string) {
 		update(id, store.Update{Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(clk.Now())}})
 	}
-	exists := func(id string) bool {
-		_, err := s.GetTask(ctx, id, store.GetOptions{})
-		if err != nil {
-			require.ErrorIs(t, err, store.ErrNotFound)
-		}
-		return err == nil
-	}
+	exists := keeps(t, s)
 	for _, id := range []string{"a", "b", "c"} {
 		require.NoError(t, s.CreateTask(ctx, newTask(id)))
 	}

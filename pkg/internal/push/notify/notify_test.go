@@ -87,10 +87,17 @@ type fixture struct {
 	keys  *keys.Set
 }
 
-func newFixture(t *testing.T, configs ...store.PushConfig) *fixture {
+// newKeys generates a signing key set for a test.
+func newKeys(t *testing.T) *keys.Set {
 	t.Helper()
 	ks, err := keys.Generate(keys.AlgES256)
 	require.NoError(t, err)
+	return ks
+}
+
+func newFixture(t *testing.T, configs ...store.PushConfig) *fixture {
+	t.Helper()
+	ks := newKeys(t)
 	ts := memory.New(memory.Options{})
 	ctx := context.Background()
 	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "alice", PushConfigs: configs, Task: a2a.Task{
@@ -239,28 +246,35 @@ func TestSender(t *testing.T) {
 }
 
 // localPipeline is the local server's pipeline: memory store changes ->
-// notify.Local -> memqueue -> a real push.Deliverer -> receiver.
-func localPipeline(t *testing.T, f *fixture, retry push.RetryPolicy) *memqueue.Queue {
+// notify.Local -> memqueue -> a real push.Deliverer -> a receiver that
+// verifies against the fixture's keys; the queue's recorder logs the
+// deliveries, with their jobs, in the store.
+type localPipeline struct {
+	*fixture
+	rcv   *pushtest.Receiver
+	queue *memqueue.Queue
+	local *notify.Local
+}
+
+func newLocalPipeline(t *testing.T, retry push.RetryPolicy) *localPipeline {
 	t.Helper()
-	d, err := push.NewDeliverer(push.DelivererOptions{Signer: f.keys, Issuer: issuer, Policy: egress.Policy{AllowInsecure: true}})
+	ks := newKeys(t)
+	p := &localPipeline{rcv: pushtest.NewReceiver(t, ks, issuer)}
+	p.fixture = &fixture{store: memory.New(memory.Options{OnChange: func(c store.TaskChange) { p.local.OnChange(c) }}), keys: ks}
+	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: issuer, Policy: egress.Policy{AllowInsecure: true}})
 	require.NoError(t, err)
-	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Recorder: notify.NewRecorder(f.store, nil)})
+	rec := notify.NewRecorder(p.store, nil)
+	p.queue, err = memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Recorder: rec})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = q.Close(context.Background()) })
-	return q
+	t.Cleanup(func() { _ = p.queue.Close(context.Background()) })
+	p.local = notify.NewLocal(notify.NewResolver(p.store, nil), p.queue, nil).WithRecorder(rec)
+	return p
 }
 
 func TestLocalRetriesUntilDelivered(t *testing.T) {
-	ks, err := keys.Generate(keys.AlgES256)
-	require.NoError(t, err)
-	rcv := pushtest.NewReceiver(t, ks, issuer)
+	f := newLocalPipeline(t, push.RetryPolicy{MaxAttempts: 5, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})
+	ts, rcv, q := f.store, f.rcv, f.queue
 	url := rcv.Hook("/flaky", pushtest.Behaviour{FailFirst: 3, Token: "tok-flaky"})
-
-	var local *notify.Local
-	ts := memory.New(memory.Options{OnChange: func(c store.TaskChange) { local.OnChange(c) }})
-	f := &fixture{store: ts, keys: ks}
-	q := localPipeline(t, f, push.RetryPolicy{MaxAttempts: 5, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})
-	local = notify.NewLocal(notify.NewResolver(ts, nil), q, nil)
 
 	ctx := context.Background()
 	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "alice", Task: a2a.Task{
@@ -268,7 +282,7 @@ func TestLocalRetriesUntilDelivered(t *testing.T) {
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
 	}}))
 	require.NoError(t, ts.PutPushConfig(ctx, config("flaky", url, a2a.V03)))
-	_, err = ts.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
+	_, err := ts.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: a2a.FormatTime(time.Now())}})
 	require.NoError(t, err)
 	require.NoError(t, q.Wait(ctx))
 
@@ -290,18 +304,12 @@ func TestLocalRetriesUntilDelivered(t *testing.T) {
 }
 
 func TestLocalHangingWebhookDelaysNobodyElse(t *testing.T) {
-	ks, err := keys.Generate(keys.AlgES256)
-	require.NoError(t, err)
-	rcv := pushtest.NewReceiver(t, ks, issuer)
+	p := newLocalPipeline(t, push.RetryPolicy{MaxAttempts: 1})
+	ts, rcv := p.store, p.rcv
 	release := make(chan struct{})
 	defer close(release)
 	slow := rcv.Hook("/slow", pushtest.Behaviour{Hang: release})
 	fast := rcv.Hook("/fast", pushtest.Behaviour{})
-
-	var local *notify.Local
-	ts := memory.New(memory.Options{OnChange: func(c store.TaskChange) { local.OnChange(c) }})
-	q := localPipeline(t, &fixture{store: ts, keys: ks}, push.RetryPolicy{MaxAttempts: 1})
-	local = notify.NewLocal(notify.NewResolver(ts, nil), q, nil)
 
 	ctx := context.Background()
 	for _, tc := range []struct{ task, url string }{{"slow-task", slow}, {"fast-task", fast}} {
@@ -324,28 +332,16 @@ func TestLocalHangingWebhookDelaysNobodyElse(t *testing.T) {
 // Local.Redrive sends that job again, through the same queue and
 // deliverer, with the same event id and body.
 func TestLocalRedrive(t *testing.T) {
-	ks, err := keys.Generate(keys.AlgES256)
-	require.NoError(t, err)
-	rcv := pushtest.NewReceiver(t, ks, issuer)
+	f := newLocalPipeline(t, push.RetryPolicy{MaxAttempts: 3})
+	ts, rcv, q, local := f.store, f.rcv, f.queue, f.local
 	url := rcv.Hook("/hook", pushtest.Behaviour{Status: 410, Token: "tok-hook"})
-
-	var local *notify.Local
-	ts := memory.New(memory.Options{OnChange: func(c store.TaskChange) { local.OnChange(c) }})
-	f := &fixture{store: ts, keys: ks}
-	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: issuer, Policy: egress.Policy{AllowInsecure: true}})
-	require.NoError(t, err)
-	rec := notify.NewRecorder(ts, nil)
-	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: push.RetryPolicy{MaxAttempts: 3}, Recorder: rec})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = q.Close(context.Background()) })
-	local = notify.NewLocal(notify.NewResolver(ts, nil), q, nil).WithRecorder(rec)
 
 	ctx := context.Background()
 	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "alice", PushConfigs: []store.PushConfig{config("hook", url, a2a.V03)}, Task: a2a.Task{
 		ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: a2a.FormatTime(time.Now())},
 		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("hi")}}},
 	}}))
-	_, err = ts.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now()),
+	_, err := ts.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: a2a.FormatTime(time.Now()),
 		Message: &a2a.Message{Role: a2a.RoleAgent, MessageID: "s1", Parts: []a2a.Part{a2a.TextPart("step 1")}}}})
 	require.NoError(t, err)
 	require.NoError(t, q.Wait(ctx))
