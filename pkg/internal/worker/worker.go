@@ -30,19 +30,11 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// Actions.
-const (
-	ActionRun    = "run"
-	ActionStep   = "step"
-	ActionAwait  = "await"
-	ActionExpire = "expire"
-	ActionFail   = "fail"
-)
-
 // Event is the worker's input, built by the state machine (and, for a run,
 // by the asynchronous path: RunEvent). For run and step it is an
 // engine.Job in the ids a state machine's state can hold.
 type Event struct {
+	// Action is what the worker is asked to do: one of the Action names.
 	Action string `json:"action"`
 	TaskID string `json:"taskId"`
 	// Trigger says what started a step: message, reply or continue.
@@ -60,6 +52,15 @@ type Event struct {
 	// engine.Job.Takeover).
 	Takeover int `json:"takeover,omitempty"`
 }
+
+// The actions of an Event (see the package comment).
+const (
+	ActionRun    = "run"
+	ActionStep   = "step"
+	ActionAwait  = "await"
+	ActionExpire = "expire"
+	ActionFail   = "fail"
+)
 
 // RunEvent is the run of job's step on the asynchronous path: the job as
 // the worker gets it, by ids. The worker recovers the step's message (or
