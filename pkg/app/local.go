@@ -2,10 +2,10 @@
 // run.go). The Lambda functions are assembled by packages of their own, so
 // that each links only the AWS service clients it calls (Go initializes
 // every linked package at every cold start): httpfn (send and tasks),
-// workerfn, sweepfn, pushfn and deliverfn, on what they share (taskstore,
-// serviceopts, pushsetup) and what every function needs at start-up,
+// workerfn, sweepfn, pushfn and deliverfn, on what they share
+// (pkg/internal/setup) and what every function needs at start-up,
 // pkg/boot, which also assembles the card function. This package links
-// them all; lambda.go keeps the names its tests and others use.
+// them all.
 package app
 
 import (
@@ -27,10 +27,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/folder"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -137,7 +136,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		}
 		objects, folderFiles = f, f.Handler()
 	}
-	fs := serviceopts.Files(cfg, objects, o.Clock, o.Log)
+	fs := setup.Files(cfg, objects, o.Clock, o.Log)
 	if cfg.Push.Enabled {
 		var err error
 		if pipeline, err = newLocalPush(cfg, taskStore, fs, o.Push, o.Clock, o.Log); err != nil {
@@ -153,14 +152,14 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	} else {
 		onChange = func(store.TaskChange) {}
 	}
-	exec := engine.NewExecutor(taskStore, ag, serviceopts.Executor(cfg, o.Clock, o.Log, fs))
+	exec := engine.NewExecutor(taskStore, ag, setup.Executor(cfg, o.Clock, o.Log, fs))
 	var steps local.Executor = exec
 	if t := o.Telemetry; t != nil && (t.Metrics != nil || t.Tracer != nil) {
 		steps = stepTelemetry{exec, t}
 	}
 	runner := local.New(steps, local.Options{Clock: o.Clock, Logger: o.Log})
 	stopSweep := sweepLoop(exec, runner, clock.Or(o.Clock), sweepInterval(cfg.LeaseDuration), o.Log, o.Telemetry)
-	svc := service.New(taskStore, runner, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: fs})
+	svc := service.New(taskStore, runner, ag.Info(), setup.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: setup.PushChecker(cfg), Files: fs})
 	if pipeline != nil {
 		svc.WithRedriver(pipeline.local)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/memqueue"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
@@ -47,7 +47,7 @@ func newLocalPush(cfg config.Config, store notify.Store, fs *files.Files, o Push
 	}
 	d := o.Deliverer
 	if d == nil {
-		pd, err := pushsetup.NewDeliverer(cfg, ks, pushsetup.Issuer(cfg, true), clk)
+		pd, err := setup.NewDeliverer(cfg, ks, setup.PushIssuer(cfg, true), clk)
 		if err != nil {
 			return nil, err
 		}
@@ -55,14 +55,14 @@ func newLocalPush(cfg config.Config, store notify.Store, fs *files.Files, o Push
 	}
 	retry := o.Retry
 	if retry.MaxAttempts == 0 {
-		retry = pushsetup.Retry(cfg)
+		retry = setup.PushRetry(cfg)
 	}
 	rec := notify.NewRecorder(store, log)
 	q, err := memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Clock: clk, Recorder: rec, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	return &localPush{keys: ks, queue: q, local: notify.NewLocal(pushsetup.Resolver(store, fs), q, log).WithRecorder(rec)}, nil
+	return &localPush{keys: ks, queue: q, local: notify.NewLocal(setup.PushResolver(store, fs), q, log).WithRecorder(rec)}, nil
 }
 
 // pushCloseTimeout bounds how long the local server waits for deliveries

@@ -19,7 +19,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/s3store"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 )
@@ -118,7 +118,7 @@ func openBucket(ctx context.Context, cfg config.Config, loadAWS AWSLoader) (*s3s
 	if err != nil {
 		return nil, err
 	}
-	b, err := serviceopts.Bucket(cfg, awsCfg)
+	b, err := setup.Bucket(cfg, awsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("A2A_FILES_BUCKET: %w", err)
 	}

@@ -25,11 +25,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -76,14 +74,14 @@ func build(t *testing.T, getenv func(string) string) components {
 		getenv:   resolved,
 		cfg:      cfg,
 		server:   httpServer(hc, http.NotFoundHandler()),
-		service:  serviceopts.Service(cfg),
-		executor: serviceopts.Executor(cfg, nil, nil, nil),
-		files:    serviceopts.Files(cfg, nil, nil, nil),
+		service:  setup.Service(cfg),
+		executor: setup.Executor(cfg, nil, nil, nil),
+		files:    setup.Files(cfg, nil, nil, nil),
 		memory:   memoryOptions(cfg, nil),
-		dynamo:   taskstore.DynamoOptions(cfg, taskstore.Options{}),
+		dynamo:   setup.DynamoOptions(cfg, setup.StoreOptions{}),
 		local:    boot.HandlerOptions(cfg, settingsAgent, boot.Edge{Local: true, FilesKept: true, ExecutionMode: ExecutionLocal}),
 		lambda:   boot.HandlerOptions(cfg, settingsAgent, boot.Edge{FilesKept: true}),
-		retry:    pushsetup.Retry(cfg),
+		retry:    setup.PushRetry(cfg),
 		// X-Ray's daemon address is where Lambda's active tracing listens.
 		telemetry: telemetry.ForLambda("settings", withXRay(getenv), &out, io.Discard),
 		metrics:   &out,
@@ -214,7 +212,7 @@ func settingRows(t *testing.T) map[string]settingRow {
 			assert.Equal(t, "my-tasks", c.dynamo.Table)
 		}},
 		"A2A_TASK_STORE_CREATE_TABLE": {value: "true", also: dynamoEnv, check: func(t *testing.T, c components) {
-			assert.True(t, c.cfg.TaskStore.CreateTable, "taskstore.OpenDynamo reads it from the configuration")
+			assert.True(t, c.cfg.TaskStore.CreateTable, "setup.OpenDynamo reads it from the configuration")
 		}},
 		"A2A_TASK_TTL_SECONDS": {value: "86400", check: func(t *testing.T, c components) {
 			assert.Equal(t, 24*time.Hour, c.memory.TaskTTL)
@@ -242,7 +240,7 @@ func settingRows(t *testing.T) map[string]settingRow {
 			assert.False(t, pub.Capabilities.PushNotifications)
 		}},
 		"A2A_PUSH_ALLOW_INSECURE": {value: "true", check: func(t *testing.T, c components) {
-			err := pushsetup.Checker(c.cfg)(a2a.PushNotificationConfig{URL: "http://127.0.0.1:9/hook"})
+			err := setup.PushChecker(c.cfg)(a2a.PushNotificationConfig{URL: "http://127.0.0.1:9/hook"})
 			assert.NoError(t, err, "a loopback webhook is registered")
 		}},
 		"A2A_PUSH_SIGNING_KEYS": {value: pem, check: func(t *testing.T, c components) {
@@ -251,8 +249,8 @@ func settingRows(t *testing.T) map[string]settingRow {
 			assert.Equal(t, kid, ks.KeyID())
 		}},
 		"A2A_PUSH_ISSUER": {value: "https://issuer.example.com", check: func(t *testing.T, c components) {
-			assert.Equal(t, "https://issuer.example.com", pushsetup.Issuer(c.cfg, true))
-			assert.Equal(t, "https://issuer.example.com", pushsetup.Issuer(c.cfg, false))
+			assert.Equal(t, "https://issuer.example.com", setup.PushIssuer(c.cfg, true))
+			assert.Equal(t, "https://issuer.example.com", setup.PushIssuer(c.cfg, false))
 		}},
 		"A2A_PUSH_MAX_ATTEMPTS": {value: "3", check: func(t *testing.T, c components) {
 			assert.Equal(t, 3, c.retry.MaxAttemptsOrDefault())
@@ -274,7 +272,7 @@ func settingRows(t *testing.T) map[string]settingRow {
 			assert.False(t, c.cfg.Console, "NewLocal serves the console only with it")
 		}},
 		"A2A_FILES_BUCKET": {value: "my-files", check: func(t *testing.T, c components) {
-			assert.Equal(t, "my-files", c.cfg.Files.Bucket, "serviceopts.Bucket opens it")
+			assert.Equal(t, "my-files", c.cfg.Files.Bucket, "setup.Bucket opens it")
 		}},
 		"A2A_FILES_DIR": {value: "/var/a2a-files", check: func(t *testing.T, c components) {
 			assert.Equal(t, "/var/a2a-files", c.cfg.Files.Dir, "NewLocal keeps the files there")
@@ -399,10 +397,10 @@ func lateReply(t *testing.T, c components) a2a.Code {
 	t.Helper()
 	clk := clocktest.New(clocktest.Start(t))
 	st := memory.New(memoryOptions(c.cfg, clk))
-	o := serviceopts.Executor(c.cfg, clk, nil, nil)
+	o := setup.Executor(c.cfg, clk, nil, nil)
 	exec := engine.NewExecutor(st, asking{}, o)
 	runner := local.New(exec, local.Options{Clock: clk})
-	svc := service.New(st, runner, asking{}.Info(), serviceopts.Service(c.cfg), service.Options{Clock: clk})
+	svc := service.New(st, runner, asking{}.Info(), setup.Service(c.cfg), service.Options{Clock: clk})
 	blocking := true
 	task, err := svc.SendMessage(context.Background(), "alice", a2a.MessageSendParams{
 		Message:       a2a.Message{Role: a2a.RoleUser, MessageID: "m1", Parts: []a2a.Part{a2a.TextPart("ask me")}},

@@ -14,15 +14,15 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/follow"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
 )
 
 // StoreOptions are the collaborators of a task store that tests replace
-// (taskstore.Options).
-type StoreOptions = taskstore.Options
+// (setup.StoreOptions).
+type StoreOptions = setup.StoreOptions
 
 // AWSLoader makes the AWS configuration of cfg.
 type AWSLoader func(ctx context.Context, cfg config.Config) (aws.Config, error)
@@ -48,9 +48,9 @@ func memoryOptions(cfg config.Config, clk clock.Clock) memory.Options {
 }
 
 // OpenDynamoStore returns the DynamoDB store of cfg's table
-// (taskstore.OpenDynamo).
+// (setup.OpenDynamo).
 func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo.Store, error) {
-	return taskstore.OpenDynamo(ctx, cfg, o)
+	return setup.OpenDynamo(ctx, cfg, o)
 }
 
 // DynamoChanges returns the change source of cfg's table for the local

@@ -36,7 +36,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/oap"
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // Service is what the edge needs of the A2A operations.

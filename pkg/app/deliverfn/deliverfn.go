@@ -18,9 +18,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 )
 
 // New builds the deliver function's handler (the delivery queue to the
@@ -38,15 +36,15 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 	if err != nil {
 		return nil, err
 	}
-	store, awsCfg, err := taskstore.ForFunction(ctx, env)
+	store, awsCfg, err := setup.ForFunction(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	d, err := pushsetup.NewDeliverer(cfg, ks, pushsetup.Issuer(cfg, false), nil)
+	d, err := setup.NewDeliverer(cfg, ks, setup.PushIssuer(cfg, false), nil)
 	if err != nil {
 		return nil, err
 	}
-	fs, err := serviceopts.BucketFiles(cfg, awsCfg, nil, env.Log)
+	fs, err := setup.BucketFiles(cfg, awsCfg, nil, env.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +66,7 @@ func checkConfig(cfg config.Config) error {
 	if cfg.Push.DeliveryQueueURL == "" || cfg.Push.DeadLetterQueueURL == "" {
 		errs = append(errs, errors.New("A2A_PUSH_DELIVERY_QUEUE_URL and A2A_PUSH_DEAD_LETTER_QUEUE_URL are required: the deliver function schedules retries on the first and dead-letters to the second"))
 	}
-	if pushsetup.Issuer(cfg, false) == "" {
+	if setup.PushIssuer(cfg, false) == "" {
 		errs = append(errs, errors.New("A2A_PUSH_ISSUER (or A2A_PUBLIC_URL) is required: it is the iss claim receivers check"))
 	}
 	return errors.Join(errs...)
@@ -81,6 +79,6 @@ func NewDeliver(cfg config.Config, store notify.Store, client serverless.SQS, d 
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
 	}
-	sender := notify.NewSender(pushsetup.Resolver(store, fs), d, pushsetup.Retry(cfg), store, log)
+	sender := notify.NewSender(setup.PushResolver(store, fs), d, setup.PushRetry(cfg), store, log)
 	return serverless.NewDeliver(sender, client, cfg.Push.DeliveryQueueURL, cfg.Push.DeadLetterQueueURL, log)
 }

@@ -27,15 +27,13 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/lambdainvoke"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/pushsetup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/async"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/auto"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -101,12 +99,12 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, r
 }
 
 func newFunction(ctx context.Context, getenv func(string) string, reg *agent.Registry, routes httpapi.Routes, logOut io.Writer, check func(config.Config) error) (http.Handler, error) {
-	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, check)
+	fn, err := setup.StartFunction(ctx, getenv, logOut, reg, check)
 	if err != nil {
 		return nil, err
 	}
 	o := Options{Routes: routes, Log: fn.Log}
-	if o.Files, err = serviceopts.BucketFiles(fn.Config, fn.AWS, nil, fn.Log); err != nil {
+	if o.Files, err = setup.BucketFiles(fn.Config, fn.AWS, nil, fn.Log); err != nil {
 		return nil, err
 	}
 	if e := fn.Config.Execution; e.Mode != config.ExecutionInline {
@@ -211,9 +209,9 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	}
 	o.Log = cmp.Or(o.Log, slog.New(slog.DiscardHandler))
 	if o.Files == nil {
-		o.Files = serviceopts.Files(cfg, nil, o.Clock, o.Log)
+		o.Files = setup.Files(cfg, nil, o.Clock, o.Log)
 	}
-	exec := engine.NewExecutor(store, ag, serviceopts.Executor(cfg, o.Clock, o.Log, o.Files))
+	exec := engine.NewExecutor(store, ag, setup.Executor(cfg, o.Clock, o.Log, o.Files))
 	r, in, err := runners(cfg, exec, store, o)
 	if err != nil {
 		return nil, err
@@ -222,6 +220,6 @@ func NewHandler(cfg config.Config, ag agent.Agent, store Store, o Options) (http
 	// start, however that time went: in the inline runner's steps, then
 	// for work handed over (an interrupt the state machine shows, a step
 	// that goes on in the worker).
-	svc := service.New(store, r, ag.Info(), serviceopts.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: pushsetup.Checker(cfg), Files: o.Files, Inline: in})
+	svc := service.New(store, r, ag.Info(), setup.Service(cfg), service.Options{Clock: o.Clock, Logger: o.Log, CheckPushConfig: setup.PushChecker(cfg), Files: o.Files, Inline: in})
 	return httpapi.New(boot.HandlerOptions(cfg, ag.Info(), boot.Edge{Routes: o.Routes, Service: svc, Auth: authn, FilesKept: o.Files.Enabled(), Clock: o.Clock, Log: o.Log}))
 }

@@ -14,10 +14,12 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awsdefault"
 )
 
 // Run serves the agent of reg that A2A_AGENT names, with every setting read
@@ -31,7 +33,7 @@ func Run(name string, getenv func(string) string, reg *agent.Registry) {
 		os.Exit(code)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr, awsdefault.Load)
+	err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr, loadAWS)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, name+":", err)
@@ -76,4 +78,21 @@ no arguments; settings are A2A_* environment variables, for example:
 
 Every setting, with its default, is in docs/configuration.md.
 `, name, strings.Join(reg.Names(), ", "), config.DefaultHost, config.DefaultPort)
+}
+
+// loadAWS is the SDK's default AWS configuration (shared config files,
+// profiles, SSO, the environment, as the AWS CLI has it) in cfg's region,
+// pointed at AWS_ENDPOINT_URL when it is set (a local stand-in). Only local
+// commands link its loader: the Lambda functions build their configuration
+// from the environment Lambda provides (boot.AWSConfig), since the loader's
+// packages cost every cold start.
+func loadAWS(ctx context.Context, cfg config.Config) (aws.Config, error) {
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.AWS.Region))
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
+	}
+	if cfg.AWS.EndpointURL != "" {
+		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
+	}
+	return awsCfg, nil
 }

@@ -22,8 +22,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/lambdainvoke"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/async"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/inline"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 )
 
@@ -53,7 +52,7 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 	// The sweep's store publishes no DynamoDB capacity metrics: its Query a
 	// minute would keep two custom metrics published all month (USD 0.60 a
 	// month, most of what an idle stack costs), for 0.5 read units.
-	fn, err := taskstore.StartFunction(metrics.WithoutSink(ctx), getenv, logOut, reg, boot.CheckLambdaStore)
+	fn, err := setup.StartFunction(metrics.WithoutSink(ctx), getenv, logOut, reg, boot.CheckLambdaStore)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +62,7 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 			return nil, err
 		}
 	}
-	fs, err := serviceopts.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
+	fs, err := setup.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -83,9 +82,9 @@ func Function(reg *agent.Registry) boot.Builder {
 // clk tells the time (nil: the system clock).
 func NewHandler(cfg config.Config, ag agent.Agent, store Store, inv async.Invoker, fs *files.Files, clk clock.Clock, log *slog.Logger) (Func, error) {
 	if fs == nil {
-		fs = serviceopts.Files(cfg, nil, clk, log)
+		fs = setup.Files(cfg, nil, clk, log)
 	}
-	exec := engine.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs))
+	exec := engine.NewExecutor(store, ag, setup.Executor(cfg, clk, log, fs))
 	var r engine.Starter
 	if cfg.Execution.Mode == config.ExecutionInline {
 		r = blockingStarter{inline.New(exec, inline.Record(store), inline.Options{Budget: cfg.BlockingTimeout, Clock: clk, Logger: log})}

@@ -21,9 +21,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/stepfunctions"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/serviceopts"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/taskstore"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/worker"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -33,7 +32,7 @@ import (
 // A2A_AGENT from reg, and the state machine of A2A_STATE_MACHINE_ARN. Call
 // it once per cold start.
 func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, logOut io.Writer) (*worker.Handler, error) {
-	fn, err := taskstore.StartFunction(ctx, getenv, logOut, reg, checkStore)
+	fn, err := setup.StartFunction(ctx, getenv, logOut, reg, checkStore)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +42,7 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 			return nil, err
 		}
 	}
-	fs, err := serviceopts.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
+	fs, err := setup.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +76,7 @@ func checkStore(cfg config.Config) error {
 // the system clock).
 func NewHandler(cfg config.Config, ag agent.Agent, store store.Store, api stepfunctions.API, fs *files.Files, clk clock.Clock, log *slog.Logger) (*worker.Handler, error) {
 	if fs == nil {
-		fs = serviceopts.Files(cfg, nil, clk, log)
+		fs = setup.Files(cfg, nil, clk, log)
 	}
 	var machine worker.Starter
 	if api != nil {
@@ -87,5 +86,5 @@ func NewHandler(cfg config.Config, ag agent.Agent, store store.Store, api stepfu
 		}
 		machine = m
 	}
-	return worker.New(engine.NewExecutor(store, ag, serviceopts.Executor(cfg, clk, log, fs)), machine, log), nil
+	return worker.New(engine.NewExecutor(store, ag, setup.Executor(cfg, clk, log, fs)), machine, log), nil
 }

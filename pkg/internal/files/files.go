@@ -40,8 +40,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // fetchTimeout bounds fetching an https file for an agent.

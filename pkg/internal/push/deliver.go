@@ -15,9 +15,9 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // DefaultTokenTTL is the lifetime of a notification JWT.

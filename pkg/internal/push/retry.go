@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // Retry policy defaults (the number of attempts is the configuration's,

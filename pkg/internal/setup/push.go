@@ -1,8 +1,4 @@
-// Package pushsetup maps the configuration to the parts of the push
-// notification pipeline that the local server and the Lambda functions
-// share: the webhook check at registration, the notifications' issuer,
-// bodies and retry policy, and the deliverer.
-package pushsetup
+package setup
 
 import (
 	"cmp"
@@ -21,44 +17,44 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
-// Checker is the registration check of webhooks: push.CheckConfig with
+// PushChecker is the registration check of webhooks: push.CheckConfig with
 // the configured egress policy.
-func Checker(cfg config.Config) service.PushConfigChecker {
+func PushChecker(cfg config.Config) service.PushConfigChecker {
 	policy := egress.Policy{AllowInsecure: cfg.Push.AllowInsecure}
 	return func(c a2a.PushNotificationConfig) error { return push.CheckConfig(policy, c) }
 }
 
-// Issuer is the iss claim of notification JWTs: A2A_PUSH_ISSUER, else the
+// PushIssuer is the iss claim of notification JWTs: A2A_PUSH_ISSUER, else the
 // public URL (for the local server, the bind address when it is unset).
-func Issuer(cfg config.Config, local bool) string {
+func PushIssuer(cfg config.Config, local bool) string {
 	if local {
 		return cmp.Or(cfg.Push.Issuer, cfg.PublicURL, "http://"+net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	}
 	return cmp.Or(cfg.Push.Issuer, cfg.ConfiguredPublicURL)
 }
 
-// Bodies renders the notification bodies of configs registered under
+// PushBodies renders the notification bodies of configs registered under
 // versions other than 0.3 (notify.TaskBody): under A2A 1.0, a
 // StreamResponse {"task": ...} sent as application/a2a+json.
-func Bodies() map[a2a.Version]notify.Body {
+func PushBodies() map[a2a.Version]notify.Body {
 	return map[a2a.Version]notify.Body{a2a.V10: func(t *a2a.Task) (string, []byte, error) {
 		b, err := a2av1.TaskNotification(t)
 		return a2av1.ContentType, b, err
 	}}
 }
 
-// Resolver resolves the jobs of store's tasks, whose kept files fs names
+// PushResolver resolves the jobs of store's tasks, whose kept files fs names
 // by presigned URLs.
-func Resolver(store notify.Store, fs *files.Files) *notify.Resolver {
-	r := notify.NewResolver(store, Bodies())
+func PushResolver(store notify.Store, fs *files.Files) *notify.Resolver {
+	r := notify.NewResolver(store, PushBodies())
 	if fs != nil {
 		r.WithPresign(fs.PresignTask)
 	}
 	return r
 }
 
-// Retry is the configured retry policy of deliveries.
-func Retry(cfg config.Config) push.RetryPolicy {
+// PushRetry is the configured retry policy of deliveries.
+func PushRetry(cfg config.Config) push.RetryPolicy {
 	return push.RetryPolicy{MaxAttempts: cfg.Push.MaxAttempts}
 }
 

@@ -1,7 +1,4 @@
-// Package serviceopts maps the configuration to the options of the task
-// service and its executor, which the local server and every Lambda
-// function that keeps tasks share.
-package serviceopts
+package setup
 
 import (
 	"log/slog"

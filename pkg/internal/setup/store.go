@@ -1,7 +1,4 @@
-// Package taskstore opens the DynamoDB task store the configuration names,
-// for the Lambda functions and the local server. It links the DynamoDB
-// clients and nothing else of the AWS SDK's services.
-package taskstore
+package setup
 
 import (
 	"context"
@@ -22,8 +19,8 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
-// Options are the collaborators of a task store that tests replace.
-type Options struct {
+// StoreOptions are the collaborators of a task store that tests replace.
+type StoreOptions struct {
 	Clock clock.Clock
 	Log   *slog.Logger
 	// OnUsage receives the capacity of every DynamoDB request.
@@ -39,7 +36,7 @@ type Options struct {
 // credentials from the environment, as Lambda sets them) in AWS_REGION, or
 // at AWS_ENDPOINT_URL when it is set. With A2A_TASK_STORE_CREATE_TABLE
 // (local development) it first creates the table if it is missing.
-func OpenDynamo(ctx context.Context, cfg config.Config, o Options) (*dynamo.Store, error) {
+func OpenDynamo(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo.Store, error) {
 	if o.AWS == nil {
 		awsCfg, err := boot.AWSConfig(cfg, os.Getenv)
 		if err != nil {
@@ -70,7 +67,7 @@ func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, 
 	if err != nil {
 		return nil, aws.Config{}, err
 	}
-	store, err := open(ctx, env.Config, dynamodb.NewFromConfig(awsCfg), Options{Log: env.Log})
+	store, err := open(ctx, env.Config, dynamodb.NewFromConfig(awsCfg), StoreOptions{Log: env.Log})
 	if err != nil {
 		return nil, aws.Config{}, err
 	}
@@ -107,7 +104,7 @@ func StartFunction(ctx context.Context, getenv func(string) string, logOut io.Wr
 }
 
 // open returns the store of cfg's table on client.
-func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o Options) (*dynamo.Store, error) {
+func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o StoreOptions) (*dynamo.Store, error) {
 	if o.Log != nil {
 		o.Log.Info("tasks are kept in DynamoDB", "table", cfg.TaskStore.Table, "region", cfg.AWS.Region, "endpoint", cfg.AWS.EndpointURL)
 	}
@@ -120,6 +117,6 @@ func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o Opt
 }
 
 // DynamoOptions are the options of the DynamoDB store of cfg's table.
-func DynamoOptions(cfg config.Config, o Options) dynamo.Options {
+func DynamoOptions(cfg config.Config, o StoreOptions) dynamo.Options {
 	return dynamo.Options{Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, OnUsage: o.OnUsage, Logger: o.Log}
 }

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // DefaultTimeout bounds one webhook request from dial to the end of the

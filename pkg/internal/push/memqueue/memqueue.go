@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
-	"github.com/a2a-lambda/a2a-lambda/pkg/positive"
 )
 
 // Defaults of Options.
