@@ -73,10 +73,7 @@ func (e *Evaluator) Eval(n *yaml.Node) (any, error) {
 	if n == nil {
 		return nil, fmt.Errorf("missing value")
 	}
-	if fn, arg, ok := Intrinsic(n); ok {
-		if arg == n { // the short form: the tag names the function
-			arg = untagged(n)
-		}
+	if fn, arg, ok := intrinsic(n); ok {
 		return e.call(fn, arg)
 	}
 	switch n.Kind {
@@ -118,6 +115,16 @@ func args(arg *yaml.Node) []*yaml.Node {
 		return arg.Content
 	}
 	return []*yaml.Node{arg}
+}
+
+// intrinsic is Intrinsic with the short form's argument untagged, so that
+// it reads as the argument, not as the function again.
+func intrinsic(n *yaml.Node) (string, *yaml.Node, bool) {
+	fn, arg, ok := Intrinsic(n)
+	if ok && arg == n {
+		arg = untagged(n)
+	}
+	return fn, arg, ok
 }
 
 // untagged returns n without its short-form tag, so that evaluating it
@@ -540,7 +547,7 @@ func conditionRefs(n *yaml.Node, refs []string) []string {
 	if c, ok := conditionName(n); ok {
 		return append(refs, c)
 	}
-	if fn, arg, ok := Intrinsic(n); ok {
+	if fn, arg, ok := intrinsic(n); ok {
 		switch fn {
 		case "Condition":
 			return append(refs, arg.Value)

@@ -29,6 +29,8 @@ Conditions:
   LoopA: !And [!Condition IsProd, !Condition LoopB]
   LoopB: !Or [!Condition IsDev, !Condition LoopA]
   Broken: !Equals [!Ref Nope, x]
+  Diamond: !And [!Condition ProdOrDev, !Condition ProdAndCount]
+  IfLoop: !Equals [!If [IfLoop, a, b], a]
 Resources:
   Bucket: {Type: AWS::S3::Bucket}
   Fn: {Type: AWS::Serverless::Function}
@@ -56,7 +58,7 @@ func TestNewEvaluator(t *testing.T) {
 	}, e.Params)
 	assert.Equal(t, map[string]bool{"Origins": true, "Subnets": true, "Blank": true}, e.ListParams)
 	assert.Equal(t, map[string]bool{"Bucket": true, "Fn": true}, e.Resources)
-	assert.Len(t, Keys(e.Conditions), 11)
+	assert.Len(t, Keys(e.Conditions), 13)
 
 	// A template without Parameters, Conditions or Resources.
 	bare := NewEvaluator(value(t, "{}"), nil)
@@ -140,6 +142,7 @@ func TestEval(t *testing.T) {
 		{"Condition short", nil, "!Condition ProdAndCount", true},
 		{"Condition chain", map[string]string{"Stage": "dev"}, "!Condition ProdOrDev", true},
 		{"Condition long forms", nil, "!Condition LongForms", true},
+		{"Condition reached twice", nil, "!Condition Diamond", true},
 		{"EachMemberEquals true", nil, "!EachMemberEquals [!Ref Blank, '']", true},
 		{"EachMemberEquals false", nil, "!EachMemberEquals [!Ref Origins, 'https://a.example']", false},
 		{"EachMemberEquals long", map[string]string{"Subnets": "s,s"}, "{'Fn::EachMemberEquals': [{Ref: Subnets}, s]}", true},
@@ -202,6 +205,8 @@ func TestEvalRefuses(t *testing.T) {
 		{"GetAtt name is a list", "!GetAtt [[Fn], Arn]", "Fn::GetAtt: argument 0 is a list, not a name"},
 		{"Sub of a list", "!Sub [[a]]", "Fn::Sub: argument 0 is []interface {}, not a string"},
 		{"Sub variables not a mapping", "!Sub ['${A}', [A]]", "Fn::Sub: argument 1 is a list, not a mapping"},
+		{"Sub variables a string", "!Sub ['${A}', A]", "Fn::Sub: argument 1 is a string, not a mapping"},
+		{"Sub string fails", "!Sub [!Ref Nope]", "Ref Nope: not a parameter or a resource"},
 		{"Sub three arguments", "!Sub ['${A}', {A: a}, x]", "Fn::Sub needs 1 or 2 arguments, not 3"},
 		{"Sub variable not a string", "!Sub ['${A}', {A: [a]}]", "Fn::Sub: variable A is []interface {}, not a string"},
 		{"Sub variable fails", "!Sub ['${A}', {A: !Ref Nope}]", "Fn::Sub: variable A: Ref Nope: not a parameter or a resource"},
@@ -209,10 +214,16 @@ func TestEvalRefuses(t *testing.T) {
 		{"Join scalar", "{'Fn::Join': ','}", "Fn::Join needs 2 arguments, not 1"},
 		{"Join not a list", "!Join [',', abc]", "Fn::Join: string is not a list"},
 		{"Join separator not a string", "!Join [[a], [b]]", "Fn::Join: argument 0 is []interface {}, not a string"},
+		{"Join list fails", "!Join [',', [!Ref Nope]]", "Ref Nope: not a parameter or a resource"},
+		{"GetAtt attribute fails", "!GetAtt [Fn, !Ref Nope]", "Ref Nope: not a parameter or a resource"},
+		{"GetAtt unknown, list", "!GetAtt [Nope, Arn]", "Fn::GetAtt: Nope is not a resource"},
 		{"Split one argument", "!Split [',']", "Fn::Split: argument 1 is missing"},
 		{"Split of a list", "!Split [',', [a]]", "Fn::Split: argument 1 is []interface {}, not a string"},
+		{"Split separator fails", "!Split [!Ref Nope, a]", "Ref Nope: not a parameter or a resource"},
 		{"Select one argument", "!Select ['0']", "Fn::Select needs 2 arguments, not 1"},
 		{"Select bad index", "!Select [x, [a]]", `Fn::Select: index "x"`},
+		{"Select index fails", "!Select [!Ref Nope, [a]]", "Ref Nope: not a parameter or a resource"},
+		{"Select list fails", "!Select [0, !Ref Nope]", "Ref Nope: not a parameter or a resource"},
 		{"Select out of range", "!Select [3, [a, b]]", "Fn::Select: index 3 out of [a b]"},
 		{"Select negative", "!Select ['-1', [a, b]]", "Fn::Select: index -1 out of [a b]"},
 		{"Select not a list", "!Select [0, abc]", "Fn::Select: string is not a list"},
@@ -222,6 +233,8 @@ func TestEvalRefuses(t *testing.T) {
 		{"If branch fails", "!If [IsProd, !Ref Nope, b]", "Ref Nope: not a parameter or a resource"},
 		{"Equals one argument", "!Equals [a]", "Fn::Equals needs 2 arguments, not 1"},
 		{"Equals fails", "!Equals [a, !Ref Nope]", "Ref Nope: not a parameter or a resource"},
+		{"Equals first fails", "!Equals [!Ref Nope, a]", "Ref Nope: not a parameter or a resource"},
+		{"Or operand fails", "!Or [!Equals [a, a], !Condition Nope]", `no condition "Nope"`},
 		{"Not no argument", "!Not []", "Fn::Not needs 1 argument, not 0"},
 		{"Not two arguments", "!Not [!Equals [a, a], !Equals [a, a]]", "Fn::Not needs 1 argument, not 2"},
 		{"Not of a string", "!Not [a]", "Fn::Not: string is not a condition"},
@@ -232,16 +245,19 @@ func TestEvalRefuses(t *testing.T) {
 		{"And of a list", "!And [[a], !Equals [a, a]]", "Fn::And: []interface {} is not a condition"},
 		{"EachMemberEquals no argument", "!EachMemberEquals []", "Fn::EachMemberEquals needs 2 arguments, not 0"},
 		{"EachMemberEquals not a list", "!EachMemberEquals [a, a]", "Fn::EachMemberEquals: string is not a list"},
+		{"EachMemberEquals value fails", "!EachMemberEquals [[a], !Ref Nope]", "Ref Nope: not a parameter or a resource"},
 
 		// Conditions.
 		{"Condition unknown", "!Condition Nope", `no condition "Nope"`},
 		{"Condition of a list", "!Condition [IsProd]", "Condition: the argument is a list, not a name"},
 		{"If condition is a function", "!If [!Condition IsProd, a, b]", "Fn::If: argument 0 is Condition, not a name"},
 		{"Ref of a function", "{Ref: !Sub x}", "Ref: the argument is Fn::Sub, not a name"},
+		{"Ref of an alias", "[&a x, {Ref: *a}]", "Ref: the argument is an alias, not a name"},
 		{"Condition not a bool", "!Condition NotABool", "condition NotABool is string"},
 		{"Condition fails", "!Condition Broken", "condition Broken: Ref Nope: not a parameter or a resource"},
 		{"Condition refers to itself", "!Condition Loop", "condition Loop refers to itself: Loop → Loop"},
 		{"Conditions refer to each other", "!If [LoopA, a, b]", "condition LoopA refers to itself: LoopA → LoopB → LoopA"},
+		{"Condition refers to itself through If", "!Condition IfLoop", "condition IfLoop refers to itself: IfLoop → IfLoop"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := evaluator(t, nil).Eval(value(t, tc.src))

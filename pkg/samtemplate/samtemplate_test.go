@@ -397,7 +397,7 @@ func FuzzParse(f *testing.F) {
 		[]byte(evalTemplate),
 		[]byte("Resources: {}\n"),
 		[]byte("Resources: [a\n"),
-		[]byte("Conditions: {A: !Condition A}\nResources: {X: {Type: T, Condition: A, Properties: {P: !If [A, 1, 2]}}}\n"),
+		[]byte("Conditions: {A: !Condition A, B: !Equals [!If [B, a, b], a]}\nResources: {X: {Type: T, Condition: A, Properties: {P: !If [A, 1, 2]}}}\n"),
 		[]byte("Resources: {X: {Type: T, Properties: {J: !Join [','], S: !Select ['0'], N: !Not [], E: !EachMemberEquals []}}}\n"),
 		[]byte("Resources: {A: &a {Type: T}, B: *a, C: {Type: T, Properties: {<<: *a, R: !Ref {x: y}}}}\n"),
 	} {
