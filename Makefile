@@ -155,6 +155,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/files
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./pkg/objectstore/folder
 	$(GO) test -run '^$$' -fuzz '^FuzzSQSText$$' -fuzztime $(FUZZTIME) ./pkg/push/serverless
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/samtemplate
 
 clean:
 	rm -rf bin .aws-sam functions/*/bootstrap

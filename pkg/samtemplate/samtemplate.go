@@ -65,8 +65,13 @@ func Parse(b []byte) (*Template, error) {
 		return nil, errors.New("not a template: no Resources")
 	}
 	t := &Template{Resources: map[string]*Resource{}, Globals: Get(root, "Globals"), Rules: Get(root, "Rules"), Root: root}
+	lines := map[string]int{}
 	for i := 0; i+1 < len(res.Content); i += 2 {
 		name, body := res.Content[i].Value, res.Content[i+1]
+		if line, dup := lines[name]; dup {
+			return nil, fmt.Errorf("not a template: resource %s is declared twice (lines %d and %d)", name, line, res.Content[i].Line)
+		}
+		lines[name] = res.Content[i].Line
 		typ, _ := Scalar(Get(body, "Type"))
 		cond, _ := Scalar(Get(body, "Condition"))
 		t.Resources[name] = &Resource{Name: name, Type: typ, Condition: cond, Properties: Get(body, "Properties"), Metadata: Get(body, "Metadata")}
