@@ -103,10 +103,7 @@ func newFunction(ctx context.Context, getenv func(string) string, reg *agent.Reg
 	if err != nil {
 		return nil, err
 	}
-	o := Options{Routes: routes, Log: fn.Log}
-	if o.Files, err = setup.BucketFiles(fn.Config, fn.AWS, nil, fn.Log); err != nil {
-		return nil, err
-	}
+	o := Options{Routes: routes, Log: fn.Log, Files: fn.Files}
 	if e := fn.Config.Execution; e.Mode != config.ExecutionInline {
 		if o.StepFunctions, err = sfncall.New(fn.AWS, sfncall.Options{}); err != nil {
 			return nil, err

@@ -62,11 +62,7 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 			return nil, err
 		}
 	}
-	fs, err := setup.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
-	if err != nil {
-		return nil, err
-	}
-	return NewHandler(fn.Config, fn.Agent, fn.Store, inv, fs, nil, fn.Log)
+	return NewHandler(fn.Config, fn.Agent, fn.Store, inv, fn.Files, nil, fn.Log)
 }
 
 // Function builds the sweep function's Lambda handler (New).

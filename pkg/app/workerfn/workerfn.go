@@ -42,11 +42,7 @@ func New(ctx context.Context, getenv func(string) string, reg *agent.Registry, l
 			return nil, err
 		}
 	}
-	fs, err := setup.BucketFiles(fn.Config, fn.AWS, nil, fn.Log)
-	if err != nil {
-		return nil, err
-	}
-	return NewHandler(fn.Config, fn.Agent, fn.Store, api, fs, nil, fn.Log)
+	return NewHandler(fn.Config, fn.Agent, fn.Store, api, fn.Files, nil, fn.Log)
 }
 
 // Function builds the worker function's Lambda handler (New).

@@ -15,6 +15,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
@@ -83,10 +84,14 @@ type Function struct {
 	// AWS is the configuration the store's client was made with, for the
 	// function's other clients.
 	AWS aws.Config
+	// Files keeps large parts in the bucket A2A_FILES_BUCKET names (nil
+	// without one: see BucketFiles).
+	Files *files.Files
 }
 
 // StartFunction starts a Lambda function (boot.Start, with checks), builds
-// the agent A2A_AGENT names from reg and opens the store (ForFunction).
+// the agent A2A_AGENT names from reg, opens the store (ForFunction) and
+// the files bucket (BucketFiles).
 func StartFunction(ctx context.Context, getenv func(string) string, logOut io.Writer, reg *agent.Registry, checks ...func(config.Config) error) (Function, error) {
 	env, err := boot.Start(ctx, getenv, logOut, checks...)
 	if err != nil {
@@ -100,7 +105,11 @@ func StartFunction(ctx context.Context, getenv func(string) string, logOut io.Wr
 	if err != nil {
 		return Function{}, err
 	}
-	return Function{Env: env, Agent: ag, Store: store, AWS: awsCfg}, nil
+	fs, err := BucketFiles(env.Config, awsCfg, nil, env.Log)
+	if err != nil {
+		return Function{}, err
+	}
+	return Function{Env: env, Agent: ag, Store: store, AWS: awsCfg, Files: fs}, nil
 }
 
 // open returns the store of cfg's table on client.
