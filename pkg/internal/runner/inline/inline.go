@@ -29,7 +29,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -103,8 +102,8 @@ var _ engine.Runner = (*Runner)(nil)
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
 	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
-	r.budget = positive.Or(r.budget, config.DefaultBlockingTimeout)
-	r.reserve = positive.Or(r.reserve, DefaultReserve)
+	r.budget = cmp.Or(r.budget, config.DefaultBlockingTimeout)
+	r.reserve = cmp.Or(r.reserve, DefaultReserve)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r
 }
