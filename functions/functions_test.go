@@ -27,9 +27,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/keystest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/lambdaemu"
@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// The sample events' bearer token and task ids (see pkg/app's tests).
+// The sample events' bearer token and task ids (see pkg/internal/app's tests).
 const (
 	token      = "events-sample-token"
 	getTask    = "0b8e5d4a-6f1c-4e2b-9a37-5c1d2e3f4a50"
@@ -120,8 +120,9 @@ func newFixture(t *testing.T) *fixture {
 	}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)
-	cfg.TaskStore.CreateTable = true
-	store, err := app.OpenDynamoStore(context.Background(), cfg, app.StoreOptions{})
+	client := awstest.DynamoDB(t)
+	require.NoError(t, dynamo.CreateTable(context.Background(), client, cfg.TaskStore.Table))
+	store, err := dynamo.New(client, dynamo.Options{Table: cfg.TaskStore.Table, TaskTTL: cfg.TaskStore.TTL})
 	require.NoError(t, err)
 	f := &fixture{env: env, store: store}
 	// The template's redrive: above the deliver function's 10 attempts.

@@ -30,7 +30,7 @@ var serviceClients = map[string][]string{
 // Nothing a function never calls: the composition root of the local
 // server (which links every client), the memory store, the local runner
 // and push queue, and the console.
-var localOnly = []string{"pkg/app", "pkg/store/memory", "pkg/internal/runner/local", "pkg/internal/push/memqueue", "pkg/internal/console"}
+var localOnly = []string{"pkg/internal/app", "pkg/store/memory", "pkg/internal/runner/local", "pkg/internal/push/memqueue", "pkg/internal/console"}
 
 // Each function links only the AWS service clients it calls, no SDK
 // configuration loader (github.com/aws/aws-sdk-go-v2/config, with its SSO,

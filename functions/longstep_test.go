@@ -163,7 +163,7 @@ func TestStepLongerThanTheRequest(t *testing.T) {
 
 // logBytesPerInvocation bounds what a function logs per invocation at the
 // template's defaults (A2A_LOG_LEVEL=info, A2A_METRICS=emf): its summary
-// line and its EMF metrics. pkg/app's TestCostPerTask prices the logs of a
+// line and its EMF metrics. pkg/internal/app's TestCostPerTask prices the logs of a
 // task with it (CloudWatch Logs bills every byte ingested).
 const logBytesPerInvocation = 1250
 
@@ -196,7 +196,7 @@ func TestLogBytesPerInvocation(t *testing.T) {
 	t.Logf("send:\n%s\nworker:\n%s", d.send.Stderr(), d.worker.Stderr())
 	for name, n := range map[string]int{"blocking send": blocking, "non-blocking send": nonBlocking, "worker run": run} {
 		assert.Positive(t, n, name)
-		assert.LessOrEqual(t, n, logBytesPerInvocation, "%s: pkg/app's cost table assumes at most %d", name, logBytesPerInvocation)
+		assert.LessOrEqual(t, n, logBytesPerInvocation, "%s: pkg/internal/app's cost table assumes at most %d", name, logBytesPerInvocation)
 	}
 }
 

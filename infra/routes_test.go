@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,11 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
-	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
-	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
+	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
@@ -222,15 +219,9 @@ func TestEveryPathIsServed(t *testing.T) {
 	require.NoError(t, err)
 	handlers := functionHandlers(t)
 
-	cfg, err := config.Load(envtest.Getenv("A2A_BEARER_TOKEN", "test-token-16-ch", "A2A_AGENT", "echo"))
-	require.NoError(t, err)
 	ag, err := builtin.Registry().New("echo", envtest.Getenv())
 	require.NoError(t, err)
-	local, err := app.NewLocal(cfg, ag, app.LocalOptions{Auth: auth.NewBearer(cfg.Tokens)})
-	require.NoError(t, err)
-	t.Cleanup(local.Close)
-	srv := httptest.NewServer(local.Handler)
-	t.Cleanup(srv.Close)
+	srv := clienttest.Start(t, clienttest.Options{Agent: ag, Token: "test-token-16-ch"})
 
 	for _, req := range restRequests() {
 		method, path, fn := req[0], req[1], req[2]
@@ -259,7 +250,7 @@ func TestEveryPathIsServed(t *testing.T) {
 			require.NoError(t, err)
 			hr.Header.Set("Authorization", "Bearer test-token-16-ch")
 			hr.Header.Set("Content-Type", "application/json")
-			res, err := srv.Client().Do(hr)
+			res, err := http.DefaultClient.Do(hr)
 			require.NoError(t, err)
 			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()

@@ -19,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"
 )
@@ -128,7 +128,7 @@ func TestLocalServerKilledMidTask(t *testing.T) {
 	}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	require.NoError(t, err)
-	ts, err := app.OpenDynamoStore(context.Background(), cfg, app.StoreOptions{})
+	ts, err := dynamo.New(awstest.DynamoDB(t), dynamo.Options{Table: cfg.TaskStore.Table, TaskTTL: cfg.TaskStore.TTL})
 	require.NoError(t, err)
 	read := func(id string) *store.TaskRecord {
 		rec, err := ts.GetTask(context.Background(), id, store.AllHistory)

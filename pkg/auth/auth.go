@@ -88,7 +88,7 @@ const JWTOwnerPrefix = "jwt:"
 
 // ClaimsSource returns the claims of the JWT that a gateway in front of the
 // server verified for r, and false when r carries none. In Lambda the
-// source is API Gateway's request context (see pkg/app).
+// source is API Gateway's request context (see pkg/app/httpfn).
 type ClaimsSource func(r *http.Request) (map[string]string, bool)
 
 // JWT admits requests whose JWT an API Gateway JWT authorizer already

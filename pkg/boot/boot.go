@@ -4,7 +4,7 @@
 // environment, the HTTP API adapter, reporting a failed cold start, the
 // push signing keys and the edge options (cards, health profile). The card
 // function needs nothing more, so it is assembled here too (card.go);
-// every other function is assembled by a package of its own under pkg/app
+// every other function is assembled by a package of its own under pkg/app/
 // (httpfn, workerfn, sweepfn, pushfn, deliverfn), which links only the AWS
 // service clients that function calls.
 //

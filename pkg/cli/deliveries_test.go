@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/cli"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/clienttest"

@@ -9,7 +9,7 @@ import (
 
 // The metrics of one invocation, as the send and tasks functions record
 // them, from the first Add to the written lines: what metrics on adds to
-// a request (BenchmarkTelemetry in pkg/app measures the whole request).
+// a request (BenchmarkTelemetry in pkg/internal/app measures the whole request).
 func BenchmarkInvocationMetrics(b *testing.B) {
 	s := metrics.New(metrics.Config{Dimensions: map[string]string{"Service": "bench"}, Out: io.Discard})
 	b.Run("send", func(b *testing.B) {

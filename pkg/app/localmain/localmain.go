@@ -18,8 +18,8 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 )
 
 // Run serves the agent of reg that A2A_AGENT names, with every setting read

@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/deliverfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/pushfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"

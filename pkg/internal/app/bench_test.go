@@ -11,10 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/echo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 )
 
 // The in-process benchmarks of the hot paths: the full http.Handler of the

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/syncbuf"

@@ -390,7 +390,7 @@ func (w *costWebhook) deliver(want int) taskCost {
 // stream mapping in template.yaml.
 func pushStreamFilters(t *testing.T) []string {
 	t.Helper()
-	tpl, err := samtemplate.Load(filepath.Join("..", "..", "template.yaml"))
+	tpl, err := samtemplate.Load(filepath.Join("..", "..", "..", "template.yaml"))
 	require.NoError(t, err)
 	var out []string
 	for _, f := range tpl.Resources["PushStreamMapping"].Prop("FilterCriteria", "Filters").Content {

@@ -56,7 +56,7 @@ func askPending(t *testing.T, s store.TaskStore, taskID, requestID string) {
 
 func readEvent(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "events", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "events", name))
 	require.NoError(t, err)
 	return b
 }

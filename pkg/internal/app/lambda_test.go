@@ -22,11 +22,11 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/inline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -98,7 +98,7 @@ func newTable(t *testing.T, prefix string) (*dynamodb.Client, string) {
 
 func loadEvent(t *testing.T, name string) events.APIGatewayV2HTTPRequest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "events", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "events", name))
 	require.NoError(t, err)
 	var ev events.APIGatewayV2HTTPRequest
 	require.NoError(t, json.Unmarshal(b, &ev))

@@ -22,10 +22,10 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/s3store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"

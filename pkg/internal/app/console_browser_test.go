@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
-	"github.com/a2a-lambda/a2a-lambda/pkg/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 )
 

@@ -34,7 +34,7 @@ import (
 // value service.
 func watchedMetrics(t *testing.T, service string) map[string]string {
 	t.Helper()
-	tpl, err := samtemplate.Load(filepath.Join("..", "..", "template.yaml"))
+	tpl, err := samtemplate.Load(filepath.Join("..", "..", "..", "template.yaml"))
 	require.NoError(t, err)
 	watched := map[string]string{}
 	for _, a := range tpl.OfType("AWS::CloudWatch::Alarm") {

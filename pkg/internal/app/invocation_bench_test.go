@@ -125,7 +125,7 @@ func invocationFunction(b *testing.B, name, event string, routes httpapi.Routes)
 		require.NoError(b, err)
 		fn = boot.LambdaHTTP(h, boot.NewLogger(io.Discard, cfg.LogLevel))
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "..", "events", event))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "events", event))
 	require.NoError(b, err)
 	var compact bytes.Buffer
 	require.NoError(b, json.Compact(&compact, raw))
