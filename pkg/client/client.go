@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // Defaults.
@@ -84,7 +85,7 @@ func New(target string, opts Options) *Client {
 		c.http = &http.Client{Timeout: DefaultTimeout}
 	}
 	c.log = cmp.Or(c.log, slog.New(slog.DiscardHandler))
-	c.maxBody = cmp.Or(c.maxBody, DefaultMaxResponseBytes)
+	c.maxBody = positive.Or(c.maxBody, DefaultMaxResponseBytes)
 	if opts.Endpoint != nil {
 		ep := *opts.Endpoint
 		ep.Version = a2a.NormalizeVersion(string(ep.Version))

@@ -2,7 +2,6 @@ package client
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // Polling defaults of Wait.
@@ -157,11 +157,11 @@ type WaitOptions struct {
 // OnUpdate. When ctx ends first it returns the task as last read with
 // ctx's error.
 func (c *Client) Wait(ctx context.Context, taskID string, o WaitOptions) (*a2a.Task, error) {
-	o.MinInterval = cmp.Or(o.MinInterval, DefaultMinInterval)
+	o.MinInterval = positive.Or(o.MinInterval, DefaultMinInterval)
 	if o.MaxInterval < o.MinInterval {
 		o.MaxInterval = max(DefaultMaxInterval, o.MinInterval)
 	}
-	o.MaxErrors = cmp.Or(o.MaxErrors, DefaultMaxErrors)
+	o.MaxErrors = positive.Or(o.MaxErrors, DefaultMaxErrors)
 	report := func(u Update) {
 		if o.OnUpdate != nil {
 			o.OnUpdate(u)

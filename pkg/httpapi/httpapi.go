@@ -36,6 +36,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/oap"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // Service is what the edge needs of the A2A operations.
@@ -187,7 +188,7 @@ func New(o Options) (http.Handler, error) {
 	if o.Routes&^RoutesCard != 0 && (o.Service == nil || o.Auth == nil) {
 		return nil, errors.New("httpapi: Service and Auth are required for RPC and task routes")
 	}
-	o.MaxBodyBytes = cmp.Or(o.MaxBodyBytes, config.DefaultMaxRequestBodyBytes)
+	o.MaxBodyBytes = positive.Or(o.MaxBodyBytes, config.DefaultMaxRequestBodyBytes)
 	o.Logger = cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
 	if o.Cards == nil {
 		return nil, errors.New("httpapi: Cards is required")

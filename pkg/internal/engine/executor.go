@@ -17,6 +17,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -88,11 +89,11 @@ func NewExecutor(store Store, ag agent.Agent, opts Options) *Executor {
 		x.newID = uuid.NewString
 	}
 	x.log = cmp.Or(x.log, slog.New(slog.DiscardHandler))
-	x.maxCheckpoint = cmp.Or(x.maxCheckpoint, DefaultMaxCheckpointBytes)
-	x.interruptTTL = cmp.Or(x.interruptTTL, config.DefaultInterruptTTL)
+	x.maxCheckpoint = positive.Or(x.maxCheckpoint, DefaultMaxCheckpointBytes)
+	x.interruptTTL = positive.Or(x.interruptTTL, config.DefaultInterruptTTL)
 	x.tombstoneTTL = max(x.tombstoneTTL, 0)
-	x.lease = cmp.Or(x.lease, config.DefaultLeaseDuration)
-	x.maxTakeovers = cmp.Or(x.maxTakeovers, config.DefaultMaxTakeovers)
+	x.lease = positive.Or(x.lease, config.DefaultLeaseDuration)
+	x.maxTakeovers = positive.Or(x.maxTakeovers, config.DefaultMaxTakeovers)
 	x.owner = "step-" + uuid.NewString()
 	return x
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 )
 
@@ -90,9 +91,9 @@ type Files struct {
 func New(o Options) *Files {
 	f := &Files{store: o.Store, inlineLimit: o.InlineLimit, maxInline: o.MaxInline, ttl: o.URLTTL, maxUpload: o.MaxUploadBytes,
 		fetch: o.HTTPClient, egress: o.Egress, clock: clock.Or(o.Clock), log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler))}
-	f.inlineLimit = cmp.Or(f.inlineLimit, config.DefaultFilesInlineLimit)
-	f.ttl = cmp.Or(f.ttl, config.DefaultFilesURLTTL)
-	f.maxUpload = cmp.Or(f.maxUpload, config.DefaultFilesMaxUploadBytes)
+	f.inlineLimit = positive.Or(f.inlineLimit, config.DefaultFilesInlineLimit)
+	f.ttl = positive.Or(f.ttl, config.DefaultFilesURLTTL)
+	f.maxUpload = positive.Or(f.maxUpload, config.DefaultFilesMaxUploadBytes)
 	if f.fetch == nil {
 		f.fetch = egress.NewClient(o.Egress, fetchTimeout)
 	}

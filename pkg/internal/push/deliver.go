@@ -2,7 +2,6 @@ package push
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 )
@@ -156,7 +156,7 @@ func NewDeliverer(o DelivererOptions) (*Deliverer, error) {
 		// Each webhook POST is a span of the delivery's trace, when on.
 		d.client.Transport = tracing.Transport(d.client.Transport)
 	}
-	d.tokenTTL = cmp.Or(d.tokenTTL, DefaultTokenTTL)
+	d.tokenTTL = positive.Or(d.tokenTTL, DefaultTokenTTL)
 	return d, nil
 }
 

@@ -1,11 +1,11 @@
 package push
 
 import (
-	"cmp"
 	"math/rand/v2"
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // Retry policy defaults (the number of attempts is the configuration's,
@@ -51,7 +51,7 @@ func (p RetryPolicy) Next(attempt int, r Result) (time.Duration, bool) {
 	if r.Outcome != Retryable || attempt >= p.MaxAttemptsOrDefault() {
 		return 0, false
 	}
-	base, maxDelay := cmp.Or(p.BaseDelay, DefaultBaseDelay), cmp.Or(p.MaxDelay, DefaultMaxDelay)
+	base, maxDelay := positive.Or(p.BaseDelay, DefaultBaseDelay), positive.Or(p.MaxDelay, DefaultMaxDelay)
 	d := base
 	for i := 1; i < attempt && d < maxDelay; i++ {
 		d *= 2
@@ -63,13 +63,13 @@ func (p RetryPolicy) Next(attempt int, r Result) (time.Duration, bool) {
 	}
 	delay := d/2 + time.Duration(random()*float64(d/2))
 	if r.RetryAfter > 0 {
-		delay = max(delay, min(r.RetryAfter, cmp.Or(p.MaxRetryAfter, DefaultMaxRetryAfter)))
+		delay = max(delay, min(r.RetryAfter, positive.Or(p.MaxRetryAfter, DefaultMaxRetryAfter)))
 	}
 	return delay, true
 }
 
 // MaxAttemptsOrDefault returns MaxAttempts, or config.DefaultPushMaxAttempts
-// when it is zero.
+// when it is not positive.
 func (p RetryPolicy) MaxAttemptsOrDefault() int {
-	return cmp.Or(p.MaxAttempts, config.DefaultPushMaxAttempts)
+	return positive.Or(p.MaxAttempts, config.DefaultPushMaxAttempts)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -111,10 +112,10 @@ func NewID() string { return uuid.NewString() }
 // New returns a service over store and runner for the agent described by info.
 func New(store Store, runner engine.Runner, info agent.Info, cfg Config, opts Options) *Service {
 	s := &Service{store: store, runner: runner, inline: opts.Inline, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig, files: opts.Files}
-	s.cfg.BlockingTimeout = cmp.Or(s.cfg.BlockingTimeout, config.DefaultBlockingTimeout)
-	s.cfg.MaxParts = cmp.Or(s.cfg.MaxParts, config.DefaultMaxParts)
-	s.cfg.LeaseDuration = cmp.Or(s.cfg.LeaseDuration, config.DefaultLeaseDuration)
-	s.cfg.IdempotencyWindow = cmp.Or(s.cfg.IdempotencyWindow, config.DefaultIdempotencyWindow)
+	s.cfg.BlockingTimeout = positive.Or(s.cfg.BlockingTimeout, config.DefaultBlockingTimeout)
+	s.cfg.MaxParts = positive.Or(s.cfg.MaxParts, config.DefaultMaxParts)
+	s.cfg.LeaseDuration = positive.Or(s.cfg.LeaseDuration, config.DefaultLeaseDuration)
+	s.cfg.IdempotencyWindow = positive.Or(s.cfg.IdempotencyWindow, config.DefaultIdempotencyWindow)
 	if s.newID == nil {
 		s.newID = NewID
 	}

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
@@ -107,8 +107,8 @@ func NewJWKS(url string, o JWKSOptions) *JWKS {
 	if j.client == nil {
 		j.client = &http.Client{Timeout: 10 * time.Second}
 	}
-	j.maxAge = cmp.Or(j.maxAge, DefaultJWKSMaxAge)
-	j.minRefresh = cmp.Or(j.minRefresh, DefaultMinRefreshInterval)
+	j.maxAge = positive.Or(j.maxAge, DefaultJWKSMaxAge)
+	j.minRefresh = positive.Or(j.minRefresh, DefaultMinRefreshInterval)
 	return j
 }
 

@@ -16,7 +16,6 @@ package verify
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -31,6 +30,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
@@ -168,11 +168,11 @@ func New(o Options) (*Verifier, error) {
 		keys: o.Keys, audience: o.Audience, issuer: o.Issuer, token: o.Token,
 		skew: o.ClockSkew, maxAge: o.MaxAge, dedupe: o.DedupeWindow, maxBodyBytes: o.MaxBodyBytes, clock: clock.Or(o.Clock), unanswered: o.OnUnanswered,
 	}
-	v.skew = cmp.Or(v.skew, DefaultClockSkew)
-	v.maxAge = cmp.Or(v.maxAge, DefaultMaxAge)
-	v.dedupe = cmp.Or(v.dedupe, DefaultDedupeWindow)
-	v.maxBodyBytes = cmp.Or(v.maxBodyBytes, DefaultMaxBodyBytes)
-	v.events = newEventCache(cmp.Or(o.MaxEvents, DefaultMaxEvents))
+	v.skew = positive.Or(v.skew, DefaultClockSkew)
+	v.maxAge = positive.Or(v.maxAge, DefaultMaxAge)
+	v.dedupe = positive.Or(v.dedupe, DefaultDedupeWindow)
+	v.maxBodyBytes = positive.Or(v.maxBodyBytes, DefaultMaxBodyBytes)
+	v.events = newEventCache(positive.Or(o.MaxEvents, DefaultMaxEvents))
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods([]string{keys.AlgES256, keys.AlgEdDSA}),
 		jwt.WithExpirationRequired(),

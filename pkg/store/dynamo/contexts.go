@@ -1,7 +1,6 @@
 package dynamo
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -203,7 +203,7 @@ func contextWalkPage(n int) int32 { return int32(min(2*n+1, 100)) }
 // The cursor is the byOwner sort key of the last walked task, as ListTasks
 // has it; the walk is confined to the owner's partitions whatever it says.
 func (s *Store) ListContexts(ctx context.Context, q store.ContextQuery) (store.ContextPage, error) {
-	pageSize := cmp.Or(q.PageSize, a2a.DefaultPageSize)
+	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	t := s.times()
 	before := ""
 	if q.Cursor != "" {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -103,8 +104,8 @@ func New(api API, o Options) (*Store, error) {
 		return nil, errors.New("dynamo: a table name is required")
 	}
 	s := &Store{api: api, table: o.Table, clock: clock.Or(o.Clock), taskTTL: o.TaskTTL, idemTTL: o.IdempotencyTTL, onUsage: o.OnUsage, log: o.Logger}
-	s.taskTTL = cmp.Or(s.taskTTL, config.DefaultTaskTTL)
-	s.idemTTL = cmp.Or(s.idemTTL, config.DefaultIdempotencyWindow)
+	s.taskTTL = positive.Or(s.taskTTL, config.DefaultTaskTTL)
+	s.idemTTL = positive.Or(s.idemTTL, config.DefaultIdempotencyWindow)
 	s.log = cmp.Or(s.log, slog.New(slog.DiscardHandler))
 	return s, nil
 }

@@ -1,7 +1,6 @@
 package dynamo
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -41,7 +41,7 @@ const listReadConcurrency = 8
 // of the page's last task (every partition is read from below it); a
 // cursor this store did not issue is an *a2a.Error (invalid params).
 func (s *Store) ListTasks(ctx context.Context, q store.ListQuery) (store.ListPage, error) {
-	pageSize := cmp.Or(q.PageSize, a2a.DefaultPageSize)
+	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	t := s.times()
 	index, attr, partitions := indexByOwner, attrListOwner, ownerPartitions(q.Owner)
 	if q.ContextID != "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -87,7 +88,7 @@ func (s *Store) ListContexts(_ context.Context, q store.ContextQuery) (store.Con
 	if q.Cursor != "" && !hasCursor {
 		return store.ContextPage{}, a2a.InvalidParams("params.pageToken", "is not a page token of this list; start again without pageToken")
 	}
-	pageSize := cmp.Or(q.PageSize, a2a.DefaultPageSize)
+	pageSize := positive.Or(q.PageSize, a2a.DefaultPageSize)
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -120,10 +121,10 @@ func New(opts Options) *Store {
 		contexts: map[string]map[string]*entry{},
 		closed:   make(chan struct{})}
 	close(s.closed)
-	s.taskTTL = cmp.Or(s.taskTTL, config.DefaultTaskTTL)
-	s.idemTTL = cmp.Or(s.idemTTL, config.DefaultIdempotencyWindow)
-	s.maxTasks = cmp.Or(s.maxTasks, config.DefaultMemoryMaxTasks)
-	s.maxBytes = cmp.Or(s.maxBytes, config.DefaultMemoryMaxBytes)
+	s.taskTTL = positive.Or(s.taskTTL, config.DefaultTaskTTL)
+	s.idemTTL = positive.Or(s.idemTTL, config.DefaultIdempotencyWindow)
+	s.maxTasks = positive.Or(s.maxTasks, config.DefaultMemoryMaxTasks)
+	s.maxBytes = positive.Or(s.maxBytes, config.DefaultMemoryMaxBytes)
 	return s
 }
 

@@ -45,6 +45,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // Name is the agent's registry name.
@@ -227,9 +228,9 @@ func NewAgent(cfg Config) (*Agent, error) {
 		return nil, fmt.Errorf("%s is required", EnvModel)
 	}
 	cfg.Provider = cmp.Or(cfg.Provider, ProviderOpenAI)
-	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTimeout)
-	cfg.MaxHistoryChars = cmp.Or(cfg.MaxHistoryChars, DefaultMaxHistoryChars)
-	cfg.RetryBase = cmp.Or(cfg.RetryBase, DefaultRetryBase)
+	cfg.Timeout = positive.Or(cfg.Timeout, DefaultTimeout)
+	cfg.MaxHistoryChars = positive.Or(cfg.MaxHistoryChars, DefaultMaxHistoryChars)
+	cfg.RetryBase = positive.Or(cfg.RetryBase, DefaultRetryBase)
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{}
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/client"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // Name is the agent's registry name.
@@ -141,9 +142,9 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%s=%q must be an absolute http(s) URL", EnvURL, cfg.URL)
 	}
-	cfg.Wait = cmp.Or(cfg.Wait, DefaultWait)
-	cfg.Poll = cmp.Or(cfg.Poll, DefaultPoll)
-	cfg.MaxFailures = cmp.Or(cfg.MaxFailures, DefaultMaxFailures)
+	cfg.Wait = positive.Or(cfg.Wait, DefaultWait)
+	cfg.Poll = positive.Or(cfg.Poll, DefaultPoll)
+	cfg.MaxFailures = positive.Or(cfg.MaxFailures, DefaultMaxFailures)
 	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	remote := client.New(cfg.URL, client.Options{Token: cfg.Token, Binding: cfg.Binding, Version: a2a.Version(cfg.Protocol), HTTPClient: cfg.HTTPClient})
 	return &Agent{cfg: cfg, remote: remote}, nil

@@ -1,10 +1,11 @@
 package egress
 
 import (
-	"cmp"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 )
 
 // DefaultTimeout bounds one webhook request from dial to the end of the
@@ -24,7 +25,7 @@ const DefaultTimeout = 10 * time.Second
 //
 // Dial errors caused by the policy wrap ErrRefused.
 func NewClient(p Policy, timeout time.Duration) *http.Client {
-	timeout = cmp.Or(timeout, DefaultTimeout)
+	timeout = positive.Or(timeout, DefaultTimeout)
 	dialer := &net.Dialer{
 		Timeout:   5 * time.Second,
 		KeepAlive: 30 * time.Second,

@@ -13,7 +13,6 @@
 package memqueue
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 )
 
@@ -140,10 +140,10 @@ func New(o Options) (*Queue, error) {
 		clock:          clock.Or(o.Clock),
 		recorder:       o.Recorder,
 		log:            o.Logger,
-		maxPending:     cmp.Or(o.MaxPending, DefaultMaxPending),
-		maxPerWebhook:  cmp.Or(o.MaxPerWebhook, DefaultMaxPerWebhook),
-		maxDeadLetters: cmp.Or(o.MaxDeadLetters, DefaultMaxDeadLetters),
-		slots:          make(chan struct{}, cmp.Or(o.MaxInFlight, DefaultMaxInFlight)),
+		maxPending:     positive.Or(o.MaxPending, DefaultMaxPending),
+		maxPerWebhook:  positive.Or(o.MaxPerWebhook, DefaultMaxPerWebhook),
+		maxDeadLetters: positive.Or(o.MaxDeadLetters, DefaultMaxDeadLetters),
+		slots:          make(chan struct{}, positive.Or(o.MaxInFlight, DefaultMaxInFlight)),
 		closing:        make(chan struct{}),
 		hosts:          map[string]*hostSlots{},
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -102,8 +103,8 @@ var _ engine.Runner = (*Runner)(nil)
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
 	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
-	r.budget = cmp.Or(r.budget, config.DefaultBlockingTimeout)
-	r.reserve = cmp.Or(r.reserve, DefaultReserve)
+	r.budget = positive.Or(r.budget, config.DefaultBlockingTimeout)
+	r.reserve = positive.Or(r.reserve, DefaultReserve)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r
 }

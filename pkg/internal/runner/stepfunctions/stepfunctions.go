@@ -24,6 +24,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -82,8 +83,8 @@ func New(api API, o Options) (*Runner, error) {
 		return nil, fmt.Errorf("stepfunctions: %q is not a state machine ARN", o.StateMachineARN)
 	}
 	r := &Runner{api: api, arn: o.StateMachineARN, ttl: o.InterruptTTL, maxSteps: o.MaxSteps, log: o.Logger}
-	r.ttl = cmp.Or(r.ttl, config.DefaultInterruptTTL)
-	r.maxSteps = cmp.Or(r.maxSteps, DefaultMaxSteps)
+	r.ttl = positive.Or(r.ttl, config.DefaultInterruptTTL)
+	r.maxSteps = positive.Or(r.maxSteps, DefaultMaxSteps)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r, nil
 }
