@@ -107,10 +107,9 @@ func webURL(u string) bool {
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
-	"terminal":    func(s a2a.TaskState) bool { return s.Terminal() },
-	"textOf":      textOf,
-	"webURL":      webURL,
-	"interruptOf": interruptOf,
+	"terminal": func(s a2a.TaskState) bool { return s.Terminal() },
+	"textOf":   textOf,
+	"webURL":   webURL,
 	"json": func(raw json.RawMessage) string {
 		var v any
 		if json.Unmarshal(raw, &v) != nil {
