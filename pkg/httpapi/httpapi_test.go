@@ -594,6 +594,8 @@ func TestAliasedDuplicateMembers(t *testing.T) {
 		{"/rest/message:send", `{"message":` + msg10 + `}`, "1.0"},
 		{"/rest/message:send", `{"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"a","text":"b"}]}}`, "1.0"},
 		{"/rest/v1/tasks/t-1/pushNotificationConfigs", `{"url":"https://hooks.example.com/a","URL":"https://hooks.example.com/b"}`, ""},
+		{"/rest/v1/tasks/t-1/deliveries:redrive", `{"eventId":"t-1:1","event_id":"t-1:2"}`, ""},
+		{"/rest/v1/files", `{"size":1,"Size":2,"sha256":"` + strings.Repeat("0", 64) + `"}`, ""},
 	} {
 		r := do(t, "POST", srv.URL+tc.path, aliceToken, tc.body, "A2A-Version", tc.version)
 		assert.Equal(t, http.StatusBadRequest, r.status, "%s %s: %s", tc.path, tc.body, r.body)

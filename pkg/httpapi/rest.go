@@ -266,7 +266,7 @@ func (h *handler) restListDeliveries(w http.ResponseWriter, r *http.Request, c c
 // body, {"eventId", "configId"} (both optional; an empty body redrives
 // every failed delivery of the task), names what to redrive.
 func (h *handler) restRedriveDeliveries(w http.ResponseWriter, r *http.Request, c call) {
-	body, ok := h.readBody(w, r)
+	body, ok := h.readRESTBody(w, r, "rest redrive deliveries")
 	if !ok {
 		return
 	}
@@ -289,7 +289,7 @@ func (h *handler) restRedriveDeliveries(w http.ResponseWriter, r *http.Request, 
 // restCreateUpload serves POST /files (the files extension), whose body
 // is files/createUpload's params.
 func (h *handler) restCreateUpload(w http.ResponseWriter, r *http.Request, c call) {
-	body, ok := h.readBody(w, r)
+	body, ok := h.readRESTBody(w, r, "rest create upload")
 	if !ok {
 		return
 	}

@@ -107,10 +107,9 @@ func webURL(u string) bool {
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
-	"terminal":    func(s a2a.TaskState) bool { return s.Terminal() },
-	"textOf":      textOf,
-	"webURL":      webURL,
-	"interruptOf": interruptOf,
+	"terminal": func(s a2a.TaskState) bool { return s.Terminal() },
+	"textOf":   textOf,
+	"webURL":   webURL,
 	"json": func(raw json.RawMessage) string {
 		var v any
 		if json.Unmarshal(raw, &v) != nil {
@@ -278,22 +277,19 @@ func (h *handler) decline(w http.ResponseWriter, r *http.Request, s *session) {
 }
 
 // reply sends a message to the task (an interrupted task without
-// callbacks takes its answer so).
+// callbacks takes its answer so). The service gives the message the
+// task's context.
 func (h *handler) reply(w http.ResponseWriter, r *http.Request, s *session) {
 	text := strings.TrimSpace(r.PostForm.Get("text"))
 	if text == "" {
 		h.fail(w, r, http.StatusBadRequest, "Write a reply to send.")
 		return
 	}
-	taskID := r.PathValue("id")
-	t, err := h.o.Service.GetTask(r.Context(), s.id.Owner, a2a.TaskQueryParams{ID: taskID})
-	if err == nil {
-		blocking := false
-		_, err = h.o.Service.Send(r.Context(), s.id.Owner, a2a.MessageSendParams{
-			Message:       a2a.Message{Role: a2a.RoleUser, MessageID: newID(), TaskID: taskID, ContextID: t.ContextID, Parts: []a2a.Part{a2a.TextPart(text)}},
-			Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking},
-		})
-	}
+	blocking := false
+	_, err := h.o.Service.Send(r.Context(), s.id.Owner, a2a.MessageSendParams{
+		Message:       a2a.Message{Role: a2a.RoleUser, MessageID: newID(), TaskID: r.PathValue("id"), Parts: []a2a.Part{a2a.TextPart(text)}},
+		Configuration: &a2a.MessageSendConfiguration{Blocking: &blocking},
+	})
 	h.done(w, r, err)
 }
 

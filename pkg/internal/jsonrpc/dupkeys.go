@@ -29,8 +29,12 @@ func CheckMembers(b []byte) error {
 	if !json.Valid(b) {
 		return nil
 	}
-	return checkMembers(b, false)
+	return CheckValidMembers(b)
 }
+
+// CheckValidMembers is CheckMembers of a body its caller has already
+// found valid (json.Valid), which it does not scan a second time.
+func CheckValidMembers(b []byte) error { return checkMembers(b, false) }
 
 // checkMembers is CheckMembers of a valid JSON value; for a JSON-RPC
 // envelope, whose members

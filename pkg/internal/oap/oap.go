@@ -131,7 +131,7 @@ func Decode(body []byte) (*Request, error) {
 	if body[0] != '{' {
 		return req, a2a.Errorf(a2a.CodeInvalidRequest, "an OAP envelope must be a JSON object")
 	}
-	if err := jsonrpc.CheckMembers(body); err != nil {
+	if err := jsonrpc.CheckValidMembers(body); err != nil {
 		return req, err
 	}
 	var w struct {

@@ -202,7 +202,7 @@ func (p Project) Files(source string) ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a2a-lambda's template.yaml: %w", err)
 	}
-	generated, err := Template(src, p.Name)
+	generated, err := generate(tmpl, src, p.Name)
 	if err != nil {
 		return nil, err
 	}

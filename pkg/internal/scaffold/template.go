@@ -20,6 +20,11 @@ func Template(src []byte, agentName string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a2a-lambda's template.yaml: %w", err)
 	}
+	return generate(t, src, agentName)
+}
+
+// generate is Template of src, parsed as t.
+func generate(t *samtemplate.Template, src []byte, agentName string) ([]byte, error) {
 	param := samtemplate.Get(t.Root, "Parameters", "AgentName")
 	if param == nil {
 		return nil, fmt.Errorf("a2a-lambda's template.yaml has no AgentName parameter")
