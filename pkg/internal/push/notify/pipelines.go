@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -210,10 +209,7 @@ func (l *Local) OnChange(c store.TaskChange) {
 // When that fails, d is logged failed again (with its job, to be redriven
 // later) and the error returned.
 func (l *Local) Redrive(ctx context.Context, d store.Delivery) error {
-	j, err := DecodeJob(d.Job)
-	if err == nil && (j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version) {
-		err = fmt.Errorf("notify: the job of delivery %s to config %s is %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)
-	}
+	j, err := DeliveryJob(d)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 		err = l.enqueue(ctx, j)

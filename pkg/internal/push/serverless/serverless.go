@@ -197,12 +197,9 @@ func (f *Fanout) jobs(rec events.DynamoDBEventRecord) ([]notify.Job, []any, erro
 	if err != nil || d == nil {
 		return nil, nil, err
 	}
-	j, err := notify.DecodeJob(d.Job)
+	j, err := notify.DeliveryJob(*d)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the redriven delivery %s to config %s: %w", d.EventID(), d.ConfigID, err)
-	}
-	if j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version {
-		return nil, nil, fmt.Errorf("the redriven delivery %s to config %s holds the job of %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)
+		return nil, nil, err
 	}
 	return []notify.Job{j}, []any{"task_id", d.TaskID, "version", d.Version, "config_id", d.ConfigID, "redrive", d.Redrives}, nil
 }
