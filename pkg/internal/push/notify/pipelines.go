@@ -32,14 +32,12 @@ type Sender struct {
 	deliverer Deliverer
 	retry     push.RetryPolicy
 	recorder  *Recorder
-	log       *slog.Logger
 }
 
 // NewSender returns a sender that resolves jobs with resolver, delivers
 // with d, decides retries with retry and records outcomes in store.
 func NewSender(resolver *Resolver, d Deliverer, retry push.RetryPolicy, store Store, log *slog.Logger) *Sender {
-	log = cmp.Or(log, slog.New(slog.DiscardHandler))
-	return &Sender{resolver: resolver, deliverer: d, retry: retry, recorder: NewRecorder(store, log), log: log}
+	return &Sender{resolver: resolver, deliverer: d, retry: retry, recorder: NewRecorder(store, log)}
 }
 
 // Send makes attempt number attempt (1 for the first) of j, logs its
