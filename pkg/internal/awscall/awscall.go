@@ -15,6 +15,8 @@ package awscall
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -157,6 +159,12 @@ type Request struct {
 
 // EmptyPayloadHash is the SHA-256 of an empty body.
 const EmptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// PayloadHash is the hex SHA-256 of body, as a Request's PayloadHash.
+func PayloadHash(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
 
 // Do signs and sends r. A call refused for the moment (HTTP 429 or 5xx) or
 // that did not reach the API is tried again, up to the client's attempts,

@@ -14,8 +14,6 @@ package lambdainvoke
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -76,12 +74,11 @@ func (c *Client) InvokeAsync(ctx context.Context, function string, payload []byt
 	if len(payload) > MaxPayloadBytes {
 		return fmt.Errorf("lambdainvoke: a payload of %d bytes exceeds Lambda's %d for an asynchronous invocation", len(payload), MaxPayloadBytes)
 	}
-	sum := sha256.Sum256(payload)
 	resp, err := c.api.Do(ctx, awscall.Request{
 		Operation: "Invoke", Method: http.MethodPost,
 		URL:    c.api.Endpoint() + "/2015-03-31/functions/" + url.PathEscape(function) + "/invocations",
 		Header: http.Header{"Content-Type": {"application/json"}, "X-Amz-Invocation-Type": {"Event"}},
-		Body:   bytes.NewReader(payload), ContentLength: int64(len(payload)), PayloadHash: hex.EncodeToString(sum[:]),
+		Body:   bytes.NewReader(payload), ContentLength: int64(len(payload)), PayloadHash: awscall.PayloadHash(payload),
 	})
 	if err != nil {
 		return fmt.Errorf("lambdainvoke: invoke %s: %w", function, err)
