@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -29,19 +28,8 @@ import (
 // Lambda accepts.
 const MaxPayloadBytes = 256 << 10
 
-// Options configure a Client.
-type Options struct {
-	// Endpoint is the Lambda API's base URL. Empty: the config's
-	// BaseEndpoint (AWS_ENDPOINT_URL), else the region's public endpoint.
-	Endpoint string
-	// HTTPClient makes the calls; nil means a client with a 10 s timeout.
-	HTTPClient *http.Client
-	// Now tells the signing time; nil means time.Now.
-	Now func() time.Time
-	// MaxBackoff bounds the jittered wait before another attempt (default
-	// one second: an invocation is made while a client waits).
-	MaxBackoff time.Duration
-}
+// Options configure a Client (see awscall.Options).
+type Options = awscall.Options
 
 // Client makes asynchronous invocations. It is safe for concurrent use.
 type Client struct {
@@ -53,7 +41,7 @@ var service = awscall.Service{SigningName: "lambda", EndpointPrefix: "lambda", I
 
 // New returns a client with cfg's region and credentials.
 func New(cfg aws.Config, o Options) (*Client, error) {
-	api, err := awscall.New(cfg, service, awscall.Options{Endpoint: o.Endpoint, HTTPClient: o.HTTPClient, Now: o.Now, MaxBackoff: o.MaxBackoff})
+	api, err := awscall.New(cfg, service, o)
 	if err != nil {
 		return nil, err
 	}
