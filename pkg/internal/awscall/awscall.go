@@ -18,7 +18,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -329,10 +328,4 @@ func ReadBody(resp *http.Response) []byte {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	return b
-}
-
-// IsCode reports whether err is an *Error with code.
-func IsCode(err error, code string) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Code == code
 }

@@ -76,9 +76,6 @@ func New(cfg aws.Config, bucket string, o Options) (*Store, error) {
 	return s, nil
 }
 
-// Bucket is the store's bucket.
-func (s *Store) Bucket() string { return s.bucket }
-
 // url is the URL of key for op: with the x-id parameter the SDK adds to
 // name the operation (all but HeadObject).
 func (s *Store) url(key, op string) (string, error) {
