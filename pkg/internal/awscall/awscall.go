@@ -15,8 +15,9 @@ package awscall
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -157,6 +158,12 @@ type Request struct {
 
 // EmptyPayloadHash is the SHA-256 of an empty body.
 const EmptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// PayloadHash is the hex SHA-256 of body, as a Request's PayloadHash.
+func PayloadHash(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
 
 // Do signs and sends r. A call refused for the moment (HTTP 429 or 5xx) or
 // that did not reach the API is tried again, up to the client's attempts,
@@ -321,10 +328,4 @@ func ReadBody(resp *http.Response) []byte {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	return b
-}
-
-// IsCode reports whether err is an *Error with code.
-func IsCode(err error, code string) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Code == code
 }

@@ -385,19 +385,19 @@ func (f *Files) storePart(ctx context.Context, owner string, p *a2a.Part) (a2a.P
 // owner.
 func (f *Files) put(ctx context.Context, owner string, body io.ReadSeeker, size int64, sum, mediaType string) (ref, error) {
 	r := newRef(owner)
-	err := f.store.Put(ctx, r.key(), body, size, objectstore.PutOptions{ContentType: orOctets(mediaType), SHA256: sum,
-		Metadata: map[string]string{metaSize: strconv.FormatInt(size, 10), metaSHA256: sum}})
+	err := f.store.Put(ctx, r.key(), body, size, putOptions(size, sum, mediaType))
 	if err != nil {
 		return ref{}, fmt.Errorf("store file %s: %w", r.uri(), err)
 	}
 	return r, nil
 }
 
-func orOctets(mediaType string) string {
-	if mediaType == "" {
-		return "application/octet-stream"
-	}
-	return mediaType
+// putOptions store a file of size bytes whose SHA-256 is sum: the store
+// checks the content against sum, and the metadata keeps both for
+// checkContent.
+func putOptions(size int64, sum, mediaType string) objectstore.PutOptions {
+	return objectstore.PutOptions{ContentType: cmp.Or(mediaType, "application/octet-stream"), SHA256: sum,
+		Metadata: map[string]string{metaSize: strconv.FormatInt(size, 10), metaSHA256: sum}}
 }
 
 // Discard deletes the objects a call stored, once what was to hold them
@@ -424,8 +424,7 @@ func (f *Files) CreateUpload(ctx context.Context, owner string, p a2a.FileUpload
 	}
 	p.SHA256 = strings.ToLower(p.SHA256)
 	r := newRef(owner)
-	u, h, err := f.store.PresignPut(ctx, r.key(), p.Size, objectstore.PutOptions{ContentType: orOctets(p.MediaType), SHA256: p.SHA256,
-		Metadata: map[string]string{metaSize: strconv.FormatInt(p.Size, 10), metaSHA256: p.SHA256}}, f.ttl)
+	u, h, err := f.store.PresignPut(ctx, r.key(), p.Size, putOptions(p.Size, p.SHA256, p.MediaType), f.ttl)
 	if err != nil {
 		return nil, fmt.Errorf("presign the upload of %s: %w", r.uri(), err)
 	}

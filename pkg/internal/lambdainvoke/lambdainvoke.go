@@ -14,13 +14,10 @@ package lambdainvoke
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -31,19 +28,8 @@ import (
 // Lambda accepts.
 const MaxPayloadBytes = 256 << 10
 
-// Options configure a Client.
-type Options struct {
-	// Endpoint is the Lambda API's base URL. Empty: the config's
-	// BaseEndpoint (AWS_ENDPOINT_URL), else the region's public endpoint.
-	Endpoint string
-	// HTTPClient makes the calls; nil means a client with a 10 s timeout.
-	HTTPClient *http.Client
-	// Now tells the signing time; nil means time.Now.
-	Now func() time.Time
-	// MaxBackoff bounds the jittered wait before another attempt (default
-	// one second: an invocation is made while a client waits).
-	MaxBackoff time.Duration
-}
+// Options configure a Client (see awscall.Options).
+type Options = awscall.Options
 
 // Client makes asynchronous invocations. It is safe for concurrent use.
 type Client struct {
@@ -55,7 +41,7 @@ var service = awscall.Service{SigningName: "lambda", EndpointPrefix: "lambda", I
 
 // New returns a client with cfg's region and credentials.
 func New(cfg aws.Config, o Options) (*Client, error) {
-	api, err := awscall.New(cfg, service, awscall.Options{Endpoint: o.Endpoint, HTTPClient: o.HTTPClient, Now: o.Now, MaxBackoff: o.MaxBackoff})
+	api, err := awscall.New(cfg, service, o)
 	if err != nil {
 		return nil, err
 	}
@@ -76,12 +62,11 @@ func (c *Client) InvokeAsync(ctx context.Context, function string, payload []byt
 	if len(payload) > MaxPayloadBytes {
 		return fmt.Errorf("lambdainvoke: a payload of %d bytes exceeds Lambda's %d for an asynchronous invocation", len(payload), MaxPayloadBytes)
 	}
-	sum := sha256.Sum256(payload)
 	resp, err := c.api.Do(ctx, awscall.Request{
 		Operation: "Invoke", Method: http.MethodPost,
 		URL:    c.api.Endpoint() + "/2015-03-31/functions/" + url.PathEscape(function) + "/invocations",
 		Header: http.Header{"Content-Type": {"application/json"}, "X-Amz-Invocation-Type": {"Event"}},
-		Body:   bytes.NewReader(payload), ContentLength: int64(len(payload)), PayloadHash: hex.EncodeToString(sum[:]),
+		Body:   bytes.NewReader(payload), ContentLength: int64(len(payload)), PayloadHash: awscall.PayloadHash(payload),
 	})
 	if err != nil {
 		return fmt.Errorf("lambdainvoke: invoke %s: %w", function, err)

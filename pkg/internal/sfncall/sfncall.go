@@ -14,8 +14,6 @@ package sfncall
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -119,11 +117,10 @@ func (c *Client) call(ctx context.Context, operation string, in, out any) error 
 	if err != nil {
 		return fmt.Errorf("sfn %s: encode: %w", operation, err)
 	}
-	sum := sha256.Sum256(b)
 	resp, err := c.api.Do(ctx, awscall.Request{
 		Operation: operation, Method: http.MethodPost, URL: c.api.Endpoint() + "/",
 		Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}, "X-Amz-Target": {"AWSStepFunctions." + operation}},
-		Body:   bytes.NewReader(b), ContentLength: int64(len(b)), PayloadHash: hex.EncodeToString(sum[:]),
+		Body:   bytes.NewReader(b), ContentLength: int64(len(b)), PayloadHash: awscall.PayloadHash(b),
 	})
 	if err != nil {
 		return fmt.Errorf("sfn %s: %w", operation, err)

@@ -31,10 +31,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore"
 )
 
-// DefaultDir is the folder's default place: a2a-lambda-files in the
-// system's temporary directory.
-func DefaultDir() string { return filepath.Join(os.TempDir(), "a2a-lambda-files") }
-
 // Path is where Handler is mounted on the local server.
 const Path = "/files/"
 
@@ -67,9 +63,6 @@ func New(dir, publicURL string, o Options) (*Store, error) {
 	}
 	return &Store{dir: dir, base: strings.TrimRight(publicURL, "/") + Path, key: key, clock: clock.Or(o.Clock)}, nil
 }
-
-// Dir is the store's directory.
-func (s *Store) Dir() string { return s.dir }
 
 // signingKey reads the key at path, or makes and writes a new one.
 func signingKey(path string) ([]byte, error) {

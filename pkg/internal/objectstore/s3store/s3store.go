@@ -18,7 +18,6 @@ package s3store
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -76,9 +75,6 @@ func New(cfg aws.Config, bucket string, o Options) (*Store, error) {
 	}
 	return s, nil
 }
-
-// Bucket is the store's bucket.
-func (s *Store) Bucket() string { return s.bucket }
 
 // url is the URL of key for op: with the x-id parameter the SDK adds to
 // name the operation (all but HeadObject).
@@ -271,10 +267,7 @@ func (s *Store) CreateBucket(ctx context.Context) error {
 	if r := s.api.Region(); r != "us-east-1" {
 		body = []byte(`<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LocationConstraint>` + r + `</LocationConstraint></CreateBucketConfiguration>`)
 	}
-	sum := awscall.EmptyPayloadHash
-	if body != nil {
-		sum = sha256Hex(body)
-	}
+	sum := awscall.PayloadHash(body)
 	resp, err := s.api.Do(ctx, awscall.Request{Operation: "CreateBucket", Method: http.MethodPut, URL: s.base, Header: http.Header{"X-Amz-Content-Sha256": {sum}},
 		Body: bytes.NewReader(body), ContentLength: int64(len(body)), PayloadHash: sum})
 	if err != nil {
@@ -308,9 +301,4 @@ func xmlText(body []byte, tag string) string {
 		return s[:j]
 	}
 	return ""
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }

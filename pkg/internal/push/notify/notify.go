@@ -96,6 +96,19 @@ func DecodeJob(body []byte) (Job, error) {
 	return j, nil
 }
 
+// DeliveryJob reads the job a delivery log entry keeps (to redrive it):
+// it must be the job of d's own event and config.
+func DeliveryJob(d store.Delivery) (Job, error) {
+	j, err := DecodeJob(d.Job)
+	if err != nil {
+		return j, fmt.Errorf("the job of delivery %s to config %s: %w", d.EventID(), d.ConfigID, err)
+	}
+	if j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version {
+		return j, fmt.Errorf("the job of delivery %s to config %s is %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)
+	}
+	return j, nil
+}
+
 // Store is what resolving jobs and recording outcomes needs of the task
 // store; store.Store implements it.
 type Store interface {

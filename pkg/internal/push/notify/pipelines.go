@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -33,14 +32,12 @@ type Sender struct {
 	deliverer Deliverer
 	retry     push.RetryPolicy
 	recorder  *Recorder
-	log       *slog.Logger
 }
 
 // NewSender returns a sender that resolves jobs with resolver, delivers
 // with d, decides retries with retry and records outcomes in store.
 func NewSender(resolver *Resolver, d Deliverer, retry push.RetryPolicy, store Store, log *slog.Logger) *Sender {
-	log = cmp.Or(log, slog.New(slog.DiscardHandler))
-	return &Sender{resolver: resolver, deliverer: d, retry: retry, recorder: NewRecorder(store, log), log: log}
+	return &Sender{resolver: resolver, deliverer: d, retry: retry, recorder: NewRecorder(store, log)}
 }
 
 // Send makes attempt number attempt (1 for the first) of j, logs its
@@ -210,10 +207,7 @@ func (l *Local) OnChange(c store.TaskChange) {
 // When that fails, d is logged failed again (with its job, to be redriven
 // later) and the error returned.
 func (l *Local) Redrive(ctx context.Context, d store.Delivery) error {
-	j, err := DecodeJob(d.Job)
-	if err == nil && (j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version) {
-		err = fmt.Errorf("notify: the job of delivery %s to config %s is %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)
-	}
+	j, err := DeliveryJob(d)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 		err = l.enqueue(ctx, j)

@@ -197,12 +197,9 @@ func (f *Fanout) jobs(rec events.DynamoDBEventRecord) ([]notify.Job, []any, erro
 	if err != nil || d == nil {
 		return nil, nil, err
 	}
-	j, err := notify.DecodeJob(d.Job)
+	j, err := notify.DeliveryJob(*d)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the redriven delivery %s to config %s: %w", d.EventID(), d.ConfigID, err)
-	}
-	if j.TaskID != d.TaskID || j.ConfigID != d.ConfigID || j.Version != d.Version {
-		return nil, nil, fmt.Errorf("the redriven delivery %s to config %s holds the job of %s to config %s", d.EventID(), d.ConfigID, j.EventID(), j.ConfigID)
+		return nil, nil, err
 	}
 	return []notify.Job{j}, []any{"task_id", d.TaskID, "version", d.Version, "config_id", d.ConfigID, "redrive", d.Redrives}, nil
 }
@@ -248,12 +245,9 @@ func (f *Fanout) deadLetter(ctx context.Context, rec *events.DynamoDBEventRecord
 	if err != nil {
 		return fmt.Errorf("encode a dead letter: %w", err)
 	}
-	attr := func(v string) types.MessageAttributeValue {
-		return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(SQSText(v))}
-	}
-	attrs := map[string]types.MessageAttributeValue{"reason": attr(dl.Reason), "sequenceNumber": attr(dl.SequenceNumber)}
+	attrs := map[string]types.MessageAttributeValue{"reason": textAttr(dl.Reason), "sequenceNumber": textAttr(dl.SequenceNumber)}
 	if dl.Detail != "" {
-		attrs["detail"] = attr(truncate(dl.Detail, maxDetail))
+		attrs["detail"] = textAttr(truncate(dl.Detail, maxDetail))
 	}
 	_, err = f.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(f.dlqURL), MessageBody: aws.String(SQSText(string(body))), MessageAttributes: attrs})
 	if code, refused := refusedForGood(err); refused {
@@ -266,6 +260,11 @@ func (f *Fanout) deadLetter(ctx context.Context, rec *events.DynamoDBEventRecord
 	}
 	log.WarnContext(ctx, "stream record dead-lettered")
 	return nil
+}
+
+// textAttr is a String message attribute of v, escaped for SQS.
+func textAttr(v string) types.MessageAttributeValue {
+	return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(SQSText(v))}
 }
 
 // truncate shortens s to at most n bytes, on a rune boundary.
@@ -571,13 +570,10 @@ func (d *Deliver) postpone(ctx context.Context, log *slog.Logger, m *events.SQSM
 // whether it got there (if not, the queue's redrive policy takes it there
 // after its last receive).
 func (d *Deliver) deadLetter(ctx context.Context, log *slog.Logger, m *events.SQSMessage, reason, detail string) bool {
-	attr := func(v string) types.MessageAttributeValue {
-		return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(SQSText(v))}
-	}
-	attrs := map[string]types.MessageAttributeValue{"reason": attr(reason), "sourceMessageId": attr(m.MessageId)}
+	attrs := map[string]types.MessageAttributeValue{"reason": textAttr(reason), "sourceMessageId": textAttr(m.MessageId)}
 	if detail != "" {
 		// A webhook's answer may hold anything.
-		attrs["detail"] = attr(truncate(detail, maxDetail))
+		attrs["detail"] = textAttr(truncate(detail, maxDetail))
 	}
 	_, err := d.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(d.dlqURL), MessageBody: aws.String(m.Body), MessageAttributes: attrs})
 	if err != nil {
