@@ -360,7 +360,7 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 			if reply.RequestID != "" {
 				b, err := s.binding(ctx, owner, reply.RequestID, "", a2a.MethodMessageSend)
 				if err == nil {
-					job, err := s.resolve(ctx, owner, b, msg, reply, idemKey, fingerprint, md)
+					job, err := s.resolve(ctx, owner, b, rec, msg, reply, idemKey, fingerprint, md)
 					return job, false, err
 				}
 				if !errors.Is(err, &a2a.Error{Code: a2a.CodeInterruptRequestNotFound}) {
