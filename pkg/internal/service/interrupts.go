@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -37,11 +36,7 @@ func (s *Service) ReplyQuestion(ctx context.Context, owner string, p a2a.Questio
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	lines := make([]string, len(p.Answers))
-	for i, a := range p.Answers {
-		lines[i] = strings.Join(a, ", ")
-	}
-	reply := agent.Reply{RequestID: p.RequestID, Type: a2a.InterruptQuestion, Answers: p.Answers, Text: strings.Join(lines, "\n")}
+	reply := agent.Reply{RequestID: p.RequestID, Type: a2a.InterruptQuestion, Answers: p.Answers, Text: engine.AnswersText(p.Answers)}
 	return s.answer(ctx, owner, a2a.MethodInterruptQuestionReply, reply, reply.Text)
 }
 
