@@ -182,7 +182,8 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	}
 	if u := w.unsaved; u != nil && u.Finished() {
 		// The step stored the task once, finished: it is the answer.
-		return s.wire(ctx, recordOf(&u.Task, historyLength)), nil
+		rec := u.Task.Record(s.clock.Now())
+		return s.wire(ctx, withHistory(&rec, historyLength)), nil
 	}
 	if !blocking && w.created != nil {
 		// The task as this send created it is the answer: a non-blocking
@@ -273,13 +274,11 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 		}
 		return work{job: job, unsaved: &engine.Unsaved{Task: nt}}, nil
 	}
-	created := s.clock.Now()
-	rec := &store.TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
-		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored(), Fingerprint: fingerprint}
+	rec := nt.Record(s.clock.Now())
 	if err := s.store.CreateTask(ctx, nt); err != nil {
 		return work{}, s.storeError(err, taskID, "params.message")
 	}
-	return work{job: job, created: rec}, nil
+	return work{job: job, created: &rec}, nil
 }
 
 // fits reports, as every store would (store.CheckContent), a message or
