@@ -51,8 +51,10 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if err := checkModel(&p); err != nil {
 		return nil, err
 	}
-	if cfg.PushNotificationConfig != nil && !s.cfg.PushNotifications {
-		return nil, a2a.Errorf(a2a.CodePushNotificationNotSupported, "push notifications are not supported by this agent; poll tasks/get instead")
+	if cfg.PushNotificationConfig != nil {
+		if err := s.pushEnabled(); err != nil {
+			return nil, err
+		}
 	}
 	blocking := s.cfg.BlockingDefault
 	if cfg.Blocking != nil {
