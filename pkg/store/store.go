@@ -120,6 +120,13 @@ type NewTask struct {
 	NoRecord bool
 }
 
+// Record is the task record that storing nt at now makes: version 1,
+// created and updated now. It shares nt's slices.
+func (nt *NewTask) Record(now time.Time) TaskRecord {
+	return TaskRecord{Task: nt.Task, Owner: nt.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
+		RequestMetadata: nt.RequestMetadata, SessionID: nt.SessionID, Lease: nt.Lease.Stored(), Fingerprint: nt.Fingerprint}
+}
+
 // ArtifactIDs are the ids of the artifacts of a task created finished,
 // each once, in order: they are complete (see Update.CompletedArtifacts).
 func (nt *NewTask) ArtifactIDs() []string {

@@ -265,13 +265,10 @@ func (x *Executor) load(ctx context.Context, taskID string, u *Unsaved) (*store.
 	if u == nil {
 		return x.store.GetTask(ctx, taskID, store.AllHistory)
 	}
-	nt := &u.Task
-	created := x.clock.Now()
-	rec := &store.TaskRecord{Task: nt.Task, Owner: nt.Owner, Version: 1, CreatedAt: created, UpdatedAt: created,
-		RequestMetadata: nt.RequestMetadata, SessionID: nt.SessionID, Lease: nt.Lease.Stored(), Fingerprint: nt.Fingerprint}
-	rec.Task.History = slices.Clone(nt.Task.History)
-	rec.Task.Artifacts = slices.Clone(nt.Task.Artifacts)
-	return rec, nil
+	rec := u.Task.Record(x.clock.Now())
+	rec.Task.History = slices.Clone(rec.Task.History)
+	rec.Task.Artifacts = slices.Clone(rec.Task.Artifacts)
+	return &rec, nil
 }
 
 // triggerMessage recovers the user message that triggered a step from the

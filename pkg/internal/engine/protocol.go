@@ -47,13 +47,21 @@ func replyFromStatus(msg *a2a.Message) *agent.Reply {
 		}
 	}
 	if r.Answers != nil && r.Text == "" {
-		lines := make([]string, len(r.Answers))
-		for i, a := range r.Answers {
-			lines[i] = strings.Join(a, ", ")
-		}
-		r.Text = strings.Join(lines, "\n")
+		r.Text = AnswersText(r.Answers)
 	}
 	return r
+}
+
+// AnswersText is the text of a question's answers (agent.Reply.Text):
+// one line per question, its answers joined by commas. The reply a step
+// gets has it whether it came in the request or was rebuilt from the
+// status message (replyFromStatus).
+func AnswersText(answers [][]string) string {
+	lines := make([]string, len(answers))
+	for i, a := range answers {
+		lines[i] = strings.Join(a, ", ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Resolution is the normalized outcome of an interrupt reply, as shown in

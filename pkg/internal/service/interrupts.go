@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -37,11 +36,7 @@ func (s *Service) ReplyQuestion(ctx context.Context, owner string, p a2a.Questio
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	lines := make([]string, len(p.Answers))
-	for i, a := range p.Answers {
-		lines[i] = strings.Join(a, ", ")
-	}
-	reply := agent.Reply{RequestID: p.RequestID, Type: a2a.InterruptQuestion, Answers: p.Answers, Text: strings.Join(lines, "\n")}
+	reply := agent.Reply{RequestID: p.RequestID, Type: a2a.InterruptQuestion, Answers: p.Answers, Text: engine.AnswersText(p.Answers)}
 	return s.answer(ctx, owner, a2a.MethodInterruptQuestionReply, reply, reply.Text)
 }
 
@@ -119,7 +114,7 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 	}
 	msg := a2a.Message{Role: a2a.RoleUser, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart(text)}}
-	job, err := s.resolve(ctx, owner, b, msg, &reply, "", "", nil)
+	job, err := s.resolve(ctx, owner, b, nil, msg, &reply, "", "", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -131,17 +126,21 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 
 // resolve stores a reply: the user's message and a working status whose
 // message shows the interrupt resolved, together with the binding's
-// resolution. idemKey, when set, makes a retried message/send a duplicate.
-func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptBinding, msg a2a.Message, reply *agent.Reply, idemKey, fingerprint string, md a2a.Metadata) (engine.Job, error) {
+// resolution. rec, when set, is b's task as the caller just read it, which
+// the first write is conditioned on instead of reading it again. idemKey,
+// when set, makes a retried message/send a duplicate.
+func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptBinding, rec *store.TaskRecord, msg a2a.Message, reply *agent.Reply, idemKey, fingerprint string, md a2a.Metadata) (engine.Job, error) {
 	resolved := &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart("Reply received; the agent continues.")}}
 	a2a.SetInterrupt(resolved, a2a.SharedInterruptInfo{RequestID: b.RequestID, Type: b.Type, Phase: a2a.InterruptPhaseResolved, Resolution: engine.Resolution(reply)})
 	for attempt := 0; ; attempt++ {
-		rec, err := s.get(ctx, owner, b.TaskID, store.GetOptions{})
-		if err != nil {
-			return engine.Job{}, err
+		if attempt > 0 || rec == nil || rec.Task.ID != b.TaskID {
+			var err error
+			if rec, err = s.get(ctx, owner, b.TaskID, store.GetOptions{}); err != nil {
+				return engine.Job{}, err
+			}
 		}
-		_, err = s.store.ResolveInterrupt(ctx, b.RequestID, s.resumption(rec, owner, msg, idemKey, fingerprint, md, resolved))
+		_, err := s.store.ResolveInterrupt(ctx, b.RequestID, s.resumption(rec, owner, msg, idemKey, fingerprint, md, resolved))
 		var (
 			ce *store.ConflictError
 			ie *store.InterruptConflictError

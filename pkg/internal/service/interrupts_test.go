@@ -256,3 +256,31 @@ func TestReplyCarriesTheTaskToken(t *testing.T) {
 	assert.Equal(t, res.RequestID, j.Reply.RequestID)
 	assert.Equal(t, [][]string{{"green"}}, j.Reply.Answers)
 }
+
+// A message that answers a task's interrupt reads the task once to resume
+// it (and once more for the answer): resolving the interrupt writes on
+// the version that read found.
+func TestReplyByMessageReadsItsTaskOnce(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, interrupting)
+	counting := &countingStore{Store: f.store}
+	exec := engine.NewExecutor(f.store, &scripted{step: interrupting}, engine.Options{Clock: f.clock})
+	rr := &deadRunner{}
+	svc := service.New(counting, rr, agent.Info{}, service.Config{}, service.Options{Clock: f.clock})
+	task, err := svc.SendMessage(ctx, "alice", send(userMsg("m", "question"), false))
+	require.NoError(t, err)
+	res, err := exec.Step(ctx, engine.Job{TaskID: task.ID, Message: &task.History[0]})
+	require.NoError(t, err)
+	_, err = exec.Await(ctx, engine.AwaitRequest{TaskID: task.ID, RequestID: res.RequestID})
+	require.NoError(t, err)
+
+	counting.reads = 0
+	m := userMsg("reply", "green")
+	m.TaskID = task.ID
+	answered, err := svc.SendMessage(ctx, "alice", send(m, false))
+	require.NoError(t, err)
+	assert.Equal(t, a2a.TaskStateWorking, answered.Status.State)
+	require.Len(t, rr.jobs, 2)
+	assert.Equal(t, res.RequestID, rr.jobs[1].Reply.RequestID)
+	assert.Equal(t, 2, counting.reads, "one read to resume the task, one for the answer")
+}

@@ -62,13 +62,6 @@ type Files interface {
 	CreateUpload(ctx context.Context, owner string, p a2a.FileUploadParams) (*a2a.FileUploadResult, error)
 }
 
-// recordOf is the task as a finished NewTask holds it, with at most
-// historyLength messages (negative: all).
-func recordOf(nt *store.NewTask, historyLength int) *store.TaskRecord {
-	rec := &store.TaskRecord{Task: nt.Task, Owner: nt.Owner, Version: 1, RequestMetadata: nt.RequestMetadata, SessionID: nt.SessionID}
-	return withHistory(rec, historyLength)
-}
-
 // withHistory returns a copy of rec with at most historyLength of its
 // messages, the latest (negative: all).
 func withHistory(rec *store.TaskRecord, historyLength int) *store.TaskRecord {

@@ -51,8 +51,10 @@ func (s *Service) SendMessage(ctx context.Context, owner string, p a2a.MessageSe
 	if err := checkModel(&p); err != nil {
 		return nil, err
 	}
-	if cfg.PushNotificationConfig != nil && !s.cfg.PushNotifications {
-		return nil, a2a.Errorf(a2a.CodePushNotificationNotSupported, "push notifications are not supported by this agent; poll tasks/get instead")
+	if cfg.PushNotificationConfig != nil {
+		if err := s.pushEnabled(); err != nil {
+			return nil, err
+		}
 	}
 	blocking := s.cfg.BlockingDefault
 	if cfg.Blocking != nil {
@@ -182,7 +184,8 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	}
 	if u := w.unsaved; u != nil && u.Finished() {
 		// The step stored the task once, finished: it is the answer.
-		return s.wire(ctx, recordOf(&u.Task, historyLength)), nil
+		rec := u.Task.Record(s.clock.Now())
+		return s.wire(ctx, withHistory(&rec, historyLength)), nil
 	}
 	if !blocking && w.created != nil {
 		// The task as this send created it is the answer: a non-blocking
@@ -273,13 +276,11 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 		}
 		return work{job: job, unsaved: &engine.Unsaved{Task: nt}}, nil
 	}
-	created := s.clock.Now()
-	rec := &store.TaskRecord{Task: t, Owner: owner, Version: 1, CreatedAt: created, UpdatedAt: created,
-		RequestMetadata: md, SessionID: session, Lease: nt.Lease.Stored(), Fingerprint: fingerprint}
+	rec := nt.Record(s.clock.Now())
 	if err := s.store.CreateTask(ctx, nt); err != nil {
 		return work{}, s.storeError(err, taskID, "params.message")
 	}
-	return work{job: job, created: rec}, nil
+	return work{job: job, created: &rec}, nil
 }
 
 // fits reports, as every store would (store.CheckContent), a message or
@@ -360,7 +361,7 @@ func (s *Service) continueTask(ctx context.Context, owner string, msg a2a.Messag
 			if reply.RequestID != "" {
 				b, err := s.binding(ctx, owner, reply.RequestID, "", a2a.MethodMessageSend)
 				if err == nil {
-					job, err := s.resolve(ctx, owner, b, msg, reply, idemKey, fingerprint, md)
+					job, err := s.resolve(ctx, owner, b, rec, msg, reply, idemKey, fingerprint, md)
 					return job, false, err
 				}
 				if !errors.Is(err, &a2a.Error{Code: a2a.CodeInterruptRequestNotFound}) {

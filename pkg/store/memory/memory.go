@@ -188,18 +188,18 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 			bound = b
 		}
 	}
-	task := t.Task
-	task.History = slices.Clone(task.History)
-	task.Artifacts = arts
+	rec := t.Record(now)
+	rec.Task.History = slices.Clone(rec.Task.History)
+	rec.Task.Artifacts = arts
 	e := &entry{
-		artBytes: artBytes,
-		rec: store.TaskRecord{Task: task, Owner: t.Owner, Version: 1, CreatedAt: now, UpdatedAt: now,
-			RequestMetadata: t.RequestMetadata, SessionID: t.SessionID, Lease: t.Lease.Stored(), Fingerprint: t.Fingerprint},
+		artBytes:       artBytes,
+		rec:            rec,
 		expiresAt:      now.Add(s.taskTTL),
 		idemKey:        key,
 		contextSession: bound,
 		bytes:          size,
 	}
+	task := &e.rec.Task
 	s.bytes += int64(size)
 	for _, c := range t.PushConfigs {
 		if e.configs == nil {
