@@ -21,21 +21,21 @@ import (
 )
 
 // streamFilters returns the patterns of the push function's stream mapping.
-func streamFilters(t *testing.T) []map[string]any {
+func streamFilters(t *testing.T) []string {
 	tpl := load(t)
 	var filters []struct {
 		Pattern string `yaml:"Pattern"`
 	}
 	decode(t, tpl.Resources["PushStreamMapping"].Prop("FilterCriteria", "Filters"), &filters)
 	require.NotEmpty(t, filters)
-	var out []map[string]any
+	var out []string
 	for _, f := range filters {
 		var p map[string]any
 		require.NoError(t, json.Unmarshal([]byte(f.Pattern), &p))
 		for k := range p {
 			assert.Equal(t, "dynamodb", k, "DynamoDB event source mappings filter only on the dynamodb key")
 		}
-		out = append(out, p)
+		out = append(out, f.Pattern)
 	}
 	return out
 }
@@ -127,14 +127,8 @@ func TestStreamFilter(t *testing.T) {
 	seen := map[string]int{}
 	changes, redrives := 0, 0
 	for _, r := range recs {
-		b, err := json.Marshal(r)
+		pass, err := awstest.FilterPasses(filters, r)
 		require.NoError(t, err)
-		var rec map[string]any
-		require.NoError(t, json.Unmarshal(b, &rec))
-		pass := false
-		for _, f := range filters {
-			pass = pass || awstest.FilterMatches(f, rec)
-		}
 		sk := r.Change.Keys["SK"].String()
 		state := r.Change.NewImage["state"]
 		hasPush := r.Change.NewImage["hasPush"]

@@ -256,15 +256,15 @@ func Load(getenv func(string) string) (Config, error) {
 		MaxRequestBodyBytes: int64(r.intRange("A2A_MAX_REQUEST_BODY_BYTES", DefaultMaxRequestBodyBytes, 1024, 64<<20)),
 		GzipMinimumSize:     r.intRange("A2A_HTTP_GZIP_MINIMUM_SIZE", DefaultGzipMinimumSize, 0, 1<<30),
 		BlockingDefault:     r.boolean("A2A_BLOCKING_DEFAULT", false),
-		BlockingTimeout:     time.Duration(r.intRange("A2A_BLOCKING_TIMEOUT_SECONDS", int(DefaultBlockingTimeout/time.Second), 1, 900)) * time.Second,
+		BlockingTimeout:     r.seconds("A2A_BLOCKING_TIMEOUT_SECONDS", DefaultBlockingTimeout, 1, 900),
 		Agent:               r.str("A2A_AGENT", DefaultAgent),
 		LogLevel:            r.level("A2A_LOG_LEVEL", slog.LevelInfo),
 		// Step Functions' task timeout is at most a year; a day of tombstone is plenty.
-		InterruptTTL:          time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TTL_SECONDS", int(DefaultInterruptTTL/time.Second), 1, 365*24*3600)) * time.Second,
-		InterruptTombstoneTTL: time.Duration(r.intRange("A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS", int(DefaultInterruptTombstone/time.Second), 0, 24*3600)) * time.Second,
-		LeaseDuration:         time.Duration(r.intRange("A2A_TASK_LEASE_SECONDS", int(DefaultLeaseDuration/time.Second), 1, 3600)) * time.Second,
+		InterruptTTL:          r.seconds("A2A_INTERRUPT_REQUEST_TTL_SECONDS", DefaultInterruptTTL, 1, 365*24*3600),
+		InterruptTombstoneTTL: r.seconds("A2A_INTERRUPT_REQUEST_TOMBSTONE_TTL_SECONDS", DefaultInterruptTombstone, 0, 24*3600),
+		LeaseDuration:         r.seconds("A2A_TASK_LEASE_SECONDS", DefaultLeaseDuration, 1, 3600),
 		MaxTakeovers:          r.intRange("A2A_TASK_MAX_TAKEOVERS", DefaultMaxTakeovers, 1, 100),
-		IdempotencyWindow:     time.Duration(r.intRange("A2A_IDEMPOTENCY_WINDOW_SECONDS", int(DefaultIdempotencyWindow/time.Second), 0, 366*24*3600)) * time.Second,
+		IdempotencyWindow:     r.seconds("A2A_IDEMPOTENCY_WINDOW_SECONDS", DefaultIdempotencyWindow, 0, 366*24*3600),
 	}
 	c.ConfiguredPublicURL = r.publicURL("A2A_PUBLIC_URL", "")
 	c.PublicURL = cmp.Or(c.ConfiguredPublicURL, "http://"+net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
@@ -413,7 +413,7 @@ func (r *reader) taskStore() (TaskStore, AWS) {
 		Backend:     strings.ToLower(r.str("A2A_TASK_STORE_BACKEND", BackendMemory)),
 		Table:       strings.TrimSpace(r.getenv("A2A_TASK_STORE_TABLE")),
 		CreateTable: r.boolean("A2A_TASK_STORE_CREATE_TABLE", false),
-		TTL:         time.Duration(r.intRange("A2A_TASK_TTL_SECONDS", int(DefaultTaskTTL/time.Second), 60, maxTaskTTLSeconds)) * time.Second,
+		TTL:         r.seconds("A2A_TASK_TTL_SECONDS", DefaultTaskTTL, 60, maxTaskTTLSeconds),
 		MaxTasks:    r.intRange("A2A_MEMORY_MAX_TASKS", DefaultMemoryMaxTasks, 1, 10_000_000),
 		MaxBytes:    int64(r.intRange("A2A_MEMORY_MAX_BYTES", DefaultMemoryMaxBytes, 1<<20, 1<<40)),
 	}

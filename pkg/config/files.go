@@ -59,7 +59,7 @@ func (r *reader) files(taskTTL time.Duration) Files {
 		Bucket:         strings.TrimSpace(r.getenv("A2A_FILES_BUCKET")),
 		Dir:            r.str("A2A_FILES_DIR", DefaultFilesDir()),
 		InlineLimit:    r.intRange("A2A_FILES_INLINE_LIMIT_BYTES", DefaultFilesInlineLimit, 1024, maxInlineLimit),
-		URLTTL:         time.Duration(r.intRange("A2A_FILES_URL_TTL_SECONDS", int(DefaultFilesURLTTL/time.Second), 1, int(maxURLTTL/time.Second))) * time.Second,
+		URLTTL:         r.seconds("A2A_FILES_URL_TTL_SECONDS", DefaultFilesURLTTL, 1, int(maxURLTTL/time.Second)),
 		MaxUploadBytes: int64(r.intRange("A2A_FILES_MAX_UPLOAD_BYTES", DefaultFilesMaxUploadBytes, 1, maxUploadBytes)),
 		ExpirationDays: r.intRange("A2A_FILES_EXPIRATION_DAYS", 0, 0, 367),
 	}

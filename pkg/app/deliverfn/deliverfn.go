@@ -36,7 +36,7 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 	if err != nil {
 		return nil, err
 	}
-	store, awsCfg, err := setup.ForFunction(ctx, env)
+	fn, err := setup.ForFunction(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -44,11 +44,7 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 	if err != nil {
 		return nil, err
 	}
-	fs, err := setup.BucketFiles(cfg, awsCfg, nil, env.Log)
-	if err != nil {
-		return nil, err
-	}
-	return NewDeliver(cfg, store, sqs.NewFromConfig(awsCfg), d, fs, env.Log)
+	return NewDeliver(cfg, fn.Store, sqs.NewFromConfig(fn.AWS), d, fn.Files, env.Log)
 }
 
 // Function builds the deliver function's Lambda handler (New).

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"golang.org/x/net/netutil"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -61,16 +62,21 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if loadAWS == nil {
 		loadAWS = EnvAWS
 	}
-	if cfg.Files.Bucket != "" {
-		if o.Files, err = openBucket(ctx, cfg, loadAWS); err != nil {
+	dynamoDB := cfg.TaskStore.Backend == config.BackendDynamoDB
+	var awsCfg aws.Config
+	if cfg.Files.Bucket != "" || dynamoDB {
+		// Loaded once for the bucket and the table: the SDK's default
+		// chain reads the shared files and may sign in (SSO, a role).
+		if awsCfg, err = loadAWS(ctx, cfg); err != nil {
 			return err
 		}
 	}
-	if cfg.TaskStore.Backend == config.BackendDynamoDB {
-		awsCfg, err := loadAWS(ctx, cfg)
-		if err != nil {
+	if cfg.Files.Bucket != "" {
+		if o.Files, err = openBucket(ctx, cfg, awsCfg); err != nil {
 			return err
 		}
+	}
+	if dynamoDB {
 		if o.Store, err = OpenDynamoStore(ctx, cfg, StoreOptions{Log: log, AWS: &awsCfg}); err != nil {
 			return err
 		}
@@ -111,13 +117,9 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 }
 
 // openBucket returns the store of the bucket A2A_FILES_BUCKET names,
-// created first (when missing) with A2A_TASK_STORE_CREATE_TABLE, as the
-// table is.
-func openBucket(ctx context.Context, cfg config.Config, loadAWS AWSLoader) (*s3store.Store, error) {
-	awsCfg, err := loadAWS(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
+// reached with awsCfg, created first (when missing) with
+// A2A_TASK_STORE_CREATE_TABLE, as the table is.
+func openBucket(ctx context.Context, cfg config.Config, awsCfg aws.Config) (*s3store.Store, error) {
 	b, err := setup.Bucket(cfg, awsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("A2A_FILES_BUCKET: %w", err)

@@ -13,10 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
+	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/emftest"
@@ -233,3 +236,25 @@ func TestLocalServerWritesStepMetricsWhenTheStepEnds(t *testing.T) {
 
 // hasMetric reports whether an EMF line declares metric name.
 func hasMetric(emf, name string) bool { return strings.Contains(emf, `{"Name":"`+name+`"`) }
+
+// The local server with its tasks in DynamoDB and its files in S3 loads
+// the AWS configuration once for both: the SDK's default chain reads the
+// shared files and may sign in (SSO, a role) each time.
+func TestRunLocalLoadsTheAWSConfigurationOnce(t *testing.T) {
+	env := map[string]string{
+		"A2A_PORT": strconv.Itoa(freePort(t)), "A2A_TASK_STORE_BACKEND": "dynamodb", "A2A_TASK_STORE_TABLE": "tasks",
+		"AWS_REGION": "us-east-1", "A2A_FILES_BUCKET": "files", "A2A_PUSH_NOTIFICATIONS": "false",
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	loads := 0
+	load := func(context.Context, config.Config) (aws.Config, error) {
+		loads++
+		cancel() // the server stops as soon as it serves
+		// Nothing listens there: the sweep's first query fails at once.
+		return aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""), BaseEndpoint: aws.String("http://127.0.0.1:1")}, nil
+	}
+	err := app.RunLocal(ctx, func(k string) string { return env[k] }, builtin.Registry(), io.Discard, io.Discard, load)
+	require.NoError(t, err)
+	assert.Equal(t, 1, loads)
+}

@@ -54,31 +54,38 @@ func OpenDynamo(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo
 	return open(ctx, cfg, client, o)
 }
 
-// ForFunction returns a Lambda function's AWS configuration, built from
-// the environment Lambda provides (boot.AWSConfig), and the DynamoDB store
-// of its table reached with it. It refuses A2A_TASK_STORE_CREATE_TABLE: the
-// stack creates the functions' table, and a function that never creates
-// one does not link the code that does (table creation and its waiter),
-// which would weigh on its binary.
-func ForFunction(ctx context.Context, env boot.Env) (*dynamo.Store, aws.Config, error) {
+// ForFunction opens, for a Lambda function started as env, what it
+// reaches in AWS: its AWS configuration, built from the environment Lambda
+// provides (boot.AWSConfig), the DynamoDB store of its table and the files
+// bucket (BucketFiles), both reached with it. It refuses
+// A2A_TASK_STORE_CREATE_TABLE: the stack creates the functions' table, and
+// a function that never creates one does not link the code that does
+// (table creation and its waiter), which would weigh on its binary.
+func ForFunction(ctx context.Context, env boot.Env) (Function, error) {
 	if env.Config.TaskStore.CreateTable {
-		return nil, aws.Config{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for the local server: a Lambda function does not create its table (the stack does; for sam local, create it first, e.g. with the local server: A2A_TASK_STORE_BACKEND=dynamodb A2A_TASK_STORE_CREATE_TABLE=true AWS_ENDPOINT_URL=... make run; see docs/deploy.md, \"Try it locally with sam local\")")
+		return Function{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for the local server: a Lambda function does not create its table (the stack does; for sam local, create it first, e.g. with the local server: A2A_TASK_STORE_BACKEND=dynamodb A2A_TASK_STORE_CREATE_TABLE=true AWS_ENDPOINT_URL=... make run; see docs/deploy.md, \"Try it locally with sam local\")")
 	}
 	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
 	if err != nil {
-		return nil, aws.Config{}, err
+		return Function{}, err
 	}
 	store, err := open(ctx, env.Config, dynamodb.NewFromConfig(awsCfg), StoreOptions{Log: env.Log})
 	if err != nil {
-		return nil, aws.Config{}, err
+		return Function{}, err
 	}
-	return store, awsCfg, nil
+	fs, err := BucketFiles(env.Config, awsCfg, nil, env.Log)
+	if err != nil {
+		return Function{}, err
+	}
+	return Function{Env: env, Store: store, AWS: awsCfg, Files: fs}, nil
 }
 
-// Function is what a Lambda function that runs the agent's steps on the
-// task store opens at its cold start.
+// Function is what a Lambda function that keeps tasks opens at its cold
+// start.
 type Function struct {
 	boot.Env
+	// Agent is the agent A2A_AGENT names (StartFunction; nil from
+	// ForFunction).
 	Agent agent.Agent
 	Store *dynamo.Store
 	// AWS is the configuration the store's client was made with, for the
@@ -90,8 +97,8 @@ type Function struct {
 }
 
 // StartFunction starts a Lambda function (boot.Start, with checks), builds
-// the agent A2A_AGENT names from reg, opens the store (ForFunction) and
-// the files bucket (BucketFiles).
+// the agent A2A_AGENT names from reg, and opens the store and the files
+// bucket (ForFunction).
 func StartFunction(ctx context.Context, getenv func(string) string, logOut io.Writer, reg *agent.Registry, checks ...func(config.Config) error) (Function, error) {
 	env, err := boot.Start(ctx, getenv, logOut, checks...)
 	if err != nil {
@@ -101,15 +108,12 @@ func StartFunction(ctx context.Context, getenv func(string) string, logOut io.Wr
 	if err != nil {
 		return Function{}, err
 	}
-	store, awsCfg, err := ForFunction(ctx, env)
+	fn, err := ForFunction(ctx, env)
 	if err != nil {
 		return Function{}, err
 	}
-	fs, err := BucketFiles(env.Config, awsCfg, nil, env.Log)
-	if err != nil {
-		return Function{}, err
-	}
-	return Function{Env: env, Agent: ag, Store: store, AWS: awsCfg, Files: fs}, nil
+	fn.Agent = ag
+	return fn, nil
 }
 
 // open returns the store of cfg's table on client.

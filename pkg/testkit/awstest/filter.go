@@ -29,15 +29,15 @@ func FilterPasses(patterns []string, r events.DynamoDBEventRecord) (bool, error)
 		if err := json.Unmarshal([]byte(p), &pattern); err != nil {
 			return false, fmt.Errorf("filter pattern %s: %w", p, err)
 		}
-		if FilterMatches(pattern, rec) {
+		if filterMatches(pattern, rec) {
 			return true, nil
 		}
 	}
 	return false, nil
 }
 
-// FilterMatches applies one decoded filter pattern to a record as JSON.
-func FilterMatches(pattern map[string]any, record map[string]any) bool {
+// filterMatches applies one decoded filter pattern to a record as JSON.
+func filterMatches(pattern map[string]any, record map[string]any) bool {
 	for key, want := range pattern {
 		got, ok := record[key]
 		if !ok {
@@ -46,7 +46,7 @@ func FilterMatches(pattern map[string]any, record map[string]any) bool {
 		switch w := want.(type) {
 		case map[string]any:
 			sub, ok := got.(map[string]any)
-			if !ok || !FilterMatches(w, sub) {
+			if !ok || !filterMatches(w, sub) {
 				return false
 			}
 		case []any:
