@@ -355,3 +355,59 @@ func TestEveryParameterIsDocumented(t *testing.T) {
 		assert.True(t, inTemplate[p], "docs/deploy.md's table of parameters names %s, which the template does not have", p)
 	}
 }
+
+// goTestCommand is a `go test ...` command the docs give, in backticks.
+var goTestCommand = regexp.MustCompile("`go test [^`]*`")
+
+// Every `go test` command the README and docs/ give names packages that
+// exist, and the tests, benchmarks or fuzzers its -run, -bench or -fuzz
+// names (a plain name or names joined by |) are in them: a package moved
+// by a restructuring leaves no command behind that fails for the reader.
+// The history of docs/measured.md keeps the commands as they were run.
+func TestDocsCommandsNameRealPackages(t *testing.T) {
+	commands := 0
+	for _, file := range guideFiles(t) {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		text, _, _ := strings.Cut(string(b), "\n## History")
+		// A command may wrap over lines; the flags and paths are words.
+		for _, m := range goTestCommand.FindAllString(strings.ReplaceAll(text, "\n", " "), -1) {
+			var dirs, names []string
+			words := strings.Fields(strings.Trim(m, "`"))
+			for i, w := range words {
+				switch {
+				case strings.HasPrefix(w, "./"):
+					dirs = append(dirs, strings.TrimSuffix(strings.TrimSuffix(w, "/..."), "/"))
+				case (w == "-run" || w == "-bench" || w == "-fuzz") && i+1 < len(words):
+					for _, n := range strings.Split(strings.Trim(words[i+1], `'"^$`), "|") {
+						if regexp.MustCompile(`^(Test|Benchmark|Fuzz)[A-Za-z0-9_]+$`).MatchString(n) {
+							names = append(names, n)
+						}
+					}
+				}
+			}
+			if len(dirs) == 0 {
+				continue // prose about go test, not a command
+			}
+			commands++
+			where := fmt.Sprintf("%s: %s", filepath.Base(file), m)
+			var source strings.Builder
+			for _, d := range dirs {
+				tests, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(d), "*_test.go"))
+				require.NoError(t, err)
+				if !assert.NotEmpty(t, tests, "%s: no tests in %s", where, d) {
+					continue
+				}
+				for _, f := range tests {
+					b, err := os.ReadFile(f)
+					require.NoError(t, err)
+					source.Write(b)
+				}
+			}
+			for _, n := range names {
+				assert.Regexp(t, `func `+n, source.String(), "%s: no %s in %s", where, n, dirs)
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, commands, 3, "the docs give go test commands")
+}
