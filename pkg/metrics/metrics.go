@@ -1,8 +1,8 @@
 // Package metrics writes CloudWatch Embedded Metric Format (EMF) lines: JSON
 // log lines that CloudWatch Logs turns into metrics, with no API call and
 // no extra latency. A Sink gathers an invocation's figures in memory and
-// Flush writes them, one line per set of dimension values, at the end of
-// the invocation (or request, in the local server).
+// Flush writes them, in as few lines as their dimension values allow, at
+// the end of the invocation (or request, in the local server).
 //
 // A nil *Sink is a valid, disabled sink: every method returns at once, so
 // metrics cost nothing when A2A_METRICS=off. Code deep in the call stack
@@ -104,6 +104,7 @@ type Sink struct {
 type batch struct {
 	dims    []string // name, value, name, value...
 	metrics []metric
+	line    int // the line of the flush that writes it
 }
 
 type metric struct {
@@ -192,6 +193,13 @@ func (s *Sink) Count(name string, dims ...string) { s.Add(name, UnitCount, 1, di
 
 // Flush writes what was gathered since the last Flush as EMF lines, in one
 // write, and forgets it. On a nil sink it does nothing.
+//
+// The batches share as few lines as EMF allows (each log line is billed by
+// its bytes, and each line repeats its metadata): a line holds one
+// directive per batch, and a batch joins the first line whose other
+// batches give no dimension it names another value and no metric its
+// name (an EMF document has one value per member). A typical invocation
+// (tasks by agent, latency by method and by route) is one line.
 func (s *Sink) Flush() error {
 	if s == nil {
 		return nil
@@ -202,11 +210,24 @@ func (s *Sink) Flush() error {
 		return nil
 	}
 	ts := s.cfg.Clock.Now().UnixMilli()
+	lines := 0
+	for i, b := range s.batches {
+		b.line = -1
+		for l := 0; l < lines && b.line < 0; l++ {
+			if fits(s.batches[:i], l, b) {
+				b.line = l
+			}
+		}
+		if b.line < 0 {
+			b.line = lines
+			lines++
+		}
+	}
 	buf := s.buf[:0]
-	for _, b := range s.batches {
+	for l := range lines {
 		for start := 0; ; start += maxValues {
 			var more bool
-			buf, more = s.appendLine(buf, b, ts, start)
+			buf, more = s.appendLine(buf, l, ts, start)
 			if !more {
 				break
 			}
@@ -222,70 +243,157 @@ func (s *Sink) Flush() error {
 	return err
 }
 
+// fits reports whether b can join line l of the batches placed so far.
+func fits(placed []*batch, l int, b *batch) bool {
+	for _, o := range placed {
+		if o.line != l {
+			continue
+		}
+		for i := 0; i+1 < len(b.dims); i += 2 {
+			if v, ok := o.dim(b.dims[i]); (ok && v != b.dims[i+1]) || o.has(b.dims[i]) {
+				return false
+			}
+		}
+		for _, m := range b.metrics {
+			if _, ok := o.dim(m.name); ok || o.has(m.name) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// dim returns the value of b's dimension name.
+func (b *batch) dim(name string) (string, bool) {
+	for i := 0; i+1 < len(b.dims); i += 2 {
+		if b.dims[i] == name {
+			return b.dims[i+1], true
+		}
+	}
+	return "", false
+}
+
+// has reports whether b holds metric name.
+func (b *batch) has(name string) bool {
+	for _, m := range b.metrics {
+		if m.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // appendLine appends the EMF line of values [start, start+maxValues) of
-// every metric of b, and reports whether values remain.
-func (s *Sink) appendLine(buf []byte, b *batch, ts int64, start int) ([]byte, bool) {
+// every metric of the batches of line l, and reports whether values
+// remain.
+func (s *Sink) appendLine(buf []byte, l int, ts int64, start int) ([]byte, bool) {
 	buf = append(buf, `{"_aws":{"Timestamp":`...)
 	buf = strconv.AppendInt(buf, ts, 10)
-	buf = append(buf, `,"CloudWatchMetrics":[{"Namespace":`...)
-	buf = jsonw.String(buf, s.cfg.Namespace)
-	// Each metric is published by its dimensions and rolled up under the
-	// static dimensions alone (the totals alarms and the dashboard use).
-	buf = append(buf, `,"Dimensions":[`...)
-	if len(b.dims) > 0 {
-		buf = s.appendDimSet(buf, b.dims)
-		buf = append(buf, ',')
-	}
-	buf = s.appendDimSet(buf, nil)
-	buf = append(buf, `],"Metrics":[`...)
-	first, more := true, false
-	for _, m := range b.metrics {
-		if start >= len(m.values) {
+	buf = append(buf, `,"CloudWatchMetrics":[`...)
+	firstDir := true
+	for _, b := range s.batches {
+		if b.line != l || !b.valuesFrom(start) {
 			continue
 		}
-		if !first {
+		if !firstDir {
 			buf = append(buf, ',')
 		}
-		first = false
-		buf = append(buf, `{"Name":`...)
-		buf = jsonw.String(buf, m.name)
-		buf = append(buf, `,"Unit":`...)
-		buf = jsonw.String(buf, string(m.unit))
-		buf = append(buf, '}')
-	}
-	buf = append(buf, `]}]},`...)
-	buf = append(buf, s.staticJSON...)
-	for i := 0; i+1 < len(b.dims); i += 2 {
-		buf = appendMember(buf, b.dims[i])
-		buf = jsonw.String(buf, b.dims[i+1])
-		buf = append(buf, ',')
-	}
-	first = true
-	for _, m := range b.metrics {
-		if start >= len(m.values) {
-			continue
-		}
-		end := min(start+maxValues, len(m.values))
-		more = more || end < len(m.values)
-		if !first {
+		firstDir = false
+		buf = append(buf, `{"Namespace":`...)
+		buf = jsonw.String(buf, s.cfg.Namespace)
+		// Each metric is published by its dimensions and rolled up under the
+		// static dimensions alone (the totals alarms and the dashboard use).
+		buf = append(buf, `,"Dimensions":[`...)
+		if len(b.dims) > 0 {
+			buf = s.appendDimSet(buf, b.dims)
 			buf = append(buf, ',')
 		}
-		first = false
-		buf = appendMember(buf, m.name)
-		if end-start == 1 {
-			buf = appendFloat(buf, m.values[start])
-			continue
-		}
-		buf = append(buf, '[')
-		for i, v := range m.values[start:end] {
-			if i > 0 {
+		buf = s.appendDimSet(buf, nil)
+		buf = append(buf, `],"Metrics":[`...)
+		first := true
+		for _, m := range b.metrics {
+			if start >= len(m.values) {
+				continue
+			}
+			if !first {
 				buf = append(buf, ',')
 			}
-			buf = appendFloat(buf, v)
+			first = false
+			buf = append(buf, `{"Name":`...)
+			buf = jsonw.String(buf, m.name)
+			buf = append(buf, `,"Unit":`...)
+			buf = jsonw.String(buf, string(m.unit))
+			buf = append(buf, '}')
 		}
-		buf = append(buf, ']')
+		buf = append(buf, `]}`...)
 	}
-	return append(buf, '}', '\n'), more
+	buf = append(buf, `]},`...)
+	buf = append(buf, s.staticJSON...)
+	// Every member is followed by a comma; the last one's becomes the brace.
+	more := false
+	for _, b := range s.batches {
+		if b.line != l || !b.valuesFrom(start) {
+			continue
+		}
+		for i := 0; i+1 < len(b.dims); i += 2 {
+			if s.dimWrittenBefore(b, l, start, b.dims[i]) {
+				continue // another batch of the line has it, with this value
+			}
+			buf = appendMember(buf, b.dims[i])
+			buf = jsonw.String(buf, b.dims[i+1])
+			buf = append(buf, ',')
+		}
+		for _, m := range b.metrics {
+			if start >= len(m.values) {
+				continue
+			}
+			end := min(start+maxValues, len(m.values))
+			more = more || end < len(m.values)
+			buf = appendMember(buf, m.name)
+			if end-start == 1 {
+				buf = appendFloat(buf, m.values[start])
+			} else {
+				buf = append(buf, '[')
+				for i, v := range m.values[start:end] {
+					if i > 0 {
+						buf = append(buf, ',')
+					}
+					buf = appendFloat(buf, v)
+				}
+				buf = append(buf, ']')
+			}
+			buf = append(buf, ',')
+		}
+	}
+	buf[len(buf)-1] = '}'
+	return append(buf, '\n'), more
+}
+
+// valuesFrom reports whether a metric of b has a value at index start.
+func (b *batch) valuesFrom(start int) bool {
+	for _, m := range b.metrics {
+		if start < len(m.values) {
+			return true
+		}
+	}
+	return false
+}
+
+// dimWrittenBefore reports whether a batch before b in line l's chunk at
+// start wrote dimension name.
+func (s *Sink) dimWrittenBefore(b *batch, l, start int, name string) bool {
+	for _, o := range s.batches {
+		if o == b {
+			return false
+		}
+		if o.line != l || !o.valuesFrom(start) {
+			continue
+		}
+		if _, ok := o.dim(name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Sink) appendDimSet(buf []byte, dims []string) []byte {

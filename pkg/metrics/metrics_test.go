@@ -34,40 +34,62 @@ func TestEMFShape(t *testing.T) {
 	s.Count(metrics.WebhookDelivered)
 	require.NoError(t, s.Flush())
 	ds := emftest.Documents(t, buf.Bytes())
-	// echo (two lines: 150 step durations exceed EMF's 100 values), GetItem,
-	// TransactWriteItems, Query, the error code, the dimensionless webhook.
-	require.Len(t, ds, 7)
+	// One line for all the batches whose dimension values agree (echo, the
+	// GetItem units, the error code, the dimensionless webhook), one for the
+	// 50 step durations beyond EMF's 100 values a metric, and one for each
+	// operation whose units would need a second value of Operation.
+	require.Len(t, ds, 4)
 	for _, d := range ds {
 		meta := d["_aws"].(map[string]any)
 		assert.Equal(t, float64(clk.Now().UnixMilli()), meta["Timestamp"])
-		dir := meta["CloudWatchMetrics"].([]any)[0].(map[string]any)
-		assert.Equal(t, "A2A", dir["Namespace"])
-		for _, set := range dir["Dimensions"].([]any) {
-			for _, dn := range set.([]any) {
-				assert.IsType(t, "", d[dn.(string)], "dimension %s has a string value", dn)
+		for _, dir := range meta["CloudWatchMetrics"].([]any) {
+			dir := dir.(map[string]any)
+			assert.Equal(t, "A2A", dir["Namespace"])
+			for _, set := range dir["Dimensions"].([]any) {
+				for _, dn := range set.([]any) {
+					assert.IsType(t, "", d[dn.(string)], "dimension %s has a string value", dn)
+				}
 			}
-		}
-		for _, m := range dir["Metrics"].([]any) {
-			md := m.(map[string]any)
-			assert.Contains(t, d, md["Name"])
-			assert.Contains(t, []any{"Count", "Milliseconds"}, md["Unit"])
-			if vs, ok := d[md["Name"].(string)].([]any); ok {
-				assert.LessOrEqual(t, len(vs), 100)
+			for _, m := range dir["Metrics"].([]any) {
+				md := m.(map[string]any)
+				assert.Contains(t, d, md["Name"])
+				assert.Contains(t, []any{"Count", "Milliseconds"}, md["Unit"])
+				if vs, ok := d[md["Name"].(string)].([]any); ok {
+					assert.LessOrEqual(t, len(vs), 100)
+				}
 			}
 		}
 	}
-	assert.Equal(t, 1.0, ds[0][metrics.TasksCompleted])
-	assert.Equal(t, 1.0, ds[0][metrics.TasksFailed])
 	assert.Len(t, ds[0][metrics.StepDuration], 100)
 	assert.Len(t, ds[1][metrics.StepDuration], 50)
 	assert.NotContains(t, ds[1], metrics.TasksCompleted, "the overflow line carries only what overflowed")
-	assert.Equal(t, 0.5, ds[2][metrics.DynamoDBReadUnits])
-	assert.Equal(t, 4.0, ds[3][metrics.DynamoDBWriteUnits])
-	assert.Equal(t, 1.0, ds[4][metrics.DynamoDBReadUnits])
-	assert.Equal(t, 2.0, ds[4][metrics.DynamoDBWriteUnits])
-	assert.Equal(t, "-32001", ds[5]["Code"])
-	assert.Equal(t, []any{[]any{"Service", "Code"}, []any{"Service"}}, ds[5]["_aws"].(map[string]any)["CloudWatchMetrics"].([]any)[0].(map[string]any)["Dimensions"], "by code, and rolled up")
-	assert.Equal(t, []any{[]any{"Service"}}, ds[6]["_aws"].(map[string]any)["CloudWatchMetrics"].([]any)[0].(map[string]any)["Dimensions"])
+	assert.Len(t, ds[1]["_aws"].(map[string]any)["CloudWatchMetrics"], 1, "nor their directives")
+	assert.Equal(t, "TransactWriteItems", ds[2]["Operation"])
+	assert.Equal(t, "Query", ds[3]["Operation"])
+
+	// What CloudWatch makes of the lines: each metric by its dimensions and
+	// rolled up under Service alone, exactly as recorded.
+	steps := make([]float64, 150)
+	for i := range steps {
+		steps[i] = 2
+	}
+	assert.Equal(t, map[string][]float64{
+		"TasksCompleted{Agent=echo,Service=prod}":                       {1},
+		"TasksCompleted{Service=prod}":                                  {1},
+		"TasksFailed{Agent=echo,Service=prod}":                          {1},
+		"TasksFailed{Service=prod}":                                     {1},
+		"StepDuration{Agent=echo,Service=prod}":                         steps,
+		"StepDuration{Service=prod}":                                    steps,
+		"DynamoDBReadUnits{Operation=GetItem,Service=prod}":             {0.5},
+		"DynamoDBReadUnits{Operation=Query,Service=prod}":               {1},
+		"DynamoDBReadUnits{Service=prod}":                               {0.5, 1},
+		"DynamoDBWriteUnits{Operation=TransactWriteItems,Service=prod}": {4},
+		"DynamoDBWriteUnits{Operation=Query,Service=prod}":              {2},
+		"DynamoDBWriteUnits{Service=prod}":                              {4, 2},
+		"Errors{Code=-32001,Service=prod}":                              {1},
+		"Errors{Service=prod}":                                          {1},
+		"WebhookDelivered{Service=prod}":                                {1},
+	}, emftest.Series(ds))
 
 	buf.Reset()
 	require.NoError(t, s.Flush())
@@ -122,6 +144,71 @@ func TestFromEnv(t *testing.T) {
 	assert.ErrorContains(t, err, `A2A_METRICS_DYNAMODB="yes": use true or false`)
 }
 
+// An invocation's metrics share a line (its bytes are billed, and each line
+// repeats the metadata) unless EMF's one value per member forbids it: two
+// values of one dimension, a metric in two batches, a metric named like a
+// dimension of another batch.
+func TestLinesShareWhenDimensionsAgree(t *testing.T) {
+	tests := []struct {
+		name   string
+		add    func(s *metrics.Sink)
+		lines  int
+		series map[string][]float64
+	}{
+		{"a request: tasks by agent, latency by method and by route", func(s *metrics.Sink) {
+			s.Count(metrics.TasksCreated, metrics.DimAgent, "echo")
+			s.Add(metrics.RequestLatency, metrics.UnitMilliseconds, 3, metrics.DimMethod, "message/send")
+			s.Add(metrics.RouteLatency, metrics.UnitMilliseconds, 3, metrics.DimRoute, "POST /")
+		}, 1, map[string][]float64{
+			"TasksCreated{Agent=echo,Service=s}":            {1},
+			"TasksCreated{Service=s}":                       {1},
+			"RequestLatency{Method=message/send,Service=s}": {3},
+			"RequestLatency{Service=s}":                     {3},
+			"RouteLatency{Route=POST /,Service=s}":          {3},
+			"RouteLatency{Service=s}":                       {3},
+		}},
+		{"one metric under two agents", func(s *metrics.Sink) {
+			s.Count(metrics.TasksCreated, metrics.DimAgent, "a")
+			s.Count(metrics.TasksCreated, metrics.DimAgent, "b")
+		}, 2, map[string][]float64{
+			"TasksCreated{Agent=a,Service=s}": {1},
+			"TasksCreated{Agent=b,Service=s}": {1},
+			"TasksCreated{Service=s}":         {1, 1},
+		}},
+		{"two values of one dimension, a third batch joins the first line", func(s *metrics.Sink) {
+			s.Capacity("Query", 1, 0, 0)
+			s.Capacity("PutItem", 2, 0, 0)
+			s.Count(metrics.Errors, metrics.DimCode, "-32001")
+		}, 2, map[string][]float64{
+			"DynamoDBReadUnits{Operation=Query,Service=s}":    {1},
+			"DynamoDBReadUnits{Service=s}":                    {1},
+			"DynamoDBWriteUnits{Operation=PutItem,Service=s}": {2},
+			"DynamoDBWriteUnits{Service=s}":                   {2},
+			"Errors{Code=-32001,Service=s}":                   {1},
+			"Errors{Service=s}":                               {1},
+		}},
+		{"a metric named like another batch's dimension", func(s *metrics.Sink) {
+			s.Add(metrics.RequestLatency, metrics.UnitMilliseconds, 3, metrics.DimMethod, "tasks/get")
+			s.Count(metrics.DimMethod)
+		}, 2, map[string][]float64{
+			"RequestLatency{Method=tasks/get,Service=s}": {3},
+			"RequestLatency{Service=s}":                  {3},
+			"Method{Service=s}":                          {1},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			s := metrics.New(metrics.Config{Namespace: "A2A", Dimensions: map[string]string{"Service": "s"}, Out: &buf, Capacity: true})
+			tt.add(s)
+			require.NoError(t, s.Flush())
+			ds := emftest.Documents(t, buf.Bytes())
+			assert.Len(t, ds, tt.lines, "%s", buf.String())
+			assert.Equal(t, tt.series, emftest.Series(ds))
+		})
+	}
+}
+
 // Dimension values are JSON-escaped: quotes, backslashes, control
 // characters, non-ASCII text and invalid UTF-8 parse back.
 func TestEMFEscapes(t *testing.T) {
@@ -131,11 +218,14 @@ func TestEMFEscapes(t *testing.T) {
 	s.Add(metrics.StepDuration, metrics.UnitMilliseconds, 1.25, metrics.DimAgent, "")
 	require.NoError(t, s.Flush())
 	ds := emftest.Documents(t, buf.Bytes())
-	require.Len(t, ds, 2)
+	require.Len(t, ds, 1)
 	assert.Equal(t, `a"b\c`, ds[0]["Service"])
 	assert.Equal(t, "Agent \"Zoë\"\n\x01 🤖 \ufffd", ds[0]["Agent"])
-	assert.Equal(t, 1.25, ds[1][metrics.StepDuration])
-	assert.NotContains(t, ds[1], "Agent", "an empty dimension value is dropped")
+	assert.Equal(t, map[string][]float64{
+		"TasksCreated{Agent=Agent \"Zoë\"\n\x01 🤖 \ufffd,Service=a\"b\\c}": {1},
+		"TasksCreated{Service=a\"b\\c}":                                    {1},
+		"StepDuration{Service=a\"b\\c}":                                    {1.25}, // an empty dimension value is dropped
+	}, emftest.Series(ds))
 }
 
 // Once warm, an invocation's metrics allocate nothing.

@@ -1,8 +1,11 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -83,16 +86,21 @@ const (
 	billedSeconds    = 0.025        // per invocation of ours, the agent's own time aside (assumed: a few DynamoDB calls of 5-8 ms)
 	accessLogBytes   = 260          // one API Gateway access log line (template.yaml's format, filled)
 	platformLogBytes = 0            // Lambda's START/END/REPORT lines: none at SystemLogLevel WARN (template.yaml)
-	// functionLogBytes is what one invocation of a function logs at the
-	// template's defaults (its summary line and EMF metrics), at most:
-	// functions/ TestLogBytesPerInvocation measures the real binaries and
-	// holds them to it.
-	functionLogBytes = 1250
+	// What one invocation logs at the template's defaults (its summary
+	// line and its EMF line), at most: functions/ TestLogBytesPerInvocation
+	// measures the real binaries and holds them to the same bounds.
+	sendLogBytes   = 1100 // a send, blocking or not
+	pollLogBytes   = 950  // a tasks/get
+	workerLogBytes = 700  // a worker's run of a step
+	// otherLogBytes bounds the push and deliver functions' lines (not
+	// measured by that test).
+	otherLogBytes = 1250
 )
 
 // taskCost is what one task's life asked of AWS.
 type taskCost struct {
 	requests     int // HTTP API requests (each an invocation of send or tasks)
+	polls        int // of which tasks/get
 	workerCalls  int // worker invocations: runs (asynchronous) and the state machine's
 	executions   int // Step Functions executions started
 	transitions  int // state transitions
@@ -115,7 +123,9 @@ func (c taskCost) usd() (total float64, items string) {
 		{"dynamodb", c.dynamo.Write*priceWRU + c.dynamo.Read*priceRRU},
 		{"sfn", float64(c.transitions) * priceTransition},
 		{"sqs", float64(c.sqs) * priceSQS},
-		{"logs", float64(c.requests*accessLogBytes+c.invocations()*(functionLogBytes+platformLogBytes)) / 1e9 * priceLogGB},
+		{"logs", float64(c.requests*accessLogBytes+c.invocations()*platformLogBytes+
+			(c.requests-c.polls)*sendLogBytes+c.polls*pollLogBytes+c.workerCalls*workerLogBytes+
+			(c.pushCalls+c.deliverCalls)*otherLogBytes) / 1e9 * priceLogGB},
 	}
 	var parts []string
 	for _, l := range lines {
@@ -140,14 +150,22 @@ func costPerTask(t *testing.T) {
 	// The test's own reads go around the meter.
 	look, err := dynamo.New(db, dynamo.Options{Table: table})
 	require.NoError(t, err)
-	// Count the requests.
-	var requests atomic.Int32
+	// Count the requests, and the polls among them.
+	var requests, polls atomic.Int32
 	s := newStackOn(t, ts, costAgent{}, config.ExecutionAuto, time.Hour, 20*time.Second, stackOptions{
 		loopbackWebhooks: true,
 		wrap: func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost { // the card is the card function's, and cached
 					requests.Add(1)
+					body, err := io.ReadAll(r.Body)
+					require.NoError(t, err)
+					var rpc struct{ Method string }
+					require.NoError(t, json.Unmarshal(body, &rpc))
+					if rpc.Method == "tasks/get" || rpc.Method == "GetTask" {
+						polls.Add(1)
+					}
+					r.Body = io.NopCloser(bytes.NewReader(body))
 				}
 				next.ServeHTTP(w, r)
 			})
@@ -165,11 +183,12 @@ func costPerTask(t *testing.T) {
 		s.sfn.Reset()
 		s.runs.Store(0)
 		requests.Store(0)
+		polls.Store(0)
 		taskID := do()
 		s.idle(t)
 		mu.Lock()
 		defer mu.Unlock()
-		cost := taskCost{requests: int(requests.Load()), workerCalls: int(s.runs.Load()), executions: s.sfn.Count("StartExecution"),
+		cost := taskCost{requests: int(requests.Load()), polls: int(polls.Load()), workerCalls: int(s.runs.Load()), executions: s.sfn.Count("StartExecution"),
 			dynamo: meter.Counts()}
 		if states, ok := s.executionStates(t)[taskID]; ok {
 			_, calls := s.machine.History(s.executionARN(t, taskID))
@@ -282,6 +301,7 @@ func add(costs ...taskCost) taskCost {
 	out := taskCost{dynamo: dynamocost.Counts{Requests: map[string]int{}}}
 	for _, c := range costs {
 		out.requests += c.requests
+		out.polls += c.polls
 		out.workerCalls += c.workerCalls
 		out.executions += c.executions
 		out.transitions += c.transitions

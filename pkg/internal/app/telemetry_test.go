@@ -196,24 +196,26 @@ func checkEMF(t *testing.T, d map[string]any, namespace string, names map[string
 	require.True(t, ok, "_aws: %v", d)
 	assert.NotZero(t, aws["Timestamp"])
 	dirs := aws["CloudWatchMetrics"].([]any)
-	require.Len(t, dirs, 1)
-	dir := dirs[0].(map[string]any)
-	assert.Equal(t, namespace, dir["Namespace"])
-	require.NotEmpty(t, dir["Dimensions"])
-	for _, set := range dir["Dimensions"].([]any) {
-		dims := set.([]any)
-		assert.Equal(t, "Service", dims[0])
-		for _, dn := range dims {
-			v, ok := d[dn.(string)].(string)
-			assert.True(t, ok && v != "", "dimension %v has a value", dn)
-			assert.NotEqual(t, "task_id", dn)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		dir := dir.(map[string]any)
+		assert.Equal(t, namespace, dir["Namespace"])
+		require.NotEmpty(t, dir["Dimensions"])
+		for _, set := range dir["Dimensions"].([]any) {
+			dims := set.([]any)
+			assert.Equal(t, "Service", dims[0])
+			for _, dn := range dims {
+				v, ok := d[dn.(string)].(string)
+				assert.True(t, ok && v != "", "dimension %v has a value", dn)
+				assert.NotEqual(t, "task_id", dn)
+			}
 		}
-	}
-	for _, m := range dir["Metrics"].([]any) {
-		md := m.(map[string]any)
-		name := md["Name"].(string)
-		assert.Contains(t, []any{"Count", "Milliseconds"}, md["Unit"])
-		assert.Contains(t, d, name, "metric %s has a value", name)
-		names[name] = true
+		for _, m := range dir["Metrics"].([]any) {
+			md := m.(map[string]any)
+			name := md["Name"].(string)
+			assert.Contains(t, []any{"Count", "Milliseconds"}, md["Unit"])
+			assert.Contains(t, d, name, "metric %s has a value", name)
+			names[name] = true
+		}
 	}
 }

@@ -126,19 +126,23 @@ func TestWrapJoinsLinesAndFlushesMetrics(t *testing.T) {
 	assert.Equal(t, "r-2", ls[5]["aws_request_id"])
 
 	docs := lines(t, &emf)
-	require.Len(t, docs, 4, "per invocation: one line per dimension set")
+	require.Len(t, docs, 2, "per invocation: one line")
 	d := docs[0]
 	assert.Equal(t, "echo", d["Agent"])
 	assert.Equal(t, "svc", d["Service"])
 	assert.Equal(t, 1.0, d[metrics.TasksCompleted])
+	assert.Equal(t, "message/send", d["Method"])
+	assert.Equal(t, 250.0, d[metrics.RequestLatency])
 	meta := d["_aws"].(map[string]any)
 	assert.Equal(t, float64(clk.Now().Add(-250*time.Millisecond).UnixMilli()), meta["Timestamp"], "first invocation's flush time")
-	dir := meta["CloudWatchMetrics"].([]any)[0].(map[string]any)
+	dirs := meta["CloudWatchMetrics"].([]any)
+	require.Len(t, dirs, 2, "a directive per dimension set")
+	dir := dirs[0].(map[string]any)
 	assert.Equal(t, "NS", dir["Namespace"])
 	assert.Equal(t, []any{[]any{"Service", "Agent"}, []any{"Service"}}, dir["Dimensions"])
 	assert.Equal(t, []any{map[string]any{"Name": "TasksCompleted", "Unit": "Count"}}, dir["Metrics"])
-	assert.Equal(t, "message/send", docs[1]["Method"])
-	assert.Equal(t, 250.0, docs[1][metrics.RequestLatency])
+	assert.Equal(t, []any{[]any{"Service", "Method"}, []any{"Service"}}, dirs[1].(map[string]any)["Dimensions"])
+	assert.Equal(t, []any{map[string]any{"Name": "RequestLatency", "Unit": "Milliseconds"}}, dirs[1].(map[string]any)["Metrics"])
 }
 
 func TestCallerHash(t *testing.T) {

@@ -118,7 +118,9 @@ func (e *Emulator) InitError() <-chan Report { return e.initErr }
 func (e *Emulator) Invoke(ctx context.Context, payload []byte) (Report, error) {
 	e.mu.Lock()
 	e.seq++
-	inv := &invocation{id: fmt.Sprintf("req-%04d", e.seq), payload: payload, done: make(chan Report, 1)}
+	// Request ids are shaped like Lambda's (a UUID): what a function logs
+	// per invocation is measured with ids of the real length.
+	inv := &invocation{id: fmt.Sprintf("00000000-0000-4000-8000-%012d", e.seq), payload: payload, done: make(chan Report, 1)}
 	e.inflight[inv.id] = inv
 	e.mu.Unlock()
 	select {
