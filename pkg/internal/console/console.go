@@ -106,8 +106,18 @@ func New(o Options) (http.Handler, error) {
 	if _, err := rand.Read(h.key); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
+	// The layout and the parts are parsed once; each page is a clone of
+	// them with its own template (a server's start-up pays for each file
+	// once).
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html")
+	if err != nil {
+		return nil, fmt.Errorf("console: templates: %w", err)
+	}
 	for _, page := range []string{"tasks", "task", "login", "message", "error"} {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+page+".html")
+		t, err := base.Clone()
+		if err == nil {
+			t, err = t.ParseFS(templateFS, "templates/"+page+".html")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("console: template %s: %w", page, err)
 		}
