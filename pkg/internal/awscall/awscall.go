@@ -8,11 +8,13 @@
 // (functions.TestDeployedBinarySize).
 //
 // A Client signs, sends and tries again what AWS refused for the moment
-// (throttling, 5xx) or what did not reach it; reading the answer is the
-// caller's, which knows its API's error format.
+// (throttling, whatever its HTTP status, and 5xx) or what did not reach
+// it; reading the answer is the caller's, which knows its API's error
+// format (CallJSON reads the JSON protocols' answers).
 package awscall
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -20,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -30,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 )
 
@@ -40,6 +44,10 @@ const UnsignedPayload = "UNSIGNED-PAYLOAD"
 // DefaultMaxAttempts bounds the calls made for one request.
 const DefaultMaxAttempts = 3
 
+// DefaultBaseDelay is the longest wait before the second attempt; each
+// later one may wait twice as long as the one before.
+const DefaultBaseDelay = 200 * time.Millisecond
+
 // Options configure a Client.
 type Options struct {
 	// Endpoint is the API's base URL. Empty: the config's BaseEndpoint
@@ -47,10 +55,15 @@ type Options struct {
 	Endpoint string
 	// HTTPClient makes the calls; nil means a client with a 10 s timeout.
 	HTTPClient *http.Client
-	// Now tells the signing time; nil means time.Now.
-	Now func() time.Time
-	// MaxBackoff bounds the jittered wait before another attempt (default
-	// one second: calls are made while a client waits).
+	// Clock tells the signing time and paces the waits between attempts;
+	// nil means the system clock.
+	Clock clock.Clock
+	// BaseDelay and MaxBackoff pace the attempts: the wait before attempt
+	// n+1 is random between zero and BaseDelay doubled n-1 times, at most
+	// MaxBackoff ("full jitter": callers throttled together come back
+	// apart). Defaults: DefaultBaseDelay, one second (calls are made while
+	// a client waits).
+	BaseDelay  time.Duration
 	MaxBackoff time.Duration
 	// MaxAttempts bounds the calls made for one request (default
 	// DefaultMaxAttempts).
@@ -77,8 +90,9 @@ type Client struct {
 	creds    aws.CredentialsProvider
 	signer   *v4.Signer
 	http     *http.Client
-	backoff  *retry.ExponentialJitterBackoff
-	now      func() time.Time
+	clock    clock.Clock
+	base     time.Duration
+	max      time.Duration
 	attempts int
 }
 
@@ -102,20 +116,20 @@ func New(cfg aws.Config, svc Service, o Options) (*Client, error) {
 	if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("%s: %q is not an http(s) endpoint URL", name, endpoint)
 	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = time.Second
-	}
-	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = DefaultMaxAttempts
-	}
 	c := &Client{svc: svc, region: cfg.Region, endpoint: strings.TrimRight(endpoint, "/"), custom: custom, creds: cfg.Credentials,
 		signer: v4.NewSigner(func(so *v4.SignerOptions) { so.DisableURIPathEscaping = o.DisableURIPathEscaping }),
-		http:   o.HTTPClient, backoff: retry.NewExponentialJitterBackoff(o.MaxBackoff), now: o.Now, attempts: o.MaxAttempts}
+		http:   o.HTTPClient, clock: clock.Or(o.Clock), base: o.BaseDelay, max: o.MaxBackoff, attempts: o.MaxAttempts}
+	if c.base <= 0 {
+		c.base = DefaultBaseDelay
+	}
+	if c.max <= 0 {
+		c.max = time.Second
+	}
+	if c.attempts <= 0 {
+		c.attempts = DefaultMaxAttempts
+	}
 	if c.http == nil {
 		c.http = &http.Client{Timeout: 10 * time.Second}
-	}
-	if c.now == nil {
-		c.now = time.Now
 	}
 	return c, nil
 }
@@ -165,10 +179,12 @@ func PayloadHash(body []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Do signs and sends r. A call refused for the moment (HTTP 429 or 5xx) or
-// that did not reach the API is tried again, up to the client's attempts,
-// after a jittered backoff; the last answer is returned whatever its status,
-// for the caller to read (and close).
+// Do signs and sends r. A call refused for the moment (HTTP 429 or 5xx, or
+// an error whose code says throttling, such as Step Functions' and SSM's
+// ThrottlingException at HTTP 400) or that did not reach the API is tried
+// again, up to the client's attempts, after a jittered wait; the last
+// answer is returned whatever its status, for the caller to read (and
+// close).
 func (c *Client) Do(ctx context.Context, r Request) (*http.Response, error) {
 	ctx, span := tracing.Start(ctx, c.svc.ID, "aws")
 	span.SetOperation(r.Operation)
@@ -183,24 +199,52 @@ func (c *Client) Do(ctx context.Context, r Request) (*http.Response, error) {
 func (c *Client) do(ctx context.Context, r Request) (*http.Response, error) {
 	for attempt := 1; ; attempt++ {
 		resp, err := c.send(ctx, r)
-		retryable := err != nil || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
-		if !retryable || attempt == c.attempts || ctx.Err() != nil {
+		again := err // why another attempt may succeed; nil: it would not
+		if resp != nil {
+			again = passing(resp)
+		}
+		if again == nil || attempt == c.attempts || ctx.Err() != nil {
 			return resp, err
 		}
 		if resp != nil {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
-			err = fmt.Errorf("HTTP %d", resp.StatusCode)
 		}
-		delay, _ := c.backoff.BackoffDelay(attempt, err)
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("%w (then %w)", err, ctx.Err())
-		case <-t.C:
+		if serr := clock.Sleep(ctx, c.clock, c.delay(attempt)); serr != nil {
+			return nil, fmt.Errorf("%w (then %w)", again, serr)
 		}
 	}
+}
+
+// passing returns the refusal resp answers when it is one that may pass
+// (throttling, the API's own failure), nil otherwise. The body of a
+// refusal with another status is read to find its code, and put back.
+func passing(resp *http.Response) error {
+	switch {
+	case resp.StatusCode < 400:
+		return nil
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	body := ReadBody(resp)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if e := JSONError(resp, body); e.RetryableError() {
+		return e
+	}
+	return nil
+}
+
+// delay is the wait after attempt: random up to the base delay doubled
+// attempt-1 times, at most the client's maximum.
+func (c *Client) delay(attempt int) time.Duration {
+	ceiling := c.max
+	if attempt-1 < 32 {
+		ceiling = min(c.base<<(attempt-1), c.max)
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(ceiling) + 1))
 }
 
 func (c *Client) send(ctx context.Context, r Request) (*http.Response, error) {
@@ -230,10 +274,48 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)
 	}
-	if err := c.signer.SignHTTP(ctx, creds, req, r.PayloadHash, c.svc.SigningName, c.region, c.now().UTC()); err != nil {
+	if err := c.signer.SignHTTP(ctx, creds, req, r.PayloadHash, c.svc.SigningName, c.region, c.clock.Now().UTC()); err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}
 	return c.http.Do(req)
+}
+
+// maxAnswer bounds the answer CallJSON reads (a secret of Secrets
+// Manager's largest, 64 KiB, escaped, fits).
+const maxAnswer = 1 << 20
+
+// CallJSON makes one call of an API of the AWS JSON protocols: target (its
+// X-Amz-Target, such as AWSStepFunctions.StartExecution) with in as its
+// body, in protocol version ("1.0" or "1.1"), and decodes the answer into
+// out (nil: ignored). An API's refusal is an *Error (JSONError).
+func (c *Client) CallJSON(ctx context.Context, version, target string, in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	_, op, _ := strings.Cut(target, ".")
+	resp, err := c.Do(ctx, Request{
+		Operation: op, Method: http.MethodPost, URL: c.endpoint + "/",
+		Header: http.Header{"Content-Type": {"application/x-amz-json-" + version}, "X-Amz-Target": {target}},
+		Body:   bytes.NewReader(b), ContentLength: int64(len(b)), PayloadHash: PayloadHash(b),
+	})
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return JSONError(resp, ReadBody(resp))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return fmt.Errorf("read the answer: %w", err)
+	}
+	if out != nil && len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, out); err != nil {
+			return fmt.Errorf("decode the answer: %w", err)
+		}
+	}
+	return nil
 }
 
 // Presign returns a URL that lets its holder make the request method url,
@@ -256,7 +338,7 @@ func (c *Client) Presign(ctx context.Context, method, rawURL string, header http
 	if err != nil {
 		return "", nil, fmt.Errorf("credentials: %w", err)
 	}
-	u, signed, err := c.signer.PresignHTTP(ctx, creds, req, UnsignedPayload, c.svc.SigningName, c.region, c.now().UTC())
+	u, signed, err := c.signer.PresignHTTP(ctx, creds, req, UnsignedPayload, c.svc.SigningName, c.region, c.clock.Now().UTC())
 	if err != nil {
 		return "", nil, fmt.Errorf("presign: %w", err)
 	}
@@ -280,10 +362,13 @@ func (e *Error) Error() string {
 // ErrorCode and RetryableError let the SDK's retry helpers classify it.
 func (e *Error) ErrorCode() string { return e.Code }
 
-// RetryableError reports whether trying again may succeed: throttling and
-// the API's own failures.
+// RetryableError reports whether trying again may succeed: throttling
+// (HTTP 429, or a code the SDK's retryer counts as throttling, whatever
+// the status) and the API's own failures.
 func (e *Error) RetryableError() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
+	_, throttled := retry.DefaultThrottleErrorCodes[e.Code]
+	_, timedOut := retry.DefaultRetryableErrorCodes[e.Code]
+	return throttled || timedOut || e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
 }
 
 // NewError is the refusal resp answers with: code and message as the API's

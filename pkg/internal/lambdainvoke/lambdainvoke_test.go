@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/lambdainvoke"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
@@ -51,11 +52,20 @@ func TestInvokeAsyncOnLambdaAPI(t *testing.T) {
 
 }
 
+// signedAt signs every request at one instant; the waits between
+// attempts are the system clock's.
+type signedAt struct {
+	clock.System
+	at time.Time
+}
+
+func (s signedAt) Now() time.Time { return s.at }
+
 func newClient(t *testing.T, url string) *lambdainvoke.Client {
 	t.Helper()
 	cfg := aws.Config{Region: "eu-west-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "session-token")}
 	c, err := lambdainvoke.New(cfg, lambdainvoke.Options{Endpoint: url, MaxBackoff: 20 * time.Millisecond,
-		Now: func() time.Time { return time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC) }})
+		Clock: signedAt{at: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}})
 	require.NoError(t, err)
 	return c
 }

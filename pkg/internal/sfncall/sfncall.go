@@ -12,12 +12,10 @@
 package sfncall
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -113,35 +111,20 @@ func (c *Client) StopExecution(ctx context.Context, in *sfn.StopExecutionInput, 
 // call makes one AWS JSON 1.0 call of operation with in as its body, and
 // decodes the answer into out (nil: ignored).
 func (c *Client) call(ctx context.Context, operation string, in, out any) error {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("sfn %s: encode: %w", operation, err)
+	err := c.api.CallJSON(ctx, "1.0", "AWSStepFunctions."+operation, in, out)
+	var e *awscall.Error
+	if errors.As(err, &e) {
+		err = refusal(e)
 	}
-	resp, err := c.api.Do(ctx, awscall.Request{
-		Operation: operation, Method: http.MethodPost, URL: c.api.Endpoint() + "/",
-		Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}, "X-Amz-Target": {"AWSStepFunctions." + operation}},
-		Body:   bytes.NewReader(b), ContentLength: int64(len(b)), PayloadHash: awscall.PayloadHash(b),
-	})
 	if err != nil {
 		return fmt.Errorf("sfn %s: %w", operation, err)
-	}
-	body := awscall.ReadBody(resp)
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("sfn %s: %w", operation, refusal(resp, body))
-	}
-	if out != nil && len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, out); err != nil {
-			return fmt.Errorf("sfn %s: decode the answer: %w", operation, err)
-		}
 	}
 	return nil
 }
 
-// refusal is Step Functions' error (awscall.JSONError): the typed error of
-// the SDK's types for the codes the runner tells apart, an *awscall.Error
-// otherwise.
-func refusal(resp *http.Response, body []byte) error {
-	e := awscall.JSONError(resp, body)
+// refusal is Step Functions' error: the typed error of the SDK's types for
+// the codes the runner tells apart, e itself otherwise.
+func refusal(e *awscall.Error) error {
 	m := aws.String(e.Message)
 	switch e.Code {
 	case "ExecutionAlreadyExists":
