@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
 )
 
 // Reference prefixes.
@@ -105,8 +107,8 @@ func (s source) get(ctx context.Context, id string) (string, error) {
 
 // isAPIError reports whether err is the AWS error of that type.
 func isAPIError(err error, typ string) bool {
-	var ae *APIError
-	return errors.As(err, &ae) && ae.Type == typ
+	var ae *awscall.Error
+	return errors.As(err, &ae) && ae.Code == typ
 }
 
 // Env resolves, once, every reference among the variables names read

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/secrets"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
@@ -160,9 +161,9 @@ func TestAWSClient(t *testing.T) {
 	assert.ErrorContains(t, err, "no AWS region")
 
 	_, err = f.resolver.Resolve(context.Background(), "ssm:"+f.prefix+"/missing")
-	var ae *secrets.APIError
+	var ae *awscall.Error
 	require.ErrorAs(t, err, &ae)
-	assert.Equal(t, "ParameterNotFound", ae.Type)
+	assert.Equal(t, "ParameterNotFound", ae.Code)
 	assert.Equal(t, 400, ae.StatusCode)
 
 	creds, err := secrets.EnvCredentials(func(k string) string {
