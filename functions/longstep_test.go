@@ -177,11 +177,26 @@ const (
 // the deployed binaries write them, and holds them to the bounds above.
 func TestLogBytesPerInvocation(t *testing.T) {
 	d := deploy(t, "auto", 5*time.Second, 0, map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "stack-SendFunction-1", "A2A_METRICS": "emf"})
+	// quiet waits until p's stderr stopped growing (the pipe from the
+	// process caught up, a cold start's lines included) and returns its
+	// length.
+	quiet := func(p *lambdaemu.Process) int {
+		n := len(p.Stderr())
+		for range 50 {
+			time.Sleep(200 * time.Millisecond)
+			if m := len(p.Stderr()); m != n {
+				n = m
+				continue
+			}
+			return n
+		}
+		t.Fatalf("the function's stderr never stopped growing")
+		return 0
+	}
 	logged := func(p *lambdaemu.Process, do func()) int {
-		before := len(p.Stderr())
+		before := quiet(p)
 		do()
-		time.Sleep(300 * time.Millisecond) // the pipe from the process catches up
-		return len(p.Stderr()) - before
+		return quiet(p) - before
 	}
 	blocking := logged(d.send, func() { d.sendBlocking(t) })
 	nonBlockingEvent := strings.Replace(strings.Replace(string(d.event), `\"blocking\":true`, `\"blocking\":false`, 1),
