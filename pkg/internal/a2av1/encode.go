@@ -82,15 +82,11 @@ func AppendTask(b []byte, t *a2a.Task) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	if len(t.Artifacts) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "artifacts"), t.Artifacts, AppendArtifact); err != nil {
-			return b, err
-		}
+	if b, err = jsonw.OptArray(b, "artifacts", t.Artifacts, AppendArtifact); err != nil {
+		return b, err
 	}
-	if len(t.History) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, AppendMessage); err != nil {
-			return b, err
-		}
+	if b, err = jsonw.OptArray(b, "history", t.History, AppendMessage); err != nil {
+		return b, err
 	}
 	if b, err = jsonw.Object(b, "metadata", t.Metadata); err != nil {
 		return b, err
