@@ -193,15 +193,11 @@ func appendTask(b []byte, t *Task, f form) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	if len(t.History) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, message); err != nil {
-			return b, err
-		}
+	if b, err = jsonw.OptArray(b, "history", t.History, message); err != nil {
+		return b, err
 	}
-	if len(t.Artifacts) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "artifacts"), t.Artifacts, artifact); err != nil {
-			return b, err
-		}
+	if b, err = jsonw.OptArray(b, "artifacts", t.Artifacts, artifact); err != nil {
+		return b, err
 	}
 	if b, err = jsonw.Object(b, "metadata", t.Metadata); err != nil {
 		return b, err

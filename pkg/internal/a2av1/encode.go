@@ -75,27 +75,28 @@ func AppendArtifact(b []byte, a *a2a.Artifact) ([]byte, error) {
 
 // AppendTask appends the 1.0 form of a task.
 func AppendTask(b []byte, t *a2a.Task) ([]byte, error) {
-	b = append(b, '{')
-	b = jsonw.StringField(b, "id", t.ID)
-	b = jsonw.StringField(b, "contextId", t.ContextID)
+	b = openTaskObject(b, "id", t.ID, t.ContextID)
 	b, err := AppendStatus(jsonw.Key(b, "status"), &t.Status)
 	if err != nil {
 		return b, err
 	}
-	if len(t.Artifacts) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "artifacts"), t.Artifacts, AppendArtifact); err != nil {
-			return b, err
-		}
+	if b, err = jsonw.OptArray(b, "artifacts", t.Artifacts, AppendArtifact); err != nil {
+		return b, err
 	}
-	if len(t.History) > 0 {
-		if b, err = jsonw.Array(jsonw.Key(b, "history"), t.History, AppendMessage); err != nil {
-			return b, err
-		}
+	if b, err = jsonw.OptArray(b, "history", t.History, AppendMessage); err != nil {
+		return b, err
 	}
 	if b, err = jsonw.Object(b, "metadata", t.Metadata); err != nil {
 		return b, err
 	}
 	return append(b, '}'), nil
+}
+
+// openTaskObject opens the object of a task (idKey "id") or of an event of
+// one (idKey "taskId"): {"<idKey>":id,"contextId":contextID.
+func openTaskObject(b []byte, idKey, id, contextID string) []byte {
+	b = jsonw.StringField(append(b, '{'), idKey, id)
+	return jsonw.StringField(b, "contextId", contextID)
 }
 
 // AppendSendResult appends the result of SendMessage for a task:
@@ -171,9 +172,7 @@ var Empty = json.RawMessage("{}")
 // AppendStatusUpdateEvent appends a TaskStatusUpdateEvent: {taskId,
 // contextId, status, metadata} (1.0 has no final).
 func AppendStatusUpdateEvent(b []byte, e *a2a.TaskStatusUpdateEvent) ([]byte, error) {
-	b = append(b, '{')
-	b = jsonw.StringField(b, "taskId", e.TaskID)
-	b = jsonw.StringField(b, "contextId", e.ContextID)
+	b = openTaskObject(b, "taskId", e.TaskID, e.ContextID)
 	b, err := AppendStatus(jsonw.Key(b, "status"), &e.Status)
 	if err != nil {
 		return b, err
@@ -187,9 +186,7 @@ func AppendStatusUpdateEvent(b []byte, e *a2a.TaskStatusUpdateEvent) ([]byte, er
 // AppendArtifactUpdateEvent appends a TaskArtifactUpdateEvent: {taskId,
 // contextId, artifact, append, lastChunk, metadata}.
 func AppendArtifactUpdateEvent(b []byte, e *a2a.TaskArtifactUpdateEvent) ([]byte, error) {
-	b = append(b, '{')
-	b = jsonw.StringField(b, "taskId", e.TaskID)
-	b = jsonw.StringField(b, "contextId", e.ContextID)
+	b = openTaskObject(b, "taskId", e.TaskID, e.ContextID)
 	b, err := AppendArtifact(jsonw.Key(b, "artifact"), &e.Artifact)
 	if err != nil {
 		return b, err

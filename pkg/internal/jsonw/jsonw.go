@@ -239,3 +239,12 @@ func Array[T any](b []byte, items []T, one func([]byte, *T) ([]byte, error)) ([]
 	}
 	return append(b, ']'), nil
 }
+
+// OptArray appends "key":[...] unless items is empty, each item written by
+// one.
+func OptArray[T any](b []byte, key string, items []T, one func([]byte, *T) ([]byte, error)) ([]byte, error) {
+	if len(items) == 0 {
+		return b, nil
+	}
+	return Array(Key(b, key), items, one)
+}

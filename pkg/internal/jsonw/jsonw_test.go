@@ -3,6 +3,7 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -67,13 +68,20 @@ func TestFields(t *testing.T) {
 	require.NoError(t, err)
 	b, err = Raw(b, "raw", json.RawMessage(`[true]`))
 	require.NoError(t, err)
+	str := func(b []byte, s *string) ([]byte, error) { return String(b, *s), nil }
+	b, err = OptArray(b, "noItems", nil, str)
+	require.NoError(t, err)
+	b, err = OptArray(b, "items", []string{"i"}, str)
+	require.NoError(t, err)
 	b = append(b, '}')
-	assert.JSONEq(t, `{"a":"x","b":"y","list":["1","2"],"obj":{"k":1},"raw":[true]}`, string(b))
+	assert.JSONEq(t, `{"a":"x","b":"y","list":["1","2"],"obj":{"k":1},"raw":[true],"items":["i"]}`, string(b))
 
 	_, err = Raw([]byte{'{'}, "bad", json.RawMessage(`{`))
 	assert.ErrorContains(t, err, "bad is not valid JSON")
 	_, err = Object([]byte{'{'}, "fn", map[string]any{"f": func() {}})
 	assert.ErrorContains(t, err, "fn")
+	_, err = OptArray([]byte{'{'}, "bad", []string{"i"}, func([]byte, *string) ([]byte, error) { return nil, errors.New("item refused") })
+	assert.EqualError(t, err, "item refused")
 }
 
 // FuzzValue checks Value against encoding/json (without HTML escaping, as
