@@ -62,7 +62,7 @@ func newLocalPush(cfg config.Config, store notify.Store, fs *files.Files, o Push
 	if err != nil {
 		return nil, err
 	}
-	return &localPush{keys: ks, queue: q, local: notify.NewLocal(setup.PushResolver(store, fs), q, log).WithRecorder(rec)}, nil
+	return &localPush{keys: ks, queue: q, local: notify.NewLocal(setup.PushResolver(store, fs), q, rec, log)}, nil
 }
 
 // pushCloseTimeout bounds how long the local server waits for deliveries

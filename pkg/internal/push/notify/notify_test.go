@@ -267,7 +267,7 @@ func newLocalPipeline(t *testing.T, retry push.RetryPolicy) *localPipeline {
 	p.queue, err = memqueue.New(memqueue.Options{Deliverer: d, Retry: retry, Recorder: rec})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.queue.Close(context.Background()) })
-	p.local = notify.NewLocal(notify.NewResolver(p.store, nil), p.queue, nil).WithRecorder(rec)
+	p.local = notify.NewLocal(notify.NewResolver(p.store, nil), p.queue, rec, nil)
 	return p
 }
 

@@ -172,18 +172,11 @@ type Local struct {
 	log      *slog.Logger
 }
 
-// NewLocal returns the local fan-out.
-func NewLocal(resolver *Resolver, queue Queue, log *slog.Logger) *Local {
+// NewLocal returns the local fan-out. recorder is the queue's: a redrive
+// that cannot be enqueued is logged failed there, with its job.
+func NewLocal(resolver *Resolver, queue Queue, recorder *Recorder, log *slog.Logger) *Local {
 	log = cmp.Or(log, slog.New(slog.DiscardHandler))
-	return &Local{resolver: resolver, queue: queue, log: log}
-}
-
-// WithRecorder makes l hold each job it enqueues in r, the queue's
-// recorder, so that a dead-lettered one is logged with its job; it returns
-// l.
-func (l *Local) WithRecorder(r *Recorder) *Local {
-	l.recorder = r
-	return l
+	return &Local{resolver: resolver, queue: queue, recorder: recorder, log: log}
 }
 
 // OnChange enqueues the notifications of c. It reads the store (without
@@ -216,10 +209,8 @@ func (l *Local) Redrive(ctx context.Context, d store.Delivery) error {
 	if err == nil {
 		return nil
 	}
-	if l.recorder != nil {
-		l.recorder.record(ctx, push.DeliveryStatus{EventID: d.EventID(), TaskID: d.TaskID, ConfigID: d.ConfigID, State: push.StateFailed,
-			Attempts: 1, LastError: "redrive not sent: " + err.Error(), LastAttemptAt: d.UpdatedAt}, func() []byte { return d.Job })
-	}
+	l.recorder.record(ctx, push.DeliveryStatus{EventID: d.EventID(), TaskID: d.TaskID, ConfigID: d.ConfigID, State: push.StateFailed,
+		Attempts: 1, LastError: "redrive not sent: " + err.Error(), LastAttemptAt: d.UpdatedAt}, func() []byte { return d.Job })
 	return err
 }
 
