@@ -49,7 +49,8 @@ type taskWriter struct {
 var _ agent.Emitter = (*taskWriter)(nil)
 
 // write applies u conditioned on the version last seen. On a version conflict
-// (another writer, such as a retried worker) it re-reads and tries again; a
+// (another writer, such as a retried worker) it takes the version the
+// refusal reports and tries again, three times at most (update); a
 // terminal task stops the step.
 func (w *taskWriter) write(ctx context.Context, u store.Update) error {
 	w.mu.Lock()
