@@ -206,7 +206,8 @@ var cases = map[string]fnCase{
 	"worker": {event: "worker-step.json", bad: `{"action":"dance","taskId":"` + workerTask + `"}`,
 		arrange: func(t *testing.T, f *fixture) { f.task(t, workerTask, "hello") },
 		check: func(t *testing.T, _ *fixture, out []byte) {
-			assert.JSONEq(t, `{"next":"done","afterSeconds":0,"requestId":"","state":"completed"}`, string(out))
+			assert.JSONEq(t, `{"next":"done","afterSeconds":0,"requestId":"","trigger":"","state":"completed",
+				"carry":{"taskId":"`+workerTask+`","interruptTtlSeconds":600,"steps":1,"maxSteps":500}}`, string(out), "the step's outcome, and the execution's carry as it came")
 		}},
 	"sweep": {event: "sweep-schedule.json", bad: `"not a scheduled event"`,
 		arrange: func(t *testing.T, f *fixture) { f.stuckTask(t, sweptTask, "hello") },

@@ -237,7 +237,7 @@ func TestParityLocalAndStepFunctions(t *testing.T) {
 	states := s.executionStates(t)
 	require.Len(t, states, 1, "one execution per task: its first step ran in the worker, outside it")
 	for _, st := range states {
-		assert.Equal(t, []string{"Begin", "WaitBeforeStep", "Step", "Route", "PrepareAwait", "AwaitInput", "Step", "Route", "Done"}, st)
+		assert.Equal(t, []string{"Begin", "WaitBeforeStep", "Step", "Route", "AwaitInput", "Step", "Route", "Done"}, st)
 	}
 	assert.EqualValues(t, 1, s.runs.Load(), "the first step ran on the asynchronous path")
 }
@@ -436,7 +436,7 @@ func TestStepFunctionsCost(t *testing.T) {
 		executions, transitions, invocations int
 	}{
 		{"one step", "hello", false, 0, 0, 1},
-		{"five steps", "long 5", false, 1, 17, 5},
+		{"five steps", "long 5", false, 1, 14, 5},
 		{"one interrupt", "ask Ready?", true, 1, 5, 3},
 	} {
 		executions, transitions, invocations := run(tt.text, tt.reply)

@@ -90,12 +90,13 @@ func TestWorkerEvents(t *testing.T) {
 		want  worker.Result
 		check func(t *testing.T)
 	}{
-		{"worker-step.json", worker.Result{Next: "done", State: "completed"}, func(t *testing.T) {
+		{"worker-step.json", worker.Result{Next: "done", State: "completed",
+			Carry: json.RawMessage(`{"taskId":"` + workerStepTask + `","interruptTtlSeconds":600,"steps":1,"maxSteps":500}`)}, func(t *testing.T) {
 			rec := task(t, workerStepTask)
 			require.Len(t, rec.Task.Artifacts, 1)
 			assert.Equal(t, "echo: hello", a2a.PartsText(rec.Task.Artifacts[0].Parts))
 		}},
-		{"worker-await.json", worker.Result{Next: "await", RequestID: workerAwaitRequest, State: "input-required"}, func(t *testing.T) {
+		{"worker-await.json", worker.Result{Next: "await", RequestID: workerAwaitRequest, Trigger: "reply", State: "input-required"}, func(t *testing.T) {
 			rec := task(t, workerAwaitTask)
 			assert.Equal(t, a2a.TaskStateInputRequired, rec.Task.Status.State, "the interrupt is shown")
 			b, err := ts.GetInterrupt(context.Background(), workerAwaitRequest)

@@ -12,7 +12,7 @@ import (
 )
 
 // TestStateMachineRoutesEveryOutcome: the state machine the template
-// deploys has a top-level choice on $.step.next for each outcome a step
+// deploys has a top-level choice on $.next for each outcome a step
 // returns, and for no other.
 func TestStateMachineRoutesEveryOutcome(t *testing.T) {
 	b, err := os.ReadFile("../../../infra/statemachine.asl.json")
@@ -29,7 +29,7 @@ func TestStateMachineRoutesEveryOutcome(t *testing.T) {
 	routed := map[string]bool{}
 	for _, s := range def.States {
 		for _, c := range s.Choices {
-			if c.Variable == "$.step.next" {
+			if c.Variable == "$.next" {
 				routed[c.StringEquals] = true
 			}
 		}

@@ -19,6 +19,7 @@ package worker
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -51,6 +52,12 @@ type Event struct {
 	// Takeover, when positive, is the takeover a run is (see
 	// engine.Job.Takeover).
 	Takeover int `json:"takeover,omitempty"`
+	// Carry is the execution's own bookkeeping (the task, the interrupt
+	// TTL, the step count and budget), which a step hands back as it got
+	// it: the state machine builds the next step's input from the step's
+	// result, with no state of its own in between (each state entered is
+	// a billed transition).
+	Carry json.RawMessage `json:"carry,omitempty"`
 }
 
 // The actions of an Event (see the package comment).
@@ -88,8 +95,13 @@ type Result struct {
 	AfterSeconds int `json:"afterSeconds"`
 	// RequestID names the interrupt to await (await).
 	RequestID string `json:"requestId"`
+	// Trigger is what starts the next step: continue after a wait, reply
+	// after an interrupt ("" when done).
+	Trigger string `json:"trigger"`
 	// State is the task's state after the action.
 	State string `json:"state"`
+	// Carry is the event's Carry, handed back (step).
+	Carry json.RawMessage `json:"carry,omitempty"`
 }
 
 // Executor runs the actions; *engine.Executor is one.
@@ -169,8 +181,21 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
 		Next:         string(res.Next),
 		AfterSeconds: int(math.Ceil(res.After.Seconds())),
 		RequestID:    res.RequestID,
+		Trigger:      string(nextTrigger(res.Next)),
 		State:        string(res.State),
+		Carry:        ev.Carry,
 	}, nil
+}
+
+// nextTrigger is the trigger of the step that follows next.
+func nextTrigger(next engine.Next) store.Trigger {
+	switch next {
+	case engine.NextContinue:
+		return store.TriggerContinue
+	case engine.NextAwait:
+		return store.TriggerReply
+	}
+	return ""
 }
 
 // stepTrigger is the trigger of ev's step.

@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -47,16 +48,18 @@ func TestActions(t *testing.T) {
 	f := &fake{res: engine.StepResult{Next: engine.NextContinue, After: 1500 * time.Millisecond, State: a2a.TaskStateWorking}}
 	h := worker.New(f, nil, nil)
 
-	res, err := h.Handle(ctx, worker.Event{Action: "step", TaskID: "t", Trigger: "reply", ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"})
+	carry := json.RawMessage(`{"taskId":"t","interruptTtlSeconds":600,"steps":3,"maxSteps":500}`)
+	res, err := h.Handle(ctx, worker.Event{Action: "step", TaskID: "t", Trigger: "reply", ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2", Carry: carry})
 	require.NoError(t, err)
-	assert.Equal(t, worker.Result{Next: "continue", AfterSeconds: 2, State: "working"}, res, "delays round up to whole seconds")
+	assert.Equal(t, worker.Result{Next: "continue", AfterSeconds: 2, Trigger: "continue", State: "working", Carry: carry}, res,
+		"delays round up to whole seconds; the next step is a continue; the execution's carry comes back as it went")
 	assert.Equal(t, engine.Job{TaskID: "t", Trigger: store.TriggerReply, ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:t-v2"}, f.step,
 		"the step records the execution it runs in")
 
 	f.res = engine.StepResult{Next: engine.NextAwait, State: a2a.TaskStateInputRequired, RequestID: "r1"}
 	res, err = h.Handle(ctx, worker.Event{Action: "await", TaskID: "t", RequestID: "r1", TaskToken: "tok"})
 	require.NoError(t, err)
-	assert.Equal(t, worker.Result{Next: "await", RequestID: "r1", State: "input-required"}, res)
+	assert.Equal(t, worker.Result{Next: "await", RequestID: "r1", Trigger: "reply", State: "input-required"}, res, "the step after an interrupt is its reply's")
 	assert.Equal(t, engine.AwaitRequest{TaskID: "t", RequestID: "r1", TaskToken: "tok"}, f.await)
 
 	f.res = engine.StepResult{Next: engine.NextDone, State: a2a.TaskStateFailed}

@@ -33,7 +33,7 @@ func TestProjectDefinition(t *testing.T) {
 	// The worker's outcomes (engine.Next*; TestStateMachineRoutesEveryOutcome
 	// checks the same list from the engine's side).
 	outcomes := []string{"continue", "await", "done"}
-	assert.ElementsMatch(t, outcomes, d.Branches("$.step.next"), "every worker outcome routes somewhere")
+	assert.ElementsMatch(t, outcomes, d.Branches("$.next"), "every worker outcome routes somewhere")
 	assert.ElementsMatch(t, []string{"continue", "await"}, d.Branches("$.startAt"), "an execution can start mid-protocol")
 
 	await := d.States["AwaitInput"]

@@ -59,7 +59,7 @@ type Options struct {
 }
 
 // DefaultMaxSteps keeps an execution far below Step Functions' 25,000
-// history events: a continue or await loop records about 11, a retried
+// history events: a continue or await loop records about 9, a retried
 // invocation a few more.
 const DefaultMaxSteps = 500
 

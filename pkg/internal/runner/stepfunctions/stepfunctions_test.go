@@ -3,9 +3,11 @@ package stepfunctions_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,9 +17,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/stepfunctions"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/worker"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/sfntest"
 )
@@ -25,24 +29,62 @@ import (
 func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
 
 // The state machine is executed by moto in parser mode; the worker
-// function is canned: each invocation gets the next queued result. These
-// tests pin the control flow of infra/statemachine.asl.json.
-
-type result struct {
-	Next         string `json:"next"`
-	AfterSeconds int    `json:"afterSeconds"`
-	RequestID    string `json:"requestId"`
-	State        string `json:"state"`
-}
+// function is the real worker's handler on a canned executor: each action
+// gets the next queued result, and the worker answers the state machine as
+// it does in production (the next trigger, the execution's carry handed
+// back). These tests pin the control flow of infra/statemachine.asl.json.
 
 var (
-	cont  = result{Next: "continue", State: "working"}
-	await = result{Next: "await", RequestID: "req-1", State: "input-required"}
-	done  = result{Next: "done", State: "completed"}
+	cont  = engine.StepResult{Next: engine.NextContinue, State: a2a.TaskStateWorking}
+	await = engine.StepResult{Next: engine.NextAwait, RequestID: "req-1", State: a2a.TaskStateInputRequired}
+	done  = engine.StepResult{Next: engine.NextDone, State: a2a.TaskStateCompleted}
 	// ignored is the result of the await, expire and fail invocations,
 	// which the state machine does not read.
-	ignored = map[string]bool{"ok": true}
+	ignored = engine.StepResult{}
 )
+
+// cannedExec answers every action of the worker with the next queued
+// result, whatever the action.
+type cannedExec struct {
+	mu      sync.Mutex
+	results []engine.StepResult
+}
+
+// queue adds results for the next actions.
+func (c *cannedExec) queue(results ...engine.StepResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.results = append(c.results, results...)
+}
+
+func (c *cannedExec) next() (engine.StepResult, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.results) == 0 {
+		return engine.StepResult{}, errors.New("no canned result left")
+	}
+	r := c.results[0]
+	c.results = c.results[1:]
+	return r, nil
+}
+
+func (c *cannedExec) Step(context.Context, engine.Job) (engine.StepResult, error) { return c.next() }
+func (c *cannedExec) Await(context.Context, engine.AwaitRequest) (engine.StepResult, error) {
+	return c.next()
+}
+func (c *cannedExec) Expire(context.Context, string, string) (engine.StepResult, error) {
+	return c.next()
+}
+func (c *cannedExec) Fail(context.Context, string, string) (engine.StepResult, error) {
+	return c.next()
+}
+
+// newMachine deploys the state machine with the worker on a canned
+// executor.
+func newMachine(t *testing.T) (*sfntest.Machine, *cannedExec) {
+	c := &cannedExec{}
+	return sfntest.New(t, sfntest.Bridge(worker.New(c, nil, nil).Handle)), c
+}
 
 func input(taskID string, ttl int) stepfunctions.Input {
 	return stepfunctions.Input{TaskID: taskID, StartAt: "step", Trigger: "message", InterruptTTLSeconds: ttl, Steps: 1, MaxSteps: stepfunctions.DefaultMaxSteps}
@@ -65,8 +107,8 @@ func actions(calls []sfntest.Invocation) []string {
 }
 
 func TestContinueAwaitReplyComplete(t *testing.T) {
-	m := sfntest.New(t, nil)
-	sfntest.Canned(t, cont, await, ignored, done)
+	m, w := newMachine(t)
+	w.queue(cont, await, ignored, done)
 	arn := m.Start("task-1", input("task-1", 60))
 	token := m.TaskToken(arn, 10*time.Second)
 
@@ -74,7 +116,7 @@ func TestContinueAwaitReplyComplete(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 	states, calls := m.History(arn)
-	assert.Equal(t, []string{"Begin", "Step", "Route", "PrepareContinue", "WaitBeforeStep", "Step", "Route", "PrepareAwait", "AwaitInput", "Step", "Route", "Done"}, states)
+	assert.Equal(t, []string{"Begin", "Step", "Route", "WaitBeforeStep", "Step", "Route", "AwaitInput", "Step", "Route", "Done"}, states)
 	assert.Equal(t, []string{"step message", "step continue", "await", "step reply"}, actions(calls))
 	assert.Equal(t, "req-1", calls[2].Payload["requestId"], "AwaitInput binds the step's interrupt")
 	assert.Equal(t, token, calls[2].Payload["taskToken"])
@@ -83,10 +125,10 @@ func TestContinueAwaitReplyComplete(t *testing.T) {
 
 func TestFailuresFailTheTask(t *testing.T) {
 	ctx := context.Background()
-	m := sfntest.New(t, nil)
+	m, w := newMachine(t)
 
 	t.Run("SendTaskFailure takes the failure path", func(t *testing.T) {
-		sfntest.Canned(t, await, ignored, ignored)
+		w.queue(await, ignored, ignored)
 		arn := m.Start("task-2", input("task-2", 60))
 		token := m.TaskToken(arn, 10*time.Second)
 		_, err := m.Client.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String("Boom"), Cause: aws.String("broken")})
@@ -101,7 +143,7 @@ func TestFailuresFailTheTask(t *testing.T) {
 		assert.Equal(t, "Boom", fail["error"].(map[string]any)["Error"])
 	})
 	t.Run("a canceled wait ends quietly", func(t *testing.T) {
-		sfntest.Canned(t, await, ignored)
+		w.queue(await, ignored)
 		arn := m.Start("task-3", input("task-3", 60))
 		token := m.TaskToken(arn, 10*time.Second)
 		_, err := m.Client.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String(stepfunctions.ErrorTaskCanceled)})
@@ -109,7 +151,7 @@ func TestFailuresFailTheTask(t *testing.T) {
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 	})
 	t.Run("an interrupt nobody answers expires", func(t *testing.T) {
-		sfntest.Canned(t, await, ignored, ignored)
+		w.queue(await, ignored, ignored)
 		arn := m.Start("task-4", input("task-4", 1))
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 15*time.Second), "an expired interrupt is the task's outcome, not a failed execution")
 		states, calls := m.History(arn)
@@ -117,7 +159,7 @@ func TestFailuresFailTheTask(t *testing.T) {
 		assert.Equal(t, map[string]any{"action": "expire", "taskId": "task-4", "requestId": "req-1"}, calls[len(calls)-1].Payload)
 	})
 	t.Run("an unknown outcome fails the task", func(t *testing.T) {
-		sfntest.Canned(t, result{Next: "maybe"}, ignored)
+		w.queue(engine.StepResult{Next: "maybe"}, ignored)
 		arn := m.Start("task-5", input("task-5", 60))
 		assert.Equal(t, sfntypes.ExecutionStatusFailed, m.Wait(arn, 10*time.Second))
 		states, _ := m.History(arn)
@@ -132,12 +174,12 @@ func TestFailuresFailTheTask(t *testing.T) {
 
 func TestRunner(t *testing.T) {
 	ctx := context.Background()
-	m := sfntest.New(t, nil)
+	m, w := newMachine(t)
 	r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute})
 	require.NoError(t, err)
 
 	t.Run("an interrupt handed over is shown by an execution that waits for its reply", func(t *testing.T) {
-		sfntest.Canned(t, ignored)
+		w.queue(ignored)
 		job := engine.Job{TaskID: "t-1", Resume: &engine.Resume{AwaitRequestID: "req-1", Version: 2}}
 		require.NoError(t, r.Start(ctx, job))
 		require.NoError(t, r.Start(ctx, job), "a retried hand-over is idempotent")
@@ -148,7 +190,7 @@ func TestRunner(t *testing.T) {
 		assert.Equal(t, map[string]any{"action": "await", "taskId": "t-1", "requestId": "req-1", "taskToken": token}, calls[0].Payload)
 
 		// A reply resumes the waiting execution through its token.
-		sfntest.Canned(t, done)
+		w.queue(done)
 		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-1", Reply: &agent.Reply{RequestID: "req-1"}, TaskToken: token}))
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 		_, calls = m.History(arn)
@@ -156,7 +198,7 @@ func TestRunner(t *testing.T) {
 		assert.Equal(t, arn, calls[1].Payload["executionArn"], "the step records the execution it runs in")
 	})
 	t.Run("a wait handed over starts an execution named by the task's version", func(t *testing.T) {
-		sfntest.Canned(t, done)
+		w.queue(done)
 		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-3", Resume: &engine.Resume{After: 10 * time.Millisecond, Version: 4}}))
 		arn := executionARN(m, "t-3-v4")
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
@@ -174,7 +216,7 @@ func TestRunner(t *testing.T) {
 		assert.ErrorContains(t, r.Start(ctx, engine.Job{TaskID: "t-6", Takeover: 1}), "asynchronous path")
 	})
 	t.Run("cancel fails the wait through its token", func(t *testing.T) {
-		sfntest.Canned(t, ignored)
+		w.queue(ignored)
 		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-5", Resume: &engine.Resume{AwaitRequestID: "req-5"}}))
 		arn := executionARN(m, "t-5-req-5")
 		token := m.TaskToken(arn, 10*time.Second)
@@ -185,7 +227,7 @@ func TestRunner(t *testing.T) {
 		require.NoError(t, r.Cancel(ctx, engine.CancelRequest{TaskID: "never-started"}), "nothing to stop is fine")
 	})
 	t.Run("cancel stops the execution the task records", func(t *testing.T) {
-		sfntest.Canned(t, result{Next: "continue", AfterSeconds: 60, State: "working"})
+		w.queue(engine.StepResult{Next: engine.NextContinue, After: 60 * time.Second, State: a2a.TaskStateWorking})
 		require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-7", Resume: &engine.Resume{Version: 3}}))
 		arn := executionARN(m, "t-7-v3")
 		waitingIn(t, m, arn, "Step")
@@ -242,16 +284,16 @@ func waitingIn(t *testing.T, m *sfntest.Machine, arn, after string) {
 // stop it.
 func TestContinueInNewExecution(t *testing.T) {
 	ctx := context.Background()
-	m := sfntest.New(t, nil)
+	m, w := newMachine(t)
 	r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute, MaxSteps: 2})
 	require.NoError(t, err)
 
 	t.Run("a continue past the budget", func(t *testing.T) {
-		sfntest.Canned(t, cont, cont, done)
+		w.queue(cont, cont, done)
 		first := m.Start("long-1", budget2("long-1"))
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(first, 10*time.Second))
 		states, calls := m.History(first)
-		assert.Equal(t, []string{"Begin", "Step", "Route", "PrepareContinue", "WaitBeforeStep",
+		assert.Equal(t, []string{"Begin", "Step", "Route", "WaitBeforeStep",
 			"Step", "Route", "ContinueInNewExecution", "ContinuedInNewExecution"}, states)
 		assert.Equal(t, []string{"step message", "step continue"}, actions(calls))
 
@@ -272,7 +314,7 @@ func TestContinueInNewExecution(t *testing.T) {
 		assert.Equal(t, arn, calls[0].Payload["executionArn"], "its step records the new execution")
 	})
 	t.Run("an await past the budget", func(t *testing.T) {
-		sfntest.Canned(t, cont, await, ignored, done)
+		w.queue(cont, await, ignored, done)
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(m.Start("long-2", budget2("long-2")), 10*time.Second))
 		var next []sfntypes.ExecutionListItem
 		require.Eventually(t, func() bool { next = executionsOf(t, m, "long-2"); return len(next) == 1 }, 10*time.Second, 50*time.Millisecond)
@@ -287,7 +329,7 @@ func TestContinueInNewExecution(t *testing.T) {
 		assert.Equal(t, []string{"await", "step reply"}, actions(calls))
 	})
 	t.Run("an input without the budget counts from 1 of 500", func(t *testing.T) {
-		sfntest.Canned(t, done)
+		w.queue(done)
 		arn := m.Start("legacy-1", map[string]any{"taskId": "legacy-1", "startAt": "step", "trigger": "message", "requestId": "", "afterSeconds": 0, "interruptTtlSeconds": 60})
 		assert.Equal(t, sfntypes.ExecutionStatusSucceeded, m.Wait(arn, 10*time.Second))
 		states, _ := m.History(arn)
