@@ -204,6 +204,9 @@ func (c *Client) do(ctx context.Context, r Request) (*http.Response, error) {
 			again = passing(resp)
 		}
 		if again == nil || attempt == c.attempts || ctx.Err() != nil {
+			if err != nil && again != nil && attempt > 1 && ctx.Err() == nil {
+				err = fmt.Errorf("%w (after %d attempts)", err, attempt)
+			}
 			return resp, err
 		}
 		if resp != nil {
@@ -287,7 +290,8 @@ const maxAnswer = 1 << 20
 // CallJSON makes one call of an API of the AWS JSON protocols: target (its
 // X-Amz-Target, such as AWSStepFunctions.StartExecution) with in as its
 // body, in protocol version ("1.0" or "1.1"), and decodes the answer into
-// out (nil: ignored). An API's refusal is an *Error (JSONError).
+// out (nil: ignored). An API's refusal is an *Error (JSONError); one that
+// might have passed says how many attempts it took.
 func (c *Client) CallJSON(ctx context.Context, version, target string, in, out any) error {
 	b, err := json.Marshal(in)
 	if err != nil {
@@ -303,7 +307,11 @@ func (c *Client) CallJSON(ctx context.Context, version, target string, in, out a
 		return err
 	}
 	if resp.StatusCode/100 != 2 {
-		return JSONError(resp, ReadBody(resp))
+		e := JSONError(resp, ReadBody(resp))
+		if e.RetryableError() && c.attempts > 1 && ctx.Err() == nil {
+			return fmt.Errorf("%w (after %d attempts)", e, c.attempts) // Do tried them all
+		}
+		return e
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))

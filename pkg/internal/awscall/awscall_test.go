@@ -70,10 +70,11 @@ func TestCallJSONTriesAgainWhatMayPass(t *testing.T) {
 		{"timed out on AWS's side", []answer{{400, "", `{"__type":"RequestTimeoutException"}`}, ok}, 2, ""},
 		{"failed on AWS's side", []answer{{500, "", `{"__type":"InternalFailure"}`}, {503, "", ``}, ok}, 3, ""},
 		{"the connection dropped", []answer{{}, ok}, 2, ""},
-		{"throttled every time", []answer{{400, "", `{"__type":"ThrottlingException","message":"Rate exceeded"}`}}, 3, "ThrottlingException (HTTP 400): Rate exceeded"},
+		{"throttled every time", []answer{{400, "", `{"__type":"ThrottlingException","message":"Rate exceeded"}`}}, 3, "ThrottlingException (HTTP 400): Rate exceeded (after 3 attempts)"},
 		{"refused", []answer{{400, "", `{"__type":"ExecutionAlreadyExists","message":"exists"}`}}, 1, "ExecutionAlreadyExists (HTTP 400): exists"},
 		{"refused without a body", []answer{{403, "", ``}}, 1, "Forbidden (HTTP 403)"},
 		{"an answer that is not JSON", []answer{{200, "", `<html>`}}, 1, "decode the answer"},
+		{"the connection dropped every time", []answer{{}}, 3, "(after 3 attempts)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -133,11 +133,5 @@ func (a *AWS) call(ctx context.Context, svc awscall.Service, target string, in, 
 	if err != nil {
 		return err
 	}
-	err = c.CallJSON(ctx, "1.1", target, in, out)
-	var refused *awscall.Error
-	if err != nil && ctx.Err() == nil && (!errors.As(err, &refused) || refused.RetryableError()) {
-		// Throttled, failed on AWS's side or on the way, every time.
-		return fmt.Errorf("%w (after %d attempts)", err, r.Attempts)
-	}
-	return err
+	return c.CallJSON(ctx, "1.1", target, in, out)
 }
