@@ -150,6 +150,18 @@ const (
 	NextAwait Next = "await"
 )
 
+// Trigger is what starts the step that follows n: a continue, a reply;
+// "" when nothing follows.
+func (n Next) Trigger() store.Trigger {
+	switch n {
+	case NextContinue:
+		return store.TriggerContinue
+	case NextAwait:
+		return store.TriggerReply
+	}
+	return ""
+}
+
 // ErrStepStopped is what Step returns when its context ended before the
 // step's result was stored: the runner stopped the step (its request's
 // budget was spent, its process stops). Nothing of the step is stored

@@ -181,21 +181,10 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
 		Next:         string(res.Next),
 		AfterSeconds: int(math.Ceil(res.After.Seconds())),
 		RequestID:    res.RequestID,
-		Trigger:      string(nextTrigger(res.Next)),
+		Trigger:      string(res.Next.Trigger()),
 		State:        string(res.State),
 		Carry:        ev.Carry,
 	}, nil
-}
-
-// nextTrigger is the trigger of the step that follows next.
-func nextTrigger(next engine.Next) store.Trigger {
-	switch next {
-	case engine.NextContinue:
-		return store.TriggerContinue
-	case engine.NextAwait:
-		return store.TriggerReply
-	}
-	return ""
 }
 
 // stepTrigger is the trigger of ev's step.

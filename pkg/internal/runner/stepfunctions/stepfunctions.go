@@ -26,7 +26,6 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
 // API is the part of the Step Functions client the runner uses;
@@ -123,10 +122,10 @@ func (r *Runner) Start(ctx context.Context, job engine.Job) error {
 	case job.Reply != nil && job.TaskToken != "":
 		return r.sendReply(ctx, job)
 	case job.Resume != nil && job.Resume.AwaitRequestID != "":
-		in := Input{TaskID: job.TaskID, StartAt: "await", Trigger: string(store.TriggerReply), RequestID: job.Resume.AwaitRequestID}
+		in := Input{TaskID: job.TaskID, StartAt: "await", Trigger: string(engine.NextAwait.Trigger()), RequestID: job.Resume.AwaitRequestID}
 		return r.startExecution(ctx, job.TaskID+"-"+job.Resume.AwaitRequestID, in)
 	case job.Resume != nil:
-		in := Input{TaskID: job.TaskID, StartAt: "continue", Trigger: string(store.TriggerContinue),
+		in := Input{TaskID: job.TaskID, StartAt: "continue", Trigger: string(engine.NextContinue.Trigger()),
 			AfterSeconds: int(math.Ceil(job.Resume.After.Seconds()))}
 		return r.startExecution(ctx, fmt.Sprintf("%s-v%d", job.TaskID, job.Resume.Version), in)
 	}
