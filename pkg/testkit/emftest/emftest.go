@@ -33,19 +33,30 @@ func Totals(docs []map[string]any) map[string]float64 {
 	got := map[string]float64{}
 	for _, d := range docs {
 		for k, v := range d {
-			switch n := v.(type) {
-			case float64:
-				got[k] += n
-			case []any:
-				for _, x := range n {
-					if f, ok := x.(float64); ok {
-						got[k] += f
-					}
-				}
+			for _, f := range values(v) {
+				got[k] += f
 			}
 		}
 	}
 	return got
+}
+
+// values are the numbers of a metric's member: one, or a list of them;
+// none for a dimension (a string) or the _aws metadata.
+func values(v any) []float64 {
+	switch n := v.(type) {
+	case float64:
+		return []float64{n}
+	case []any:
+		var fs []float64
+		for _, x := range n {
+			if f, ok := x.(float64); ok {
+				fs = append(fs, f)
+			}
+		}
+		return fs
+	}
+	return nil
 }
 
 // Series gathers the values of each metric by each dimension set it is
@@ -63,17 +74,7 @@ func Series(docs []map[string]any) map[string][]float64 {
 			ms, _ := dm["Metrics"].([]any)
 			for _, m := range ms {
 				name, _ := m.(map[string]any)["Name"].(string)
-				var values []float64
-				switch v := d[name].(type) {
-				case float64:
-					values = []float64{v}
-				case []any:
-					for _, x := range v {
-						if f, ok := x.(float64); ok {
-							values = append(values, f)
-						}
-					}
-				}
+				vs := values(d[name])
 				for _, set := range sets {
 					var dims []string
 					for _, dn := range set.([]any) {
@@ -83,7 +84,7 @@ func Series(docs []map[string]any) map[string][]float64 {
 					}
 					slices.Sort(dims)
 					key := name + "{" + strings.Join(dims, ",") + "}"
-					got[key] = append(got[key], values...)
+					got[key] = append(got[key], vs...)
 				}
 			}
 		}

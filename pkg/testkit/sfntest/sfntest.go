@@ -7,7 +7,6 @@
 package sfntest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,9 +76,9 @@ type Machine struct {
 }
 
 // New creates a worker function (Function) and a state machine calling it.
-// With a nil handler the function is canned (queue results with Canned);
-// otherwise each invocation is POSTed to handler, served on a loopback
-// listener.
+// With a nil handler each invocation returns its input (moto without
+// Docker); otherwise each invocation is POSTed to handler, served on a
+// loopback listener.
 func New(t testing.TB, handler http.Handler) *Machine {
 	ctx := context.Background()
 	cfg := awstest.Config(t)
@@ -94,11 +93,11 @@ func New(t testing.TB, handler http.Handler) *Machine {
 }
 
 // Function creates a Lambda function in moto and returns its name and ARN.
-// With a nil handler it is canned (queue results with Canned); otherwise
-// each invocation is POSTed to handler, served on a loopback listener:
-// synchronous ones (the state machine's) wait for its answer, asynchronous
-// ones (InvocationType Event) are answered 202 at once and POSTed from
-// moto's background, as Lambda queues them.
+// With a nil handler each invocation returns its input (moto without
+// Docker); otherwise each invocation is POSTed to handler, served on a
+// loopback listener: synchronous ones (the state machine's) wait for its
+// answer, asynchronous ones (InvocationType Event) are answered 202 at once
+// and POSTed from moto's background, as Lambda queues them.
 func Function(t testing.TB, handler http.Handler) (name, arn string) {
 	ctx := context.Background()
 	cfg := awstest.Config(t)
@@ -125,23 +124,6 @@ func Function(t testing.TB, handler http.Handler) (name, arn string) {
 // emptyZip is a zip archive with no entries: moto stores the code, never
 // runs it.
 var emptyZip = []byte{0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-
-// Canned queues results for the next invocations of canned functions (one
-// queue for all of them): each is JSON-encoded as the function's payload.
-func Canned(t testing.TB, results ...any) {
-	var rs []string
-	for _, r := range results {
-		b, err := json.Marshal(r)
-		require.NoError(t, err)
-		rs = append(rs, string(b))
-	}
-	body, err := json.Marshal(map[string]any{"results": rs, "region": awstest.Region})
-	require.NoError(t, err)
-	resp, err := http.Post(awstest.Endpoint(t)+"/moto-api/static/lambda-simple/response", "application/json", bytes.NewReader(body))
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusCreated, resp.StatusCode, "queue canned results")
-}
 
 // Start starts an execution with input.
 func (m *Machine) Start(name string, input any) string {

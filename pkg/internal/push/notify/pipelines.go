@@ -220,13 +220,9 @@ func (l *Local) enqueue(ctx context.Context, j Job) error {
 	if err != nil {
 		return err
 	}
-	if l.recorder != nil {
-		l.recorder.Hold(j)
-	}
+	l.recorder.Hold(j)
 	if err := l.queue.Enqueue(context.Background(), n); err != nil {
-		if l.recorder != nil {
-			l.recorder.Release(j)
-		}
+		l.recorder.Release(j)
 		return err
 	}
 	return nil
