@@ -356,8 +356,12 @@ func TestEveryParameterIsDocumented(t *testing.T) {
 	}
 }
 
-// goTestCommand is a `go test ...` command the docs give, in backticks.
-var goTestCommand = regexp.MustCompile("`go test [^`]*`")
+// goTestCommand is a `go test ...` command the docs give, in backticks;
+// testFuncName a test, benchmark or fuzzer its -run, -bench or -fuzz names.
+var (
+	goTestCommand = regexp.MustCompile("`go test [^`]*`")
+	testFuncName  = regexp.MustCompile(`^(Test|Benchmark|Fuzz)[A-Za-z0-9_]+$`)
+)
 
 // Every `go test` command the README and docs/ give names packages that
 // exist, and the tests, benchmarks or fuzzers its -run, -bench or -fuzz
@@ -380,7 +384,7 @@ func TestDocsCommandsNameRealPackages(t *testing.T) {
 					dirs = append(dirs, strings.TrimSuffix(strings.TrimSuffix(w, "/..."), "/"))
 				case (w == "-run" || w == "-bench" || w == "-fuzz") && i+1 < len(words):
 					for _, n := range strings.Split(strings.Trim(words[i+1], `'"^$`), "|") {
-						if regexp.MustCompile(`^(Test|Benchmark|Fuzz)[A-Za-z0-9_]+$`).MatchString(n) {
+						if testFuncName.MatchString(n) {
 							names = append(names, n)
 						}
 					}

@@ -366,12 +366,8 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 			h.versionError(w, r, b, err)
 			return
 		}
-		id, err := h.auth.Authenticate(r)
-		if !h.admit(w, r, b, wr, id, err == nil) {
-			return
-		}
-		if err != nil {
-			h.unauthenticated(w, r, b, wr)
+		id, ok := h.identify(w, r, b, wr)
+		if !ok {
 			return
 		}
 		logfields.AddAttrs(r.Context(), slog.String(logfields.FieldCaller, h.callerHash(id.Owner)), slog.String(logfields.FieldVersion, string(wr.version)),
@@ -418,7 +414,7 @@ func (h *handler) contentTypeError(w http.ResponseWriter, r *http.Request, b bin
 // profile) to authenticated callers only.
 func (h *handler) authenticated(next func(http.ResponseWriter, *http.Request, auth.Identity)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if id, ok := h.authenticate(w, r); ok {
+		if id, ok := h.identify(w, r, bindingREST, h.v10); ok {
 			next(w, r, id)
 		}
 	}
@@ -443,16 +439,17 @@ func (h *handler) unauthenticated(w http.ResponseWriter, r *http.Request, b bind
 	writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
 }
 
-// authenticate identifies the caller and spends one request of its
-// budget, or answers 429 or 401.
-func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (auth.Identity, bool) {
+// identify authenticates the caller and spends one request of its budget
+// (that of its source address when it is not authenticated), answering
+// 429 or 401 in b's shape and returning false when the request goes no
+// further.
+func (h *handler) identify(w http.ResponseWriter, r *http.Request, b binding, wr *wire) (auth.Identity, bool) {
 	id, err := h.auth.Authenticate(r)
-	if !h.admit(w, r, bindingREST, h.v10, id, err == nil) {
+	if !h.admit(w, r, b, wr, id, err == nil) {
 		return auth.Identity{}, false
 	}
 	if err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a"`)
-		writeHTTPError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "a valid bearer token is required: send Authorization: Bearer <token>")
+		h.unauthenticated(w, r, b, wr)
 		return auth.Identity{}, false
 	}
 	return id, true

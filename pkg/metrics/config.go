@@ -18,8 +18,8 @@ const DefaultNamespace = "A2A"
 // dimension on every metric (default a2a; the template sets the stack
 // name), and A2A_METRICS_DYNAMODB=true to record DynamoDB's capacity by
 // operation (default false: AWS/DynamoDB totals it per table and index for
-// free, and each operation would add a log line to every invocation). A
-// nil sink means metrics are off.
+// free, and each operation past an invocation's first would add it a log
+// line). A nil sink means metrics are off.
 func FromEnv(getenv func(string) string, out io.Writer, clk clock.Clock) (*Sink, error) {
 	mode := strings.ToLower(strings.TrimSpace(getenv("A2A_METRICS")))
 	if mode == "" {

@@ -80,9 +80,10 @@ type Config struct {
 	Out   io.Writer
 	Clock clock.Clock
 	// Capacity records DynamoDB's capacity units by operation (Capacity):
-	// a line per operation an invocation used, which AWS/DynamoDB's own
-	// metrics (free, per table and index) total already. Off, Capacity
-	// records nothing.
+	// every operation an invocation used past its first takes a line of
+	// its own (a line has one value of Operation), for what AWS/DynamoDB's
+	// own metrics (free, per table and index) total already. Off,
+	// Capacity records nothing.
 	Capacity bool
 }
 

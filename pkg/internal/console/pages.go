@@ -58,7 +58,7 @@ func interruptOf(t *a2a.Task) *interrupt {
 	if !t.Status.State.Interrupted() {
 		return nil
 	}
-	in := &interrupt{Text: textOf(t.Status.Message)}
+	in := &interrupt{Text: t.Status.Message.Text()}
 	im, ok := a2a.InterruptOf(t.Status.Message)
 	if !ok || im.RequestID == "" {
 		in.Plain = true
@@ -91,13 +91,6 @@ func interruptOf(t *a2a.Task) *interrupt {
 	return in
 }
 
-func textOf(m *a2a.Message) string {
-	if m == nil {
-		return ""
-	}
-	return m.Text()
-}
-
 // webURL reports whether u is an http or https URL, the only links the
 // console makes of what agents send.
 func webURL(u string) bool {
@@ -108,7 +101,7 @@ func webURL(u string) bool {
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"terminal": func(s a2a.TaskState) bool { return s.Terminal() },
-	"textOf":   textOf,
+	"textOf":   (*a2a.Message).Text, // "" for no message
 	"webURL":   webURL,
 	"json": func(raw json.RawMessage) string {
 		var v any
