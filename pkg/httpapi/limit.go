@@ -20,8 +20,9 @@ import (
 // authenticated identity (a bearer token's name, a JWT's subject), or,
 // for a request without valid credentials, its source address (an IPv6
 // address by its /64, which one host holds whole). Requests beyond it are
-// answered 429 with Retry-After, before the request's body is read, so a
-// flood costs no agent step, no store access and no other caller's budget.
+// answered 429 with Retry-After before the request is decoded (a JSON-RPC
+// body is read, size-bounded, only to echo the request's id), so a flood
+// costs no agent step, no store access and no other caller's budget.
 // The buckets live in the process: in Lambda, each execution environment
 // keeps its own.
 type RateLimit struct {
