@@ -39,7 +39,7 @@ func OpenTaskStore(ctx context.Context, cfg config.Config, o StoreOptions) (stor
 	if cfg.TaskStore.Backend == config.BackendDynamoDB {
 		return OpenDynamoStore(ctx, cfg, o)
 	}
-	return memory.New(memoryOptions(cfg, o.Clock)), nil
+	return memory.New(memoryOptions(cfg, nil)), nil
 }
 
 // memoryOptions are the options of cfg's in-memory task store.

@@ -23,10 +23,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// DefaultMaxCheckpointBytes bounds the agent state stored between steps
-// (no setting: the task item's room decides it). The defaults of the other
-// options are the configuration's (pkg/config).
-const DefaultMaxCheckpointBytes = 64 << 10
+// maxCheckpointBytes bounds the agent state stored between steps (no
+// setting: the task item's room decides it).
+const maxCheckpointBytes = 64 << 10
 
 // LeaseSweepLimit bounds the lapsed leases one sweep handles.
 const LeaseSweepLimit = 25
@@ -42,15 +41,13 @@ type Executor struct {
 	store Store
 	agent agent.Agent
 	// info is the agent's description, read once.
-	info          agent.Info
-	clock         clock.Clock
-	newID         func() string
-	log           *slog.Logger
-	maxCheckpoint int
-	interruptTTL  time.Duration
-	tombstoneTTL  time.Duration
-	lease         time.Duration
-	maxTakeovers  int
+	info         agent.Info
+	clock        clock.Clock
+	log          *slog.Logger
+	interruptTTL time.Duration
+	tombstoneTTL time.Duration
+	lease        time.Duration
+	maxTakeovers int
 	// owner names this executor's steps in their leases.
 	owner  string
 	keeper leaseKeeper
@@ -65,9 +62,7 @@ type Executor struct {
 // after the interrupt's window is told it was not found.
 type Options struct {
 	Clock                 clock.Clock
-	NewID                 func() string
 	Logger                *slog.Logger
-	MaxCheckpointBytes    int
 	InterruptTTL          time.Duration
 	InterruptTombstoneTTL time.Duration
 	// LeaseDuration is how long a step holds its task without renewing
@@ -83,13 +78,9 @@ type Options struct {
 
 // NewExecutor returns an executor of ag's steps on store.
 func NewExecutor(store Store, ag agent.Agent, opts Options) *Executor {
-	x := &Executor{store: store, agent: ag, info: ag.Info(), clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, maxCheckpoint: opts.MaxCheckpointBytes,
+	x := &Executor{store: store, agent: ag, info: ag.Info(), clock: clock.Or(opts.Clock), log: opts.Logger,
 		interruptTTL: opts.InterruptTTL, tombstoneTTL: opts.InterruptTombstoneTTL, lease: opts.LeaseDuration, maxTakeovers: opts.MaxTakeovers, files: opts.Files}
-	if x.newID == nil {
-		x.newID = uuid.NewString
-	}
 	x.log = cmp.Or(x.log, slog.New(slog.DiscardHandler))
-	x.maxCheckpoint = positive.Or(x.maxCheckpoint, DefaultMaxCheckpointBytes)
 	x.interruptTTL = positive.Or(x.interruptTTL, config.DefaultInterruptTTL)
 	x.tombstoneTTL = max(x.tombstoneTTL, 0)
 	x.lease = positive.Or(x.lease, config.DefaultLeaseDuration)

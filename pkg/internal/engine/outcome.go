@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -34,7 +36,7 @@ func (x *Executor) applyOutcome(ctx context.Context, w *taskWriter, out agent.Ou
 				in.Type = agent.InterruptAuth
 			}
 		}
-		p := &store.PendingInterrupt{RequestID: x.newID(), Type: in.Type, State: state, Details: nonNilMap(in.Details)}
+		p := &store.PendingInterrupt{RequestID: uuid.NewString(), Type: in.Type, State: state, Details: nonNilMap(in.Details)}
 		if msg == nil {
 			msg = w.agentMessage(agent.Text(defaultQuestion(in.Type)))
 		}
@@ -100,8 +102,8 @@ func (x *Executor) checkOutcome(owner string, out *agent.Outcome) string {
 	if out.Respond && (out.Kind != agent.OutcomeCompleted || out.Message == nil) {
 		return "a direct response (agent.Respond) must complete the task with a message"
 	}
-	if len(out.Checkpoint) > x.maxCheckpoint {
-		return fmt.Sprintf("checkpoint of %d bytes exceeds the limit of %d bytes", len(out.Checkpoint), x.maxCheckpoint)
+	if len(out.Checkpoint) > maxCheckpointBytes {
+		return fmt.Sprintf("checkpoint of %d bytes exceeds the limit of %d bytes", len(out.Checkpoint), maxCheckpointBytes)
 	}
 	return ""
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/google/uuid"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -312,7 +314,7 @@ func (w *taskWriter) agentMessage(m *a2a.Message) *a2a.Message {
 	c := *m
 	c.Role = a2a.RoleAgent
 	if c.MessageID == "" {
-		c.MessageID = w.x.newID()
+		c.MessageID = uuid.NewString()
 	}
 	c.TaskID, c.ContextID = w.taskID, w.contextID
 	return &c

@@ -112,7 +112,7 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 	if err != nil {
 		return nil, err
 	}
-	msg := a2a.Message{Role: a2a.RoleUser, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
+	msg := a2a.Message{Role: a2a.RoleUser, MessageID: NewID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart(text)}}
 	job, err := s.resolve(ctx, owner, b, nil, msg, &reply, "", "", nil)
 	if err != nil {
@@ -130,7 +130,7 @@ func (s *Service) answer(ctx context.Context, owner, method string, reply agent.
 // the first write is conditioned on instead of reading it again. idemKey,
 // when set, makes a retried message/send a duplicate.
 func (s *Service) resolve(ctx context.Context, owner string, b *store.InterruptBinding, rec *store.TaskRecord, msg a2a.Message, reply *agent.Reply, idemKey, fingerprint string, md a2a.Metadata) (engine.Job, error) {
-	resolved := &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: b.TaskID, ContextID: b.ContextID,
+	resolved := &a2a.Message{Role: a2a.RoleAgent, MessageID: NewID(), TaskID: b.TaskID, ContextID: b.ContextID,
 		Parts: []a2a.Part{a2a.TextPart("Reply received; the agent continues.")}}
 	a2a.SetInterrupt(resolved, a2a.SharedInterruptInfo{RequestID: b.RequestID, Type: b.Type, Phase: a2a.InterruptPhaseResolved, Resolution: engine.Resolution(reply)})
 	for attempt := 0; ; attempt++ {

@@ -134,7 +134,7 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 		taskID := store.TaskIDFor(owner, msg.MessageID)
 		fresh := st.fresh || s.cfg.NoIdempotency
 		if fresh {
-			taskID = s.newID()
+			taskID = NewID()
 		}
 		unsaved := blocking && s.inline != nil
 		w, err = s.createTask(ctx, owner, taskID, msg, p.Metadata, session, st.push, unsaved, st.fingerprint, fresh)
@@ -243,10 +243,10 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 		bindingKnown = true
 	}
 	if session == "" {
-		session = s.newID()
+		session = NewID()
 	}
 	if msg.ContextID == "" {
-		msg.ContextID = s.newID()
+		msg.ContextID = NewID()
 	}
 	msg.TaskID = taskID
 	t := a2a.Task{
@@ -438,7 +438,7 @@ func (s *Service) failUnstarted(ctx context.Context, taskID string, cause error)
 	s.log.ErrorContext(ctx, "runner could not start task", "taskId", taskID, "error", cause)
 	_, err := s.store.UpdateTask(ctx, store.Update{TaskID: taskID, Status: &a2a.TaskStatus{
 		State:     a2a.TaskStateFailed,
-		Message:   &a2a.Message{Role: a2a.RoleAgent, MessageID: s.newID(), TaskID: taskID, Parts: []a2a.Part{a2a.TextPart("The task could not be started; send the message again.")}},
+		Message:   &a2a.Message{Role: a2a.RoleAgent, MessageID: NewID(), TaskID: taskID, Parts: []a2a.Part{a2a.TextPart("The task could not be started; send the message again.")}},
 		Timestamp: s.now(),
 	}})
 	if err != nil && !errors.Is(err, store.ErrNotFound) { // not found: never stored (engine.Unsaved), nothing to mark

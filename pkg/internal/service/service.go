@@ -77,7 +77,6 @@ type Config struct {
 // Options carry the service's collaborators that have defaults.
 type Options struct {
 	Clock  clock.Clock
-	NewID  func() string
 	Logger *slog.Logger
 	// CheckPushConfig vets webhook registrations (see PushConfigChecker);
 	// nil accepts any URL, leaving the dial-time guard of the delivery as
@@ -99,7 +98,6 @@ type Service struct {
 	info      agent.Info
 	cfg       Config
 	clock     clock.Clock
-	newID     func() string
 	log       *slog.Logger
 	checkPush PushConfigChecker
 	redriver  DeliveryRedriver
@@ -111,14 +109,11 @@ func NewID() string { return uuid.NewString() }
 
 // New returns a service over store and runner for the agent described by info.
 func New(store Store, runner engine.Runner, info agent.Info, cfg Config, opts Options) *Service {
-	s := &Service{store: store, runner: runner, inline: opts.Inline, info: info, cfg: cfg, clock: clock.Or(opts.Clock), newID: opts.NewID, log: opts.Logger, checkPush: opts.CheckPushConfig, files: opts.Files}
+	s := &Service{store: store, runner: runner, inline: opts.Inline, info: info, cfg: cfg, clock: clock.Or(opts.Clock), log: opts.Logger, checkPush: opts.CheckPushConfig, files: opts.Files}
 	s.cfg.BlockingTimeout = positive.Or(s.cfg.BlockingTimeout, config.DefaultBlockingTimeout)
 	s.cfg.MaxParts = positive.Or(s.cfg.MaxParts, config.DefaultMaxParts)
 	s.cfg.LeaseDuration = positive.Or(s.cfg.LeaseDuration, config.DefaultLeaseDuration)
 	s.cfg.IdempotencyWindow = positive.Or(s.cfg.IdempotencyWindow, config.DefaultIdempotencyWindow)
-	if s.newID == nil {
-		s.newID = NewID
-	}
 	s.log = cmp.Or(s.log, slog.New(slog.DiscardHandler))
 	return s
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
-	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
@@ -22,8 +21,7 @@ import (
 
 // StoreOptions are the collaborators of a task store that tests replace.
 type StoreOptions struct {
-	Clock clock.Clock
-	Log   *slog.Logger
+	Log *slog.Logger
 	// OnUsage receives the capacity of every DynamoDB request.
 	OnUsage func(dynamo.Usage)
 	// AWS is the AWS configuration when the caller loaded it already (a
@@ -131,5 +129,5 @@ func open(ctx context.Context, cfg config.Config, client *dynamodb.Client, o Sto
 
 // DynamoOptions are the options of the DynamoDB store of cfg's table.
 func DynamoOptions(cfg config.Config, o StoreOptions) dynamo.Options {
-	return dynamo.Options{Table: cfg.TaskStore.Table, Clock: o.Clock, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, OnUsage: o.OnUsage, Logger: o.Log}
+	return dynamo.Options{Table: cfg.TaskStore.Table, TaskTTL: cfg.TaskStore.TTL, IdempotencyTTL: cfg.IdempotencyWindow, OnUsage: o.OnUsage, Logger: o.Log}
 }

@@ -10,7 +10,6 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
@@ -25,10 +24,9 @@ type Executor interface {
 
 // Runner is a engine.Runner on goroutines.
 type Runner struct {
-	exec        Executor
-	clock       clock.Clock
-	log         *slog.Logger
-	stepTimeout time.Duration
+	exec  Executor
+	clock clock.Clock
+	log   *slog.Logger
 
 	base context.Context
 	stop context.CancelFunc
@@ -48,15 +46,12 @@ type Options struct {
 	// default is the system clock.
 	Clock  clock.Clock
 	Logger *slog.Logger
-	// StepTimeout, when positive, bounds each step as the worker Lambda's
-	// timeout does; zero leaves steps unbounded (they still stop on cancel).
-	StepTimeout time.Duration
 }
 
 // New returns a runner that drives exec.
 func New(exec Executor, opts Options) *Runner {
 	base, stop := context.WithCancel(context.Background())
-	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, stepTimeout: opts.StepTimeout, base: base, stop: stop, running: map[string]*execution{}}
+	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, base: base, stop: stop, running: map[string]*execution{}}
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r
 }
@@ -83,7 +78,7 @@ func (r *Runner) Start(_ context.Context, job engine.Job) error {
 
 func (r *Runner) run(ctx context.Context, req engine.Job) {
 	for {
-		res, err := r.step(ctx, req)
+		res, err := r.exec.Step(ctx, req)
 		if err != nil && ctx.Err() != nil {
 			// Canceled (the task was, or the server stops): not a failure.
 			r.log.InfoContext(ctx, "task step stopped", "taskId", req.TaskID, "reason", context.Cause(ctx))
@@ -122,15 +117,6 @@ func (r *Runner) await(ctx context.Context, taskID, requestID string) {
 	if _, err := r.exec.Expire(r.base, taskID, requestID); err != nil {
 		r.log.ErrorContext(ctx, "could not expire the task's interrupt", "taskId", taskID, "requestId", requestID, "error", err)
 	}
-}
-
-func (r *Runner) step(ctx context.Context, req engine.Job) (engine.StepResult, error) {
-	if r.stepTimeout <= 0 {
-		return r.exec.Step(ctx, req)
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.stepTimeout)
-	defer cancel()
-	return r.exec.Step(ctx, req)
 }
 
 func (r *Runner) forget(taskID string, exec *execution) {
