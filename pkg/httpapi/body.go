@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -63,8 +64,7 @@ func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, contentTyp
 			return responseTooLarge(n, h.maxResponse)
 		}
 	}
-	w.Header()["Content-Type"] = contentTypeHeader(contentType)
-	w.Write(out)
+	writeWhole(w, contentTypeHeader(contentType), out)
 	return nil
 }
 
@@ -92,8 +92,17 @@ func contentTypeHeader(contentType string) []string {
 // writeBody writes a 200 response, gzip-compressed when it is large and
 // the client accepts it.
 func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
-	w.Header()["Content-Type"] = contentTypeHeader(contentType)
-	w.Write(gzipBody(w, r, h.gzipMin, body, nil))
+	writeWhole(w, contentTypeHeader(contentType), gzipBody(w, r, h.gzipMin, body, nil))
+}
+
+// writeWhole writes a body held whole (as gzipBody made it) with its
+// Content-Type and its length: the client reads a length, not chunks,
+// which net/http would send for a body above 2 KiB without one.
+func writeWhole(w http.ResponseWriter, contentType []string, body []byte) {
+	hdr := w.Header()
+	hdr["Content-Type"] = contentType
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.Write(body)
 }
 
 // decodeParams decodes request params (or a REST body) into v, accepting

@@ -89,8 +89,7 @@ func (d *document) notModified(r *http.Request) bool {
 
 // serveFresh writes the document without cache validators.
 func (d *document) serveFresh(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Content-Type"] = jsonHeader
-	w.Write(gzipBody(w, r, d.gzipMin, d.body, d.gz))
+	writeWhole(w, jsonHeader, gzipBody(w, r, d.gzipMin, d.body, d.gz))
 }
 
 // etagMatch compares weakly, as If-None-Match requires.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,7 @@ func TestCardCaching(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status)
 	assert.Regexp(t, `(^|,\s*)max-age=\d+`, r.header.Get("Cache-Control"))
 	assert.NotEmpty(t, r.header.Get("ETag"))
+	assert.Equal(t, strconv.Itoa(len(r.body)), r.header.Get("Content-Length"), "a length, not chunks")
 	lastModified, err := http.ParseTime(r.header.Get("Last-Modified"))
 	require.NoError(t, err, "Last-Modified is an HTTP date")
 

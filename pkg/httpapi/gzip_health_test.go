@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,12 +62,14 @@ func TestGzip(t *testing.T) {
 			assert.Equal(t, "gzip", r.header.Get("Content-Encoding"), "%s %s (%s)", tc.method, tc.path, ae)
 			assert.Equal(t, "Accept-Encoding", r.header.Get("Vary"))
 			assert.True(t, json.Valid(gunzip(t, r.body)))
+			assert.Equal(t, strconv.Itoa(len(r.body)), r.header.Get("Content-Length"), "the compressed length")
 		}
 		for _, ae := range []string{"identity", "gzip;q=0", "br"} {
 			r := do(t, tc.method, low.URL+tc.path, "", tc.body, "Accept-Encoding", ae)
 			assert.Empty(t, r.header.Get("Content-Encoding"), "%s %s (%s)", tc.method, tc.path, ae)
 			assert.Equal(t, "Accept-Encoding", r.header.Get("Vary"))
 			assert.True(t, json.Valid(r.body))
+			assert.Equal(t, strconv.Itoa(len(r.body)), r.header.Get("Content-Length"))
 		}
 	}
 	// A cached card revalidates whatever the encoding.
@@ -93,4 +98,35 @@ func TestHealth(t *testing.T) {
 	rec := httptest.NewRecorder()
 	none.ServeHTTP(rec, httptest.NewRequest("GET", "/health", nil))
 	assert.Equal(t, http.StatusNotFound, rec.Code, "no profile, no /health")
+}
+
+// An answer above net/http's 2 KiB buffer, written without a length, goes
+// out in chunks: every answer states its length instead.
+func TestLargeAnswersStateTheirLength(t *testing.T) {
+	srv := newServer(t, "")
+	text := strings.Repeat("a long line of text. ", 150) // about 3 KB
+	send := do(t, "POST", srv.URL+"/", aliceToken, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-long","parts":[{"kind":"text","text":%q}]}}}`, text))
+	require.Equal(t, http.StatusOK, send.status)
+	id, _ := send.json(t)["result"].(map[string]any)["id"].(string)
+	require.NotEmpty(t, id, string(send.body))
+
+	for _, tc := range []struct{ name, method, path, body string }{
+		{"JSON-RPC result", "POST", "/", fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":%q}}`, id)},
+		{"REST result", "GET", "/rest/v1/tasks/" + id, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+aliceToken)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+			require.Greater(t, len(b), 2048, "an answer above net/http's buffer")
+			assert.Empty(t, resp.TransferEncoding, "not chunked")
+			assert.Equal(t, int64(len(b)), resp.ContentLength)
+		})
+	}
 }
