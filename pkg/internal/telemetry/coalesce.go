@@ -12,6 +12,12 @@ import (
 // without waiting.
 const maxCoalesced = 64 << 10
 
+// keptCoalesced is the capacity of the buffer a CoalescingWriter keeps
+// from batch to batch (a batch ends with the line that crosses
+// maxCoalesced); a larger one, grown by an unusually long line, is let go
+// after its batch.
+const keptCoalesced = maxCoalesced + 16<<10
+
 // CoalescingWriter writes a line at once when nothing was written for a
 // short delay, and otherwise gathers lines and writes them in one call the
 // delay after the first of them (or at once when 64 KiB wait): a quiet
@@ -43,7 +49,7 @@ type CoalescingWriter struct {
 // NewCoalescingWriter returns a CoalescingWriter over w that writes at
 // most delay after a write (clk nil: the system clock).
 func NewCoalescingWriter(w io.Writer, delay time.Duration, clk clock.Clock) *CoalescingWriter {
-	c := &CoalescingWriter{w: w, clock: clock.Or(clk), delay: delay,
+	c := &CoalescingWriter{w: w, clock: clock.Or(clk), delay: delay, buf: make([]byte, 0, keptCoalesced),
 		pending: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	go c.flusher()
 	return c
@@ -93,8 +99,8 @@ func (c *CoalescingWriter) flushLocked() error {
 	}
 	_, err := c.w.Write(c.buf)
 	c.last = c.clock.Now()
-	if cap(c.buf) > maxCoalesced {
-		c.buf = nil
+	if cap(c.buf) > keptCoalesced {
+		c.buf = make([]byte, 0, keptCoalesced)
 	} else {
 		c.buf = c.buf[:0]
 	}
