@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
@@ -172,13 +173,12 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if pipeline != nil {
 		edge.JWKS = pipeline.keys
 	}
-	h, err := httpapi.New(boot.HandlerOptions(cfg, ag.Info(), edge))
+	api, err := httpapi.New(boot.HandlerOptions(cfg, ag.Info(), edge))
+	m := mounts{api: api, files: folderFiles}
 	if err == nil && cfg.Console {
-		h, err = withConsole(h, console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
+		m.console, err = console.New(console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
 	}
-	if folderFiles != nil {
-		h = withFiles(h, folderFiles)
-	}
+	var h http.Handler = m
 	if anonymous && cfg.Loopback() {
 		h = guardLoopback(h, cfg.PublicURL, cfg.CORSAllowedOrigins)
 	}
@@ -190,28 +190,43 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	return l, nil
 }
 
-// withConsole serves the console at console.Path (and redirects the path
-// without its slash), and api elsewhere.
-func withConsole(api http.Handler, o console.Options) (http.Handler, error) {
-	c, err := console.New(o)
-	if err != nil {
-		return nil, err
-	}
-	mux := http.NewServeMux()
-	mux.Handle(console.Path, c)
-	mux.Handle("GET "+strings.TrimSuffix(console.Path, "/"), http.RedirectHandler(console.Path, http.StatusMovedPermanently))
-	mux.Handle("/", api)
-	return mux, nil
+// mounts serves the console at console.Path (and redirects the path
+// without its slash) and the folder's signed URLs at folder.Path, when
+// they are set, and api elsewhere: what a ServeMux with those patterns
+// would do, without a second pass of pattern matching on every A2A
+// request (api routes with a ServeMux of its own). A path that is not
+// clean goes to api, whose ServeMux redirects it to the clean one.
+type mounts struct {
+	api, console, files http.Handler
 }
 
-// withFiles serves the folder's signed URLs at folder.Path, and api
-// elsewhere.
-func withFiles(api, files http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET "+folder.Path, files)
-	mux.Handle("PUT "+folder.Path, files)
-	mux.Handle("/", api)
-	return mux
+func (m mounts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch {
+	case m.console != nil && strings.HasPrefix(p, console.Path) && cleanPath(p):
+		m.console.ServeHTTP(w, r)
+	case m.console != nil && p == strings.TrimSuffix(console.Path, "/") && readMethod(r.Method):
+		http.Redirect(w, r, console.Path, http.StatusMovedPermanently)
+	case m.files != nil && strings.HasPrefix(p, folder.Path) && cleanPath(p) && (readMethod(r.Method) || r.Method == http.MethodPut):
+		m.files.ServeHTTP(w, r)
+	default:
+		m.api.ServeHTTP(w, r)
+	}
+}
+
+// readMethod reports whether a ServeMux pattern for GET serves method.
+func readMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead
+}
+
+// cleanPath reports whether p is its own clean form, as a ServeMux sees
+// it (a trailing slash kept).
+func cleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 // stepTelemetry runs each action of the local runner (a step, showing an
