@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
@@ -87,11 +88,35 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
+// parsePages parses each page's template: the layout and the parts once,
+// each page a clone of them with its own template.
+func parsePages() (map[string]*template.Template, error) {
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html")
+	if err != nil {
+		return nil, fmt.Errorf("console: templates: %w", err)
+	}
+	pages := map[string]*template.Template{}
+	for _, page := range []string{"tasks", "task", "login", "message", "error"} {
+		t, err := base.Clone()
+		if err == nil {
+			t, err = t.ParseFS(templateFS, "templates/"+page+".html")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("console: template %s: %w", page, err)
+		}
+		pages[page] = t
+	}
+	return pages, nil
+}
+
 // handler serves the console.
 type handler struct {
-	o     Options
-	log   *slog.Logger
-	pages map[string]*template.Template
+	o   Options
+	log *slog.Logger
+	// pages parses the templates at the first page served: a local
+	// server that nobody opens the console of does not pay for them at
+	// start-up.
+	pages func() (map[string]*template.Template, error)
 	// key signs the form tokens (random per process).
 	key []byte
 	mux *http.ServeMux
@@ -102,26 +127,9 @@ func New(o Options) (http.Handler, error) {
 	if o.Service == nil || o.Auth == nil {
 		return nil, errors.New("console: a service and an authenticator are required")
 	}
-	h := &handler{o: o, log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), pages: map[string]*template.Template{}, key: make([]byte, 32), mux: http.NewServeMux()}
+	h := &handler{o: o, log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), pages: sync.OnceValues(parsePages), key: make([]byte, 32), mux: http.NewServeMux()}
 	if _, err := rand.Read(h.key); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
-	}
-	// The layout and the parts are parsed once; each page is a clone of
-	// them with its own template (a server's start-up pays for each file
-	// once).
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html")
-	if err != nil {
-		return nil, fmt.Errorf("console: templates: %w", err)
-	}
-	for _, page := range []string{"tasks", "task", "login", "message", "error"} {
-		t, err := base.Clone()
-		if err == nil {
-			t, err = t.ParseFS(templateFS, "templates/"+page+".html")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("console: template %s: %w", page, err)
-		}
-		h.pages[page] = t
 	}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
@@ -329,7 +337,11 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, pag
 		name = "live"
 	}
 	var b strings.Builder
-	if err := h.pages[page].ExecuteTemplate(&b, name, v); err != nil {
+	pages, err := h.pages()
+	if err == nil {
+		err = pages[page].ExecuteTemplate(&b, name, v)
+	}
+	if err != nil {
 		h.log.ErrorContext(r.Context(), "console: render a page", "page", page, "error", err)
 		http.Error(w, "the console could not render this page; the server logged why", http.StatusInternalServerError)
 		return
