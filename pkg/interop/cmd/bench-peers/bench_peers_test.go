@@ -90,3 +90,33 @@ func TestResultsWrite(t *testing.T) {
 	assert.Contains(t, out, "| send (blocking): CPU/request | ≥ 20x | 10.00x, NOT met |")
 	assert.Contains(t, out, "| start-up | ≥ 1x | 2.00 (1.00-2.00)x, met |")
 }
+
+// With the floor measured, the report says what each goal asks of ours
+// (the peer's cost over the goal) beside the floor, and ours's cost above
+// it; a goal under the floor says so.
+func TestResultsWriteFloor(t *testing.T) {
+	run := func(requests int, cpu time.Duration) loadResult {
+		return loadResult{requests: requests, rps: float64(requests) / 10, cpu: cpu}
+	}
+	r := results{
+		servers: []server{{name: "ours", ours: true}, {name: "peer"}, {name: "floor", floor: true}},
+		calls:   []string{"card", "get"},
+		load: map[string][][]loadResult{
+			// card: ours 20 µs, the peer 14 µs, the floor 11 µs: the goal
+			// (1x) asks 14, above the floor.
+			"card": {{run(1000, 20*time.Millisecond)}, {run(1000, 14*time.Millisecond)}, {run(1000, 11*time.Millisecond)}},
+			// get: ours 30 µs, the peer 90 µs, the floor 20 µs: 5x asks 18,
+			// below it.
+			"get": {{run(1000, 30*time.Millisecond)}, {run(1000, 90*time.Millisecond)}, {run(1000, 20*time.Millisecond)}},
+		},
+		startup: [][]time.Duration{{9 * time.Millisecond}, {4 * time.Millisecond}, {3 * time.Millisecond}},
+	}
+	var b strings.Builder
+	r.write(&b)
+	out := b.String()
+	assert.Contains(t, out, "| call | the goal asks ≤ | floor | ours over the floor |")
+	assert.Contains(t, out, "| card: CPU/request | 14.0 µs | 11.0 µs | +9.0 µs |")
+	assert.Contains(t, out, "| get: CPU/request | 18.0 µs (below the floor) | 20.0 µs | +10.0 µs |")
+	assert.Contains(t, out, "| start-up | 4.0 ms | 3.0 ms | +6.0 ms |")
+	assert.NotContains(t, out, "than floor", "the floor is no peer to compare with")
+}

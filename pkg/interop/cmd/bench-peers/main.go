@@ -8,6 +8,11 @@
 // median of several runs), with the ratios the goals of issue 29 name.
 // `make bench-peers` runs it.
 //
+// Beside them it measures the floor: cmd/netfloor, net/http answering each
+// call with our answer to it (A2A 1.0) as a constant, what any Go server
+// pays on the machine for that exchange; the report says what each goal
+// asks of ours beside that floor.
+//
 // Ours is measured twice, speaking A2A 1.0 (A2A-Version: 1.0, SendMessage,
 // GetTask) and A2A 0.3 (message/send, tasks/get); a2a-go speaks 1.0. By
 // default a2a-go serves the same agent card as ours (its A2A 1.0 fields:
@@ -99,17 +104,32 @@ func run(ctx context.Context, o options, dir string) error {
 	if _, err := os.Stat(script); err != nil {
 		return fmt.Errorf("-repo %s: %w", repo, err)
 	}
-	ours, peer := filepath.Join(dir, "a2a-local"), filepath.Join(dir, "a2ago-echo")
+	ours, peer, floor := filepath.Join(dir, "a2a-local"), filepath.Join(dir, "a2ago-echo"), filepath.Join(dir, "netfloor")
 	if err := build(ctx, repo, ours, "./cmd/a2a-local"); err != nil {
 		return err
 	}
-	if err := build(ctx, filepath.Join(repo, "pkg", "interop"), peer, "./cmd/a2ago-echo"); err != nil {
-		return err
+	for _, bin := range []string{peer, floor} {
+		if err := build(ctx, filepath.Join(repo, "pkg", "interop"), bin, "./cmd/"+filepath.Base(bin)); err != nil {
+			return err
+		}
 	}
 	servers := []server{
 		{name: "ours, 1.0", bin: ours, version: "1.0", ours: true},
 		{name: "ours, 0.3", bin: ours, version: "0.3", ours: true},
 		{name: "a2a-go v2", bin: peer, version: "1.0"},
+		{name: "net/http floor", bin: floor, version: "1.0", floor: true, bodies: map[string]string{}},
+	}
+	// The floor answers each call with ours's answer in A2A 1.0.
+	answers, err := servers[0].answers(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", servers[0].name, err)
+	}
+	for call, body := range answers {
+		path := filepath.Join(dir, "answer-"+call+".json")
+		if err := os.WriteFile(path, body, 0o600); err != nil {
+			return err
+		}
+		servers[3].bodies[call] = path
 	}
 	cards := make([][]byte, len(servers))
 	if cards[0], err = servers[0].card(ctx); err != nil {

@@ -58,7 +58,7 @@ func (r results) write(w io.Writer) {
 			continue
 		}
 		for j, p := range r.servers {
-			if !p.ours {
+			if !p.ours && !p.floor {
 				pairs = append(pairs, [2]int{i, j})
 				header = append(header, fmt.Sprintf("%s than %s", s.name, p.name))
 			}
@@ -83,6 +83,61 @@ func (r results) write(w io.Writer) {
 	}
 	writeTable(w, header, rows)
 	fmt.Fprintln(w, "\n(a range is min-max of the rounds, each ratio taken within one round; the median decides the goal)")
+	r.writeFloor(w)
+}
+
+// writeFloor prints, when the run measured the floor (netfloor), what each
+// goal asks of ours beside what net/http alone costs for the same answer:
+// a goal below the floor cannot be met by any Go server on this machine.
+func (r results) writeFloor(w io.Writer) {
+	floor, peer := -1, -1
+	for i, s := range r.servers {
+		switch {
+		case s.floor:
+			floor = i
+		case !s.ours && peer < 0:
+			peer = i
+		}
+	}
+	if floor < 0 || peer < 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nWhat the goals ask, beside the floor (%s: net/http answering each call with ours's answer in A2A 1.0, nothing else):\n\n", r.servers[floor].name)
+	header := []string{"call", "the goal asks ≤", "floor"}
+	ours := []int{}
+	for i, s := range r.servers {
+		if s.ours {
+			ours = append(ours, i)
+			header = append(header, s.name+" over the floor")
+		}
+	}
+	var rows [][]string
+	for _, c := range append(slices.Clone(r.calls), "start-up") {
+		ask, base := r.cost(c, peer)/goals[c], r.cost(c, floor)
+		format := "%.1f µs"
+		name := callNames[c] + ": CPU/request"
+		if c == "start-up" {
+			format, name = "%.1f ms", "start-up"
+		}
+		row := []string{name, fmt.Sprintf(format, ask), fmt.Sprintf(format, base)}
+		if ask < base {
+			row[1] += " (below the floor)"
+		}
+		for _, i := range ours {
+			row = append(row, fmt.Sprintf("+"+format, r.cost(c, i)-base))
+		}
+		rows = append(rows, row)
+	}
+	writeTable(w, header, rows)
+}
+
+// cost is server i's median CPU per request for call c in µs (the
+// start-up: its median in ms).
+func (r results) cost(c string, i int) float64 {
+	if c == "start-up" {
+		return median(mapSlice(r.startup[i], func(d time.Duration) float64 { return float64(d) })) / 1e6
+	}
+	return median(mapSlice(r.load[c][i], func(l loadResult) float64 { return micros(l.cpuPerRequest()) }))
 }
 
 // ratios are the peer's cost over ours for call c, one per round (the

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,10 +28,23 @@ var callNames = map[string]string{"card": "card", "send": "send (blocking)", "ge
 type server struct {
 	name, bin, version string
 	// ours: the local server of this repository (its settings are
-	// A2A_* variables); else a2ago-echo (its address is a flag).
+	// A2A_* variables); else a2ago-echo or netfloor (their address is a
+	// flag).
 	ours bool
+	// floor: netfloor, which answers each call with bodies[call] (a
+	// file), ours's answer to it.
+	floor  bool
+	bodies map[string]string
 	// args are more arguments of the binary.
 	args []string
+}
+
+// forCall is s as it serves call: the floor answers with the call's body.
+func (s server) forCall(call string) server {
+	if s.floor && s.bodies[call] != "" {
+		s.args = append(slices.Clip(s.args), "-body", s.bodies[call])
+	}
+	return s
 }
 
 // command returns the server listening on port, its output discarded; on
@@ -39,7 +53,7 @@ func (s server) command(ctx context.Context, port int, pin bool) *exec.Cmd {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	args := []string{s.bin}
 	if !s.ours {
-		args = append(args, "-addr", addr)
+		args = append(args, "-addr", addr) // a2ago-echo's and netfloor's flag
 	}
 	args = append(args, s.args...)
 	if pin {
@@ -155,14 +169,15 @@ func (l loadResult) String() string {
 
 // load runs wrk with the call's requests against a fresh server.
 func (s server) load(ctx context.Context, call string, o options, script string) (loadResult, error) {
+	s = s.forCall(call)
 	r, _, err := s.start(ctx, o.pin)
 	if err != nil {
 		return loadResult{}, err
 	}
 	defer r.stop()
 	env := append(os.Environ(), "LOAD="+call, "A2A_VERSION="+s.version, "RUN_ID="+strconv.Itoa(rand.IntN(1e9)))
-	if call == "get" {
-		id, err := createTask(r.base, s.version)
+	if call == "get" && !s.floor {
+		id, _, err := createTask(r.base, s.version)
 		if err != nil {
 			return loadResult{}, fmt.Errorf("create the task to get: %w", err)
 		}
@@ -199,15 +214,35 @@ func (s server) load(ctx context.Context, call string, o options, script string)
 	return res, nil
 }
 
-// createTask sends one blocking message and returns its task's id.
-func createTask(base, version string) (string, error) {
+// createTask sends one blocking message and returns its task's id and the
+// answer.
+func createTask(base, version string) (string, []byte, error) {
 	body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"bench-get","parts":[{"kind":"text","text":"hello"}]},"configuration":{"blocking":true}}}`
 	if version == "1.0" {
 		body = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"bench-get","parts":[{"text":"hello"}]}}}`
 	}
+	raw, err := post(base, version, body)
+	if err != nil {
+		return "", nil, err
+	}
+	id, err := taskID(raw)
+	return id, raw, err
+}
+
+// getTask returns the answer of a get of task id.
+func getTask(base, version, id string) ([]byte, error) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":%q}}`, id)
+	if version == "1.0" {
+		body = fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":%q}}`, id)
+	}
+	return post(base, version, body)
+}
+
+// post sends a JSON-RPC request in version and returns the answer.
+func post(base, version, body string) ([]byte, error) {
 	req, err := http.NewRequest(http.MethodPost, base+"/", strings.NewReader(body))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if version == "1.0" {
@@ -215,14 +250,36 @@ func createTask(base, version string) (string, error) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return taskID(raw)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, raw)
+	}
+	return raw, nil
+}
+
+// answers are ours's answers to each call (the card, a blocking send and
+// a get of its task), for the floor to give.
+func (s server) answers(ctx context.Context) (map[string][]byte, error) {
+	r, _, err := s.start(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer r.stop()
+	id, send, err := createTask(r.base, s.version)
+	if err != nil {
+		return nil, fmt.Errorf("send: %w", err)
+	}
+	get, err := getTask(r.base, s.version, id)
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	return map[string][]byte{"card": r.card, "send": send, "get": get}, nil
 }
 
 // taskID reads the task id of a send's JSON-RPC answer: result.id (0.3) or
