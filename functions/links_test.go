@@ -14,18 +14,24 @@ import (
 // serviceClients are the AWS SDK service clients each function may link:
 // Go initializes every linked package at every cold start, and a service
 // client's packages are among the costliest (GODEBUG=inittrace=1). The
-// DynamoDB store (pkg/store/dynamo) brings the stream client along. The
-// functions that run tasks link Step Functions' package for its types only:
-// pkg/internal/sfncall calls the API without its client.
+// DynamoDB store (pkg/store/dynamo) brings the stream client along. Step
+// Functions, SQS, Lambda and S3 are called without their clients, nor any
+// package of theirs (pkg/internal/sfncall, sqscall, lambdainvoke,
+// objectstore over pkg/internal/awscall): see neverLinked.
 var serviceClients = map[string][]string{
 	"card":    nil,
-	"send":    {"dynamodb", "sfn"},
-	"tasks":   {"dynamodb", "sfn"},
-	"worker":  {"dynamodb", "sfn"},
+	"send":    {"dynamodb"},
+	"tasks":   {"dynamodb"},
+	"worker":  {"dynamodb"},
 	"sweep":   {"dynamodb"},
-	"push":    {"dynamodb", "sqs"},
-	"deliver": {"dynamodb", "sqs"},
+	"push":    {"dynamodb"},
+	"deliver": {"dynamodb"},
 }
+
+// neverLinked are the SDK's packages of the services the functions call
+// over pkg/internal/awscall: no function links any package under them (a
+// client's types alone cost their endpoints' and schemas' initialization).
+var neverLinked = []string{"sfn", "sqs", "lambda", "s3"}
 
 // Nothing a function never calls: the composition root of the local
 // server (which links every client), the memory store, the local runner
@@ -47,8 +53,12 @@ func TestFunctionsLinkOnlyTheirClients(t *testing.T) {
 			require.NoError(t, err, string(out))
 			var got []string
 			for _, dep := range strings.Fields(string(out)) {
-				if svc, ok := strings.CutPrefix(dep, "github.com/aws/aws-sdk-go-v2/service/"); ok && !strings.Contains(svc, "/") && svc != "internal" {
-					got = append(got, svc)
+				if svc, ok := strings.CutPrefix(dep, "github.com/aws/aws-sdk-go-v2/service/"); ok {
+					if !strings.Contains(svc, "/") && svc != "internal" {
+						got = append(got, svc)
+					}
+					root, _, _ := strings.Cut(svc, "/")
+					assert.NotContains(t, neverLinked, root, "functions/%s links %s", name, dep)
 				}
 				assert.NotEqual(t, "github.com/aws/aws-sdk-go-v2/config", dep, "functions/%s links the SDK's configuration loader", name)
 				assert.False(t, strings.HasPrefix(dep, "github.com/chromedp/"), "functions/%s links %s, the console test's browser driver", name, dep)

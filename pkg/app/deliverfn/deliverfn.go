@@ -1,8 +1,8 @@
 // Package deliverfn assembles the deliver function, on the push delivery
 // queue: it POSTs each job's signed notification to its webhook and
-// records the outcome on the push config. It links the DynamoDB and SQS
-// clients and no other AWS service client; a test in functions/ holds the
-// binary to that.
+// records the outcome on the push config. It calls SQS through
+// pkg/internal/sqscall and links the DynamoDB client and no other AWS
+// service client; a test in functions/ holds the binary to that.
 package deliverfn
 
 import (
@@ -11,14 +11,13 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 )
 
 // New builds the deliver function's handler (the delivery queue to the
@@ -44,7 +43,11 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 	if err != nil {
 		return nil, err
 	}
-	return NewDeliver(cfg, fn.Store, sqs.NewFromConfig(fn.AWS), d, fn.Files, env.Log)
+	client, err := sqscall.New(fn.AWS, sqscall.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return NewDeliver(cfg, fn.Store, client, d, fn.Files, env.Log)
 }
 
 // Function builds the deliver function's Lambda handler (New).

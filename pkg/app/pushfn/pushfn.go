@@ -1,8 +1,8 @@
 // Package pushfn assembles the push function, on the task table's DynamoDB
 // stream: it turns the task changes webhooks are told about into delivery
-// jobs on the delivery queue. It links the SQS client and the DynamoDB
-// store's stream decoding, and no other AWS service client; a test in
-// functions/ holds the binary to that.
+// jobs on the delivery queue. It calls SQS through pkg/internal/sqscall and
+// links the DynamoDB store's stream decoding, and no AWS service client
+// but DynamoDB's; a test in functions/ holds the binary to that.
 package pushfn
 
 import (
@@ -11,11 +11,10 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
@@ -40,7 +39,11 @@ func New(ctx context.Context, getenv func(string) string, logOut io.Writer) (*se
 	if err != nil {
 		return nil, err
 	}
-	return NewFanout(env.Config, sqs.NewFromConfig(awsCfg), env.Log)
+	client, err := sqscall.New(awsCfg, sqscall.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return NewFanout(env.Config, client, env.Log)
 }
 
 // NewFanout assembles the push function around its queue client: the

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/samtemplate"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -352,7 +352,7 @@ func newCostWebhook(t *testing.T, ctx context.Context, table string, meter dynam
 	w := &costWebhook{t: t, ctx: ctx, rcv: pushtest.NewReceiver(t, ks, pipelineIssuer), stream: awstest.NewStreamReader(t, table),
 		filters: pushStreamFilters(t), sqs: awstest.NewOpCounter(), queue: env["A2A_PUSH_DELIVERY_QUEUE_URL"]}
 	w.url = w.rcv.Hook("/hook", pushtest.Behaviour{Token: costHookToken})
-	counted := sqs.NewFromConfig(awstest.Config(t), func(o *sqs.Options) { o.HTTPClient = w.sqs.Client(nil) })
+	counted := awstest.SQSCall(t, sqscall.Options{HTTPClient: w.sqs.Client(nil)})
 	w.fanout, err = pushfn.NewFanout(cfg, counted, nil)
 	require.NoError(t, err)
 	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: pipelineIssuer, Policy: egress.Policy{AllowInsecure: true}})

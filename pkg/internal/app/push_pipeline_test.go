@@ -20,6 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
@@ -98,7 +99,7 @@ func TestPushPipelineEndToEnd(t *testing.T) {
 		ops = append(ops, u.Op)
 	}})
 	require.NoError(t, err)
-	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQSCall(t, sqscall.Options{}), d, nil, nil)
 	require.NoError(t, err)
 	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], deliver.Handle, 30*time.Second,
 		func() bool { return len(rcv.Delivered("/hook")) == 3 })
@@ -172,7 +173,7 @@ func TestDeliveryRedriveOnLambda(t *testing.T) {
 	pushRecords := pushFunction(ctx, t, env)
 	cfg, err := config.Load(getenv(env))
 	require.NoError(t, err)
-	deliver, err := deliverfn.NewDeliver(cfg, ts, awstest.SQS(t), d, nil, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, ts, awstest.SQSCall(t, sqscall.Options{}), d, nil, nil)
 	require.NoError(t, err)
 	queue, dlq := env["A2A_PUSH_DELIVERY_QUEUE_URL"], env["A2A_PUSH_DEAD_LETTER_QUEUE_URL"]
 

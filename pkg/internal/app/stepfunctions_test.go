@@ -36,6 +36,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/lambdainvoke"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/worker"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
@@ -134,7 +135,7 @@ func newStackOn(t *testing.T, store *dynamo.Store, ag agent.Agent, mode string, 
 		defer s.busy.Add(-1)
 		return w.Handle(ctx, ev)
 	}))
-	counted := awssfn.NewFromConfig(awstest.Config(t), func(o *awssfn.Options) { o.HTTPClient = s.sfn.Client(nil) })
+	counted := sfntest.API(t, sfncall.Options{HTTPClient: s.sfn.Client(nil)})
 	cfg.Execution = config.Execution{Mode: mode, StateMachineARN: s.machine.ARN, WorkerFunction: s.machine.Function}
 	w, err = workerfn.NewHandler(cfg, ag, store, counted, nil, nil, log)
 	require.NoError(t, err)

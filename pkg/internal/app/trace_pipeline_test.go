@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -27,6 +25,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
@@ -48,17 +47,16 @@ func (t toServer) RoundTrip(r *http.Request) (*http.Response, error) {
 // batchAsSingles sends each entry of a batch with SendMessage: moto 5.2.1
 // drops the MessageSystemAttributes (AWSTraceHeader) of SendMessageBatch
 // entries, which SQS keeps, and keeps those of SendMessage.
-type batchAsSingles struct{ *sqs.Client }
+type batchAsSingles struct{ *sqscall.Client }
 
-func (c batchAsSingles) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
-	out := &sqs.SendMessageBatchOutput{}
-	for _, e := range in.Entries {
-		if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{
-			QueueUrl: in.QueueUrl, MessageBody: e.MessageBody, MessageSystemAttributes: e.MessageSystemAttributes,
-		}, optFns...); err != nil {
-			return nil, err
+func (c batchAsSingles) SendMessageBatch(ctx context.Context, queueURL string, batch []sqscall.Message) (sqscall.BatchResult, error) {
+	var out sqscall.BatchResult
+	for _, m := range batch {
+		id, err := c.SendMessage(ctx, queueURL, m)
+		if err != nil {
+			return sqscall.BatchResult{}, err
 		}
-		out.Successful = append(out.Successful, sqstypes.SendMessageBatchResultEntry{Id: e.Id})
+		out.Successful = append(out.Successful, sqscall.BatchSent{ID: m.ID, MessageID: id})
 	}
 	return out, nil
 }
@@ -130,7 +128,9 @@ func TestOneTracePerTask(t *testing.T) {
 	require.NoError(t, err)
 	pushAWS, err := boot.AWSConfig(cfg, getenv(env))
 	require.NoError(t, err)
-	fanout, err := pushfn.NewFanout(cfg, batchAsSingles{sqs.NewFromConfig(pushAWS)}, nil)
+	pushSQS, err := sqscall.New(pushAWS, sqscall.Options{})
+	require.NoError(t, err)
+	fanout, err := pushfn.NewFanout(cfg, batchAsSingles{pushSQS}, nil)
 	require.NoError(t, err)
 	pushResp, err := telemetry.Wrap(function("push"), fanout.Handle, nil)(invocation(pushTrace), events.DynamoDBEvent{Records: recs})
 	require.NoError(t, err)
@@ -157,7 +157,7 @@ func TestOneTracePerTask(t *testing.T) {
 	require.NoError(t, err)
 	deliverStore, err := app.OpenDynamoStore(ctx, cfg, app.StoreOptions{})
 	require.NoError(t, err)
-	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQS(t), d, nil, nil)
+	deliver, err := deliverfn.NewDeliver(cfg, deliverStore, awstest.SQSCall(t, sqscall.Options{}), d, nil, nil)
 	require.NoError(t, err)
 	deliverFn := telemetry.Wrap(function("deliver"), deliver.Handle, nil)
 	awstest.Pump(t, awstest.SQS(t), env["A2A_PUSH_DELIVERY_QUEUE_URL"], func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {

@@ -5,10 +5,11 @@
 // the API speaks. It stands in for the SDK's Step Functions client, which
 // took 262 KB of each function that links it (the send function, built for
 // arm64 with -trimpath -ldflags='-s -w': 9.96 MB -> 9.70 MB without it),
-// and keeps the client's types: the runner's API interface, its inputs,
-// outputs and typed errors (types.ExecutionAlreadyExists...) are the SDK's,
-// so the runner cannot tell the two apart. A test compares its requests
-// with the SDK client's.
+// and for its types, whose packages Go initialized at every cold start of
+// the functions that run tasks (GODEBUG=inittrace=1): its inputs are its
+// own, and Step Functions' refusals are *awscall.Error, whose Code the
+// runner tells apart (Refused). A test compares its requests with the SDK
+// client's.
 package sfncall
 
 import (
@@ -16,14 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
-	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
-	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/stepfunctions"
 )
 
 // Options configure a Client (see awscall.Options).
@@ -34,8 +33,6 @@ type Options = awscall.Options
 type Client struct {
 	api *awscall.Client
 }
-
-var _ stepfunctions.API = (*Client)(nil)
 
 // service is Step Functions' API; "SFN" is the SDK's service id.
 var service = awscall.Service{SigningName: "states", EndpointPrefix: "states", ID: "SFN"}
@@ -49,105 +46,96 @@ func New(cfg aws.Config, o Options) (*Client, error) {
 	return &Client{api: api}, nil
 }
 
-// StartExecution implements stepfunctions.API.
-func (c *Client) StartExecution(ctx context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
+// Codes of Step Functions' refusals that the runner tells apart.
+const (
+	ExecutionAlreadyExists = "ExecutionAlreadyExists"
+	ExecutionDoesNotExist  = "ExecutionDoesNotExist"
+	InvalidToken           = "InvalidToken"
+	TaskDoesNotExist       = "TaskDoesNotExist"
+	TaskTimedOut           = "TaskTimedOut"
+)
+
+// Refused reports whether err is (or wraps) a refusal of Step Functions
+// with one of codes.
+func Refused(err error, codes ...string) bool {
+	var e *awscall.Error
+	return errors.As(err, &e) && slices.Contains(codes, e.Code)
+}
+
+// Execution is an execution to start: of the state machine StateMachineARN,
+// named Name (unique among the machine's executions for 90 days; empty:
+// Step Functions makes one up), with Input (JSON) and the caller's X-Ray
+// TraceHeader (empty: none).
+type Execution struct {
+	StateMachineARN string `json:"stateMachineArn"`
+	Name            string `json:"name,omitempty"`
+	Input           string `json:"input,omitempty"`
+	TraceHeader     string `json:"traceHeader,omitempty"`
+}
+
+// Started is a started execution.
+type Started struct {
+	ExecutionARN string
+	StartDate    time.Time
+}
+
+// StartExecution starts an execution; one of the same name already started
+// with another input is refused with ExecutionAlreadyExists.
+func (c *Client) StartExecution(ctx context.Context, in Execution) (Started, error) {
 	var out struct {
 		ExecutionArn string  `json:"executionArn"`
 		StartDate    float64 `json:"startDate"`
 	}
-	err := c.call(ctx, "StartExecution", struct {
-		Input           *string `json:"input,omitempty"`
-		Name            *string `json:"name,omitempty"`
-		StateMachineArn *string `json:"stateMachineArn,omitempty"`
-		TraceHeader     *string `json:"traceHeader,omitempty"`
-	}{in.Input, in.Name, in.StateMachineArn, in.TraceHeader}, &out)
-	if err != nil {
-		return nil, err
+	if err := c.call(ctx, "StartExecution", in, &out); err != nil {
+		return Started{}, err
 	}
-	return &sfn.StartExecutionOutput{ExecutionArn: aws.String(out.ExecutionArn), StartDate: epoch(out.StartDate)}, nil
+	return Started{ExecutionARN: out.ExecutionArn, StartDate: epoch(out.StartDate)}, nil
 }
 
-// SendTaskSuccess implements stepfunctions.API.
-func (c *Client) SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, _ ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
-	err := c.call(ctx, "SendTaskSuccess", struct {
-		Output    *string `json:"output,omitempty"`
-		TaskToken *string `json:"taskToken,omitempty"`
-	}{in.Output, in.TaskToken}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &sfn.SendTaskSuccessOutput{}, nil
+// SendTaskSuccess resumes the execution waiting on taskToken with output
+// (JSON).
+func (c *Client) SendTaskSuccess(ctx context.Context, taskToken, output string) error {
+	return c.call(ctx, "SendTaskSuccess", struct {
+		Output    string `json:"output"`
+		TaskToken string `json:"taskToken"`
+	}{output, taskToken}, nil)
 }
 
-// SendTaskFailure implements stepfunctions.API.
-func (c *Client) SendTaskFailure(ctx context.Context, in *sfn.SendTaskFailureInput, _ ...func(*sfn.Options)) (*sfn.SendTaskFailureOutput, error) {
-	err := c.call(ctx, "SendTaskFailure", struct {
-		Cause     *string `json:"cause,omitempty"`
-		Error     *string `json:"error,omitempty"`
-		TaskToken *string `json:"taskToken,omitempty"`
-	}{in.Cause, in.Error, in.TaskToken}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &sfn.SendTaskFailureOutput{}, nil
+// SendTaskFailure fails the task the execution waiting on taskToken waits
+// for, with an error name and its cause (empty: none).
+func (c *Client) SendTaskFailure(ctx context.Context, taskToken, errorName, cause string) error {
+	return c.call(ctx, "SendTaskFailure", struct {
+		Cause     string `json:"cause,omitempty"`
+		Error     string `json:"error,omitempty"`
+		TaskToken string `json:"taskToken"`
+	}{cause, errorName, taskToken}, nil)
 }
 
-// StopExecution implements stepfunctions.API.
-func (c *Client) StopExecution(ctx context.Context, in *sfn.StopExecutionInput, _ ...func(*sfn.Options)) (*sfn.StopExecutionOutput, error) {
-	var out struct {
-		StopDate float64 `json:"stopDate"`
-	}
-	err := c.call(ctx, "StopExecution", struct {
-		Cause        *string `json:"cause,omitempty"`
-		Error        *string `json:"error,omitempty"`
-		ExecutionArn *string `json:"executionArn,omitempty"`
-	}{in.Cause, in.Error, in.ExecutionArn}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &sfn.StopExecutionOutput{StopDate: epoch(out.StopDate)}, nil
+// StopExecution stops the execution executionARN, with an error name and
+// its cause (empty: none).
+func (c *Client) StopExecution(ctx context.Context, executionARN, errorName, cause string) error {
+	return c.call(ctx, "StopExecution", struct {
+		Cause        string `json:"cause,omitempty"`
+		Error        string `json:"error,omitempty"`
+		ExecutionArn string `json:"executionArn"`
+	}{cause, errorName, executionARN}, nil)
 }
 
 // call makes one AWS JSON 1.0 call of operation with in as its body, and
 // decodes the answer into out (nil: ignored).
 func (c *Client) call(ctx context.Context, operation string, in, out any) error {
-	err := c.api.CallJSON(ctx, "1.0", "AWSStepFunctions."+operation, in, out)
-	var e *awscall.Error
-	if errors.As(err, &e) {
-		err = refusal(e)
-	}
-	if err != nil {
+	if err := c.api.CallJSON(ctx, "1.0", "AWSStepFunctions."+operation, in, out); err != nil {
 		return fmt.Errorf("sfn %s: %w", operation, err)
 	}
 	return nil
 }
 
-// refusal is Step Functions' error: the typed error of the SDK's types for
-// the codes the runner tells apart, e itself otherwise.
-func refusal(e *awscall.Error) error {
-	m := aws.String(e.Message)
-	switch e.Code {
-	case "ExecutionAlreadyExists":
-		return &types.ExecutionAlreadyExists{Message: m}
-	case "ExecutionDoesNotExist":
-		return &types.ExecutionDoesNotExist{Message: m}
-	case "InvalidToken":
-		return &types.InvalidToken{Message: m}
-	case "TaskDoesNotExist":
-		return &types.TaskDoesNotExist{Message: m}
-	case "TaskTimedOut":
-		return &types.TaskTimedOut{Message: m}
-	}
-	return e
-}
-
 // epoch is a timestamp of the protocol (seconds since the epoch, with a
-// fraction), or nil for none.
-func epoch(s float64) *time.Time {
+// fraction), or the zero time for none.
+func epoch(s float64) time.Time {
 	if s == 0 {
-		return nil
+		return time.Time{}
 	}
 	sec, frac := math.Modf(s)
-	t := time.Unix(int64(sec), int64(frac*1e9)).UTC()
-	return &t
+	return time.Unix(int64(sec), int64(frac*1e9)).UTC()
 }

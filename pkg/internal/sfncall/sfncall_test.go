@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/stepfunctions"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -61,92 +63,115 @@ func TestWireMatchesTheSDK(t *testing.T) {
 	sdk := sfn.New(sfn.Options{Region: "eu-west-1", BaseEndpoint: aws.String(hs.URL), Retryer: aws.NopRetryer{}, Credentials: provider})
 	ours, err := sfncall.New(aws.Config{Region: "eu-west-1", Credentials: provider}, sfncall.Options{Endpoint: hs.URL, MaxAttempts: 1})
 	require.NoError(t, err)
-	clients := []stepfunctions.API{sdk, ours}
+	var _ stepfunctions.API = ours
 	ctx := context.Background()
 	arn := "arn:aws:states:eu-west-1:123456789012:stateMachine:a2a-tasks"
+	const started = `{"executionArn":"arn:aws:states:eu-west-1:123456789012:execution:a2a-tasks:t-1","startDate":1700000000.25}`
+	// Each call, made by the SDK's client and by ours: both return what
+	// they read of the answer.
 	calls := []struct {
-		name   string
-		answer string
-		call   func(api stepfunctions.API) (any, error)
+		name      string
+		answer    string
+		sdk, ours func() (any, error)
 	}{
-		{"StartExecution", `{"executionArn":"arn:aws:states:eu-west-1:123456789012:execution:a2a-tasks:t-1","startDate":1.7e9}`, func(api stepfunctions.API) (any, error) {
-			return api.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(arn), Name: aws.String("t-1"),
+		{"StartExecution", started, func() (any, error) {
+			out, err := sdk.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(arn), Name: aws.String("t-1"),
 				Input: aws.String(`{"taskId":"t-1","quote":"\"<&>\""}`), TraceHeader: aws.String("Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1")})
+			if err != nil {
+				return nil, err
+			}
+			return sfncall.Started{ExecutionARN: aws.ToString(out.ExecutionArn), StartDate: aws.ToTime(out.StartDate).UTC()}, nil
+		}, func() (any, error) {
+			return ours.StartExecution(ctx, sfncall.Execution{StateMachineARN: arn, Name: "t-1",
+				Input: `{"taskId":"t-1","quote":"\"<&>\""}`, TraceHeader: "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"})
 		}},
-		{"SendTaskSuccess", `{}`, func(api stepfunctions.API) (any, error) {
-			return api.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String("token/+="), Output: aws.String(`{"requestId":"r"}`)})
+		{"StartExecution without a name or a trace", started, func() (any, error) {
+			out, err := sdk.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(arn), Input: aws.String(`{}`)})
+			if err != nil {
+				return nil, err
+			}
+			return sfncall.Started{ExecutionARN: aws.ToString(out.ExecutionArn), StartDate: aws.ToTime(out.StartDate).UTC()}, nil
+		}, func() (any, error) {
+			return ours.StartExecution(ctx, sfncall.Execution{StateMachineARN: arn, Input: `{}`})
 		}},
-		{"SendTaskFailure", `{}`, func(api stepfunctions.API) (any, error) {
-			return api.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String("token"), Error: aws.String("TaskCanceled"), Cause: aws.String("canceled")})
+		{"SendTaskSuccess", `{}`, func() (any, error) {
+			_, err := sdk.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String("token/+="), Output: aws.String(`{"requestId":"r"}`)})
+			return nil, err
+		}, func() (any, error) {
+			return nil, ours.SendTaskSuccess(ctx, "token/+=", `{"requestId":"r"}`)
 		}},
-		{"StopExecution", `{"stopDate":1700000000.25}`, func(api stepfunctions.API) (any, error) {
-			return api.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: aws.String(arn + ":t-1"), Error: aws.String("TaskCanceled")})
+		{"SendTaskFailure", `{}`, func() (any, error) {
+			_, err := sdk.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String("token"), Error: aws.String("TaskCanceled"), Cause: aws.String("canceled")})
+			return nil, err
+		}, func() (any, error) {
+			return nil, ours.SendTaskFailure(ctx, "token", "TaskCanceled", "canceled")
+		}},
+		{"StopExecution", `{"stopDate":1700000000.25}`, func() (any, error) {
+			_, err := sdk.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: aws.String(arn + ":t-1"), Error: aws.String("TaskCanceled")})
+			return nil, err
+		}, func() (any, error) {
+			return nil, ours.StopExecution(ctx, arn+":t-1", "TaskCanceled", "")
 		}},
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
 			got, status, answer = nil, http.StatusOK, c.answer
-			var outs []any
-			for _, api := range clients {
-				out, err := c.call(api)
-				require.NoError(t, err)
-				outs = append(outs, out)
-			}
+			want, err := c.sdk()
+			require.NoError(t, err)
+			out, err := c.ours()
+			require.NoError(t, err)
 			require.Len(t, got, 2)
 			assert.Equal(t, got[0], got[1], "the requests")
-			assert.Equal(t, "AWSStepFunctions."+c.name, got[1].target)
+			assert.Equal(t, "AWSStepFunctions."+strings.Fields(c.name)[0], got[1].target)
 			assert.Equal(t, "eu-west-1/states/aws4_request", got[1].scope)
 			assert.Equal(t, "session", got[1].token)
-			assertSameOutput(t, outs[0], outs[1])
+			assert.Equal(t, want, out)
 		})
 	}
+	t.Run("startDate", func(t *testing.T) {
+		got, status, answer = nil, http.StatusOK, started
+		out, err := ours.StartExecution(ctx, sfncall.Execution{StateMachineARN: arn})
+		require.NoError(t, err)
+		assert.Equal(t, time.Date(2023, 11, 14, 22, 13, 20, 250_000_000, time.UTC), out.StartDate)
+	})
 
-	// Each code with an operation that declares it (the SDK reads the
-	// others as generic errors).
+	// Each code with an operation that declares it: the SDK reads it as its
+	// typed error, ours as a refusal with that code.
 	codes := []struct {
 		code  string
 		call  int
 		match func(error) bool
 	}{
 		{"ExecutionAlreadyExists", 0, func(err error) bool { var e *types.ExecutionAlreadyExists; return errors.As(err, &e) }},
-		{"ExecutionDoesNotExist", 3, func(err error) bool { var e *types.ExecutionDoesNotExist; return errors.As(err, &e) }},
-		{"InvalidToken", 1, func(err error) bool { var e *types.InvalidToken; return errors.As(err, &e) }},
-		{"TaskDoesNotExist", 2, func(err error) bool { var e *types.TaskDoesNotExist; return errors.As(err, &e) }},
-		{"TaskTimedOut", 1, func(err error) bool { var e *types.TaskTimedOut; return errors.As(err, &e) }},
+		{"ExecutionDoesNotExist", 4, func(err error) bool { var e *types.ExecutionDoesNotExist; return errors.As(err, &e) }},
+		{"InvalidToken", 2, func(err error) bool { var e *types.InvalidToken; return errors.As(err, &e) }},
+		{"TaskDoesNotExist", 3, func(err error) bool { var e *types.TaskDoesNotExist; return errors.As(err, &e) }},
+		{"TaskTimedOut", 2, func(err error) bool { var e *types.TaskTimedOut; return errors.As(err, &e) }},
 	}
 	for _, c := range codes {
 		t.Run("error "+c.code, func(t *testing.T) {
 			status, answer = http.StatusBadRequest, `{"__type":"com.amazonaws.states#`+c.code+`","message":"it says why"}`
-			for i, api := range clients {
-				_, err := calls[c.call].call(api)
-				require.Error(t, err)
-				assert.True(t, c.match(err), "client %d: %v is a %s", i, err, c.code)
-				assert.Contains(t, err.Error(), "it says why")
-			}
+			_, err := calls[c.call].sdk()
+			assert.True(t, c.match(err), "the SDK: %v is a %s", err, c.code)
+			_, err = calls[c.call].ours()
+			require.Error(t, err)
+			assert.True(t, sfncall.Refused(err, c.code), "ours: %v is a %s", err, c.code)
+			assert.False(t, sfncall.Refused(err, "Other"+c.code))
+			assert.Contains(t, err.Error(), "it says why")
+			var e *awscall.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, http.StatusBadRequest, e.StatusCode)
 		})
 	}
 	t.Run("other error", func(t *testing.T) {
 		status, answer = http.StatusBadRequest, `{"__type":"com.amazonaws.states#StateMachineDoesNotExist","message":"gone"}`
-		_, err := ours.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(arn)})
+		_, err := ours.StartExecution(ctx, sfncall.Execution{StateMachineARN: arn})
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "StateMachineDoesNotExist")
+		assert.True(t, sfncall.Refused(err, "StateMachineDoesNotExist"))
+		assert.Contains(t, err.Error(), "sfn StartExecution: StateMachineDoesNotExist")
 		assert.Contains(t, err.Error(), "gone")
+		assert.False(t, sfncall.Refused(errors.New("StateMachineDoesNotExist"), "StateMachineDoesNotExist"), "only Step Functions' answer is a refusal")
 	})
-}
-
-// assertSameOutput compares the outputs' fields, not their middleware
-// metadata (which only the SDK fills).
-func assertSameOutput(t *testing.T, sdk, ours any) {
-	t.Helper()
-	switch s := sdk.(type) {
-	case *sfn.StartExecutionOutput:
-		o := ours.(*sfn.StartExecutionOutput)
-		assert.Equal(t, aws.ToString(s.ExecutionArn), aws.ToString(o.ExecutionArn))
-		assert.True(t, aws.ToTime(s.StartDate).Equal(aws.ToTime(o.StartDate)), "%v = %v", s.StartDate, o.StartDate)
-	case *sfn.StopExecutionOutput:
-		o := ours.(*sfn.StopExecutionOutput)
-		assert.True(t, aws.ToTime(s.StopDate).Equal(aws.ToTime(o.StopDate)), "%v = %v", s.StopDate, o.StopDate)
-	}
 }
 
 // Throttling is tried again: Step Functions answers ThrottlingException
@@ -166,8 +191,7 @@ func TestRetriesThrottling(t *testing.T) {
 	provider := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil })
 	c, err := sfncall.New(aws.Config{Region: "eu-west-1", Credentials: provider}, sfncall.Options{Endpoint: hs.URL, MaxBackoff: time.Millisecond})
 	require.NoError(t, err)
-	_, err = c.SendTaskSuccess(context.Background(), &sfn.SendTaskSuccessInput{TaskToken: aws.String("t"), Output: aws.String("{}")})
-	require.NoError(t, err)
+	require.NoError(t, c.SendTaskSuccess(context.Background(), "t", "{}"))
 	assert.Equal(t, 3, calls)
 }
 
@@ -179,20 +203,17 @@ func TestOnStepFunctions(t *testing.T) {
 	c, err := sfncall.New(awstest.Config(t), sfncall.Options{})
 	require.NoError(t, err)
 	ctx := context.Background()
-	in := &sfn.StartExecutionInput{StateMachineArn: aws.String(m.ARN), Name: aws.String("t-1"), Input: aws.String(`{"taskId":"t-1","startAt":"await","requestId":"r"}`)}
+	in := sfncall.Execution{StateMachineARN: m.ARN, Name: "t-1", Input: `{"taskId":"t-1","startAt":"await","requestId":"r"}`}
 	out, err := c.StartExecution(ctx, in)
 	require.NoError(t, err)
-	assert.Contains(t, aws.ToString(out.ExecutionArn), ":t-1")
-	assert.NotNil(t, out.StartDate)
+	assert.Contains(t, out.ExecutionARN, ":t-1")
+	assert.False(t, out.StartDate.IsZero())
 
-	_, err = c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(m.ARN), Name: aws.String("t-1"), Input: aws.String(`{"other":true}`)})
-	var exists *types.ExecutionAlreadyExists
-	assert.ErrorAs(t, err, &exists)
+	_, err = c.StartExecution(ctx, sfncall.Execution{StateMachineARN: m.ARN, Name: "t-1", Input: `{"other":true}`})
+	assert.True(t, sfncall.Refused(err, sfncall.ExecutionAlreadyExists), "%v", err)
 
-	_, err = c.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String("made-up"), Error: aws.String("TaskCanceled")})
-	var invalid *types.InvalidToken
-	assert.ErrorAs(t, err, &invalid)
+	err = c.SendTaskFailure(ctx, "made-up", "TaskCanceled", "")
+	assert.True(t, sfncall.Refused(err, sfncall.InvalidToken), "%v", err)
 
-	_, err = c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: out.ExecutionArn, Error: aws.String("TaskCanceled"), Cause: aws.String("test")})
-	require.NoError(t, err)
+	require.NoError(t, c.StopExecution(ctx, out.ExecutionARN, "TaskCanceled", "test"))
 }

@@ -11,10 +11,23 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 )
 
 // SQS returns an SQS client of the stand-in.
 func SQS(t testing.TB) *sqs.Client { return sqs.NewFromConfig(Config(t)) }
+
+// SQSCall returns the push pipeline's SQS client (pkg/internal/sqscall) of
+// the stand-in, made with o.
+func SQSCall(t testing.TB, o sqscall.Options) *sqscall.Client {
+	t.Helper()
+	c, err := sqscall.New(Config(t), o)
+	if err != nil {
+		t.Fatalf("sqscall: %v", err)
+	}
+	return c
+}
 
 // Queues creates a queue and its dead-letter queue (redrive after
 // maxReceive receives), as the deployment template does, and returns their

@@ -27,6 +27,7 @@ import (
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 )
 
@@ -67,12 +68,24 @@ func Definition(t testing.TB) []byte {
 // Client returns a Step Functions client of the stand-in.
 func Client(t testing.TB) *sfn.Client { return sfn.NewFromConfig(awstest.Config(t)) }
 
+// API returns the runner's Step Functions client (pkg/internal/sfncall) of
+// the stand-in, made with o.
+func API(t testing.TB, o sfncall.Options) *sfncall.Client {
+	t.Helper()
+	c, err := sfncall.New(awstest.Config(t), o)
+	require.NoError(t, err)
+	return c
+}
+
 // Machine is a state machine of the project's definition, in moto.
 type Machine struct {
 	ARN      string
 	Function string
-	Client   *sfn.Client
-	t        testing.TB
+	// Client is the SDK's client, for what the tests look up; API is the
+	// runner's.
+	Client *sfn.Client
+	API    *sfncall.Client
+	t      testing.TB
 }
 
 // New creates a worker function (Function) and a state machine calling it.
@@ -89,7 +102,7 @@ func New(t testing.TB, handler http.Handler) *Machine {
 		Name: aws.String(name), Definition: aws.String(def), RoleArn: aws.String(ensureRole(t, cfg)),
 	})
 	require.NoError(t, err)
-	return &Machine{ARN: aws.ToString(sm.StateMachineArn), Function: name, Client: c, t: t}
+	return &Machine{ARN: aws.ToString(sm.StateMachineArn), Function: name, Client: c, API: API(t, sfncall.Options{}), t: t}
 }
 
 // Function creates a Lambda function in moto and returns its name and ARN.

@@ -17,13 +17,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -81,7 +81,7 @@ func TestPoisonRecordGoesToTheDeadLetterQueue(t *testing.T) {
 
 	recs, err := awstest.NewStreamReader(t, table).Read(ctx)
 	require.NoError(t, err)
-	f, err := serverless.NewFanout(client, queue, dynamo.ChangeFromStream, nil)
+	f, err := serverless.NewFanout(awstest.SQSCall(t, sqscall.Options{}), queue, dynamo.ChangeFromStream, nil)
 	require.NoError(t, err)
 	resp, err := f.WithDeadLetter(dlq).Handle(ctx, events.DynamoDBEvent{Records: recs})
 	require.NoError(t, err)
@@ -144,18 +144,24 @@ type strictSQS struct {
 	refuse  map[string]string // marker in the body -> error code
 	outage  bool              // the queue answers every call with a 500
 	taken   []string
-	letters []*sqs.SendMessageInput
+	letters []letter
 }
 
-func (s *strictSQS) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+// letter is a message sent with SendMessage.
+type letter struct {
+	queueURL string
+	sqscall.Message
+}
+
+func (s *strictSQS) SendMessageBatch(_ context.Context, _ string, batch []sqscall.Message) (sqscall.BatchResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.outage {
-		return nil, errors.New("503 Service Unavailable")
+		return sqscall.BatchResult{}, errors.New("503 Service Unavailable")
 	}
-	out := &sqs.SendMessageBatchOutput{}
-	for _, e := range in.Entries {
-		body := aws.ToString(e.MessageBody)
+	var out sqscall.BatchResult
+	for _, e := range batch {
+		body := e.Body
 		code := ""
 		if strings.IndexFunc(body, func(r rune) bool { return serverless.SQSText(string(r)) != string(r) }) >= 0 {
 			code = "InvalidMessageContents"
@@ -166,20 +172,20 @@ func (s *strictSQS) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatch
 			}
 		}
 		if code != "" {
-			out.Failed = append(out.Failed, types.BatchResultErrorEntry{Id: e.Id, Code: aws.String(code), Message: aws.String("refused"), SenderFault: true})
+			out.Failed = append(out.Failed, sqscall.BatchFailed{ID: e.ID, Code: code, Message: "refused", SenderFault: true})
 			continue
 		}
 		s.taken = append(s.taken, body)
-		out.Successful = append(out.Successful, types.SendMessageBatchResultEntry{Id: e.Id})
+		out.Successful = append(out.Successful, sqscall.BatchSent{ID: e.ID})
 	}
 	return out, nil
 }
 
-func (s *strictSQS) SendMessage(_ context.Context, in *sqs.SendMessageInput, _ ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+func (s *strictSQS) SendMessage(_ context.Context, queueURL string, m sqscall.Message) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.letters = append(s.letters, in)
-	return &sqs.SendMessageOutput{}, nil
+	s.letters = append(s.letters, letter{queueURL, m})
+	return "m-1", nil
 }
 
 // What SQS refuses for a reason of the message goes to the dead-letter
@@ -224,10 +230,10 @@ func TestFanoutRefusals(t *testing.T) {
 			assert.Equal(t, tt.taken, taken)
 			require.Len(t, tt.sqs.letters, tt.letters)
 			for _, l := range tt.sqs.letters {
-				assert.Equal(t, "https://sqs.example/dlq", aws.ToString(l.QueueUrl))
-				assert.Equal(t, serverless.ReasonRefused, aws.ToString(l.MessageAttributes["reason"].StringValue))
-				assert.Equal(t, "101", aws.ToString(l.MessageAttributes["sequenceNumber"].StringValue))
-				assert.Contains(t, aws.ToString(l.MessageBody), `t-bad`)
+				assert.Equal(t, "https://sqs.example/dlq", l.queueURL)
+				assert.Equal(t, serverless.ReasonRefused, l.Attributes["reason"].StringValue)
+				assert.Equal(t, "101", l.Attributes["sequenceNumber"].StringValue)
+				assert.Contains(t, l.Body, `t-bad`)
 			}
 		})
 	}

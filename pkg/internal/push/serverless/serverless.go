@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,26 +27,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// SQS is the part of the SQS client the pipeline uses; *sqs.Client
-// implements it.
+// SQS is the part of SQS the pipeline calls; *sqscall.Client implements
+// it. A refusal of SQS is an *awscall.Error.
 type SQS interface {
-	SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
-	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
-	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
+	SendMessage(ctx context.Context, queueURL string, m sqscall.Message) (messageID string, err error)
+	SendMessageBatch(ctx context.Context, queueURL string, batch []sqscall.Message) (sqscall.BatchResult, error)
+	ChangeMessageVisibility(ctx context.Context, queueURL, receiptHandle string, seconds int32) error
 }
 
 // Limits of SQS.
@@ -59,6 +55,9 @@ const (
 	maxVisibility = 12 * time.Hour
 	// sendAttempts bounds the attempts to enqueue the jobs of one record.
 	sendAttempts = 3
+	// awsTraceHeader is the message system attribute that carries a
+	// message's X-Ray trace header.
+	awsTraceHeader = "AWSTraceHeader"
 )
 
 // ChangeDecoder reads one stream record: the task change it makes, nil when
@@ -245,11 +244,11 @@ func (f *Fanout) deadLetter(ctx context.Context, rec *events.DynamoDBEventRecord
 	if err != nil {
 		return fmt.Errorf("encode a dead letter: %w", err)
 	}
-	attrs := map[string]types.MessageAttributeValue{"reason": textAttr(dl.Reason), "sequenceNumber": textAttr(dl.SequenceNumber)}
+	attrs := map[string]sqscall.Attribute{"reason": textAttr(dl.Reason), "sequenceNumber": textAttr(dl.SequenceNumber)}
 	if dl.Detail != "" {
 		attrs["detail"] = textAttr(truncate(dl.Detail, maxDetail))
 	}
-	_, err = f.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(f.dlqURL), MessageBody: aws.String(SQSText(string(body))), MessageAttributes: attrs})
+	_, err = f.sqs.SendMessage(ctx, f.dlqURL, sqscall.Message{Body: SQSText(string(body)), Attributes: attrs})
 	if code, refused := refusedForGood(err); refused {
 		log.ErrorContext(ctx, "SQS refused the dead letter of a stream record; skipped it", "code", code, "error", err)
 		return nil
@@ -263,8 +262,8 @@ func (f *Fanout) deadLetter(ctx context.Context, rec *events.DynamoDBEventRecord
 }
 
 // textAttr is a String message attribute of v, escaped for SQS.
-func textAttr(v string) types.MessageAttributeValue {
-	return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(SQSText(v))}
+func textAttr(v string) sqscall.Attribute {
+	return sqscall.String(SQSText(v))
 }
 
 // truncate shortens s to at most n bytes, on a rune boundary.
@@ -329,11 +328,9 @@ func (f *Fanout) sendBatch(ctx context.Context, batch []queued) ([]refusal, erro
 	}
 	// The delivery joins the trace the jobs were enqueued under: the
 	// task's (WithTrace), or the push invocation's.
-	var attrs map[string]types.MessageSystemAttributeValue
+	var attrs map[string]sqscall.Attribute
 	if h := tracing.Header(ctx); h != "" {
-		attrs = map[string]types.MessageSystemAttributeValue{
-			"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String(h)},
-		}
+		attrs = map[string]sqscall.Attribute{awsTraceHeader: sqscall.String(h)}
 	}
 	var (
 		refused []refusal
@@ -346,11 +343,11 @@ func (f *Fanout) sendBatch(ctx context.Context, batch []queued) ([]refusal, erro
 				return nil, err
 			}
 		}
-		entries := make([]types.SendMessageBatchRequestEntry, 0, len(pending))
+		entries := make([]sqscall.Message, 0, len(pending))
 		for id, q := range pending {
-			entries = append(entries, types.SendMessageBatchRequestEntry{Id: aws.String(id), MessageBody: aws.String(q.body), MessageSystemAttributes: attrs})
+			entries = append(entries, sqscall.Message{ID: id, Body: q.body, SystemAttributes: attrs})
 		}
-		out, err := f.sqs.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(f.queueURL), Entries: entries})
+		out, err := f.sqs.SendMessageBatch(ctx, f.queueURL, entries)
 		if _, whole := refusedForGood(err); whole {
 			// One entry may be the cause (too large, say): each is sent on
 			// its own to find which.
@@ -364,10 +361,10 @@ func (f *Fanout) sendBatch(ctx context.Context, batch []queued) ([]refusal, erro
 			continue
 		}
 		for _, ok := range out.Successful {
-			delete(pending, aws.ToString(ok.Id))
+			delete(pending, ok.ID)
 		}
 		for _, bad := range out.Failed {
-			id, code, msg := aws.ToString(bad.Id), aws.ToString(bad.Code), aws.ToString(bad.Message)
+			id, code, msg := bad.ID, bad.Code, bad.Message
 			if q, ok := pending[id]; ok && bad.SenderFault && !outage(code) {
 				refused = append(refused, refusal{queued: q, code: code, message: msg})
 				delete(pending, id)
@@ -384,13 +381,13 @@ func (f *Fanout) sendBatch(ctx context.Context, batch []queued) ([]refusal, erro
 
 // sendEach sends each pending job on its own, removing those sent or
 // refused for good (returned) from pending.
-func (f *Fanout) sendEach(ctx context.Context, pending map[string]queued, attrs map[string]types.MessageSystemAttributeValue) ([]refusal, error) {
+func (f *Fanout) sendEach(ctx context.Context, pending map[string]queued, attrs map[string]sqscall.Attribute) ([]refusal, error) {
 	var (
 		refused []refusal
 		last    error
 	)
 	for id, q := range pending {
-		_, err := f.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(f.queueURL), MessageBody: aws.String(q.body), MessageSystemAttributes: attrs})
+		_, err := f.sqs.SendMessage(ctx, f.queueURL, sqscall.Message{Body: q.body, SystemAttributes: attrs})
 		if code, ok := refusedForGood(err); ok {
 			refused = append(refused, refusal{queued: q, code: code, message: err.Error()})
 			delete(pending, id)
@@ -407,16 +404,15 @@ func (f *Fanout) sendEach(ctx context.Context, pending map[string]queued, attrs 
 
 // refusedForGood reports whether SQS refused a request for a reason of the
 // message itself, which the same request would meet again (its error code
-// returned): an error of the sender (HTTP 400), but not one of the queue
+// returned): an error of the sender (HTTP 4xx), but not one of the queue
 // or the caller (see outage).
 func refusedForGood(err error) (string, bool) {
-	var ae smithy.APIError
-	if err == nil || !errors.As(err, &ae) {
+	var e *awscall.Error
+	if !errors.As(err, &e) {
 		return "", false
 	}
-	var re *awshttp.ResponseError
-	sender := ae.ErrorFault() == smithy.FaultClient || (errors.As(err, &re) && re.HTTPStatusCode() == http.StatusBadRequest)
-	return ae.ErrorCode(), sender && !outage(ae.ErrorCode())
+	sender := e.StatusCode >= 400 && e.StatusCode < 500
+	return e.Code, sender && !outage(e.Code)
 }
 
 // outage reports whether an SQS error code says the queue, its key or the
@@ -517,7 +513,7 @@ func (d *Deliver) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 // trace), whatever trace the invocation is in, so that each webhook POST
 // joins its own task's trace.
 func (d *Deliver) handle(ctx context.Context, m *events.SQSMessage) bool {
-	ctx = tracing.WithHeader(ctx, m.Attributes[string(types.MessageSystemAttributeNameAWSTraceHeader)])
+	ctx = tracing.WithHeader(ctx, m.Attributes[awsTraceHeader])
 	log := d.log.With("message_id", m.MessageId)
 	job, err := notify.DecodeJob([]byte(m.Body))
 	if err != nil {
@@ -558,9 +554,7 @@ func receiveCount(m *events.SQSMessage) int {
 // the queue's own visibility timeout applies.
 func (d *Deliver) postpone(ctx context.Context, log *slog.Logger, m *events.SQSMessage, delay time.Duration) {
 	secs := int32(min(math.Ceil(delay.Seconds()), maxVisibility.Seconds()))
-	_, err := d.sqs.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-		QueueUrl: aws.String(d.queueURL), ReceiptHandle: aws.String(m.ReceiptHandle), VisibilityTimeout: secs,
-	})
+	err := d.sqs.ChangeMessageVisibility(ctx, d.queueURL, m.ReceiptHandle, secs)
 	if err != nil {
 		log.WarnContext(ctx, "could not schedule the retry; the queue's visibility timeout applies", "error", err)
 	}
@@ -570,12 +564,12 @@ func (d *Deliver) postpone(ctx context.Context, log *slog.Logger, m *events.SQSM
 // whether it got there (if not, the queue's redrive policy takes it there
 // after its last receive).
 func (d *Deliver) deadLetter(ctx context.Context, log *slog.Logger, m *events.SQSMessage, reason, detail string) bool {
-	attrs := map[string]types.MessageAttributeValue{"reason": textAttr(reason), "sourceMessageId": textAttr(m.MessageId)}
+	attrs := map[string]sqscall.Attribute{"reason": textAttr(reason), "sourceMessageId": textAttr(m.MessageId)}
 	if detail != "" {
 		// A webhook's answer may hold anything.
 		attrs["detail"] = textAttr(truncate(detail, maxDetail))
 	}
-	_, err := d.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(d.dlqURL), MessageBody: aws.String(m.Body), MessageAttributes: attrs})
+	_, err := d.sqs.SendMessage(ctx, d.dlqURL, sqscall.Message{Body: m.Body, Attributes: attrs})
 	if err != nil {
 		log.ErrorContext(ctx, "could not dead-letter a push notification; the queue will retry it", "error", err)
 		return false

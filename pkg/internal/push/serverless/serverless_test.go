@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
@@ -50,7 +50,7 @@ func loadEvent(t *testing.T, name string, v any) {
 func TestFanoutSendsOneJobPerConfig(t *testing.T) {
 	client := awstest.SQS(t)
 	url, _ := awstest.Queues(t, client, 5)
-	f, err := serverless.NewFanout(client, url, dynamo.ChangeFromStream, nil)
+	f, err := serverless.NewFanout(awstest.SQSCall(t, sqscall.Options{}), url, dynamo.ChangeFromStream, nil)
 	require.NoError(t, err)
 
 	var ev events.DynamoDBEvent
@@ -87,21 +87,21 @@ type fakeSQS struct {
 	entries []string
 }
 
-func (f *fakeSQS) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+func (f *fakeSQS) SendMessageBatch(_ context.Context, _ string, batch []sqscall.Message) (sqscall.BatchResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
 	if err := f.failAt[f.calls]; err != nil {
-		return nil, err
+		return sqscall.BatchResult{}, err
 	}
-	out := &sqs.SendMessageBatchOutput{}
-	for _, e := range in.Entries {
+	var out sqscall.BatchResult
+	for _, e := range batch {
 		if f.refuse[f.calls] {
-			out.Failed = append(out.Failed, types.BatchResultErrorEntry{Id: e.Id, Code: aws.String("InternalError"), Message: aws.String("try again")})
+			out.Failed = append(out.Failed, sqscall.BatchFailed{ID: e.ID, Code: "InternalError", Message: "try again"})
 			continue
 		}
-		f.entries = append(f.entries, aws.ToString(e.MessageBody))
-		out.Successful = append(out.Successful, types.SendMessageBatchResultEntry{Id: e.Id})
+		f.entries = append(f.entries, e.Body)
+		out.Successful = append(out.Successful, sqscall.BatchSent{ID: e.ID})
 	}
 	return out, nil
 }
@@ -166,7 +166,7 @@ func newDeliverFixture(t *testing.T, retry push.RetryPolicy) *deliverFixture {
 	d, err := push.NewDeliverer(push.DelivererOptions{Signer: ks, Issuer: issuer, Policy: egress.Policy{AllowInsecure: true}, Client: egress.NewClient(egress.Policy{AllowInsecure: true}, 5*time.Second)})
 	require.NoError(t, err)
 	sender := notify.NewSender(notify.NewResolver(f.store, nil), d, retry, f.store, nil)
-	f.handler, err = serverless.NewDeliver(sender, f.client, f.url, f.dlq, nil)
+	f.handler, err = serverless.NewDeliver(sender, awstest.SQSCall(t, sqscall.Options{}), f.url, f.dlq, nil)
 	require.NoError(t, err)
 	return f
 }

@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/serverless"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sqscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -26,11 +24,11 @@ type traceSQS struct {
 	headers []string
 }
 
-func (f *traceSQS) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
-	out := &sqs.SendMessageBatchOutput{}
-	for _, e := range in.Entries {
-		f.headers = append(f.headers, aws.ToString(e.MessageSystemAttributes["AWSTraceHeader"].StringValue))
-		out.Successful = append(out.Successful, types.SendMessageBatchResultEntry{Id: e.Id})
+func (f *traceSQS) SendMessageBatch(_ context.Context, _ string, batch []sqscall.Message) (sqscall.BatchResult, error) {
+	var out sqscall.BatchResult
+	for _, e := range batch {
+		f.headers = append(f.headers, e.SystemAttributes["AWSTraceHeader"].StringValue)
+		out.Successful = append(out.Successful, sqscall.BatchSent{ID: e.ID})
 	}
 	return out, nil
 }

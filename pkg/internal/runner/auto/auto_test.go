@@ -107,7 +107,7 @@ func TestFollowsTheClock(t *testing.T) {
 	runnertest.Run(t, func(t *testing.T, exec *engine.Executor, clk *clocktest.Clock) engine.Runner {
 		var w *worker.Handler
 		m := sfntest.New(t, sfntest.Bridge(func(ctx context.Context, ev worker.Event) (worker.Result, error) { return w.Handle(ctx, ev) }))
-		machine, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: runnertest.InterruptTTL})
+		machine, err := stepfunctions.New(m.API, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: runnertest.InterruptTTL})
 		require.NoError(t, err)
 		w = worker.New(exec, machine, nil)
 		inv, err := lambdainvoke.New(awstest.Config(t), lambdainvoke.Options{})

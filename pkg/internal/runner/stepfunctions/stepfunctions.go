@@ -18,23 +18,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
-	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 )
 
-// API is the part of the Step Functions client the runner uses;
-// *sfn.Client implements it.
+// API is the part of Step Functions the runner calls; *sfncall.Client
+// implements it. Step Functions' refusals are told apart by their codes
+// (sfncall.Refused).
 type API interface {
-	StartExecution(ctx context.Context, in *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
-	StopExecution(ctx context.Context, in *sfn.StopExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StopExecutionOutput, error)
-	SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error)
-	SendTaskFailure(ctx context.Context, in *sfn.SendTaskFailureInput, optFns ...func(*sfn.Options)) (*sfn.SendTaskFailureOutput, error)
+	StartExecution(ctx context.Context, in sfncall.Execution) (sfncall.Started, error)
+	StopExecution(ctx context.Context, executionARN, errorName, cause string) error
+	SendTaskSuccess(ctx context.Context, taskToken, output string) error
+	SendTaskFailure(ctx context.Context, taskToken, errorName, cause string) error
 }
 
 // ErrorTaskCanceled is the error the runner fails a waiting execution with
@@ -139,13 +137,13 @@ func (r *Runner) startExecution(ctx context.Context, name string, in Input) erro
 	if err != nil {
 		return fmt.Errorf("stepfunctions: encode input: %w", err)
 	}
-	_, err = r.api.StartExecution(ctx, &sfn.StartExecutionInput{
-		StateMachineArn: aws.String(r.arn), Name: aws.String(executionName(name)), Input: aws.String(string(b)),
-		// The execution, and the worker it invokes, join the caller's trace.
-		TraceHeader: traceHeader(ctx),
+	_, err = r.api.StartExecution(ctx, sfncall.Execution{
+		StateMachineARN: r.arn, Name: executionName(name), Input: string(b),
+		// The execution, and the worker it invokes, join the caller's trace
+		// (tracing.Header keeps Step Functions' 256-character limit).
+		TraceHeader: tracing.Header(ctx),
 	})
-	var exists *types.ExecutionAlreadyExists
-	if errors.As(err, &exists) {
+	if sfncall.Refused(err, sfncall.ExecutionAlreadyExists) {
 		r.log.InfoContext(ctx, "execution already started", "taskId", in.TaskID, "execution", name)
 		return nil
 	}
@@ -164,7 +162,7 @@ func (r *Runner) sendReply(ctx context.Context, job engine.Job) error {
 	if err != nil {
 		return fmt.Errorf("stepfunctions: encode reply: %w", err)
 	}
-	_, err = r.api.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(job.TaskToken), Output: aws.String(string(out))})
+	err = r.api.SendTaskSuccess(ctx, job.TaskToken, string(out))
 	if notWaiting(err) {
 		return ErrNotWaiting
 	}
@@ -175,12 +173,7 @@ func (r *Runner) sendReply(ctx context.Context, job engine.Job) error {
 }
 
 func notWaiting(err error) bool {
-	var (
-		invalid  *types.InvalidToken
-		gone     *types.TaskDoesNotExist
-		timedOut *types.TaskTimedOut
-	)
-	return errors.As(err, &invalid) || errors.As(err, &gone) || errors.As(err, &timedOut)
+	return sfncall.Refused(err, sfncall.InvalidToken, sfncall.TaskDoesNotExist, sfncall.TaskTimedOut)
 }
 
 // Cancel implements engine.Runner: an execution waiting on the task's
@@ -193,9 +186,7 @@ func notWaiting(err error) bool {
 func (r *Runner) Cancel(ctx context.Context, req engine.CancelRequest) error {
 	var errs []error
 	if req.TaskToken != "" {
-		_, err := r.api.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{
-			TaskToken: aws.String(req.TaskToken), Error: aws.String(ErrorTaskCanceled), Cause: aws.String("the client canceled the task"),
-		})
+		err := r.api.SendTaskFailure(ctx, req.TaskToken, ErrorTaskCanceled, "the client canceled the task")
 		if err != nil && !notWaiting(err) {
 			errs = append(errs, fmt.Errorf("stepfunctions: fail the waiting execution of task %s: %w", req.TaskID, err))
 		}
@@ -208,11 +199,8 @@ func (r *Runner) Cancel(ctx context.Context, req engine.CancelRequest) error {
 
 // stop stops one execution of a task; one that no longer runs is fine.
 func (r *Runner) stop(ctx context.Context, taskID, arn string) error {
-	_, err := r.api.StopExecution(ctx, &sfn.StopExecutionInput{
-		ExecutionArn: aws.String(arn), Error: aws.String(ErrorTaskCanceled), Cause: aws.String("the client canceled the task"),
-	})
-	var missing *types.ExecutionDoesNotExist
-	if err != nil && !errors.As(err, &missing) {
+	err := r.api.StopExecution(ctx, arn, ErrorTaskCanceled, "the client canceled the task")
+	if err != nil && !sfncall.Refused(err, sfncall.ExecutionDoesNotExist) {
 		return fmt.Errorf("stepfunctions: stop the execution of task %s: %w", taskID, err)
 	}
 	return nil
@@ -232,13 +220,4 @@ func executionName(s string) string {
 		b = b[:80]
 	}
 	return string(b)
-}
-
-// traceHeader is the X-Ray trace header ctx hands on (tracing.Header,
-// which keeps Step Functions' 256-character limit), or nil.
-func traceHeader(ctx context.Context) *string {
-	if h := tracing.Header(ctx); h != "" {
-		return aws.String(h)
-	}
-	return nil
 }

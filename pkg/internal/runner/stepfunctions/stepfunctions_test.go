@@ -175,7 +175,7 @@ func TestFailuresFailTheTask(t *testing.T) {
 func TestRunner(t *testing.T) {
 	ctx := context.Background()
 	m, w := newMachine(t)
-	r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute})
+	r, err := stepfunctions.New(m.API, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute})
 	require.NoError(t, err)
 
 	t.Run("an interrupt handed over is shown by an execution that waits for its reply", func(t *testing.T) {
@@ -236,7 +236,7 @@ func TestRunner(t *testing.T) {
 		assert.Contains(t, []sfntypes.ExecutionStatus{sfntypes.ExecutionStatusAborted, sfntypes.ExecutionStatusFailed}, status, "stopped (ABORTED on AWS, FAILED in moto)")
 		require.NoError(t, r.Cancel(ctx, engine.CancelRequest{TaskID: "t-7", ExecutionARN: arn}), "an execution that ended is fine")
 	})
-	_, err = stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: "not-an-arn"})
+	_, err = stepfunctions.New(m.API, stepfunctions.Options{StateMachineARN: "not-an-arn"})
 	assert.ErrorContains(t, err, "is not a state machine ARN")
 }
 
@@ -285,7 +285,7 @@ func waitingIn(t *testing.T, m *sfntest.Machine, arn, after string) {
 func TestContinueInNewExecution(t *testing.T) {
 	ctx := context.Background()
 	m, w := newMachine(t)
-	r, err := stepfunctions.New(m.Client, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute, MaxSteps: 2})
+	r, err := stepfunctions.New(m.API, stepfunctions.Options{StateMachineARN: m.ARN, InterruptTTL: time.Minute, MaxSteps: 2})
 	require.NoError(t, err)
 
 	t.Run("a continue past the budget", func(t *testing.T) {

@@ -5,24 +5,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/stepfunctions"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
 )
 
 // recordingSFN records StartExecution's input.
 type recordingSFN struct {
 	stepfunctions.API
-	starts []*sfn.StartExecutionInput
+	starts []sfncall.Execution
 }
 
-func (r *recordingSFN) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
+func (r *recordingSFN) StartExecution(_ context.Context, in sfncall.Execution) (sfncall.Started, error) {
 	r.starts = append(r.starts, in)
-	return &sfn.StartExecutionOutput{ExecutionArn: aws.String("arn:aws:states:us-east-1:123456789012:execution:m:" + aws.ToString(in.Name))}, nil
+	return sfncall.Started{ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:m:" + in.Name}, nil
 }
 
 // A task's execution joins the trace of the invocation that starts it:
@@ -37,6 +36,6 @@ func TestExecutionsJoinTheCallersTrace(t *testing.T) {
 	require.NoError(t, r.Start(ctx, engine.Job{TaskID: "t-1", Resume: &engine.Resume{After: time.Second, Version: 2}}))
 	require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "t-2", Resume: &engine.Resume{AwaitRequestID: "r-2"}}))
 	require.Len(t, api.starts, 2)
-	assert.Equal(t, header, aws.ToString(api.starts[0].TraceHeader))
-	assert.Nil(t, api.starts[1].TraceHeader, "outside an invocation, no header")
+	assert.Equal(t, header, api.starts[0].TraceHeader)
+	assert.Empty(t, api.starts[1].TraceHeader, "outside an invocation, no header")
 }
