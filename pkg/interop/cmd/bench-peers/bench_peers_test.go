@@ -63,20 +63,22 @@ func TestMedianAndSpread(t *testing.T) {
 	assert.Equal(t, "2.0", spread([]float64{2, 2.01}, "%.1f"), "no range when the rounds print alike")
 }
 
+// wrkRun is a wrk run of requests that took cpu of the server's time, 10 s long.
+func wrkRun(requests int, cpu time.Duration) loadResult {
+	return loadResult{requests: requests, rps: float64(requests) / 10, p50: time.Millisecond, p99: 20 * time.Millisecond, cpu: cpu}
+}
+
 // The ratios are the peer's cost over ours, taken within each round, and
 // the median of the rounds decides each goal.
 func TestResultsWrite(t *testing.T) {
-	run := func(requests int, cpu time.Duration) loadResult {
-		return loadResult{requests: requests, rps: float64(requests) / 10, p50: time.Millisecond, p99: 20 * time.Millisecond, cpu: cpu}
-	}
 	r := results{
 		servers: []server{{name: "ours", ours: true}, {name: "peer"}},
 		calls:   []string{"card", "send"},
 		load: map[string][][]loadResult{
 			// card: ours 10 and 12 µs, the peer 11 and 12 µs: 1.1x and 1.0x.
-			"card": {{run(1000, 10*time.Millisecond), run(1000, 12*time.Millisecond)}, {run(1000, 11*time.Millisecond), run(1000, 12*time.Millisecond)}},
+			"card": {{wrkRun(1000, 10*time.Millisecond), wrkRun(1000, 12*time.Millisecond)}, {wrkRun(1000, 11*time.Millisecond), wrkRun(1000, 12*time.Millisecond)}},
 			// send: ours 100 µs, the peer 1,000 µs: 10x, short of 20x.
-			"send": {{run(100, 10*time.Millisecond), run(100, 10*time.Millisecond)}, {run(10, 10*time.Millisecond), run(10, 10*time.Millisecond)}},
+			"send": {{wrkRun(100, 10*time.Millisecond), wrkRun(100, 10*time.Millisecond)}, {wrkRun(10, 10*time.Millisecond), wrkRun(10, 10*time.Millisecond)}},
 		},
 		startup: [][]time.Duration{{5 * time.Millisecond, 6 * time.Millisecond, 4 * time.Millisecond}, {10 * time.Millisecond, 6 * time.Millisecond, 8 * time.Millisecond}},
 	}
@@ -95,19 +97,16 @@ func TestResultsWrite(t *testing.T) {
 // (the peer's cost over the goal) beside the floor, and ours's cost above
 // it; a goal under the floor says so.
 func TestResultsWriteFloor(t *testing.T) {
-	run := func(requests int, cpu time.Duration) loadResult {
-		return loadResult{requests: requests, rps: float64(requests) / 10, cpu: cpu}
-	}
 	r := results{
 		servers: []server{{name: "ours", ours: true}, {name: "peer"}, {name: "floor", floor: true}},
 		calls:   []string{"card", "get"},
 		load: map[string][][]loadResult{
 			// card: ours 20 µs, the peer 14 µs, the floor 11 µs: the goal
 			// (1x) asks 14, above the floor.
-			"card": {{run(1000, 20*time.Millisecond)}, {run(1000, 14*time.Millisecond)}, {run(1000, 11*time.Millisecond)}},
+			"card": {{wrkRun(1000, 20*time.Millisecond)}, {wrkRun(1000, 14*time.Millisecond)}, {wrkRun(1000, 11*time.Millisecond)}},
 			// get: ours 30 µs, the peer 90 µs, the floor 20 µs: 5x asks 18,
 			// below it.
-			"get": {{run(1000, 30*time.Millisecond)}, {run(1000, 90*time.Millisecond)}, {run(1000, 20*time.Millisecond)}},
+			"get": {{wrkRun(1000, 30*time.Millisecond)}, {wrkRun(1000, 90*time.Millisecond)}, {wrkRun(1000, 20*time.Millisecond)}},
 		},
 		startup: [][]time.Duration{{9 * time.Millisecond}, {4 * time.Millisecond}, {3 * time.Millisecond}},
 	}
