@@ -126,7 +126,9 @@ type SetValueBuilder struct {
 	operands []OperandBuilder
 }
 
-func (s SetValueBuilder) render(r *renderer) (string, error) { return format(r, s.format, s.operands...) }
+func (s SetValueBuilder) render(r *renderer) (string, error) {
+	return format(r, s.format, s.operands...)
+}
 
 // ListAppend is list a followed by list b.
 func ListAppend(a, b OperandBuilder) SetValueBuilder {
