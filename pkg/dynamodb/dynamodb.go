@@ -23,6 +23,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -46,6 +47,10 @@ type Options struct {
 	// that did not reach it is tried again after a jittered wait.
 	// Default: 3.
 	MaxAttempts int
+	// BaseDelay and MaxBackoff pace the attempts: the wait before attempt
+	// n+1 is random between zero and BaseDelay doubled n-1 times, at most
+	// MaxBackoff. Defaults: 200 ms, one second.
+	BaseDelay, MaxBackoff time.Duration
 }
 
 // Client calls DynamoDB in one region. It is safe for concurrent use.
@@ -58,7 +63,8 @@ var service = awscall.Service{SigningName: "dynamodb", EndpointPrefix: "dynamodb
 
 // New returns a client of DynamoDB with cfg's region and credentials.
 func New(cfg aws.Config, o Options) (*Client, error) {
-	api, err := awscall.New(cfg, service, awscall.Options{Endpoint: o.Endpoint, HTTPClient: o.HTTPClient, Clock: o.Clock, MaxAttempts: o.MaxAttempts})
+	api, err := awscall.New(cfg, service, awscall.Options{Endpoint: o.Endpoint, HTTPClient: o.HTTPClient, Clock: o.Clock,
+		MaxAttempts: o.MaxAttempts, BaseDelay: o.BaseDelay, MaxBackoff: o.MaxBackoff})
 	if err != nil {
 		return nil, err
 	}
