@@ -1,7 +1,6 @@
 package dynamodb
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -177,101 +176,22 @@ type Item map[string]AttributeValue
 // MarshalJSON encodes the item in DynamoDB JSON.
 func (m Item) MarshalJSON() ([]byte, error) { return AppendItem(nil, m) }
 
-// wireValue is an attribute value as DynamoDB JSON has it, to decode: the
-// one member that is set says its type.
-type wireValue struct {
-	S    *string
-	N    *string
-	B    []byte
-	SS   []string
-	NS   []string
-	BS   [][]byte
-	L    []wireValue
-	M    map[string]wireValue
-	NULL *bool
-	BOOL *bool
+// wireItem is an item (or a key) in an answer, decoded from DynamoDB JSON
+// by decoder.
+type wireItem map[string]AttributeValue
+
+// UnmarshalJSON decodes an item; encoding/json has checked b's syntax.
+func (w *wireItem) UnmarshalJSON(b []byte) error {
+	d := decoder{b: b}
+	m, err := d.item()
+	if err != nil {
+		return err
+	}
+	*w = m
+	return nil
 }
 
-var errNoType = errors.New("dynamodb: an attribute value has no type")
-
-// value is the attribute value w holds; an error unless exactly one member
-// is set.
-func (w *wireValue) value() (AttributeValue, error) {
-	var v AttributeValue
-	n := 0
-	set := func(av AttributeValue) { v = av; n++ }
-	if w.S != nil {
-		set(&AttributeValueMemberS{Value: *w.S})
-	}
-	if w.N != nil {
-		set(&AttributeValueMemberN{Value: *w.N})
-	}
-	if w.B != nil {
-		set(&AttributeValueMemberB{Value: w.B})
-	}
-	if w.SS != nil {
-		set(&AttributeValueMemberSS{Value: w.SS})
-	}
-	if w.NS != nil {
-		set(&AttributeValueMemberNS{Value: w.NS})
-	}
-	if w.BS != nil {
-		set(&AttributeValueMemberBS{Value: w.BS})
-	}
-	if w.L != nil {
-		l := make([]AttributeValue, len(w.L))
-		for i := range w.L {
-			e, err := w.L[i].value()
-			if err != nil {
-				return nil, err
-			}
-			l[i] = e
-		}
-		set(&AttributeValueMemberL{Value: l})
-	}
-	if w.M != nil {
-		m, err := wireItem(w.M).item()
-		if err != nil {
-			return nil, err
-		}
-		set(&AttributeValueMemberM{Value: m})
-	}
-	if w.NULL != nil {
-		if !*w.NULL {
-			return nil, errors.New(`dynamodb: an attribute value is {"NULL":false}`)
-		}
-		set(&AttributeValueMemberNULL{Value: true})
-	}
-	if w.BOOL != nil {
-		set(&AttributeValueMemberBOOL{Value: *w.BOOL})
-	}
-	switch {
-	case n == 0:
-		return nil, errNoType
-	case n > 1:
-		return nil, errors.New("dynamodb: an attribute value has more than one type")
-	}
-	return v, nil
-}
-
-// wireItem is an item (or a key) as DynamoDB JSON has it.
-type wireItem map[string]wireValue
-
-// item converts w; nil for nil.
-func (w wireItem) item() (map[string]AttributeValue, error) {
-	if w == nil {
-		return nil, nil
-	}
-	m := make(map[string]AttributeValue, len(w))
-	for k, wv := range w {
-		v, err := wv.value()
-		if err != nil {
-			return nil, fmt.Errorf("%w (attribute %q)", err, k)
-		}
-		m[k] = v
-	}
-	return m, nil
-}
+func (w wireItem) item() (map[string]AttributeValue, error) { return w, nil }
 
 func wireItems(ws []wireItem) ([]map[string]AttributeValue, error) {
 	if ws == nil {
@@ -279,27 +199,291 @@ func wireItems(ws []wireItem) ([]map[string]AttributeValue, error) {
 	}
 	out := make([]map[string]AttributeValue, len(ws))
 	for i, w := range ws {
-		m, err := w.item()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = m
+		out[i] = w
 	}
 	return out, nil
 }
 
 // DecodeItem decodes an item written in DynamoDB JSON ({"name":{"S":"..."},...}).
 func DecodeItem(data []byte) (map[string]AttributeValue, error) {
-	var w wireItem
-	d := json.NewDecoder(bytes.NewReader(data))
-	if err := d.Decode(&w); err != nil {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v) // says where
 		return nil, fmt.Errorf("dynamodb: decode item: %w", err)
 	}
-	if d.More() {
-		return nil, errors.New("dynamodb: decode item: data after the item")
+	d := decoder{b: data}
+	m, err := d.item()
+	if err != nil {
+		return nil, fmt.Errorf("dynamodb: decode item: %w", err)
 	}
-	if w == nil {
+	if m == nil {
 		return nil, errors.New("dynamodb: decode item: null")
 	}
-	return w.item()
+	return m, nil
+}
+
+// decoder reads attribute values off syntactically valid JSON, without
+// the intermediate values encoding/json would make of them: the answers'
+// items are most of what the store reads.
+type decoder struct {
+	b []byte
+	i int
+}
+
+var errNoType = errors.New("an attribute value has no type")
+
+func (d *decoder) space() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte that is not space, 0 at the end.
+func (d *decoder) peek() byte {
+	d.space()
+	if d.i < len(d.b) {
+		return d.b[d.i]
+	}
+	return 0
+}
+
+func (d *decoder) expect(c byte) error {
+	if got := d.peek(); got != c {
+		return fmt.Errorf("expected %q at offset %d, found %q", c, d.i, got)
+	}
+	d.i++
+	return nil
+}
+
+// null reads a null if one is next.
+func (d *decoder) null() bool {
+	if d.peek() == 'n' && len(d.b)-d.i >= 4 && string(d.b[d.i:d.i+4]) == "null" {
+		d.i += 4
+		return true
+	}
+	return false
+}
+
+// members calls fn for each member of an object, d at its value.
+func (d *decoder) members(fn func(key string) error) error {
+	if err := d.expect('{'); err != nil {
+		return err
+	}
+	if d.peek() == '}' {
+		d.i++
+		return nil
+	}
+	for {
+		key, err := d.str()
+		if err != nil {
+			return err
+		}
+		if err := d.expect(':'); err != nil {
+			return err
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+		switch d.peek() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return nil
+		default:
+			return fmt.Errorf("expected ',' or '}' at offset %d", d.i)
+		}
+	}
+}
+
+// elements calls fn for each element of an array, d at it.
+func (d *decoder) elements(fn func() error) error {
+	if err := d.expect('['); err != nil {
+		return err
+	}
+	if d.peek() == ']' {
+		d.i++
+		return nil
+	}
+	for {
+		if err := fn(); err != nil {
+			return err
+		}
+		switch d.peek() {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return nil
+		default:
+			return fmt.Errorf("expected ',' or ']' at offset %d", d.i)
+		}
+	}
+}
+
+// str reads a string: the bytes themselves when nothing in it needs
+// decoding, else as encoding/json decodes it.
+func (d *decoder) str() (string, error) {
+	if err := d.expect('"'); err != nil {
+		return "", err
+	}
+	start, plain := d.i, true
+	for ; d.i < len(d.b); d.i++ {
+		switch c := d.b[d.i]; {
+		case c == '"':
+			d.i++
+			if plain {
+				return string(d.b[start : d.i-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(d.b[start-1:d.i], &s); err != nil {
+				return "", err
+			}
+			return s, nil
+		case c == '\\':
+			plain = false
+			d.i++ // the escaped byte, maybe a quote
+		case c >= 0x80:
+			plain = false // encoding/json replaces invalid UTF-8
+		}
+	}
+	return "", errors.New("unterminated string")
+}
+
+func (d *decoder) strs() ([]string, error) {
+	ss := []string{}
+	err := d.elements(func() error {
+		s, err := d.str()
+		ss = append(ss, s)
+		return err
+	})
+	return ss, err
+}
+
+func (d *decoder) bytes() ([]byte, error) {
+	s, err := d.str()
+	if err != nil {
+		return nil, err
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("binary value: %w", err)
+	}
+	return b, nil
+}
+
+func (d *decoder) boolean() (bool, error) {
+	switch d.peek() {
+	case 't':
+		if len(d.b)-d.i >= 4 && string(d.b[d.i:d.i+4]) == "true" {
+			d.i += 4
+			return true, nil
+		}
+	case 'f':
+		if len(d.b)-d.i >= 5 && string(d.b[d.i:d.i+5]) == "false" {
+			d.i += 5
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("expected a boolean at offset %d", d.i)
+}
+
+// item reads an item: nil for null.
+func (d *decoder) item() (map[string]AttributeValue, error) {
+	if d.null() {
+		return nil, nil
+	}
+	m := map[string]AttributeValue{}
+	err := d.members(func(key string) error {
+		v, err := d.value()
+		if err != nil {
+			return fmt.Errorf("%w (attribute %q)", err, key)
+		}
+		m[key] = v
+		return nil
+	})
+	return m, err
+}
+
+// value reads an attribute value: an object of exactly one member, its
+// type.
+func (d *decoder) value() (AttributeValue, error) {
+	var v AttributeValue
+	err := d.members(func(typ string) error {
+		if v != nil {
+			return errors.New("an attribute value has more than one type")
+		}
+		var err error
+		v, err = d.typed(typ)
+		return err
+	})
+	if err == nil && v == nil {
+		err = errNoType
+	}
+	return v, err
+}
+
+func (d *decoder) typed(typ string) (AttributeValue, error) {
+	if d.null() {
+		return nil, fmt.Errorf("an attribute value of type %s is null", typ)
+	}
+	switch typ {
+	case "S":
+		s, err := d.str()
+		return &AttributeValueMemberS{Value: s}, err
+	case "N":
+		s, err := d.str()
+		return &AttributeValueMemberN{Value: s}, err
+	case "B":
+		b, err := d.bytes()
+		return &AttributeValueMemberB{Value: b}, err
+	case "SS":
+		ss, err := d.strs()
+		return &AttributeValueMemberSS{Value: ss}, err
+	case "NS":
+		ss, err := d.strs()
+		return &AttributeValueMemberNS{Value: ss}, err
+	case "BS":
+		bs := [][]byte{}
+		err := d.elements(func() error {
+			b, err := d.bytes()
+			bs = append(bs, b)
+			return err
+		})
+		return &AttributeValueMemberBS{Value: bs}, err
+	case "L":
+		l := []AttributeValue{}
+		err := d.elements(func() error {
+			v, err := d.value()
+			l = append(l, v)
+			return err
+		})
+		return &AttributeValueMemberL{Value: l}, err
+	case "M":
+		m := map[string]AttributeValue{}
+		err := d.members(func(key string) error {
+			v, err := d.value()
+			if err != nil {
+				return fmt.Errorf("%w (map attribute %q)", err, key)
+			}
+			m[key] = v
+			return nil
+		})
+		return &AttributeValueMemberM{Value: m}, err
+	case "NULL":
+		b, err := d.boolean()
+		if err == nil && !b {
+			err = errors.New(`an attribute value is {"NULL":false}`)
+		}
+		return &AttributeValueMemberNULL{Value: true}, err
+	case "BOOL":
+		b, err := d.boolean()
+		return &AttributeValueMemberBOOL{Value: b}, err
+	}
+	return nil, fmt.Errorf("an attribute value has the unknown type %q", typ)
 }

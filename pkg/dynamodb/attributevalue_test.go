@@ -85,14 +85,14 @@ func TestDecodeItemRefusesWhatIsNotAnItem(t *testing.T) {
 		`{"a":{"S":"x","N":"1"}}`:         "more than one type",
 		`{"a":{"NULL":false}}`:            `{"NULL":false}`,
 		`{"a":{"B":"not base64!"}}`:       "illegal base64",
-		`{"a":{"S":1}}`:                   "cannot unmarshal number",
-		`{"a":{"L":[{"X":"1"}]}}`:         "has no type",
-		`{"a":{"M":{"b":{"N":null}}}}`:    "has no type",
+		`{"a":{"S":1}}`:                   `expected '"' at offset 10, found '1' (attribute "a")`,
+		`{"a":{"L":[{"X":"1"}]}}`:         `unknown type "X" (attribute "a")`,
+		`{"a":{"M":{"b":{"N":null}}}}`:    `of type N is null (map attribute "b") (attribute "a")`,
 		`null`:                            "null",
-		`{"a":{"S":"x"}} {}`:              "data after the item",
-		`[]`:                              "cannot unmarshal array",
-		`{"a":{"S":"x"}`:                  "unexpected EOF",
-		`{"a":{"S":"x"}, "b":{"BOOL":2}}`: "cannot unmarshal number",
+		`{"a":{"S":"x"}} {}`:              "after top-level value",
+		`[]`:                              "expected '{' at offset 0",
+		`{"a":{"S":"x"}`:                  "unexpected end of JSON input",
+		`{"a":{"S":"x"}, "b":{"BOOL":2}}`: `expected a boolean at offset 28 (attribute "b")`,
 	}
 	for in, want := range tests {
 		_, err := dynamodb.DecodeItem([]byte(in))
