@@ -36,12 +36,19 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
 
 // ChangeOfImages is ChangeFromStream for a record of another source, such
 // as the Streams API's GetRecords (see pkg/store/dynamo/streamrecord): an
-// INSERT (insert) or a MODIFY of the item of keys, with its images.
-func ChangeOfImages(eventID string, insert bool, keys, newImage, oldImage map[string]dynamodb.AttributeValue) (*store.TaskChange, error) {
-	if sk, ok := keys[attrSK].(*dynamodb.AttributeValueMemberS); !ok || sk.Value != skTask {
+// INSERT (insert) or a MODIFY of the item of keys, with its images, whose
+// values convert turns into the store's.
+func ChangeOfImages[V any](eventID string, insert bool, keys, newImage, oldImage map[string]V, convert func(V) (dynamodb.AttributeValue, error)) (*store.TaskChange, error) {
+	v, ok := keys[attrSK]
+	if !ok {
 		return nil, nil
 	}
-	return changeOfImages(eventID, insert, newImage, oldImage, func(v dynamodb.AttributeValue) (dynamodb.AttributeValue, error) { return v, nil })
+	if sk, err := convert(v); err != nil {
+		return nil, fmt.Errorf("dynamo: stream record %s: sort key: %w", eventID, err)
+	} else if s, ok := sk.(*dynamodb.AttributeValueMemberS); !ok || s.Value != skTask {
+		return nil, nil
+	}
+	return changeOfImages(eventID, insert, newImage, oldImage, convert)
 }
 
 // changeOfImages is the change a task item's stream record shows, from its

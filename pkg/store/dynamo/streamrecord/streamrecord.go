@@ -25,26 +25,11 @@ func ChangeOf(r streamtypes.Record) (*store.TaskChange, error) {
 	if (!insert && r.EventName != streamtypes.OperationTypeModify) || d == nil {
 		return nil, nil
 	}
-	keys, err := item(d.Keys)
-	if err != nil {
-		return nil, err
-	}
-	newImage, err := item(d.NewImage)
-	if err != nil {
-		return nil, err
-	}
-	oldImage, err := item(d.OldImage)
-	if err != nil {
-		return nil, err
-	}
-	return dynamo.ChangeOfImages(aws.ToString(r.EventID), insert, keys, newImage, oldImage)
+	return dynamo.ChangeOfImages(aws.ToString(r.EventID), insert, d.Keys, d.NewImage, d.OldImage, value)
 }
 
-// item converts an image; nil for nil.
+// item converts a map value.
 func item(m map[string]streamtypes.AttributeValue) (map[string]dynamodb.AttributeValue, error) {
-	if m == nil {
-		return nil, nil
-	}
 	out := make(map[string]dynamodb.AttributeValue, len(m))
 	for k, v := range m {
 		av, err := value(v)
