@@ -146,6 +146,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValue$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
 	$(GO) test -run '^$$' -fuzz '^FuzzFloat$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
 	$(GO) test -run '^$$' -fuzz '^FuzzJSONHandler$$' -fuzztime $(FUZZTIME) ./pkg/telemetry
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeItem$$' -fuzztime $(FUZZTIME) ./pkg/dynamodb
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckURL$$' -fuzztime $(FUZZTIME) ./pkg/push/egress
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -115,10 +114,10 @@ func TestStreamFilter(t *testing.T) {
 	}}))
 	// TTL deletes every item of the task: the stream has a REMOVE for each.
 	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: &table, KeyConditionExpression: ptr("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "T#t-f"}}})
+		ExpressionAttributeValues: map[string]dynamodb.AttributeValue{":pk": &dynamodb.AttributeValueMemberS{Value: "T#t-f"}}})
 	require.NoError(t, err)
 	for _, item := range out.Items {
-		_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &table, Key: map[string]types.AttributeValue{"PK": item["PK"], "SK": item["SK"]}})
+		_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &table, Key: map[string]dynamodb.AttributeValue{"PK": item["PK"], "SK": item["SK"]}})
 		require.NoError(t, err)
 	}
 

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -112,7 +112,7 @@ func TestAlarmsSeeWhatTheFunctionsEmit(t *testing.T) {
 
 	// The table goes away under the running function: its next request
 	// fails inside the service, answered -32603 with HTTP 200.
-	db := dynamodb.NewFromConfig(awstest.Config(t))
+	db := awstest.DynamoDB(t)
 	_, err = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(env["A2A_TASK_STORE_TABLE"])})
 	require.NoError(t, err)
 	assert.Contains(t, call(get).Body, `-32603`)

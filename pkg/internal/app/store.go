@@ -7,12 +7,12 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -57,7 +57,11 @@ func OpenDynamoStore(ctx context.Context, cfg config.Config, o StoreOptions) (*d
 // server: its stream, followed from the moment the server starts (see
 // follow.Changes).
 func DynamoChanges(ctx context.Context, cfg config.Config, awsCfg aws.Config, log *slog.Logger) (ChangeSource, error) {
-	out, err := dynamodb.NewFromConfig(awsCfg).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(cfg.TaskStore.Table)})
+	db, err := dynamodb.New(awsCfg, dynamodb.Options{})
+	if err != nil {
+		return nil, err
+	}
+	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(cfg.TaskStore.Table)})
 	if err != nil {
 		return nil, fmt.Errorf("describe table %s: %w", cfg.TaskStore.Table, err)
 	}

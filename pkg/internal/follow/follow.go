@@ -16,7 +16,7 @@ import (
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/streamrecord"
 )
 
 // StreamsAPI is the part of the DynamoDB Streams client Changes uses;
@@ -78,7 +78,7 @@ func Changes(ctx context.Context, api StreamsAPI, streamARN string, fn func(stor
 			iterators[id] = out.NextShardIterator
 			for _, r := range out.Records {
 				idle = false
-				c, err := dynamo.ChangeOfRecord(r)
+				c, err := streamrecord.ChangeOf(r)
 				if err != nil {
 					log.ErrorContext(ctx, "skipped a stream record that does not decode", "event_id", aws.ToString(r.EventID), "error", err)
 					continue

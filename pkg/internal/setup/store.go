@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
@@ -43,7 +43,10 @@ func OpenDynamo(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo
 		}
 		o.AWS = &awsCfg
 	}
-	client := dynamodb.NewFromConfig(*o.AWS)
+	client, err := dynamodb.New(*o.AWS, dynamodb.Options{})
+	if err != nil {
+		return nil, err
+	}
 	if cfg.TaskStore.CreateTable {
 		if err := dynamo.CreateTable(ctx, client, cfg.TaskStore.Table); err != nil {
 			return nil, fmt.Errorf("A2A_TASK_STORE_CREATE_TABLE: %w", err)
@@ -67,7 +70,11 @@ func ForFunction(ctx context.Context, env boot.Env) (Function, error) {
 	if err != nil {
 		return Function{}, err
 	}
-	store, err := open(ctx, env.Config, dynamodb.NewFromConfig(awsCfg), StoreOptions{Log: env.Log})
+	client, err := dynamodb.New(awsCfg, dynamodb.Options{})
+	if err != nil {
+		return Function{}, err
+	}
+	store, err := open(ctx, env.Config, client, StoreOptions{Log: env.Log})
 	if err != nil {
 		return Function{}, err
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )

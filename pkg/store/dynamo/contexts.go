@@ -8,10 +8,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
@@ -91,7 +90,7 @@ func (s *Store) contextTasks(ctx context.Context, owner, contextID string, t clo
 			if err != nil {
 				return nil, err
 			}
-			st, _ := m[attrState].(*types.AttributeValueMemberS)
+			st, _ := m[attrState].(*dynamodb.AttributeValueMemberS)
 			if st == nil {
 				return nil, errors.New("dynamo: byContext entry without the task's state")
 			}
@@ -227,7 +226,7 @@ func (s *Store) ListContexts(ctx context.Context, q store.ContextQuery) (store.C
 		if err != nil {
 			return store.ContextPage{}, err
 		}
-		items := make([]map[string]types.AttributeValue, len(entries))
+		items := make([]map[string]dynamodb.AttributeValue, len(entries))
 		for i, e := range entries {
 			items[i] = e.item
 		}
@@ -263,7 +262,7 @@ type walkedTask struct {
 // BatchGetItem of their task items, then, for each context not seen
 // before, one Query of its entries, eight at a time. A context is listed at
 // a task that is its newest.
-func (s *Store) walkContexts(ctx context.Context, owner string, entries []map[string]types.AttributeValue, seen map[string]bool, t clockTimes) ([]walkedTask, error) {
+func (s *Store) walkContexts(ctx context.Context, owner string, entries []map[string]dynamodb.AttributeValue, seen map[string]bool, t clockTimes) ([]walkedTask, error) {
 	walked := make([]walkedTask, len(entries))
 	ids := make([]string, len(entries))
 	for i, m := range entries {
@@ -273,7 +272,7 @@ func (s *Store) walkContexts(ctx context.Context, owner string, entries []map[st
 		}
 		ids[i], walked[i].listSK = id, sk
 	}
-	keys := make([]map[string]types.AttributeValue, len(ids))
+	keys := make([]map[string]dynamodb.AttributeValue, len(ids))
 	for i, id := range ids {
 		keys[i] = taskKey(id)
 	}

@@ -8,12 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -97,9 +95,9 @@ func (it *deliveryItem) delivery() store.Delivery {
 	return d
 }
 
-func decodeDelivery(m map[string]types.AttributeValue) (store.Delivery, error) {
+func decodeDelivery(m map[string]dynamodb.AttributeValue) (store.Delivery, error) {
 	var it deliveryItem
-	if err := attributevalue.UnmarshalMap(m, &it); err != nil {
+	if err := dynamodb.UnmarshalMap(m, &it); err != nil {
 		return store.Delivery{}, fmt.Errorf("dynamo: decode delivery: %w", err)
 	}
 	return it.delivery(), nil
@@ -118,7 +116,7 @@ func (s *Store) LogDelivery(ctx context.Context, taskID string, a store.Delivery
 		return store.ErrNotFound
 	}
 	t := s.times()
-	attempt, err := attributevalue.Marshal([]attemptItem{{
+	attempt, err := dynamodb.Marshal([]attemptItem{{
 		Attempt: a.Attempt, At: timeOrZero(a.At), StatusCode: a.StatusCode, Error: a.Error,
 		State: a.State, NextAttemptAt: timeOrZero(a.NextAttemptAt), DeadLettered: a.DeadLettered,
 	}})
@@ -126,7 +124,7 @@ func (s *Store) LogDelivery(ctx context.Context, taskID string, a store.Delivery
 		return fmt.Errorf("dynamo: encode delivery attempt: %w", err)
 	}
 	attempts := expression.Name(attrAttempts)
-	empty := expression.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}})
+	empty := expression.Value(&dynamodb.AttributeValueMemberL{Value: []dynamodb.AttributeValue{}})
 	set := expression.Set(expression.Name(attrDeliveryConfigID), expression.Value(a.ConfigID)).
 		Set(expression.Name(attrVersion), expression.Value(a.Version)).
 		Set(expression.Name(attrDeliveryStateName), expression.Value(a.State)).
@@ -168,7 +166,7 @@ func (s *Store) LogDelivery(ctx context.Context, taskID string, a store.Delivery
 }
 
 // trimAttempts removes the oldest attempt of a delivery whose list is full.
-func (s *Store) trimAttempts(ctx context.Context, k map[string]types.AttributeValue) error {
+func (s *Store) trimAttempts(ctx context.Context, k map[string]dynamodb.AttributeValue) error {
 	attempts := expression.Name(attrAttempts)
 	e, err := expression.NewBuilder().WithUpdate(expression.Remove(expression.Name(attrAttempts + "[0]"))).
 		WithCondition(expression.Size(attempts).GreaterThanEqual(expression.Value(store.MaxDeliveryAttempts))).Build()
@@ -189,7 +187,7 @@ func (s *Store) trimAttempts(ctx context.Context, k map[string]types.AttributeVa
 // Query of its W# items in key order. The cursor is the sort key of the
 // page's last delivery, base64url encoded.
 func (s *Store) ListDeliveries(ctx context.Context, q store.DeliveryQuery) (store.DeliveryPage, error) {
-	var start map[string]types.AttributeValue
+	var start map[string]dynamodb.AttributeValue
 	if q.Cursor != "" {
 		sk, err := decodeDeliveryCursor(q.Cursor)
 		if err != nil {
@@ -206,7 +204,7 @@ func (s *Store) ListDeliveries(ctx context.Context, q store.DeliveryQuery) (stor
 	out, err := s.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: taskPK(q.TaskID)}, ":prefix": &types.AttributeValueMemberS{Value: skDeliveryPrefix}},
+		ExpressionAttributeValues: map[string]dynamodb.AttributeValue{":pk": &dynamodb.AttributeValueMemberS{Value: taskPK(q.TaskID)}, ":prefix": &dynamodb.AttributeValueMemberS{Value: skDeliveryPrefix}},
 		ConsistentRead:            aws.Bool(true), Limit: aws.Int32(int32(q.PageSize + 1)), ExclusiveStartKey: start,
 	})
 	if err != nil {
@@ -264,12 +262,12 @@ func (s *Store) RedriveDelivery(ctx context.Context, taskID, configID string, ve
 		ConditionExpression: aws.String("#state = :failed AND attribute_exists(#job)"),
 		ExpressionAttributeNames: map[string]string{"#state": attrDeliveryStateName, "#updated": attrUpdatedAt, "#redrives": attrRedrives,
 			"#dl": attrDeadLettered, "#next": attrNextAttemptAt, "#job": attrJob},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":queued": &types.AttributeValueMemberS{Value: a2a.DeliveryQueued}, ":failed": &types.AttributeValueMemberS{Value: a2a.DeliveryFailed},
-			":now":  &types.AttributeValueMemberN{Value: strconv.FormatInt(s.times().now.UnixNano(), 10)},
-			":zero": &types.AttributeValueMemberN{Value: "0"}, ":one": &types.AttributeValueMemberN{Value: "1"},
+		ExpressionAttributeValues: map[string]dynamodb.AttributeValue{
+			":queued": &dynamodb.AttributeValueMemberS{Value: a2a.DeliveryQueued}, ":failed": &dynamodb.AttributeValueMemberS{Value: a2a.DeliveryFailed},
+			":now":  &dynamodb.AttributeValueMemberN{Value: strconv.FormatInt(s.times().now.UnixNano(), 10)},
+			":zero": &dynamodb.AttributeValueMemberN{Value: "0"}, ":one": &dynamodb.AttributeValueMemberN{Value: "1"},
 		},
-		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValues: dynamodb.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, refused := conditionFailedItem(err); refused {
 		if len(old) == 0 {

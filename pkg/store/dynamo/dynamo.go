@@ -30,10 +30,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
@@ -41,16 +40,16 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
-// API is the part of the DynamoDB client the store uses; *dynamodb.Client
+// API is the part of the DynamoDB client the store uses; *dynamodb.Client (pkg/dynamodb)
 // implements it.
 type API interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
-	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
-	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error)
 }
 
 // Usage is what one DynamoDB request consumed, as DynamoDB reported it
@@ -140,18 +139,18 @@ func (s *Store) times() clockTimes {
 // capacity of every request.
 
 func (s *Store) getItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
-	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	return send(ctx, s, "GetItem", s.api.GetItem, in, func(out *dynamodb.GetItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), dynamodb.ReturnConsumedCapacityTotal
+	return send(ctx, s, "GetItem", s.api.GetItem, in, func(out *dynamodb.GetItemOutput) *dynamodb.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 func (s *Store) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	return send(ctx, s, "Query", s.api.Query, in, func(out *dynamodb.QueryOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), dynamodb.ReturnConsumedCapacityTotal
+	return send(ctx, s, "Query", s.api.Query, in, func(out *dynamodb.QueryOutput) *dynamodb.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 func (s *Store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
-	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	return send(ctx, s, "UpdateItem", s.api.UpdateItem, in, func(out *dynamodb.UpdateItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), dynamodb.ReturnConsumedCapacityTotal
+	return send(ctx, s, "UpdateItem", s.api.UpdateItem, in, func(out *dynamodb.UpdateItemOutput) *dynamodb.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 // taskUpdateIf is e's conditional update of the task item: a refusal
@@ -160,25 +159,25 @@ func taskUpdateIf(taskID string, e expression.Expression) *dynamodb.UpdateItemIn
 	return &dynamodb.UpdateItemInput{
 		Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 }
 
 func (s *Store) putItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
-	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	return send(ctx, s, "PutItem", s.api.PutItem, in, func(out *dynamodb.PutItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), dynamodb.ReturnConsumedCapacityTotal
+	return send(ctx, s, "PutItem", s.api.PutItem, in, func(out *dynamodb.PutItemOutput) *dynamodb.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 func (s *Store) deleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
-	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), types.ReturnConsumedCapacityTotal
-	return send(ctx, s, "DeleteItem", s.api.DeleteItem, in, func(out *dynamodb.DeleteItemOutput) *types.ConsumedCapacity { return out.ConsumedCapacity })
+	in.TableName, in.ReturnConsumedCapacity = aws.String(s.table), dynamodb.ReturnConsumedCapacityTotal
+	return send(ctx, s, "DeleteItem", s.api.DeleteItem, in, func(out *dynamodb.DeleteItemOutput) *dynamodb.ConsumedCapacity { return out.ConsumedCapacity })
 }
 
 // send makes one request of op and reports the capacity it consumed, which
 // capacity reads from the response (a failed request has none).
-func send[In, Out any](ctx context.Context, s *Store, op string, call func(context.Context, *In, ...func(*dynamodb.Options)) (*Out, error), in *In, capacity func(*Out) *types.ConsumedCapacity) (*Out, error) {
+func send[In, Out any](ctx context.Context, s *Store, op string, call func(context.Context, *In) (*Out, error), in *In, capacity func(*Out) *dynamodb.ConsumedCapacity) (*Out, error) {
 	out, err := call(ctx, in)
-	var c *types.ConsumedCapacity
+	var c *dynamodb.ConsumedCapacity
 	if out != nil {
 		c = capacity(out)
 	}
@@ -187,7 +186,7 @@ func send[In, Out any](ctx context.Context, s *Store, op string, call func(conte
 }
 
 // transact runs a transaction whose items name no table yet.
-func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) error {
+func (s *Store) transact(ctx context.Context, items []dynamodb.TransactWriteItem) error {
 	for i := range items {
 		switch it := &items[i]; {
 		case it.Put != nil:
@@ -201,9 +200,9 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) e
 		}
 	}
 	out, err := s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		TransactItems: items, ReturnConsumedCapacity: dynamodb.ReturnConsumedCapacityTotal,
 	})
-	var cc []types.ConsumedCapacity
+	var cc []dynamodb.ConsumedCapacity
 	if out != nil {
 		cc = out.ConsumedCapacity
 	}
@@ -212,9 +211,9 @@ func (s *Store) transact(ctx context.Context, items []types.TransactWriteItem) e
 }
 
 func (s *Store) batchGet(ctx context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
-	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	in.ReturnConsumedCapacity = dynamodb.ReturnConsumedCapacityTotal
 	out, err := s.api.BatchGetItem(ctx, in)
-	var cc []types.ConsumedCapacity
+	var cc []dynamodb.ConsumedCapacity
 	if out != nil {
 		cc = out.ConsumedCapacity
 	}
@@ -225,17 +224,17 @@ func (s *Store) batchGet(ctx context.Context, in *dynamodb.BatchGetItemInput) (*
 // getItems reads items by key with BatchGetItem requests (strongly
 // consistent when asked), again for the keys DynamoDB left unprocessed,
 // returning them in the order of keys (nil for a missing item).
-func (s *Store) getItems(ctx context.Context, consistent bool, keys ...map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+func (s *Store) getItems(ctx context.Context, consistent bool, keys ...map[string]dynamodb.AttributeValue) ([]map[string]dynamodb.AttributeValue, error) {
 	at := make(map[[2]string]int, len(keys))
 	for i, k := range keys {
 		at[itemKey(k)] = i
 	}
-	found := make([]map[string]types.AttributeValue, len(keys))
-	ka := types.KeysAndAttributes{Keys: keys}
+	found := make([]map[string]dynamodb.AttributeValue, len(keys))
+	ka := dynamodb.KeysAndAttributes{Keys: keys}
 	if consistent {
 		ka.ConsistentRead = aws.Bool(true)
 	}
-	req := map[string]types.KeysAndAttributes{s.table: ka}
+	req := map[string]dynamodb.KeysAndAttributes{s.table: ka}
 	for attempt := 0; len(req) > 0; attempt++ {
 		if attempt == maxUpdateAttempts {
 			return nil, fmt.Errorf("dynamo: BatchGetItem left keys unprocessed %d times", attempt)
@@ -259,21 +258,21 @@ func (s *Store) getItems(ctx context.Context, consistent bool, keys ...map[strin
 	return found, nil
 }
 
-func itemKey(m map[string]types.AttributeValue) [2]string {
-	pk, _ := m[attrPK].(*types.AttributeValueMemberS)
-	sk, _ := m[attrSK].(*types.AttributeValueMemberS)
+func itemKey(m map[string]dynamodb.AttributeValue) [2]string {
+	pk, _ := m[attrPK].(*dynamodb.AttributeValueMemberS)
+	sk, _ := m[attrSK].(*dynamodb.AttributeValueMemberS)
 	if pk == nil || sk == nil {
 		return [2]string{}
 	}
 	return [2]string{pk.Value, sk.Value}
 }
 
-func (s *Store) observe(op string, one *types.ConsumedCapacity, more ...types.ConsumedCapacity) {
+func (s *Store) observe(op string, one *dynamodb.ConsumedCapacity, more ...dynamodb.ConsumedCapacity) {
 	if s.onUsage == nil {
 		return
 	}
 	u := Usage{Op: op}
-	add := func(c *types.ConsumedCapacity) {
+	add := func(c *dynamodb.ConsumedCapacity) {
 		u.Units += aws.ToFloat64(c.CapacityUnits)
 		u.Read += aws.ToFloat64(c.ReadCapacityUnits)
 		u.Write += aws.ToFloat64(c.WriteCapacityUnits)

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -33,8 +32,8 @@ var (
 
 // cancellation returns the reasons of a canceled transaction, or nil when
 // err is something else.
-func cancellation(err error) []types.CancellationReason {
-	var tce *types.TransactionCanceledException
+func cancellation(err error) []dynamodb.CancellationReason {
+	var tce *dynamodb.TransactionCanceledException
 	if errors.As(err, &tce) {
 		return tce.CancellationReasons
 	}
@@ -42,14 +41,14 @@ func cancellation(err error) []types.CancellationReason {
 }
 
 // failedCondition reports whether a transaction item failed its condition.
-func failedCondition(reasons []types.CancellationReason, i int) bool {
+func failedCondition(reasons []dynamodb.CancellationReason, i int) bool {
 	return i < len(reasons) && aws.ToString(reasons[i].Code) == "ConditionalCheckFailed"
 }
 
 // conditionFailedItem returns the item (ALL_OLD) of a failed single-item
 // conditional write, and whether err was one.
-func conditionFailedItem(err error) (map[string]types.AttributeValue, bool) {
-	var ccf *types.ConditionalCheckFailedException
+func conditionFailedItem(err error) (map[string]dynamodb.AttributeValue, bool) {
+	var ccf *dynamodb.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return ccf.Item, true
 	}
@@ -66,17 +65,17 @@ func otherFailure(err error, what string) error {
 			return tooLarge(what)
 		}
 	}
-	if slices.ContainsFunc(reasons, func(r types.CancellationReason) bool {
+	if slices.ContainsFunc(reasons, func(r dynamodb.CancellationReason) bool {
 		return aws.ToString(r.Code) == "TransactionConflict"
 	}) {
 		return errContention
 	}
-	var tce *types.TransactionConflictException
+	var tce *dynamodb.TransactionConflictException
 	if errors.As(err, &tce) {
 		return errContention
 	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" && isSizeMessage(ae.ErrorMessage()) {
+	var ae *dynamodb.Error
+	if errors.As(err, &ae) && ae.Code == "ValidationException" && isSizeMessage(ae.Message) {
 		return tooLarge(what)
 	}
 	return err
@@ -98,7 +97,7 @@ func tooLarge(what string) error {
 // refusedUpdate explains why the condition of an update failed, from the
 // task item as it was (ALL_OLD; nil when there was none). The order is the
 // memory store's: not found, terminal, version, state.
-func refusedUpdate(old map[string]types.AttributeValue, u *store.Update, expected int64, t clockTimes) error {
+func refusedUpdate(old map[string]dynamodb.AttributeValue, u *store.Update, expected int64, t clockTimes) error {
 	it, err := liveTask(old, t)
 	if err != nil {
 		return err
@@ -133,7 +132,7 @@ func conflictOf(it *taskItem, u *store.Update) error {
 
 // liveTask decodes the old image of a refused write to a task item:
 // store.ErrNotFound when there was no item or it had expired.
-func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, error) {
+func liveTask(old map[string]dynamodb.AttributeValue, t clockTimes) (*taskItem, error) {
 	if len(old) == 0 {
 		return nil, store.ErrNotFound
 	}
@@ -155,7 +154,7 @@ func liveTask(old map[string]types.AttributeValue, t clockTimes) (*taskItem, err
 // by the refused write, holds all of it: created finished, its messages
 // and artifacts inside it (see CreateTask). A retried blocking send then
 // answers without reading it.
-func duplicateTask(old map[string]types.AttributeValue, it *taskItem) error {
+func duplicateTask(old map[string]dynamodb.AttributeValue, it *taskItem) error {
 	err := duplicateOf(old)
 	var dup *store.DuplicateError
 	if !errors.As(err, &dup) || it.RecordOf != "" {
@@ -176,19 +175,19 @@ func duplicateTask(old map[string]types.AttributeValue, it *taskItem) error {
 // duplicateOf is the refusal of a message whose record (or own task) is
 // old, with the first send's fingerprint and, for the message's own task,
 // its creation time.
-func duplicateOf(old map[string]types.AttributeValue) error {
-	fp, _ := old[attrFingerprint].(*types.AttributeValueMemberS)
+func duplicateOf(old map[string]dynamodb.AttributeValue) error {
+	fp, _ := old[attrFingerprint].(*dynamodb.AttributeValueMemberS)
 	dup := &store.DuplicateError{}
 	if fp != nil {
 		dup.Fingerprint = fp.Value
 	}
-	if v, ok := old[attrRecordOf].(*types.AttributeValueMemberS); ok {
+	if v, ok := old[attrRecordOf].(*dynamodb.AttributeValueMemberS); ok {
 		dup.TaskID = v.Value
 		return dup
 	}
-	if pk, ok := old[attrPK].(*types.AttributeValueMemberS); ok && old[attrState] != nil {
+	if pk, ok := old[attrPK].(*dynamodb.AttributeValueMemberS); ok && old[attrState] != nil {
 		dup.TaskID = taskIDFromPK(pk.Value)
-		if c, ok := old[attrCreatedAt].(*types.AttributeValueMemberN); ok {
+		if c, ok := old[attrCreatedAt].(*dynamodb.AttributeValueMemberN); ok {
 			if ns, err := strconv.ParseInt(c.Value, 10, 64); err == nil {
 				dup.CreatedAt = time.Unix(0, ns).UTC()
 			}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // Expiry of a task's messages and artifacts.
@@ -55,7 +54,7 @@ func (s *Store) extendChildren(ctx context.Context, taskID string, t clockTimes)
 		}
 		for _, m := range out.Items {
 			var c childItem
-			if err := attributevalue.UnmarshalMap(m, &c); err != nil {
+			if err := dynamodb.UnmarshalMap(m, &c); err != nil {
 				return fmt.Errorf("dynamo: decode child key: %w", err)
 			}
 			if c.SK == skTask || c.ExpiresAt >= t.childExpiry {

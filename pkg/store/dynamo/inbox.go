@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -117,7 +115,7 @@ func (s *Store) appendInbox(ctx context.Context, u *store.Update, c *updateConte
 				return 0, err
 			}
 			seen = old // a step's write or another message got in first: write after it
-		case slices.ContainsFunc(reasons, func(r types.CancellationReason) bool { return aws.ToString(r.Code) == "ConditionalCheckFailed" }):
+		case slices.ContainsFunc(reasons, func(r dynamodb.CancellationReason) bool { return aws.ToString(r.Code) == "ConditionalCheckFailed" }):
 			// A history key taken (the index came round): read again.
 		default:
 			if err := otherFailure(err, "the message to task "+u.TaskID); !errors.Is(err, errContention) {
@@ -148,7 +146,7 @@ const maxAppendAttempts = 40
 // inboxWrites returns the transaction of an append to the inbox of it: the
 // task item first, then the history and inbox items, then the idempotency
 // record (its index in idem, -1 without one).
-func (s *Store) inboxWrites(u *store.Update, c *updateContent, it *taskItem, t clockTimes, extend, exact bool) (items []types.TransactWriteItem, idem int, err error) {
+func (s *Store) inboxWrites(u *store.Update, c *updateContent, it *taskItem, t clockTimes, extend, exact bool) (items []dynamodb.TransactWriteItem, idem int, err error) {
 	n := int64(len(u.Messages))
 	seqCond := expression.Name(attrInboxSeq).Equal(expression.Value(it.InboxSeq))
 	if it.InboxSeq == 0 {
@@ -168,7 +166,7 @@ func (s *Store) inboxWrites(u *store.Update, c *updateContent, it *taskItem, t c
 	if err != nil {
 		return nil, -1, fmt.Errorf("dynamo: build inbox append: %w", err)
 	}
-	items = []types.TransactWriteItem{up}
+	items = []dynamodb.TransactWriteItem{up}
 	free, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrSK))).Build()
 	if err != nil {
 		return nil, -1, fmt.Errorf("dynamo: build inbox append: %w", err)
@@ -180,7 +178,7 @@ func (s *Store) inboxWrites(u *store.Update, c *updateContent, it *taskItem, t c
 			if err != nil {
 				return nil, -1, err
 			}
-			items = append(items, types.TransactWriteItem{Put: &types.Put{
+			items = append(items, dynamodb.TransactWriteItem{Put: &dynamodb.Put{
 				Item: item, ConditionExpression: free.Condition(), ExpressionAttributeNames: free.Names(),
 			}})
 		}
@@ -228,16 +226,16 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 			return nil, nil
 		}
 		msgs := make([]a2a.Message, len(out.Items))
-		items := make([]types.TransactWriteItem, 0, len(out.Items)+1)
+		items := make([]dynamodb.TransactWriteItem, 0, len(out.Items)+1)
 		for i, it := range out.Items {
 			var c childItem
-			if err := attributevalue.UnmarshalMap(it, &c); err != nil {
+			if err := dynamodb.UnmarshalMap(it, &c); err != nil {
 				return nil, fmt.Errorf("dynamo: decode inbox item of task %s: %w", taskID, err)
 			}
 			if err := json.Unmarshal([]byte(c.Data), &msgs[i]); err != nil {
 				return nil, fmt.Errorf("dynamo: decode inbox message %s of task %s: %w", c.SK, taskID, err)
 			}
-			items = append(items, types.TransactWriteItem{Delete: &types.Delete{
+			items = append(items, dynamodb.TransactWriteItem{Delete: &dynamodb.Delete{
 				Key: key(c.PK, c.SK), ConditionExpression: de.Condition(), ExpressionAttributeNames: de.Names(),
 			}})
 		}
@@ -248,7 +246,7 @@ func (s *Store) TakeInbox(ctx context.Context, taskID string) ([]a2a.Message, er
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: build inbox count update: %w", err)
 		}
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
+		items = append(items, dynamodb.TransactWriteItem{Update: &dynamodb.Update{
 			Key: taskKey(taskID), UpdateExpression: ue.Update(), ConditionExpression: ue.Condition(),
 			ExpressionAttributeNames: ue.Names(), ExpressionAttributeValues: ue.Values(),
 		}})

@@ -8,11 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -94,9 +92,9 @@ func (it *bindingItem) binding() (*store.InterruptBinding, error) {
 // live reports whether the binding exists at t (active or tombstone).
 func (it *bindingItem) live(t clockTimes) bool { return t.now.UnixNano() < it.GoneAt }
 
-func decodeBinding(m map[string]types.AttributeValue) (*bindingItem, error) {
+func decodeBinding(m map[string]dynamodb.AttributeValue) (*bindingItem, error) {
 	var it bindingItem
-	if err := attributevalue.UnmarshalMap(m, &it); err != nil {
+	if err := dynamodb.UnmarshalMap(m, &it); err != nil {
 		return nil, fmt.Errorf("dynamo: decode interrupt binding: %w", err)
 	}
 	return &it, nil
@@ -150,19 +148,19 @@ func (s *Store) ActivateInterrupt(ctx context.Context, b store.InterruptBinding,
 			return 0, err
 		}
 		put := extraWrite{
-			item: func(clockTimes) (types.TransactWriteItem, error) {
+			item: func(clockTimes) (dynamodb.TransactWriteItem, error) {
 				av, err := marshalItem(item)
 				if err != nil {
-					return types.TransactWriteItem{}, err
+					return dynamodb.TransactWriteItem{}, err
 				}
 				cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 				if err != nil {
-					return types.TransactWriteItem{}, fmt.Errorf("dynamo: build binding condition: %w", err)
+					return dynamodb.TransactWriteItem{}, fmt.Errorf("dynamo: build binding condition: %w", err)
 				}
-				return types.TransactWriteItem{Put: &types.Put{Item: av, ConditionExpression: cond.Condition(),
-					ExpressionAttributeNames: cond.Names(), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
+				return dynamodb.TransactWriteItem{Put: &dynamodb.Put{Item: av, ConditionExpression: cond.Condition(),
+					ExpressionAttributeNames: cond.Names(), ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 			},
-			refused: func(map[string]types.AttributeValue, clockTimes) error {
+			refused: func(map[string]dynamodb.AttributeValue, clockTimes) error {
 				return errBindingRaced
 			},
 		}
@@ -224,7 +222,7 @@ func (s *Store) ResolveInterrupt(ctx context.Context, requestID string, u store.
 		return 0, store.ErrNotFound
 	}
 	resolve := extraWrite{
-		item: func(t clockTimes) (types.TransactWriteItem, error) {
+		item: func(t clockTimes) (dynamodb.TransactWriteItem, error) {
 			now := t.now.UnixNano()
 			e, err := expression.NewBuilder().
 				WithUpdate(expression.Set(expression.Name(attrState), expression.Value(bindingResolved))).
@@ -232,15 +230,15 @@ func (s *Store) ResolveInterrupt(ctx context.Context, requestID string, u store.
 					And(expression.Name(attrBindingActiveTil).GreaterThan(expression.Value(now))).
 					And(expression.Name(attrBindingGoneAt).GreaterThan(expression.Value(now)))).Build()
 			if err != nil {
-				return types.TransactWriteItem{}, fmt.Errorf("dynamo: build binding resolution: %w", err)
+				return dynamodb.TransactWriteItem{}, fmt.Errorf("dynamo: build binding resolution: %w", err)
 			}
-			return types.TransactWriteItem{Update: &types.Update{
+			return dynamodb.TransactWriteItem{Update: &dynamodb.Update{
 				Key: key(bindingPK(requestID), skBinding), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
 				ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+				ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 			}}, nil
 		},
-		refused: func(old map[string]types.AttributeValue, t clockTimes) error {
+		refused: func(old map[string]dynamodb.AttributeValue, t clockTimes) error {
 			if len(old) == 0 {
 				return store.ErrNotFound
 			}
@@ -272,7 +270,7 @@ func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]store.Inter
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: build interrupt listing: %w", err)
 	}
-	var keys []map[string]types.AttributeValue
+	var keys []map[string]dynamodb.AttributeValue
 	in := &dynamodb.QueryInput{
 		IndexName: aws.String(indexByOwner), KeyConditionExpression: e.KeyCondition(), FilterExpression: e.Filter(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
@@ -283,7 +281,7 @@ func (s *Store) ListInterrupts(ctx context.Context, owner string) ([]store.Inter
 			return nil, err
 		}
 		for _, m := range out.Items {
-			keys = append(keys, map[string]types.AttributeValue{attrPK: m[attrPK], attrSK: m[attrSK]})
+			keys = append(keys, map[string]dynamodb.AttributeValue{attrPK: m[attrPK], attrSK: m[attrSK]})
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			break

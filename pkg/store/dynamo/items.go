@@ -9,10 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -153,17 +151,17 @@ type recordItem struct {
 	ExpiresAt   int64  `dynamodbav:"expiresAt"`
 }
 
-func marshalItem(v any) (map[string]types.AttributeValue, error) {
-	m, err := attributevalue.MarshalMap(v)
+func marshalItem(v any) (map[string]dynamodb.AttributeValue, error) {
+	m, err := dynamodb.MarshalMap(v)
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: encode item: %w", err)
 	}
 	return m, nil
 }
 
-func decodeTaskItem(m map[string]types.AttributeValue) (*taskItem, error) {
+func decodeTaskItem(m map[string]dynamodb.AttributeValue) (*taskItem, error) {
 	var it taskItem
-	if err := attributevalue.UnmarshalMap(m, &it); err != nil {
+	if err := dynamodb.UnmarshalMap(m, &it); err != nil {
 		return nil, fmt.Errorf("dynamo: decode task item: %w", err)
 	}
 	return &it, nil
@@ -285,8 +283,8 @@ type partition struct {
 	messages []childItem
 }
 
-func (p *partition) add(m map[string]types.AttributeValue) error {
-	sk, _ := m[attrSK].(*types.AttributeValueMemberS)
+func (p *partition) add(m map[string]dynamodb.AttributeValue) error {
+	sk, _ := m[attrSK].(*dynamodb.AttributeValueMemberS)
 	if sk == nil {
 		return fmt.Errorf("dynamo: item without a sort key")
 	}
@@ -299,13 +297,13 @@ func (p *partition) add(m map[string]types.AttributeValue) error {
 		p.task = it
 	case strings.HasPrefix(sk.Value, skMessagePrefix):
 		var c childItem
-		if err := attributevalue.UnmarshalMap(m, &c); err != nil {
+		if err := dynamodb.UnmarshalMap(m, &c); err != nil {
 			return fmt.Errorf("dynamo: decode message %s: %w", sk.Value, err)
 		}
 		p.messages = append(p.messages, c)
 	case strings.HasPrefix(sk.Value, skArtifactPrefix):
 		var c childItem
-		if err := attributevalue.UnmarshalMap(m, &c); err != nil {
+		if err := dynamodb.UnmarshalMap(m, &c); err != nil {
 			return fmt.Errorf("dynamo: decode artifact %s: %w", sk.Value, err)
 		}
 		p.artifacts = append(p.artifacts, c)

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 )
 
 // The table's item layout.
@@ -103,14 +102,14 @@ func listContextKey(owner, contextID string) string { return "C#" + digest(owner
 
 func listSK(statusTimestamp, taskID string) string { return statusTimestamp + "#" + taskID }
 
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		attrPK: &types.AttributeValueMemberS{Value: pk},
-		attrSK: &types.AttributeValueMemberS{Value: sk},
+func key(pk, sk string) map[string]dynamodb.AttributeValue {
+	return map[string]dynamodb.AttributeValue{
+		attrPK: &dynamodb.AttributeValueMemberS{Value: pk},
+		attrSK: &dynamodb.AttributeValueMemberS{Value: sk},
 	}
 }
 
-func taskKey(taskID string) map[string]types.AttributeValue { return key(taskPK(taskID), skTask) }
+func taskKey(taskID string) map[string]dynamodb.AttributeValue { return key(taskPK(taskID), skTask) }
 
 // A list cursor is the listSK of the last task of a page, base64url
 // encoded. It only positions a query that is already restricted to the

@@ -9,11 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -150,7 +148,7 @@ func (s *Store) leaseWrite(ctx context.Context, taskID string, set expression.Up
 	}
 	in := taskUpdateIf(taskID, e)
 	if after != nil {
-		in.ReturnValues = types.ReturnValueAllNew
+		in.ReturnValues = dynamodb.ReturnValueAllNew
 	}
 	out, err := s.updateItem(ctx, in)
 	old, refused := conditionFailedItem(err)
@@ -159,7 +157,7 @@ func (s *Store) leaseWrite(ctx context.Context, taskID string, set expression.Up
 			return otherFailure(err, "the lease of task "+taskID)
 		}
 		if after != nil {
-			if err := attributevalue.UnmarshalMap(out.Attributes, after); err != nil {
+			if err := dynamodb.UnmarshalMap(out.Attributes, after); err != nil {
 				return fmt.Errorf("dynamo: decode task item: %w", err)
 			}
 		}
@@ -181,7 +179,7 @@ func (s *Store) leaseWrite(ctx context.Context, taskID string, set expression.Up
 // refuses it).
 func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]store.LapsedLease, error) {
 	t := s.times()
-	items := make([][]map[string]types.AttributeValue, leaseShards)
+	items := make([][]map[string]dynamodb.AttributeValue, leaseShards)
 	errs := make([]error, leaseShards)
 	var wg sync.WaitGroup
 	for shard := range leaseShards {

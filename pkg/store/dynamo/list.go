@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
@@ -104,9 +103,9 @@ func (s *Store) ListTasks(ctx context.Context, q store.ListQuery) (store.ListPag
 
 // listEntry reads the task id and the sort key of a byOwner or byContext
 // index entry.
-func listEntry(m map[string]types.AttributeValue) (taskID, sk string, err error) {
-	pk, _ := m[attrPK].(*types.AttributeValueMemberS)
-	lsk, _ := m[attrListSK].(*types.AttributeValueMemberS)
+func listEntry(m map[string]dynamodb.AttributeValue) (taskID, sk string, err error) {
+	pk, _ := m[attrPK].(*dynamodb.AttributeValueMemberS)
+	lsk, _ := m[attrListSK].(*dynamodb.AttributeValueMemberS)
 	if pk == nil || lsk == nil {
 		return "", "", errors.New("dynamo: list index entry without the task's key or its sort key")
 	}
@@ -115,7 +114,7 @@ func listEntry(m map[string]types.AttributeValue) (taskID, sk string, err error)
 
 // count returns the number of index entries a query matches.
 func (s *Store) count(ctx context.Context, in *dynamodb.QueryInput) (int, error) {
-	in.Select = types.SelectCount
+	in.Select = dynamodb.SelectCount
 	n := 0
 	for {
 		out, err := s.query(ctx, in)
@@ -173,7 +172,7 @@ func (s *Store) readPage(ctx context.Context, ids []string, q store.ListQuery) (
 // batchRead reads task items (eventually consistent, like the index that
 // named them) into recs, in the order of ids.
 func (s *Store) batchRead(ctx context.Context, ids []string, recs []*store.TaskRecord) error {
-	keys := make([]map[string]types.AttributeValue, len(ids))
+	keys := make([]map[string]dynamodb.AttributeValue, len(ids))
 	for i, taskID := range ids {
 		keys[i] = taskKey(taskID)
 	}

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -64,7 +63,7 @@ func validConfigID(id string) bool {
 	return id != "" && len(id) <= maxConfigIDBytes && !strings.ContainsRune(id, 0)
 }
 
-func newPushConfigItem(c store.PushConfig, t clockTimes) (map[string]types.AttributeValue, error) {
+func newPushConfigItem(c store.PushConfig, t clockTimes) (map[string]dynamodb.AttributeValue, error) {
 	if !validConfigID(c.Config.ID) {
 		return nil, fmt.Errorf("dynamo: %q is not a usable push config id", c.Config.ID)
 	}
@@ -106,7 +105,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 	if err != nil {
 		return err
 	}
-	ids := expression.Value(&types.AttributeValueMemberSS{Value: []string{c.Config.ID}})
+	ids := expression.Value(&dynamodb.AttributeValueMemberSS{Value: []string{c.Config.ID}})
 	room := expression.AttributeNotExists(expression.Name(attrPushConfigs)).
 		Or(expression.Size(expression.Name(attrPushConfigs)).LessThan(expression.Value(store.MaxPushConfigs))).
 		Or(expression.Contains(expression.Name(attrPushConfigs), c.Config.ID))
@@ -119,13 +118,13 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 	if err != nil {
 		return fmt.Errorf("dynamo: build push config update: %w", err)
 	}
-	err = s.transact(ctx, []types.TransactWriteItem{
-		{Update: &types.Update{
+	err = s.transact(ctx, []dynamodb.TransactWriteItem{
+		{Update: &dynamodb.Update{
 			Key: taskKey(c.TaskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
 			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
-		{Put: &types.Put{Item: item}},
+		{Put: &dynamodb.Put{Item: item}},
 	})
 	reasons := cancellation(err)
 	switch {
@@ -157,7 +156,7 @@ func (s *Store) GetPushConfig(ctx context.Context, taskID, configID string) (*st
 		return nil, err
 	}
 	var it pushConfigItem
-	if err := attributevalue.UnmarshalMap(items[1], &it); err != nil {
+	if err := dynamodb.UnmarshalMap(items[1], &it); err != nil {
 		return nil, fmt.Errorf("dynamo: decode push config %s of task %s: %w", configID, taskID, err)
 	}
 	return it.config()
@@ -177,7 +176,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]store.Pus
 		return []store.PushConfig{}, nil
 	}
 	ids := slices.Sorted(slices.Values(task.PushConfigs))
-	keys := make([]map[string]types.AttributeValue, len(ids))
+	keys := make([]map[string]dynamodb.AttributeValue, len(ids))
 	for i, id := range ids {
 		keys[i] = key(taskPK(taskID), pushSK(id))
 	}
@@ -191,7 +190,7 @@ func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]store.Pus
 			continue
 		}
 		var it pushConfigItem
-		if err := attributevalue.UnmarshalMap(m, &it); err != nil {
+		if err := dynamodb.UnmarshalMap(m, &it); err != nil {
 			return nil, fmt.Errorf("dynamo: decode push config %s of task %s: %w", ids[i], taskID, err)
 		}
 		c, err := it.config()
@@ -210,19 +209,19 @@ func (s *Store) DeletePushConfig(ctx context.Context, taskID, configID string) e
 	if !validTaskID(taskID) || !validConfigID(configID) {
 		return nil
 	}
-	ids := expression.Value(&types.AttributeValueMemberSS{Value: []string{configID}})
+	ids := expression.Value(&dynamodb.AttributeValueMemberSS{Value: []string{configID}})
 	e, err := expression.NewBuilder().
 		WithUpdate(expression.Delete(expression.Name(attrPushConfigs), ids)).
 		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
 	if err != nil {
 		return fmt.Errorf("dynamo: build push config delete: %w", err)
 	}
-	err = s.transact(ctx, []types.TransactWriteItem{
-		{Update: &types.Update{
+	err = s.transact(ctx, []dynamodb.TransactWriteItem{
+		{Update: &dynamodb.Update{
 			Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
 			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 		}},
-		{Delete: &types.Delete{Key: key(taskPK(taskID), pushSK(configID))}},
+		{Delete: &dynamodb.Delete{Key: key(taskPK(taskID), pushSK(configID))}},
 	})
 	if err == nil || failedCondition(cancellation(err), 0) {
 		return nil
@@ -232,11 +231,11 @@ func (s *Store) DeletePushConfig(ctx context.Context, taskID, configID string) e
 
 // pushConfigWrites are the items CreateTask writes for the configs of a new
 // task.
-func pushConfigWrites(taskID string, configs []store.PushConfig, t clockTimes) ([]types.TransactWriteItem, []string, error) {
+func pushConfigWrites(taskID string, configs []store.PushConfig, t clockTimes) ([]dynamodb.TransactWriteItem, []string, error) {
 	if len(configs) > store.MaxPushConfigs {
 		return nil, nil, &store.TooManyConfigsError{Limit: store.MaxPushConfigs}
 	}
-	var items []types.TransactWriteItem
+	var items []dynamodb.TransactWriteItem
 	var ids []string
 	for _, c := range configs {
 		c.TaskID = taskID
@@ -247,7 +246,7 @@ func pushConfigWrites(taskID string, configs []store.PushConfig, t clockTimes) (
 		if err != nil {
 			return nil, nil, err
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
+		items = append(items, dynamodb.TransactWriteItem{Put: &dynamodb.Put{Item: item}})
 		ids = append(ids, c.Config.ID)
 	}
 	return items, ids, nil

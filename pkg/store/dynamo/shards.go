@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Write sharding of the byOwner and byLease indexes. A partition of a
@@ -155,7 +154,7 @@ type partitionReader struct {
 
 // listed is an index entry and its sort key.
 type listed struct {
-	item map[string]types.AttributeValue
+	item map[string]dynamodb.AttributeValue
 	sk   string
 }
 
@@ -193,7 +192,7 @@ func (w *indexWalk) fill(ctx context.Context) error {
 					return
 				}
 				for _, m := range out.Items {
-					sk, _ := m[attrListSK].(*types.AttributeValueMemberS)
+					sk, _ := m[attrListSK].(*dynamodb.AttributeValueMemberS)
 					if sk == nil {
 						errs[i] = errors.New("dynamo: list index entry without its sort key")
 						return

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -24,9 +23,9 @@ import (
 func (f *fixture) attr(taskID, name string) string {
 	f.t.Helper()
 	out, err := f.client.GetItem(f.ctx, &dynamodb.GetItemInput{TableName: aws.String(f.table), ConsistentRead: aws.Bool(true),
-		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "T#" + taskID}, "SK": &types.AttributeValueMemberS{Value: "H"}}})
+		Key: map[string]dynamodb.AttributeValue{"PK": &dynamodb.AttributeValueMemberS{Value: "T#" + taskID}, "SK": &dynamodb.AttributeValueMemberS{Value: "H"}}})
 	require.NoError(f.t, err)
-	v, _ := out.Item[name].(*types.AttributeValueMemberS)
+	v, _ := out.Item[name].(*dynamodb.AttributeValueMemberS)
 	if v == nil {
 		return ""
 	}
@@ -38,9 +37,9 @@ func (f *fixture) attr(taskID, name string) string {
 func (f *fixture) setAttr(taskID, name, value string) {
 	f.t.Helper()
 	_, err := f.client.UpdateItem(f.ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.table),
-		Key:                      map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "T#" + taskID}, "SK": &types.AttributeValueMemberS{Value: "H"}},
+		Key:                      map[string]dynamodb.AttributeValue{"PK": &dynamodb.AttributeValueMemberS{Value: "T#" + taskID}, "SK": &dynamodb.AttributeValueMemberS{Value: "H"}},
 		UpdateExpression:         aws.String("SET #a = :v"),
-		ExpressionAttributeNames: map[string]string{"#a": name}, ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: value}}})
+		ExpressionAttributeNames: map[string]string{"#a": name}, ExpressionAttributeValues: map[string]dynamodb.AttributeValue{":v": &dynamodb.AttributeValueMemberS{Value: value}}})
 	require.NoError(f.t, err)
 }
 

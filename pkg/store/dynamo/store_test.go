@@ -9,10 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -61,8 +59,8 @@ type recorder struct {
 	f *fixture
 }
 
-func (r recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, err := r.Client.Query(ctx, in, opts...)
+func (r recorder) Query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	out, err := r.Client.Query(ctx, in)
 	if err == nil {
 		r.f.mu.Lock()
 		r.f.read = append(r.f.read, out.Count)
@@ -127,12 +125,12 @@ func (f *fixture) status(state a2a.TaskState, msg *a2a.Message) *a2a.TaskStatus 
 }
 
 // partition reads a task's raw items.
-func (f *fixture) partition(taskID string) []map[string]types.AttributeValue {
+func (f *fixture) partition(taskID string) []map[string]dynamodb.AttributeValue {
 	f.t.Helper()
 	out, err := f.client.Query(f.ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(f.table),
 		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "T#" + taskID}},
+		ExpressionAttributeValues: map[string]dynamodb.AttributeValue{":pk": &dynamodb.AttributeValueMemberS{Value: "T#" + taskID}},
 		ConsistentRead:            aws.Bool(true),
 	})
 	require.NoError(f.t, err)
@@ -196,11 +194,11 @@ func TestChildrenOutliveTheirTask(t *testing.T) {
 	f := newFixture(t)
 	f.create("t1")
 	f.update(store.Update{TaskID: "t1", Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: []a2a.Part{a2a.TextPart("x")}}}})
-	expiry := func(it map[string]types.AttributeValue) int64 {
+	expiry := func(it map[string]dynamodb.AttributeValue) int64 {
 		var v struct {
 			ExpiresAt int64 `dynamodbav:"expiresAt"`
 		}
-		require.NoError(t, attributevalue.UnmarshalMap(it, &v))
+		require.NoError(t, dynamodb.UnmarshalMap(it, &v))
 		return v.ExpiresAt
 	}
 	firstChild := int64(0)
@@ -217,7 +215,7 @@ func TestChildrenOutliveTheirTask(t *testing.T) {
 		var task int64
 		children := map[string]int64{}
 		for _, it := range items {
-			sk := it["SK"].(*types.AttributeValueMemberS).Value
+			sk := it["SK"].(*dynamodb.AttributeValueMemberS).Value
 			if sk == "H" {
 				task = expiry(it)
 			} else {
@@ -366,8 +364,8 @@ func TestCreateTable(t *testing.T) {
 	d, err := f.client.DescribeTable(f.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(f.table)})
 	require.NoError(t, err)
 	tbl := d.Table
-	assert.Equal(t, types.BillingModePayPerRequest, tbl.BillingModeSummary.BillingMode)
-	assert.Equal(t, types.StreamViewTypeNewAndOldImages, tbl.StreamSpecification.StreamViewType)
+	assert.Equal(t, dynamodb.BillingModePayPerRequest, tbl.BillingModeSummary.BillingMode)
+	assert.Equal(t, dynamodb.StreamViewTypeNewAndOldImages, tbl.StreamSpecification.StreamViewType)
 	indexes := map[string]string{}
 	projects := map[string][]string{
 		"byOwner":   {"state", "expiresAt"},
@@ -381,7 +379,7 @@ func TestCreateTable(t *testing.T) {
 	assert.Equal(t, map[string]string{"byOwner": "listOwner/listSK", "byContext": "listContext/listSK", "byLease": "leaseShard/leaseUntil"}, indexes)
 	ttlDesc, err := f.client.DescribeTimeToLive(f.ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(f.table)})
 	require.NoError(t, err)
-	assert.Equal(t, types.TimeToLiveStatusEnabled, ttlDesc.TimeToLiveDescription.TimeToLiveStatus)
+	assert.Equal(t, dynamodb.TimeToLiveStatusEnabled, ttlDesc.TimeToLiveDescription.TimeToLiveStatus)
 	assert.Equal(t, "expiresAt", aws.ToString(ttlDesc.TimeToLiveDescription.AttributeName))
 }
 
@@ -505,11 +503,11 @@ func TestFirstMessageOfEitherLayout(t *testing.T) {
 	task := f.partition("old")[0]
 	msg := task["firstMessage"]
 	delete(task, "firstMessage")
-	child := map[string]types.AttributeValue{
-		"PK": task["PK"], "SK": &types.AttributeValueMemberS{Value: "H#9999999998#999"},
+	child := map[string]dynamodb.AttributeValue{
+		"PK": task["PK"], "SK": &dynamodb.AttributeValueMemberS{Value: "H#9999999998#999"},
 		"data": msg, "expiresAt": task["childrenExpireAt"],
 	}
-	for _, it := range []map[string]types.AttributeValue{task, child} {
+	for _, it := range []map[string]dynamodb.AttributeValue{task, child} {
 		_, err := f.client.PutItem(f.ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: it})
 		require.NoError(t, err)
 	}
@@ -601,7 +599,7 @@ func TestTaskIsItsOwnRecord(t *testing.T) {
 // longer read. Old tasks read, list and make contexts as new ones do.
 func TestOldLayoutTable(t *testing.T) {
 	f := newFixture(t)
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	s := func(v string) dynamodb.AttributeValue { return &dynamodb.AttributeValueMemberS{Value: v} }
 	// The task as the old layout wrote it: its own session and no copy of
 	// its context's, no record at the key of its message's task.
 	m := a2a.Message{Role: a2a.RoleUser, MessageID: "m-old", TaskID: "old", ContextID: "ctx-old", Parts: []a2a.Part{a2a.TextPart("hi")}}
@@ -612,9 +610,9 @@ func TestOldLayoutTable(t *testing.T) {
 	task := f.partition("old")[0]
 	delete(task, "contextSession")
 	expires := task["expiresAt"]
-	for _, it := range []map[string]types.AttributeValue{
+	for _, it := range []map[string]dynamodb.AttributeValue{
 		task,
-		{"PK": s("X#" + strings.Repeat("a", 64)), "SK": s("X"), "owner": s("alice"), "contextId": s("ctx-old"), "taskCount": &types.AttributeValueMemberN{Value: "7"},
+		{"PK": s("X#" + strings.Repeat("a", 64)), "SK": s("X"), "owner": s("alice"), "contextId": s("ctx-old"), "taskCount": &dynamodb.AttributeValueMemberN{Value: "7"},
 			"updatedAtTS": s("2020-01-01T00:00:00.000000Z"), "sessionId": s("old-session"), "expiresAt": expires,
 			"listOwner": s("X#alice"), "listSK": s("2020-01-01T00:00:00.000000Z#" + strings.Repeat("a", 64))},
 		{"PK": s("I#" + strings.Repeat("b", 64)), "SK": s("I"), "taskId": s("old"), "expiresAt": expires},
@@ -623,7 +621,7 @@ func TestOldLayoutTable(t *testing.T) {
 		require.NoError(t, err)
 	}
 	_, err := f.client.DeleteItem(f.ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.table),
-		Key: map[string]types.AttributeValue{"PK": s("T#" + store.TaskIDFor("alice", "m-old")), "SK": s("H")}})
+		Key: map[string]dynamodb.AttributeValue{"PK": s("T#" + store.TaskIDFor("alice", "m-old")), "SK": s("H")}})
 	require.NoError(t, err)
 
 	rec, err := f.store.GetTask(f.ctx, "old", store.AllHistory)

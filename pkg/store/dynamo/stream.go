@@ -6,12 +6,9 @@ import (
 	"slices"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -37,24 +34,27 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
 	return changeOfImages(r.EventID, insert, r.Change.NewImage, r.Change.OldImage, fromStream)
 }
 
-// ChangeOfRecord is ChangeFromStream for a record read with the Streams
-// API's GetRecords (see pkg/internal/follow).
-func ChangeOfRecord(r streamtypes.Record) (*store.TaskChange, error) {
-	d := r.Dynamodb
-	insert := r.EventName == streamtypes.OperationTypeInsert
-	if (!insert && r.EventName != streamtypes.OperationTypeModify) || d == nil {
+// ChangeOfImages is ChangeFromStream for a record of another source, such
+// as the Streams API's GetRecords (see pkg/store/dynamo/streamrecord): an
+// INSERT (insert) or a MODIFY of the item of keys, with its images, whose
+// values convert turns into the store's.
+func ChangeOfImages[V any](eventID string, insert bool, keys, newImage, oldImage map[string]V, convert func(V) (dynamodb.AttributeValue, error)) (*store.TaskChange, error) {
+	v, ok := keys[attrSK]
+	if !ok {
 		return nil, nil
 	}
-	if sk, ok := d.Keys[attrSK].(*streamtypes.AttributeValueMemberS); !ok || sk.Value != skTask {
+	if sk, err := convert(v); err != nil {
+		return nil, fmt.Errorf("dynamo: stream record %s: sort key: %w", eventID, err)
+	} else if s, ok := sk.(*dynamodb.AttributeValueMemberS); !ok || s.Value != skTask {
 		return nil, nil
 	}
-	return changeOfImages(aws.ToString(r.EventID), insert, d.NewImage, d.OldImage, attributevalue.FromDynamoDBStreams)
+	return changeOfImages(eventID, insert, newImage, oldImage, convert)
 }
 
 // changeOfImages is the change a task item's stream record shows, from its
 // images as its kind of record holds them, which convert turns into the
-// DynamoDB API's; an insert has no old image.
-func changeOfImages[V any](eventID string, insert bool, newImage, oldImage map[string]V, convert func(V) (types.AttributeValue, error)) (*store.TaskChange, error) {
+// store's; an insert has no old image.
+func changeOfImages[V any](eventID string, insert bool, newImage, oldImage map[string]V, convert func(V) (dynamodb.AttributeValue, error)) (*store.TaskChange, error) {
 	if newImage == nil || (!insert && oldImage == nil) {
 		return nil, fmt.Errorf("dynamo: stream record %s has no images: the stream's view type must be NEW_AND_OLD_IMAGES", eventID)
 	}
@@ -84,7 +84,7 @@ func TraceFromStream(r events.DynamoDBEventRecord) string {
 }
 
 // changeOf is the change between two images of a task item.
-func changeOf(newImage, oldImage map[string]types.AttributeValue) (*store.TaskChange, error) {
+func changeOf(newImage, oldImage map[string]dynamodb.AttributeValue) (*store.TaskChange, error) {
 	newer, err := decodeTaskItem(newImage)
 	if err != nil || newer.RecordOf != "" {
 		return nil, err
@@ -132,8 +132,8 @@ func changeOf(newImage, oldImage map[string]types.AttributeValue) (*store.TaskCh
 }
 
 // convertImage converts a stream image attribute by attribute.
-func convertImage[V any](image map[string]V, convert func(V) (types.AttributeValue, error)) (map[string]types.AttributeValue, error) {
-	m := make(map[string]types.AttributeValue, len(image))
+func convertImage[V any](image map[string]V, convert func(V) (dynamodb.AttributeValue, error)) (map[string]dynamodb.AttributeValue, error) {
+	m := make(map[string]dynamodb.AttributeValue, len(image))
 	for k, v := range image {
 		av, err := convert(v)
 		if err != nil {
@@ -145,8 +145,8 @@ func convertImage[V any](image map[string]V, convert func(V) (types.AttributeVal
 }
 
 // convertList converts a stream list value element by element.
-func convertList[V any](list []V, convert func(V) (types.AttributeValue, error)) (types.AttributeValue, error) {
-	out := make([]types.AttributeValue, len(list))
+func convertList[V any](list []V, convert func(V) (dynamodb.AttributeValue, error)) (dynamodb.AttributeValue, error) {
+	out := make([]dynamodb.AttributeValue, len(list))
 	for i, e := range list {
 		av, err := convert(e)
 		if err != nil {
@@ -154,29 +154,29 @@ func convertList[V any](list []V, convert func(V) (types.AttributeValue, error))
 		}
 		out[i] = av
 	}
-	return &types.AttributeValueMemberL{Value: out}, nil
+	return &dynamodb.AttributeValueMemberL{Value: out}, nil
 }
 
 // fromStream converts an attribute value of a Lambda stream event to the
-// SDK's.
-func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
+// store's.
+func fromStream(v events.DynamoDBAttributeValue) (dynamodb.AttributeValue, error) {
 	switch v.DataType() {
 	case events.DataTypeString:
-		return &types.AttributeValueMemberS{Value: v.String()}, nil
+		return &dynamodb.AttributeValueMemberS{Value: v.String()}, nil
 	case events.DataTypeNumber:
-		return &types.AttributeValueMemberN{Value: v.Number()}, nil
+		return &dynamodb.AttributeValueMemberN{Value: v.Number()}, nil
 	case events.DataTypeBinary:
-		return &types.AttributeValueMemberB{Value: v.Binary()}, nil
+		return &dynamodb.AttributeValueMemberB{Value: v.Binary()}, nil
 	case events.DataTypeBoolean:
-		return &types.AttributeValueMemberBOOL{Value: v.Boolean()}, nil
+		return &dynamodb.AttributeValueMemberBOOL{Value: v.Boolean()}, nil
 	case events.DataTypeNull:
-		return &types.AttributeValueMemberNULL{Value: true}, nil
+		return &dynamodb.AttributeValueMemberNULL{Value: true}, nil
 	case events.DataTypeStringSet:
-		return &types.AttributeValueMemberSS{Value: v.StringSet()}, nil
+		return &dynamodb.AttributeValueMemberSS{Value: v.StringSet()}, nil
 	case events.DataTypeNumberSet:
-		return &types.AttributeValueMemberNS{Value: v.NumberSet()}, nil
+		return &dynamodb.AttributeValueMemberNS{Value: v.NumberSet()}, nil
 	case events.DataTypeBinarySet:
-		return &types.AttributeValueMemberBS{Value: v.BinarySet()}, nil
+		return &dynamodb.AttributeValueMemberBS{Value: v.BinarySet()}, nil
 	case events.DataTypeList:
 		return convertList(v.List(), fromStream)
 	case events.DataTypeMap:
@@ -184,7 +184,7 @@ func fromStream(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &types.AttributeValueMemberM{Value: m}, nil
+		return &dynamodb.AttributeValueMemberM{Value: m}, nil
 	}
 	return nil, fmt.Errorf("unknown data type %v", v.DataType())
 }

@@ -6,18 +6,17 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // TableAPI is the part of the DynamoDB client CreateTable uses;
 // *dynamodb.Client implements it.
 type TableAPI interface {
-	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
-	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
-	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error)
+	DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error)
+	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTimeToLiveOutput, error)
 }
 
 // CreateTable creates the store's table as the deployment template does:
@@ -27,7 +26,7 @@ type TableAPI interface {
 // on when it is off. CreateTable waits until the table is active.
 func CreateTable(ctx context.Context, api TableAPI, name string) error {
 	_, err := api.CreateTable(ctx, TableInput(name))
-	var inUse *types.ResourceInUseException
+	var inUse *dynamodb.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
 		return fmt.Errorf("dynamo: create table %s: %w", name, err)
 	}
@@ -39,7 +38,7 @@ const TTLAttribute = attrExpiresAt
 
 // leaseProjection is what the byLease index keeps of a task: what a sweep
 // needs to decide, without reading the task (see lease.go).
-var leaseProjection = &types.Projection{ProjectionType: types.ProjectionTypeInclude,
+var leaseProjection = &dynamodb.Projection{ProjectionType: dynamodb.ProjectionTypeInclude,
 	NonKeyAttributes: []string{attrState, attrExpiresAt, attrLeaseOwner, attrLeaseTrigger, attrTakeovers}}
 
 // TableInput is the definition of the store's table: keys, the byOwner and
@@ -47,51 +46,74 @@ var leaseProjection = &types.Projection{ProjectionType: types.ProjectionTypeIncl
 // template (template.yaml) declares the same table; a test holds the two
 // together.
 func TableInput(name string) *dynamodb.CreateTableInput {
-	s := func(n string) types.AttributeDefinition {
-		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	s := func(n string) dynamodb.AttributeDefinition {
+		return dynamodb.AttributeDefinition{AttributeName: aws.String(n), AttributeType: dynamodb.ScalarAttributeTypeS}
 	}
-	keys := func(pk, sk string) []types.KeySchemaElement {
-		return []types.KeySchemaElement{
-			{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
+	keys := func(pk, sk string) []dynamodb.KeySchemaElement {
+		return []dynamodb.KeySchemaElement{
+			{AttributeName: aws.String(pk), KeyType: dynamodb.KeyTypeHash},
+			{AttributeName: aws.String(sk), KeyType: dynamodb.KeyTypeRange},
 		}
 	}
-	projection := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrState, attrExpiresAt}}
+	projection := &dynamodb.Projection{ProjectionType: dynamodb.ProjectionTypeInclude, NonKeyAttributes: []string{attrState, attrExpiresAt}}
 	return &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{s(attrPK), s(attrSK), s(attrListOwner), s(attrListContext), s(attrListSK), s(attrLeaseShard),
-			{AttributeName: aws.String(attrLeaseUntil), AttributeType: types.ScalarAttributeTypeN}},
+		BillingMode: dynamodb.BillingModePayPerRequest,
+		AttributeDefinitions: []dynamodb.AttributeDefinition{s(attrPK), s(attrSK), s(attrListOwner), s(attrListContext), s(attrListSK), s(attrLeaseShard),
+			{AttributeName: aws.String(attrLeaseUntil), AttributeType: dynamodb.ScalarAttributeTypeN}},
 		KeySchema: keys(attrPK, attrSK),
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+		GlobalSecondaryIndexes: []dynamodb.GlobalSecondaryIndex{
 			{IndexName: aws.String(indexByOwner), KeySchema: keys(attrListOwner, attrListSK), Projection: projection},
 			{IndexName: aws.String(indexByContext), KeySchema: keys(attrListContext, attrListSK), Projection: projection},
 			{IndexName: aws.String(indexByLease), KeySchema: keys(attrLeaseShard, attrLeaseUntil), Projection: leaseProjection},
 		},
-		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+		StreamSpecification: &dynamodb.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: dynamodb.StreamViewTypeNewAndOldImages},
 	}
 }
 
 // waitAndEnableTTL waits until the table is active and turns TTL on when it
 // is off.
 func waitAndEnableTTL(ctx context.Context, api TableAPI, name string) error {
-	waiter := dynamodb.NewTableExistsWaiter(api, func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay = time.Second })
-	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute); err != nil {
+	if err := waitActive(ctx, api, name, 5*time.Minute); err != nil {
 		return fmt.Errorf("dynamo: wait for table %s: %w", name, err)
 	}
 	ttl, err := api.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
 	if err != nil {
 		return fmt.Errorf("dynamo: describe TTL of table %s: %w", name, err)
 	}
-	if d := ttl.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+	if d := ttl.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == dynamodb.TimeToLiveStatusEnabled || d.TimeToLiveStatus == dynamodb.TimeToLiveStatusEnabling) {
 		return nil
 	}
 	_, err = api.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String(name),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(TTLAttribute), Enabled: aws.Bool(true)},
+		TimeToLiveSpecification: &dynamodb.TimeToLiveSpecification{AttributeName: aws.String(TTLAttribute), Enabled: aws.Bool(true)},
 	})
 	if err != nil {
 		return fmt.Errorf("dynamo: turn on TTL of table %s: %w", name, err)
 	}
 	return nil
+}
+
+// waitActive asks every second, for at most limit, until the table is
+// active (a table just created may not be found yet).
+func waitActive(ctx context.Context, api TableAPI, name string, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		var missing *dynamodb.ResourceNotFoundException
+		switch {
+		case err == nil && out.Table != nil && out.Table.TableStatus == dynamodb.TableStatusActive:
+			return nil
+		case err != nil && !errors.As(err, &missing):
+			return err
+		}
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("not active after %s: %w", limit, ctx.Err())
+		case <-t.C:
+		}
+	}
 }

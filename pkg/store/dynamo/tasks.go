@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
@@ -109,7 +108,7 @@ func (s *Store) CreateTask(ctx context.Context, nt store.NewTask) error {
 	// The task comes first and its record, when it is not its own (nor
 	// left without one), second: the refusals below are told apart by
 	// position.
-	var more []types.TransactWriteItem
+	var more []dynamodb.TransactWriteItem
 	if !own && !nt.NoRecord {
 		rec, err := s.recordPut(nt.Owner, first.MessageID, task.ID, nt.Fingerprint, t)
 		if err != nil {
@@ -122,7 +121,7 @@ func (s *Store) CreateTask(ctx context.Context, nt store.NewTask) error {
 		if err != nil {
 			return err
 		}
-		more = append(more, types.TransactWriteItem{Put: &types.Put{Item: mi}})
+		more = append(more, dynamodb.TransactWriteItem{Put: &dynamodb.Put{Item: mi}})
 	}
 	more = append(more, artItems...)
 	more = append(more, configs...)
@@ -151,7 +150,7 @@ func (s *Store) CreateTask(ctx context.Context, nt store.NewTask) error {
 // newArtifacts are the artifacts of a task created finished: their JSON,
 // to keep inside the task item, when it is at most maxInlineArtifactBytes,
 // else their items.
-func newArtifacts(taskID string, arts []a2a.Artifact, t clockTimes) (string, []types.TransactWriteItem, error) {
+func newArtifacts(taskID string, arts []a2a.Artifact, t clockTimes) (string, []dynamodb.TransactWriteItem, error) {
 	if len(arts) == 0 {
 		return "", nil, nil
 	}
@@ -164,7 +163,7 @@ func newArtifacts(taskID string, arts []a2a.Artifact, t clockTimes) (string, []t
 	if len(all) <= maxInlineArtifactBytes {
 		return string(all), nil, nil
 	}
-	items := make([]types.TransactWriteItem, len(arts))
+	items := make([]dynamodb.TransactWriteItem, len(arts))
 	for i, a := range arts {
 		data, err := encodeJSON("artifact", a)
 		if err != nil {
@@ -174,7 +173,7 @@ func newArtifacts(taskID string, arts []a2a.Artifact, t clockTimes) (string, []t
 		if err != nil {
 			return "", nil, err
 		}
-		items[i] = types.TransactWriteItem{Put: &types.Put{Item: it}}
+		items[i] = dynamodb.TransactWriteItem{Put: &dynamodb.Put{Item: it}}
 	}
 	return "", items, nil
 }
@@ -183,7 +182,7 @@ func newArtifacts(taskID string, arts []a2a.Artifact, t clockTimes) (string, []t
 // there is more, on the condition that no item has its key. When an item
 // has it, putTask returns that item (and no error); a refused record is a
 // *store.DuplicateError.
-func (s *Store) putTask(ctx context.Context, item map[string]types.AttributeValue, more []types.TransactWriteItem) (map[string]types.AttributeValue, error) {
+func (s *Store) putTask(ctx context.Context, item map[string]dynamodb.AttributeValue, more []dynamodb.TransactWriteItem) (map[string]dynamodb.AttributeValue, error) {
 	notExists, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
 	if err != nil {
 		return nil, fmt.Errorf("dynamo: build condition: %w", err)
@@ -191,18 +190,18 @@ func (s *Store) putTask(ctx context.Context, item map[string]types.AttributeValu
 	if len(more) == 0 {
 		_, err := s.putItem(ctx, &dynamodb.PutItemInput{
 			Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		if old, refused := conditionFailedItem(err); refused {
 			return old, nil
 		}
 		return nil, otherFailure(err, "the new task")
 	}
-	put := types.TransactWriteItem{Put: &types.Put{
+	put := dynamodb.TransactWriteItem{Put: &dynamodb.Put{
 		Item: item, ConditionExpression: notExists.Condition(), ExpressionAttributeNames: notExists.Names(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
-	err = s.transact(ctx, append([]types.TransactWriteItem{put}, more...))
+	err = s.transact(ctx, append([]dynamodb.TransactWriteItem{put}, more...))
 	reasons := cancellation(err)
 	switch {
 	case err == nil:
@@ -241,7 +240,7 @@ func (s *Store) clearPartition(ctx context.Context, taskID string, t clockTimes)
 		deleted += len(out.Items)
 		for _, k := range out.Items {
 			del := &dynamodb.DeleteItemInput{Key: k}
-			if sk, _ := k[attrSK].(*types.AttributeValueMemberS); sk != nil && sk.Value == skTask {
+			if sk, _ := k[attrSK].(*dynamodb.AttributeValueMemberS); sk != nil && sk.Value == skTask {
 				del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues = expired.Condition(), expired.Names(), expired.Values()
 			}
 			if _, err := s.deleteItem(ctx, del); err != nil {
@@ -266,21 +265,21 @@ func (s *Store) clearPartition(ctx context.Context, taskID string, t clockTimes)
 // record, and other records there hold recordOf, the task they point to.
 // A record overwrites only an expired item (see CreateTask for what
 // happens to its partition).
-func (s *Store) recordPut(owner, messageID, taskID, fingerprint string, t clockTimes) (types.TransactWriteItem, error) {
+func (s *Store) recordPut(owner, messageID, taskID, fingerprint string, t clockTimes) (dynamodb.TransactWriteItem, error) {
 	item, err := marshalItem(recordItem{PK: taskPK(store.TaskIDFor(owner, messageID)), SK: skTask, RecordOf: taskID, Fingerprint: fingerprint, ExpiresAt: t.idemExpiry})
 	if err != nil {
-		return types.TransactWriteItem{}, err
+		return dynamodb.TransactWriteItem{}, err
 	}
 	cond := expression.AttributeNotExists(expression.Name(attrPK)).
 		Or(expression.Name(attrExpiresAt).LessThanEqual(expression.Value(t.unix)))
 	e, err := expression.NewBuilder().WithCondition(cond).Build()
 	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("dynamo: build condition: %w", err)
+		return dynamodb.TransactWriteItem{}, fmt.Errorf("dynamo: build condition: %w", err)
 	}
-	return types.TransactWriteItem{Put: &types.Put{
+	return dynamodb.TransactWriteItem{Put: &dynamodb.Put{
 		Item: item, ConditionExpression: e.Condition(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 	}}, nil
 }
 

@@ -8,10 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
@@ -62,8 +61,8 @@ func (s *Store) UpdateTask(ctx context.Context, u store.Update) (int64, error) {
 // interrupt binding), with how to explain its failed condition from the
 // item's old image.
 type extraWrite struct {
-	item    func(t clockTimes) (types.TransactWriteItem, error)
-	refused func(old map[string]types.AttributeValue, t clockTimes) error
+	item    func(t clockTimes) (dynamodb.TransactWriteItem, error)
+	refused func(old map[string]dynamodb.AttributeValue, t clockTimes) error
 }
 
 // writeOpts extend an update beyond store.Update.
@@ -178,7 +177,7 @@ func encodeUpdate(u *store.Update) (*updateContent, error) {
 // task: with extend the children were just made to outlive the task and the
 // write records their new expiry; otherwise it is conditioned on their
 // expiry reaching the task's new one.
-func taskUpdate(taskID string, set expression.UpdateBuilder, cond expression.ConditionBuilder, extend bool, t clockTimes) (types.TransactWriteItem, error) {
+func taskUpdate(taskID string, set expression.UpdateBuilder, cond expression.ConditionBuilder, extend bool, t clockTimes) (dynamodb.TransactWriteItem, error) {
 	if extend {
 		set = set.Set(expression.Name(attrChildrenExpireAt), expression.Value(t.childExpiry))
 	} else {
@@ -186,12 +185,12 @@ func taskUpdate(taskID string, set expression.UpdateBuilder, cond expression.Con
 	}
 	e, err := expression.NewBuilder().WithUpdate(set).WithCondition(cond).Build()
 	if err != nil {
-		return types.TransactWriteItem{}, err
+		return dynamodb.TransactWriteItem{}, err
 	}
-	return types.TransactWriteItem{Update: &types.Update{
+	return dynamodb.TransactWriteItem{Update: &dynamodb.Update{
 		Key: taskKey(taskID), UpdateExpression: e.Update(), ConditionExpression: e.Condition(),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 	}}, nil
 }
 
@@ -262,7 +261,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *store.Update, c *updateConte
 	}
 	what := "the update of task " + u.TaskID
 
-	items := []types.TransactWriteItem{up}
+	items := []dynamodb.TransactWriteItem{up}
 	if inPlace {
 		return s.writeTaskItem(ctx, u, up.Update, expected, t, what)
 	}
@@ -271,7 +270,7 @@ func (s *Store) writeUpdate(ctx context.Context, u *store.Update, c *updateConte
 		if err != nil {
 			return err
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item}})
+		items = append(items, dynamodb.TransactWriteItem{Put: &dynamodb.Put{Item: item}})
 	}
 	arts, err := s.artifactWrites(ctx, u, next, t)
 	if err != nil {
@@ -330,11 +329,11 @@ func (s *Store) writeUpdate(ctx context.Context, u *store.Update, c *updateConte
 
 // writeTaskItem writes an update that changes the task item alone, as one
 // UpdateItem.
-func (s *Store) writeTaskItem(ctx context.Context, u *store.Update, up *types.Update, expected int64, t clockTimes, what string) error {
+func (s *Store) writeTaskItem(ctx context.Context, u *store.Update, up *dynamodb.Update, expected int64, t clockTimes, what string) error {
 	_, err := s.updateItem(ctx, &dynamodb.UpdateItemInput{
 		Key: up.Key, UpdateExpression: up.UpdateExpression, ConditionExpression: up.ConditionExpression,
 		ExpressionAttributeNames: up.ExpressionAttributeNames, ExpressionAttributeValues: up.ExpressionAttributeValues,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnValuesOnConditionCheckFailure: dynamodb.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conditionFailedItem(err); ok {
 		return refusedUpdate(old, u, expected, t)
@@ -378,7 +377,7 @@ func inStates(states []a2a.TaskState) expression.ConditionBuilder {
 // appended chunk extends the stored artifact (read, strongly consistent;
 // the version condition of the update makes the read and the write
 // atomic). An artifact keeps the order key of its first write.
-func (s *Store) artifactWrites(ctx context.Context, u *store.Update, version int64, t clockTimes) ([]types.TransactWriteItem, error) {
+func (s *Store) artifactWrites(ctx context.Context, u *store.Update, version int64, t clockTimes) ([]dynamodb.TransactWriteItem, error) {
 	var order []string
 	content := map[string]a2a.Artifact{}
 	for _, a := range u.Artifacts {
@@ -400,7 +399,7 @@ func (s *Store) artifactWrites(ctx context.Context, u *store.Update, version int
 		}
 		content[a.ArtifactID] = a
 	}
-	items := make([]types.TransactWriteItem, 0, len(order))
+	items := make([]dynamodb.TransactWriteItem, 0, len(order))
 	for i, artifactID := range order {
 		data, err := encodeJSON("artifact "+artifactID, content[artifactID])
 		if err != nil {
@@ -413,7 +412,7 @@ func (s *Store) artifactWrites(ctx context.Context, u *store.Update, version int
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: build artifact update: %w", err)
 		}
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
+		items = append(items, dynamodb.TransactWriteItem{Update: &dynamodb.Update{
 			Key: key(taskPK(u.TaskID), artifactSK(artifactID)), UpdateExpression: e.Update(),
 			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 		}})
@@ -428,7 +427,7 @@ func (s *Store) readArtifact(ctx context.Context, taskID, artifactID string) (a2
 		return a2a.Artifact{}, err
 	}
 	var a a2a.Artifact
-	if d, ok := out.Item[attrData].(*types.AttributeValueMemberS); ok {
+	if d, ok := out.Item[attrData].(*dynamodb.AttributeValueMemberS); ok {
 		if err := unmarshalOptional(d.Value, &a); err != nil {
 			return a2a.Artifact{}, fmt.Errorf("dynamo: decode artifact %s of task %s: %w", artifactID, taskID, err)
 		}

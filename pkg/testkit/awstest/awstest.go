@@ -26,9 +26,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // Environment variables.
@@ -236,9 +236,14 @@ func Config(t testing.TB) aws.Config {
 	}
 }
 
-// DynamoDB returns a DynamoDB client of the stand-in.
+// DynamoDB returns a DynamoDB client of the stand-in: the store's own
+// (pkg/dynamodb), which the Lambda functions use.
 func DynamoDB(t testing.TB) *dynamodb.Client {
-	return dynamodb.NewFromConfig(Config(t))
+	c, err := dynamodb.New(Config(t), dynamodb.Options{})
+	if err != nil {
+		t.Fatalf("awstest: %v", err)
+	}
+	return c
 }
 
 // SDKEnv returns the environment that points the AWS SDK's default

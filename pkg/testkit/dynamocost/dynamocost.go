@@ -33,9 +33,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Counts are what requests cost.
@@ -96,7 +95,7 @@ func New(ctx context.Context, client *dynamodb.Client, table string) (*Meter, er
 	}
 	for _, g := range d.Table.GlobalSecondaryIndexes {
 		ix := index{name: aws.ToString(g.IndexName), projected: g.Projection.NonKeyAttributes,
-			all: g.Projection.ProjectionType == types.ProjectionTypeAll}
+			all: g.Projection.ProjectionType == dynamodb.ProjectionTypeAll}
 		for _, k := range g.KeySchema {
 			ix.keys = append(ix.keys, aws.ToString(k.AttributeName))
 		}
@@ -135,8 +134,8 @@ func (m *Meter) add(op string, read, write, indexWrite float64) {
 }
 
 // GetItem counts one read of the item.
-func (m *Meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	out, err := m.Client.GetItem(ctx, in, opts...)
+func (m *Meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+	out, err := m.Client.GetItem(ctx, in)
 	size := 0
 	if out != nil {
 		size = Size(out.Item)
@@ -148,8 +147,8 @@ func (m *Meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...
 // Query counts one read of the items it evaluated: those it returned, and
 // as many more as the filter dropped, sized like the returned ones (or as
 // index entries when it returned none).
-func (m *Meter) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, err := m.Client.Query(ctx, in, opts...)
+func (m *Meter) Query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	out, err := m.Client.Query(ctx, in)
 	size := 0
 	if out != nil {
 		for _, it := range out.Items {
@@ -172,8 +171,8 @@ func (m *Meter) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func
 const indexEntryEstimate = 150
 
 // BatchGetItem counts one read per returned item.
-func (m *Meter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	out, err := m.Client.BatchGetItem(ctx, in, opts...)
+func (m *Meter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+	out, err := m.Client.BatchGetItem(ctx, in)
 	read := 0.0
 	if out != nil {
 		for table, items := range out.Responses {
@@ -187,22 +186,22 @@ func (m *Meter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput
 }
 
 // UpdateItem counts one write of the item and its index entries.
-func (m *Meter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return meterWrite(ctx, m, "UpdateItem", in.Key, func() (*dynamodb.UpdateItemOutput, error) { return m.Client.UpdateItem(ctx, in, opts...) })
+func (m *Meter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	return meterWrite(ctx, m, "UpdateItem", in.Key, func() (*dynamodb.UpdateItemOutput, error) { return m.Client.UpdateItem(ctx, in) })
 }
 
 // PutItem counts one write of the item and its index entries.
-func (m *Meter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return meterWrite(ctx, m, "PutItem", m.keyOf(in.Item), func() (*dynamodb.PutItemOutput, error) { return m.Client.PutItem(ctx, in, opts...) })
+func (m *Meter) PutItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
+	return meterWrite(ctx, m, "PutItem", m.keyOf(in.Item), func() (*dynamodb.PutItemOutput, error) { return m.Client.PutItem(ctx, in) })
 }
 
 // DeleteItem counts one write of the item and its index entries.
-func (m *Meter) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return meterWrite(ctx, m, "DeleteItem", in.Key, func() (*dynamodb.DeleteItemOutput, error) { return m.Client.DeleteItem(ctx, in, opts...) })
+func (m *Meter) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
+	return meterWrite(ctx, m, "DeleteItem", in.Key, func() (*dynamodb.DeleteItemOutput, error) { return m.Client.DeleteItem(ctx, in) })
 }
 
 // meterWrite counts one write of the item at key by write.
-func meterWrite[T any](ctx context.Context, m *Meter, op string, key map[string]types.AttributeValue, write func() (T, error)) (T, error) {
+func meterWrite[T any](ctx context.Context, m *Meter, op string, key map[string]dynamodb.AttributeValue, write func() (T, error)) (T, error) {
 	before := m.peek(ctx, key)
 	out, err := write()
 	after := m.peek(ctx, key)
@@ -218,9 +217,9 @@ func meterWrite[T any](ctx context.Context, m *Meter, op string, key map[string]
 }
 
 // TransactWriteItems counts two writes per item, and index writes.
-func (m *Meter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	keys := make([]map[string]types.AttributeValue, len(in.TransactItems))
-	before := make([]map[string]types.AttributeValue, len(in.TransactItems))
+func (m *Meter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+	keys := make([]map[string]dynamodb.AttributeValue, len(in.TransactItems))
+	before := make([]map[string]dynamodb.AttributeValue, len(in.TransactItems))
 	for i, ti := range in.TransactItems {
 		switch {
 		case ti.Put != nil:
@@ -234,7 +233,7 @@ func (m *Meter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWri
 		}
 		before[i] = m.peek(ctx, keys[i])
 	}
-	out, err := m.Client.TransactWriteItems(ctx, in, opts...)
+	out, err := m.Client.TransactWriteItems(ctx, in)
 	var write, indexWrite float64
 	for i, ti := range in.TransactItems {
 		after := before[i]
@@ -249,8 +248,8 @@ func (m *Meter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWri
 	return out, err
 }
 
-func (m *Meter) keyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	k := map[string]types.AttributeValue{}
+func (m *Meter) keyOf(item map[string]dynamodb.AttributeValue) map[string]dynamodb.AttributeValue {
+	k := map[string]dynamodb.AttributeValue{}
 	for _, name := range m.keys {
 		k[name] = item[name]
 	}
@@ -258,7 +257,7 @@ func (m *Meter) keyOf(item map[string]types.AttributeValue) map[string]types.Att
 }
 
 // peek reads an item outside the count.
-func (m *Meter) peek(ctx context.Context, key map[string]types.AttributeValue) map[string]types.AttributeValue {
+func (m *Meter) peek(ctx context.Context, key map[string]dynamodb.AttributeValue) map[string]dynamodb.AttributeValue {
 	out, err := m.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(m.table), Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil || out == nil {
 		return nil
@@ -268,7 +267,7 @@ func (m *Meter) peek(ctx context.Context, key map[string]types.AttributeValue) m
 
 // writeUnits are the table and index write units of changing before into
 // after (written false: a refused write, charged for the item as it is).
-func (m *Meter) writeUnits(before, after map[string]types.AttributeValue, written bool) (table, indexes float64) {
+func (m *Meter) writeUnits(before, after map[string]dynamodb.AttributeValue, written bool) (table, indexes float64) {
 	table = kbUnits(max(Size(before), Size(after)))
 	if !written {
 		return table, 0
@@ -283,7 +282,7 @@ func (m *Meter) writeUnits(before, after map[string]types.AttributeValue, writte
 			indexes += kbUnits(Size(old))
 		case !equalAttrs(old, cur, ix.keys):
 			indexes += kbUnits(Size(old)) + kbUnits(Size(cur))
-		case !maps.EqualFunc(old, cur, func(x, y types.AttributeValue) bool { return reflect.DeepEqual(x, y) }):
+		case !maps.EqualFunc(old, cur, func(x, y dynamodb.AttributeValue) bool { return reflect.DeepEqual(x, y) }):
 			indexes += kbUnits(Size(cur))
 		}
 	}
@@ -291,7 +290,7 @@ func (m *Meter) writeUnits(before, after map[string]types.AttributeValue, writte
 }
 
 // entry is an item's index entry, or nil when the item is not indexed.
-func (m *Meter) entry(ix index, item map[string]types.AttributeValue) map[string]types.AttributeValue {
+func (m *Meter) entry(ix index, item map[string]dynamodb.AttributeValue) map[string]dynamodb.AttributeValue {
 	if item == nil {
 		return nil
 	}
@@ -303,7 +302,7 @@ func (m *Meter) entry(ix index, item map[string]types.AttributeValue) map[string
 	if ix.all {
 		return item
 	}
-	e := map[string]types.AttributeValue{}
+	e := map[string]dynamodb.AttributeValue{}
 	for _, k := range slices.Concat(m.keys, ix.keys, ix.projected) {
 		if v, ok := item[k]; ok {
 			e[k] = v
@@ -312,7 +311,7 @@ func (m *Meter) entry(ix index, item map[string]types.AttributeValue) map[string
 	return e
 }
 
-func equalAttrs(a, b map[string]types.AttributeValue, names []string) bool {
+func equalAttrs(a, b map[string]dynamodb.AttributeValue, names []string) bool {
 	for _, n := range names {
 		if !reflect.DeepEqual(a[n], b[n]) {
 			return false
@@ -332,7 +331,7 @@ func readUnits(size int, consistent bool) float64 {
 func kbUnits(size int) float64 { return math.Max(1, math.Ceil(float64(size)/1024)) }
 
 // Size is an item's size as DynamoDB counts it.
-func Size(item map[string]types.AttributeValue) int {
+func Size(item map[string]dynamodb.AttributeValue) int {
 	n := 0
 	for name, v := range item {
 		n += len(name) + valueSize(v)
@@ -340,29 +339,29 @@ func Size(item map[string]types.AttributeValue) int {
 	return n
 }
 
-func valueSize(v types.AttributeValue) int {
+func valueSize(v dynamodb.AttributeValue) int {
 	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
+	case *dynamodb.AttributeValueMemberS:
 		return len(v.Value)
-	case *types.AttributeValueMemberN:
+	case *dynamodb.AttributeValueMemberN:
 		return numberSize(v.Value)
-	case *types.AttributeValueMemberB:
+	case *dynamodb.AttributeValueMemberB:
 		return len(v.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+	case *dynamodb.AttributeValueMemberBOOL, *dynamodb.AttributeValueMemberNULL:
 		return 1
-	case *types.AttributeValueMemberL:
-		return 3 + sum(v.Value, func(e types.AttributeValue) int { return 1 + valueSize(e) })
-	case *types.AttributeValueMemberM:
+	case *dynamodb.AttributeValueMemberL:
+		return 3 + sum(v.Value, func(e dynamodb.AttributeValue) int { return 1 + valueSize(e) })
+	case *dynamodb.AttributeValueMemberM:
 		n := 3
 		for k, e := range v.Value {
 			n += 1 + len(k) + valueSize(e)
 		}
 		return n
-	case *types.AttributeValueMemberSS:
+	case *dynamodb.AttributeValueMemberSS:
 		return sum(v.Value, func(s string) int { return len(s) })
-	case *types.AttributeValueMemberNS:
+	case *dynamodb.AttributeValueMemberNS:
 		return sum(v.Value, numberSize)
-	case *types.AttributeValueMemberBS:
+	case *dynamodb.AttributeValueMemberBS:
 		return sum(v.Value, func(b []byte) int { return len(b) })
 	}
 	return 0

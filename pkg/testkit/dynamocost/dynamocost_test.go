@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,10 +17,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(awstest.Main(m)) }
 
-type av = types.AttributeValue
+type av = dynamodb.AttributeValue
 
-func s(v string) av { return &types.AttributeValueMemberS{Value: v} }
-func n(v string) av { return &types.AttributeValueMemberN{Value: v} }
+func s(v string) av { return &dynamodb.AttributeValueMemberS{Value: v} }
+func n(v string) av { return &dynamodb.AttributeValueMemberN{Value: v} }
 
 func TestSize(t *testing.T) {
 	for _, tc := range []struct {
@@ -32,13 +31,13 @@ func TestSize(t *testing.T) {
 		{"string", map[string]av{"name": s("abc")}, 4 + 3},
 		{"number", map[string]av{"n": n("12345")}, 1 + 3 + 1},
 		{"number with zeros and sign", map[string]av{"n": n("-0.00120")}, 1 + 1 + 1},
-		{"binary", map[string]av{"b": &types.AttributeValueMemberB{Value: []byte{1, 2, 3}}}, 1 + 3},
-		{"bool", map[string]av{"ok": &types.AttributeValueMemberBOOL{Value: true}}, 2 + 1},
-		{"list", map[string]av{"l": &types.AttributeValueMemberL{Value: []av{s("ab"), s("c")}}}, 1 + 3 + (1 + 2) + (1 + 1)},
-		{"map", map[string]av{"m": &types.AttributeValueMemberM{Value: map[string]av{"k": s("vv")}}}, 1 + 3 + (1 + 1 + 2)},
-		{"string set", map[string]av{"ss": &types.AttributeValueMemberSS{Value: []string{"ab", "c"}}}, 2 + 2 + 1},
-		{"number set", map[string]av{"ns": &types.AttributeValueMemberNS{Value: []string{"12", "345"}}}, 2 + 2 + 3},
-		{"binary set", map[string]av{"bs": &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3}}}}, 2 + 1 + 2},
+		{"binary", map[string]av{"b": &dynamodb.AttributeValueMemberB{Value: []byte{1, 2, 3}}}, 1 + 3},
+		{"bool", map[string]av{"ok": &dynamodb.AttributeValueMemberBOOL{Value: true}}, 2 + 1},
+		{"list", map[string]av{"l": &dynamodb.AttributeValueMemberL{Value: []av{s("ab"), s("c")}}}, 1 + 3 + (1 + 2) + (1 + 1)},
+		{"map", map[string]av{"m": &dynamodb.AttributeValueMemberM{Value: map[string]av{"k": s("vv")}}}, 1 + 3 + (1 + 1 + 2)},
+		{"string set", map[string]av{"ss": &dynamodb.AttributeValueMemberSS{Value: []string{"ab", "c"}}}, 2 + 2 + 1},
+		{"number set", map[string]av{"ns": &dynamodb.AttributeValueMemberNS{Value: []string{"12", "345"}}}, 2 + 2 + 3},
+		{"binary set", map[string]av{"bs": &dynamodb.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3}}}}, 2 + 1 + 2},
 	} {
 		assert.Equal(t, tc.want, dynamocost.Size(tc.item), tc.name)
 	}
@@ -52,15 +51,15 @@ func TestMeter(t *testing.T) {
 	table := awstest.UniqueName(t, "cost")
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:   aws.String(table),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("G"), AttributeType: types.ScalarAttributeTypeS},
+		BillingMode: dynamodb.BillingModePayPerRequest,
+		AttributeDefinitions: []dynamodb.AttributeDefinition{
+			{AttributeName: aws.String("PK"), AttributeType: dynamodb.ScalarAttributeTypeS},
+			{AttributeName: aws.String("G"), AttributeType: dynamodb.ScalarAttributeTypeS},
 		},
-		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String("byG"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("G"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+		KeySchema: []dynamodb.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: dynamodb.KeyTypeHash}},
+		GlobalSecondaryIndexes: []dynamodb.GlobalSecondaryIndex{{
+			IndexName: aws.String("byG"), KeySchema: []dynamodb.KeySchemaElement{{AttributeName: aws.String("G"), KeyType: dynamodb.KeyTypeHash}},
+			Projection: &dynamodb.Projection{ProjectionType: dynamodb.ProjectionTypeKeysOnly},
 		}},
 	})
 	require.NoError(t, err)
@@ -68,9 +67,9 @@ func TestMeter(t *testing.T) {
 	require.NoError(t, err)
 
 	big := strings.Repeat("x", 1500) // a 2 KB item
-	_, err = m.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Put: &types.Put{TableName: aws.String(table), Item: map[string]av{"PK": s("a"), "G": s("g1"), "data": s(big)}}},
-		{Put: &types.Put{TableName: aws.String(table), Item: map[string]av{"PK": s("b")}}},
+	_, err = m.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []dynamodb.TransactWriteItem{
+		{Put: &dynamodb.Put{TableName: aws.String(table), Item: map[string]av{"PK": s("a"), "G": s("g1"), "data": s(big)}}},
+		{Put: &dynamodb.Put{TableName: aws.String(table), Item: map[string]av{"PK": s("b")}}},
 	}})
 	require.NoError(t, err)
 	c := m.Counts()

@@ -12,10 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,8 +71,8 @@ func TestPoisonRecordGoesToTheDeadLetterQueue(t *testing.T) {
 	work("t-garbled", "c-garbled", "fine")
 	// An item the push function cannot read (written by hand, say).
 	_, err = ddb.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table),
-		Key:              map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "T#t-garbled"}, "SK": &ddbtypes.AttributeValueMemberS{Value: "H"}},
-		UpdateExpression: aws.String("SET version = :v"), ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":v": &ddbtypes.AttributeValueMemberS{Value: "garbled"}}})
+		Key:              map[string]dynamodb.AttributeValue{"PK": &dynamodb.AttributeValueMemberS{Value: "T#t-garbled"}, "SK": &dynamodb.AttributeValueMemberS{Value: "H"}},
+		UpdateExpression: aws.String("SET version = :v"), ExpressionAttributeValues: map[string]dynamodb.AttributeValue{":v": &dynamodb.AttributeValueMemberS{Value: "garbled"}}})
 	require.NoError(t, err)
 	const oddContext = "c-\uffff-chosen-by-the-client"
 	work("t-odd-context", oddContext, "fine")
