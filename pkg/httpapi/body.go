@@ -64,7 +64,7 @@ func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, contentTyp
 			return responseTooLarge(n, h.maxResponse)
 		}
 	}
-	writeWhole(w, contentTypeHeader(contentType), out)
+	writeWhole(w, contentTypeHeader(contentType), out, nil)
 	return nil
 }
 
@@ -92,18 +92,29 @@ func contentTypeHeader(contentType string) []string {
 // writeBody writes a 200 response, gzip-compressed when it is large and
 // the client accepts it.
 func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
-	writeWhole(w, contentTypeHeader(contentType), gzipBody(w, r, h.gzipMin, body, nil))
+	writeWhole(w, contentTypeHeader(contentType), gzipBody(w, r, h.gzipMin, body, nil), nil)
 }
 
 // writeWhole writes a body held whole (as gzipBody made it) with its
-// Content-Type and its length: the client reads a length, not chunks,
-// which net/http would send for a body above 2 KiB without one.
-func writeWhole(w http.ResponseWriter, contentType []string, body []byte) {
+// Content-Type, and, above net/http's 2 KiB buffer, its length: without
+// one net/http sends such a body in chunks (a body that fits the buffer
+// gets its length from net/http, which costs no allocation of ours).
+// length, when set, is the body's Content-Length value, made once.
+func writeWhole(w http.ResponseWriter, contentType []string, body []byte, length []string) {
 	hdr := w.Header()
 	hdr["Content-Type"] = contentType
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if length == nil && len(body) > chunkingSize {
+		length = []string{strconv.Itoa(len(body))}
+	}
+	if length != nil {
+		hdr["Content-Length"] = length
+	}
 	w.Write(body)
 }
+
+// chunkingSize is the largest body net/http gives a length of its own
+// (its bufferBeforeChunkingSize).
+const chunkingSize = 2048
 
 // decodeParams decodes request params (or a REST body) into v, accepting
 // snake_case field names as proto-JSON parsers do: some official 0.3 clients

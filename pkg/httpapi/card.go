@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,8 @@ type document struct {
 	// a response's header map shares them (nothing modifies them in
 	// place; an Add would copy), which saves an allocation per request.
 	etagHeader, lastModifiedHeader []string
+	// lengthHeader is the Content-Length of body.
+	lengthHeader []string
 }
 
 func newDocument(v any, gzipMin int) (*document, error) {
@@ -55,7 +58,7 @@ func newDocument(v any, gzipMin int) (*document, error) {
 	modified := time.Now().UTC().Truncate(time.Second)
 	etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
 	d := &document{body: b, gzipMin: gzipMin, etag: etag, modified: modified,
-		etagHeader: []string{etag}, lastModifiedHeader: []string{modified.Format(http.TimeFormat)}}
+		etagHeader: []string{etag}, lastModifiedHeader: []string{modified.Format(http.TimeFormat)}, lengthHeader: []string{strconv.Itoa(len(b))}}
 	d.gz = sync.OnceValue(func() []byte { return compress(b) })
 	return d, nil
 }
@@ -89,7 +92,11 @@ func (d *document) notModified(r *http.Request) bool {
 
 // serveFresh writes the document without cache validators.
 func (d *document) serveFresh(w http.ResponseWriter, r *http.Request) {
-	writeWhole(w, jsonHeader, gzipBody(w, r, d.gzipMin, d.body, d.gz))
+	body, length := gzipBody(w, r, d.gzipMin, d.body, d.gz), d.lengthHeader
+	if w.Header()["Content-Encoding"] != nil {
+		length = nil // compressed: a length of its own
+	}
+	writeWhole(w, jsonHeader, body, length)
 }
 
 // etagMatch compares weakly, as If-None-Match requires.
