@@ -74,6 +74,10 @@ func LambdaHTTP(h http.Handler, log *slog.Logger) HTTPFunc {
 		}
 		w := core.NewProxyResponseWriterV2()
 		h.ServeHTTP(w, req)
+		// API Gateway states the length of what it sends; the one the
+		// handler gave for net/http (httpapi) would only be copied into
+		// the event.
+		delete(w.Header(), "Content-Length")
 		return w.GetProxyResponse()
 	}
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {

@@ -103,3 +103,21 @@ func TestLambdaHTTPFailures(t *testing.T) {
 		})
 	}
 }
+
+// The length a handler states for net/http is not copied into the API
+// Gateway response, which states its own; the other headers are.
+func TestLambdaHTTPLeavesTheLengthToAPIGateway(t *testing.T) {
+	h := boot.LambdaHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("{}"))
+	}), nil)
+	resp, err := h(context.Background(), events.APIGatewayV2HTTPRequest{RawPath: "/", RequestContext: events.APIGatewayV2HTTPRequestContext{
+		HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: http.MethodGet, Path: "/"}}})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "{}", resp.Body)
+	assert.Equal(t, "application/json", resp.Headers["Content-Type"])
+	assert.NotContains(t, resp.Headers, "Content-Length")
+	assert.NotContains(t, resp.MultiValueHeaders, "Content-Length")
+}
