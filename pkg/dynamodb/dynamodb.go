@@ -15,7 +15,6 @@
 package dynamodb
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,8 +54,7 @@ type Options struct {
 
 // Client calls DynamoDB in one region. It is safe for concurrent use.
 type Client struct {
-	api      *awscall.Client
-	attempts int
+	api *awscall.Client
 }
 
 var service = awscall.Service{SigningName: "dynamodb", EndpointPrefix: "dynamodb", ID: "DynamoDB"}
@@ -68,7 +66,7 @@ func New(cfg aws.Config, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{api: api, attempts: max(o.MaxAttempts, 0)}, nil
+	return &Client{api: api}, nil
 }
 
 // GetItem reads one item.
@@ -142,17 +140,9 @@ const maxAnswer = 40 << 20
 
 // call makes op with in as its body and decodes its answer.
 func call[Out any](ctx context.Context, c *Client, op string, in any) (*Out, error) {
-	body, err := json.Marshal(in)
+	resp, err := c.api.PostJSON(ctx, "1.0", "DynamoDB_20120810."+op, in)
 	if err != nil {
-		return nil, fmt.Errorf("dynamodb: %s: encode: %w", op, err)
-	}
-	resp, err := c.api.Do(ctx, awscall.Request{
-		Operation: op, Method: http.MethodPost, URL: c.api.Endpoint() + "/",
-		Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}, "X-Amz-Target": {"DynamoDB_20120810." + op}},
-		Body:   bytes.NewReader(body), ContentLength: int64(len(body)), PayloadHash: awscall.PayloadHash(body),
-	})
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dynamodb: %s: %w", op, err)
 	}
 	answer, err := readAnswer(resp)
 	if err != nil {
@@ -160,8 +150,8 @@ func call[Out any](ctx context.Context, c *Client, op string, in any) (*Out, err
 	}
 	if resp.StatusCode/100 != 2 {
 		err := decodeError(resp, answer)
-		if e, ok := err.(*Error); ok && e.RetryableError() && ctx.Err() == nil {
-			err = fmt.Errorf("%w (after %d attempts)", err, c.maxAttempts()) // Do tried them all
+		if e, ok := err.(*Error); ok {
+			err = c.api.Tried(ctx, e)
 		}
 		return nil, err
 	}
@@ -170,13 +160,6 @@ func call[Out any](ctx context.Context, c *Client, op string, in any) (*Out, err
 		return nil, fmt.Errorf("dynamodb: %s: decode the answer: %w", op, err)
 	}
 	return out, nil
-}
-
-func (c *Client) maxAttempts() int {
-	if c.attempts > 0 {
-		return c.attempts
-	}
-	return awscall.DefaultMaxAttempts
 }
 
 // readAnswer reads resp's body, checked against the CRC32 DynamoDB sends

@@ -293,25 +293,12 @@ const maxAnswer = 1 << 20
 // out (nil: ignored). An API's refusal is an *Error (JSONError); one that
 // might have passed says how many attempts it took.
 func (c *Client) CallJSON(ctx context.Context, version, target string, in, out any) error {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("encode: %w", err)
-	}
-	_, op, _ := strings.Cut(target, ".")
-	resp, err := c.Do(ctx, Request{
-		Operation: op, Method: http.MethodPost, URL: c.endpoint + "/",
-		Header: http.Header{"Content-Type": {"application/x-amz-json-" + version}, "X-Amz-Target": {target}},
-		Body:   bytes.NewReader(b), ContentLength: int64(len(b)), PayloadHash: PayloadHash(b),
-	})
+	resp, err := c.PostJSON(ctx, version, target, in)
 	if err != nil {
 		return err
 	}
 	if resp.StatusCode/100 != 2 {
-		e := JSONError(resp, ReadBody(resp))
-		if e.RetryableError() && c.attempts > 1 && ctx.Err() == nil {
-			return fmt.Errorf("%w (after %d attempts)", e, c.attempts) // Do tried them all
-		}
-		return e
+		return c.Tried(ctx, JSONError(resp, ReadBody(resp)))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
@@ -324,6 +311,33 @@ func (c *Client) CallJSON(ctx context.Context, version, target string, in, out a
 		}
 	}
 	return nil
+}
+
+// PostJSON sends a call of an API of the AWS JSON protocols as CallJSON
+// does, and returns the answer, whatever its status, for a caller that
+// reads answers or refusals its own way (pkg/dynamodb). Refusals go
+// through Tried.
+func (c *Client) PostJSON(ctx context.Context, version, target string, in any) (*http.Response, error) {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	_, op, _ := strings.Cut(target, ".")
+	return c.Do(ctx, Request{
+		Operation: op, Method: http.MethodPost, URL: c.endpoint + "/",
+		Header: http.Header{"Content-Type": {"application/x-amz-json-" + version}, "X-Amz-Target": {target}},
+		Body:   bytes.NewReader(b), ContentLength: int64(len(b)), PayloadHash: PayloadHash(b),
+	})
+}
+
+// Tried is e, the refusal in the answer Do returned, saying how many
+// attempts Do made when it was one that might have passed (Do tried them
+// all).
+func (c *Client) Tried(ctx context.Context, e *Error) error {
+	if e.RetryableError() && c.attempts > 1 && ctx.Err() == nil {
+		return fmt.Errorf("%w (after %d attempts)", e, c.attempts)
+	}
+	return e
 }
 
 // Presign returns a URL that lets its holder make the request method url,
