@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
 
 // AttributeValue is one value of an item attribute, in DynamoDB's data
@@ -76,9 +78,9 @@ func (v *AttributeValueMemberBOOL) MarshalJSON() ([]byte, error) { return Append
 func AppendValue(b []byte, v AttributeValue) ([]byte, error) {
 	switch v := v.(type) {
 	case *AttributeValueMemberS:
-		return append(appendString(append(b, `{"S":`...), v.Value), '}'), nil
+		return append(jsonw.String(append(b, `{"S":`...), v.Value), '}'), nil
 	case *AttributeValueMemberN:
-		return append(appendString(append(b, `{"N":`...), v.Value), '}'), nil
+		return append(jsonw.String(append(b, `{"N":`...), v.Value), '}'), nil
 	case *AttributeValueMemberB:
 		return append(appendBytes(append(b, `{"B":`...), v.Value), '}'), nil
 	case *AttributeValueMemberSS:
@@ -130,7 +132,7 @@ func AppendItem(b []byte, item map[string]AttributeValue) ([]byte, error) {
 			b = append(b, ',')
 		}
 		first = false
-		b = append(appendString(b, k), ':')
+		b = append(jsonw.String(b, k), ':')
 		var err error
 		if b, err = AppendValue(b, v); err != nil {
 			return nil, fmt.Errorf("attribute %q: %w", k, err)
@@ -139,27 +141,13 @@ func AppendItem(b []byte, item map[string]AttributeValue) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendString(b []byte, s string) []byte {
-	// strconv's quoting is not JSON's; encoding/json's is, without
-	// allocating for the common case of a string with nothing to escape.
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			q, _ := json.Marshal(s) // a string always encodes
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
 func appendStrings(b []byte, ss []string) []byte {
 	b = append(b, '[')
 	for i, s := range ss {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = jsonw.String(b, s)
 	}
 	return append(b, "]}"...)
 }
@@ -191,17 +179,16 @@ func (w *wireItem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (w wireItem) item() (map[string]AttributeValue, error) { return w, nil }
-
-func wireItems(ws []wireItem) ([]map[string]AttributeValue, error) {
+// items are the items of an answer's wire items.
+func items(ws []wireItem) []map[string]AttributeValue {
 	if ws == nil {
-		return nil, nil
+		return nil
 	}
 	out := make([]map[string]AttributeValue, len(ws))
 	for i, w := range ws {
 		out[i] = w
 	}
-	return out, nil
+	return out
 }
 
 // DecodeItem decodes an item written in DynamoDB JSON ({"name":{"S":"..."},...}).
@@ -398,11 +385,17 @@ func (d *decoder) item() (map[string]AttributeValue, error) {
 	if d.null() {
 		return nil, nil
 	}
+	return d.attributes("attribute")
+}
+
+// attributes reads an object of attribute values (an item, or a map
+// value's members: what, for errors).
+func (d *decoder) attributes(what string) (map[string]AttributeValue, error) {
 	m := map[string]AttributeValue{}
 	err := d.members(func(key string) error {
 		v, err := d.value()
 		if err != nil {
-			return fmt.Errorf("%w (attribute %q)", err, key)
+			return fmt.Errorf("%w (%s %q)", err, what, key)
 		}
 		m[key] = v
 		return nil
@@ -465,15 +458,7 @@ func (d *decoder) typed(typ string) (AttributeValue, error) {
 		})
 		return &AttributeValueMemberL{Value: l}, err
 	case "M":
-		m := map[string]AttributeValue{}
-		err := d.members(func(key string) error {
-			v, err := d.value()
-			if err != nil {
-				return fmt.Errorf("%w (map attribute %q)", err, key)
-			}
-			m[key] = v
-			return nil
-		})
+		m, err := d.attributes("map attribute")
 		return &AttributeValueMemberM{Value: m}, err
 	case "NULL":
 		b, err := d.boolean()

@@ -79,8 +79,7 @@ func decodeError(resp *http.Response, body []byte) error {
 	case "ConditionalCheckFailedException":
 		var w struct{ Item wireItem }
 		_ = json.Unmarshal(body, &w) // a malformed item is no item
-		item, _ := w.Item.item()
-		return &ConditionalCheckFailedException{Message: e.Message, Item: item}
+		return &ConditionalCheckFailedException{Message: e.Message, Item: w.Item}
 	case "TransactionCanceledException":
 		var w struct {
 			CancellationReasons []struct {
@@ -91,8 +90,7 @@ func decodeError(resp *http.Response, body []byte) error {
 		_ = json.Unmarshal(body, &w) // without reasons, the cancellation still says what happened
 		tce := &TransactionCanceledException{Message: e.Message}
 		for _, r := range w.CancellationReasons {
-			item, _ := r.Item.item()
-			tce.CancellationReasons = append(tce.CancellationReasons, CancellationReason{Code: r.Code, Message: r.Message, Item: item})
+			tce.CancellationReasons = append(tce.CancellationReasons, CancellationReason{Code: r.Code, Message: r.Message, Item: r.Item})
 		}
 		return tce
 	case "TransactionConflictException":

@@ -476,9 +476,8 @@ func (o *GetItemOutput) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	item, err := w.Item.item()
-	*o = GetItemOutput{Item: item, ConsumedCapacity: w.ConsumedCapacity}
-	return err
+	*o = GetItemOutput{Item: w.Item, ConsumedCapacity: w.ConsumedCapacity}
+	return nil
 }
 
 func (o *QueryOutput) UnmarshalJSON(b []byte) error {
@@ -491,13 +490,8 @@ func (o *QueryOutput) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	items, err := wireItems(w.Items)
-	if err != nil {
-		return err
-	}
-	last, err := w.LastEvaluatedKey.item()
-	*o = QueryOutput{Items: items, Count: w.Count, ScannedCount: w.ScannedCount, LastEvaluatedKey: last, ConsumedCapacity: w.ConsumedCapacity}
-	return err
+	*o = QueryOutput{Items: items(w.Items), Count: w.Count, ScannedCount: w.ScannedCount, LastEvaluatedKey: w.LastEvaluatedKey, ConsumedCapacity: w.ConsumedCapacity}
+	return nil
 }
 
 // attributesOutput is the answer of PutItem, UpdateItem and DeleteItem.
@@ -511,8 +505,7 @@ func decodeAttributes(b []byte) (map[string]AttributeValue, *ConsumedCapacity, e
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, nil, err
 	}
-	m, err := w.Attributes.item()
-	return m, w.ConsumedCapacity, err
+	return w.Attributes, w.ConsumedCapacity, nil
 }
 
 func (o *PutItemOutput) UnmarshalJSON(b []byte) (err error) {
@@ -540,9 +533,8 @@ func (k *KeysAndAttributes) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	keys, err := wireItems(w.Keys)
-	*k = KeysAndAttributes{Keys: keys, ConsistentRead: w.ConsistentRead, ProjectionExpression: w.ProjectionExpression, ExpressionAttributeNames: w.ExpressionAttributeNames}
-	return err
+	*k = KeysAndAttributes{Keys: items(w.Keys), ConsistentRead: w.ConsistentRead, ProjectionExpression: w.ProjectionExpression, ExpressionAttributeNames: w.ExpressionAttributeNames}
+	return nil
 }
 
 func (o *BatchGetItemOutput) UnmarshalJSON(b []byte) error {
@@ -558,11 +550,7 @@ func (o *BatchGetItemOutput) UnmarshalJSON(b []byte) error {
 	if w.Responses != nil {
 		o.Responses = make(map[string][]map[string]AttributeValue, len(w.Responses))
 		for t, ws := range w.Responses {
-			items, err := wireItems(ws)
-			if err != nil {
-				return err
-			}
-			o.Responses[t] = items
+			o.Responses[t] = items(ws)
 		}
 	}
 	return nil

@@ -69,7 +69,7 @@ func plain(n string) bool {
 
 // OperandBuilder is an operand of a comparison or of SET: an attribute
 // (Name), a value (Value), a size (Size) or a computed value (ListAppend,
-// IfNotExists, Plus, Minus).
+// IfNotExists, Plus).
 type OperandBuilder interface {
 	render(r *renderer) (string, error)
 }
@@ -143,11 +143,6 @@ func IfNotExists(n NameBuilder, v OperandBuilder) SetValueBuilder {
 // Plus is a + b.
 func Plus(a, b OperandBuilder) SetValueBuilder {
 	return SetValueBuilder{format: "%s + %s", operands: []OperandBuilder{a, b}}
-}
-
-// Minus is a - b.
-func Minus(a, b OperandBuilder) SetValueBuilder {
-	return SetValueBuilder{format: "%s - %s", operands: []OperandBuilder{a, b}}
 }
 
 // format renders the operands into f's %s.
