@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent/builtin"
 	"github.com/a2a-lambda/a2a-lambda/pkg/app/httpfn"

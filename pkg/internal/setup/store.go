@@ -8,8 +8,9 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"

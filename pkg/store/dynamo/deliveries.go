@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"

@@ -30,9 +30,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // Expiry of a task's messages and artifacts.

@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // Write sharding of the byOwner and byLease indexes. A partition of a

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 )
 
 // TableAPI is the part of the DynamoDB client CreateTable uses;

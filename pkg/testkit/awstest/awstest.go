@@ -26,9 +26,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 )
 
 // Environment variables.

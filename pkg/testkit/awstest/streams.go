@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 )
 
 // StreamReader reads a table's stream with GetRecords and hands the records

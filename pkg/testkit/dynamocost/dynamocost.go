@@ -33,8 +33,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 )
 
 // Counts are what requests cost.

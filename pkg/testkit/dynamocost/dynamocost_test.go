@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/dynamocost"
