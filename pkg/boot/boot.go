@@ -5,8 +5,8 @@
 // push signing keys and the edge options (cards, health profile). The card
 // function needs nothing more, so it is assembled here too (card.go);
 // every other function is assembled by a package of its own under pkg/app/
-// (httpfn, workerfn, sweepfn, pushfn, deliverfn), which links only the AWS
-// service clients that function calls.
+// (httpfn, workerfn, sweepfn, pushfn, deliverfn), which links only the
+// clients that function calls.
 //
 // It must not import the AWS SDK's service clients, nor its default
 // configuration loader (github.com/aws/aws-sdk-go-v2/config): Go runs every

@@ -1,8 +1,9 @@
 // Package deliverfn assembles the deliver function, on the push delivery
 // queue: it POSTs each job's signed notification to its webhook and
 // records the outcome on the push config. It calls SQS through
-// pkg/internal/sqscall and links the DynamoDB client and no other AWS
-// service client; a test in functions/ holds the binary to that.
+// pkg/internal/sqscall and DynamoDB through pkg/dynamodb, and links no
+// package of an AWS SDK service client; a test in functions/ holds the
+// binary to that.
 package deliverfn
 
 import (

@@ -1,10 +1,11 @@
 // Package httpfn assembles the HTTP Lambda functions, send and tasks: the
 // A2A service on the DynamoDB task store, behind an API Gateway HTTP API.
-// It links the DynamoDB client and no other AWS service client: the
-// runner of the auto and stepfunctions execution modes resumes, starts and
-// stops executions through pkg/internal/sfncall (which keeps only the Step Functions
-// client's types), and the worker's asynchronous invocations go through
-// pkg/internal/lambdainvoke. A test in functions/ holds both binaries to that.
+// It links no package of an AWS SDK service client: the store calls
+// DynamoDB through pkg/dynamodb, the runner of the auto and stepfunctions
+// execution modes resumes, starts and stops executions through
+// pkg/internal/sfncall, and the worker's asynchronous invocations go
+// through pkg/internal/lambdainvoke. A test in functions/ holds both
+// binaries to that.
 package httpfn
 
 import (

@@ -1,8 +1,9 @@
 // Package pushfn assembles the push function, on the task table's DynamoDB
 // stream: it turns the task changes webhooks are told about into delivery
-// jobs on the delivery queue. It calls SQS through pkg/internal/sqscall and
-// links the DynamoDB store's stream decoding, and no AWS service client
-// but DynamoDB's; a test in functions/ holds the binary to that.
+// jobs on the delivery queue. It calls SQS through pkg/internal/sqscall,
+// decodes the stream's records with the DynamoDB store, and links no
+// package of an AWS SDK service client; a test in functions/ holds the
+// binary to that.
 package pushfn
 
 import (

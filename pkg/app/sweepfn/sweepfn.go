@@ -1,8 +1,9 @@
 // Package sweepfn assembles the sweep function, which EventBridge invokes
-// every minute to take over the tasks whose runner died. It links the
-// DynamoDB client and no other AWS service client (a taken-over task's step
-// runs in the worker, invoked through pkg/internal/lambdainvoke, in the auto and
-// stepfunctions modes); a test in functions/ holds the binary to that.
+// every minute to take over the tasks whose runner died. It links no
+// package of an AWS SDK service client (the store calls DynamoDB through
+// pkg/dynamodb; a taken-over task's step runs in the worker, invoked
+// through pkg/internal/lambdainvoke, in the auto and stepfunctions modes);
+// a test in functions/ holds the binary to that.
 package sweepfn
 
 import (

@@ -1,11 +1,11 @@
 // Package workerfn assembles the worker function: the Lambda function the
 // state machine (infra/statemachine.asl.json) calls for every action of a
 // task's step protocol, and the asynchronous path invokes to run the steps
-// no request runs (a task's first step, a reply, a takeover). It links the
-// DynamoDB client and no other AWS service client: a run whose step
-// continues, or asks for input, starts the execution that follows it
-// through pkg/internal/sfncall, which keeps only the Step Functions client's types.
-// A test in functions/ holds the binary to that.
+// no request runs (a task's first step, a reply, a takeover). It links no
+// package of an AWS SDK service client: the store calls DynamoDB through
+// pkg/dynamodb, and a run whose step continues, or asks for input, starts
+// the execution that follows it through pkg/internal/sfncall. A test in
+// functions/ holds the binary to that.
 package workerfn
 
 import (
