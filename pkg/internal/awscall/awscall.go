@@ -1,16 +1,19 @@
 // Package awscall calls AWS APIs over plain HTTP, signed with the AWS SDK's
-// Signature Version 4 signer and the caller's credentials: the few
-// operations the Lambda functions make of Lambda (pkg/internal/lambdainvoke), Step
-// Functions (pkg/internal/sfncall) and S3 (pkg/internal/objectstore), without the SDK's
-// service clients. Each of those adds hundreds of kilobytes to every binary
-// that links it (the Step Functions client took 262 KB of the send
-// function), and the functions must stay under 10 MB
-// (functions.TestDeployedBinarySize).
+// Signature Version 4 signer and the caller's credentials: the operations
+// the Lambda functions make of DynamoDB (pkg/dynamodb), Lambda
+// (pkg/internal/lambdainvoke), Step Functions (pkg/internal/sfncall), SQS
+// (pkg/internal/sqscall), S3 (pkg/internal/objectstore) and SSM and Secrets
+// Manager (pkg/internal/secrets), without the SDK's service clients. Go
+// initializes every linked package at each cold start, and a client's
+// packages are among the costliest (the DynamoDB client's service model
+// alone took 0.5-1.0 ms), besides hundreds of kilobytes of every binary
+// (functions.TestFunctionsLinkOnlyTheirClients, TestDeployedBinarySize).
 //
 // A Client signs, sends and tries again what AWS refused for the moment
 // (throttling, whatever its HTTP status, and 5xx) or what did not reach
 // it; reading the answer is the caller's, which knows its API's error
-// format (CallJSON reads the JSON protocols' answers).
+// format (CallJSON reads the JSON protocols' answers; PostJSON leaves
+// them to the caller).
 package awscall
 
 import (
