@@ -328,9 +328,21 @@ func (c *Client) PostJSON(ctx context.Context, version, target string, in any) (
 	_, op, _ := strings.Cut(target, ".")
 	return c.Do(ctx, Request{
 		Operation: op, Method: http.MethodPost, URL: c.endpoint + "/",
-		Header: http.Header{"Content-Type": {"application/x-amz-json-" + version}, "X-Amz-Target": {target}},
+		Header: http.Header{"Content-Type": {jsonContentType(version)}, "X-Amz-Target": {target}},
 		Body:   bytes.NewReader(b), ContentLength: int64(len(b)), PayloadHash: PayloadHash(b),
 	})
+}
+
+// jsonContentType is the Content-Type of the AWS JSON protocol version,
+// without building the string of the usual two.
+func jsonContentType(version string) string {
+	switch version {
+	case "1.0":
+		return "application/x-amz-json-1.0"
+	case "1.1":
+		return "application/x-amz-json-1.1"
+	}
+	return "application/x-amz-json-" + version
 }
 
 // Tried is e, the refusal in the answer Do returned, saying how many
