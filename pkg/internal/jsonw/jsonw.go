@@ -22,7 +22,9 @@ import (
 // and &, which JSON does not require.
 func String(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
-	b = append(b, '"')
+	// Room for s and its quotes at once: the appends of its escaped
+	// parts would otherwise grow b one after the other.
+	b = append(slices.Grow(b, len(s)+2), '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
