@@ -129,10 +129,12 @@ type cards struct {
 }
 
 type cardPair struct {
-	public, extended *document
-	// extended10 is the extended card in its pure 1.0 form
-	// (a2av1.Card), for 1.0 callers.
-	extended10 *document
+	public *document
+	// extended and extended10 (the extended card in its pure 1.0 form,
+	// a2av1.Card, for 1.0 callers) are rendered at their first request:
+	// only authenticated callers ask for them, and rendering a card
+	// costs a process's start-up a tenth of a millisecond each.
+	extended, extended10 func() (*document, error)
 	// hasExtended is whether the public card declares the extended card
 	// (only when callers authenticate).
 	hasExtended bool
@@ -175,15 +177,10 @@ func (c *cards) render(base string) (*cardPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	ed, err := newDocument(ext, c.gzipMin)
-	if err != nil {
-		return nil, err
+	p = &cardPair{public: pd, hasExtended: pub.SupportsAuthenticatedExtendedCard || pub.Capabilities.ExtendedAgentCard,
+		extended:   sync.OnceValues(func() (*document, error) { return newDocument(ext, c.gzipMin) }),
+		extended10: sync.OnceValues(func() (*document, error) { return newDocument(a2av1.Card(ext), c.gzipMin) }),
 	}
-	ed10, err := newDocument(a2av1.Card(ext), c.gzipMin)
-	if err != nil {
-		return nil, err
-	}
-	p = &cardPair{public: pd, extended: ed, extended10: ed10, hasExtended: pub.SupportsAuthenticatedExtendedCard || pub.Capabilities.ExtendedAgentCard}
 	c.mu.Lock()
 	if len(c.rendered) < maxCardCache {
 		c.rendered[base] = p
@@ -220,7 +217,12 @@ func (h *handler) restExtendedCard(w http.ResponseWriter, r *http.Request, c cal
 		writeRESTError(w, h.protocolError(r.Context(), err, "extended card"))
 		return
 	}
-	p.extendedFor(c.wire).serve(w, r)
+	d, err := p.extendedFor(c.wire)
+	if err != nil {
+		writeRESTError(w, h.protocolError(r.Context(), err, "extended card"))
+		return
+	}
+	d.serve(w, r)
 }
 
 // extendedCard is the result of agent/getAuthenticatedExtendedCard and
@@ -230,16 +232,20 @@ func (h *handler) extendedCard(r *http.Request, c call) (json.RawMessage, error)
 	if err != nil {
 		return nil, err
 	}
-	return p.extendedFor(c.wire).body, nil
+	d, err := p.extendedFor(c.wire)
+	if err != nil {
+		return nil, err
+	}
+	return d.body, nil
 }
 
 // extendedFor is the extended card in the shape of a call's version: 1.0
 // callers get the pure 1.0 card.
-func (p *cardPair) extendedFor(wr *wire) *document {
+func (p *cardPair) extendedFor(wr *wire) (*document, error) {
 	if wr.version == a2a.V10 {
-		return p.extended10
+		return p.extended10()
 	}
-	return p.extended
+	return p.extended()
 }
 
 // errNoExtendedCard answers the extended card methods of an agent whose
