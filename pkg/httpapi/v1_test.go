@@ -231,3 +231,37 @@ func TestSnakeCaseKeysOnly(t *testing.T) {
 	assert.Equal(t, "snake-1", task["history"].([]any)[0].(map[string]any)["messageId"])
 	assert.Equal(t, "TASK_STATE_COMPLETED", task["status"].(map[string]any)["state"])
 }
+
+// TestRESTPrefixes: the REST binding answers the same at its two
+// prefixes (/rest/v1 and /rest), a tenant segment is taken only in the
+// form without /v1, and a path no route serves is named as the client
+// sent it.
+func TestRESTPrefixes(t *testing.T) {
+	srv := newServer(t, "")
+	cases := []struct {
+		method, path string
+		status       int
+		// msg is part of a 404's message.
+		msg string
+	}{
+		{method: "GET", path: "/rest/v1/tasks", status: http.StatusOK},
+		{method: "GET", path: "/rest/tasks", status: http.StatusOK},
+		{method: "GET", path: "/rest/acme/tasks", status: http.StatusOK},
+		{method: "GET", path: "/rest/v1/acme/tasks", status: http.StatusNotFound, msg: "no route for GET /rest/v1/acme/tasks"},
+		{method: "GET", path: "/rest/acme/v1/tasks", status: http.StatusNotFound, msg: "no route for GET /rest/acme/v1/tasks"},
+		{method: "GET", path: "/rest/v1/v1/tasks", status: http.StatusNotFound, msg: "no route for GET /rest/v1/v1/tasks"},
+		{method: "GET", path: "/rest/v1/nowhere", status: http.StatusNotFound, msg: "no route for GET /rest/v1/nowhere"},
+		{method: "GET", path: "/rest/v1", status: http.StatusNotFound, msg: "no route for GET /rest/v1"},
+		{method: "DELETE", path: "/rest/v1/tasks/t1", status: http.StatusNotFound, msg: "no route for DELETE /rest/v1/tasks/t1"},
+		{method: "DELETE", path: "/rest/acme/tasks/t1", status: http.StatusNotFound, msg: "no route for DELETE /rest/acme/tasks/t1"},
+	}
+	for _, c := range cases {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			r := do(t, c.method, srv.URL+c.path, aliceToken, "")
+			require.Equal(t, c.status, r.status, string(r.body))
+			if c.msg != "" {
+				assert.Contains(t, string(r.body), c.msg)
+			}
+		})
+	}
+}
