@@ -208,11 +208,19 @@ func Generate(alg string) (*Set, error) {
 	default:
 		return nil, fmt.Errorf("generate push signing key: unsupported algorithm %q", alg)
 	}
-	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	// The set Parse would make of the key's PKCS#8 PEM, without the round
+	// trip (which derives the public key again: a local server's start-up
+	// paid for it twice).
+	pub := publicOf(priv)
+	kid, err := Thumbprint(pub)
 	if err != nil {
 		return nil, fmt.Errorf("generate push signing key: %w", err)
 	}
-	return Parse(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	s := &Set{kid: kid, private: priv, method: methodOf(alg), public: []PublicKey{{KID: kid, Alg: alg, Key: pub}}}
+	if err := s.buildJWKS(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // KeyID returns the kid of the active signing key.

@@ -302,3 +302,22 @@ func TestParseJWKS(t *testing.T) {
 		})
 	}
 }
+
+// TestGenerateIsParseOfItsKey: a generated set is the one Parse makes of
+// its key's PKCS#8 PEM (same kid, algorithm and JWKS).
+func TestGenerateIsParseOfItsKey(t *testing.T) {
+	for _, alg := range []string{AlgES256, AlgEdDSA} {
+		t.Run(alg, func(t *testing.T) {
+			s, err := Generate(alg)
+			require.NoError(t, err)
+			der, err := x509.MarshalPKCS8PrivateKey(s.private)
+			require.NoError(t, err)
+			parsed, err := Parse(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+			require.NoError(t, err)
+			assert.Equal(t, parsed.KeyID(), s.KeyID())
+			assert.Equal(t, parsed.Algorithm(), s.Algorithm())
+			assert.JSONEq(t, string(parsed.JWKS()), string(s.JWKS()))
+			assert.Equal(t, parsed.ETag(), s.ETag())
+		})
+	}
+}
