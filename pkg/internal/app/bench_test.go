@@ -147,3 +147,20 @@ func BenchmarkAgentCard(b *testing.B) {
 		serve(b, h, "GET", "/.well-known/agent-card.json", "")
 	}
 }
+
+// BenchmarkNewLocal is the local server's construction on the default
+// settings (echo agent, bearer tokens, push on): the part of its start-up
+// after the configuration is read and before it listens.
+func BenchmarkNewLocal(b *testing.B) {
+	cfg, err := config.Load(func(string) string { return "" })
+	require.NoError(b, err)
+	authn := auth.NewBearer(map[string]string{"bench": "t"})
+	b.ReportAllocs()
+	for b.Loop() {
+		srv, err := app.NewLocal(cfg, echo.Agent{}, app.LocalOptions{Auth: authn})
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv.Close()
+	}
+}
