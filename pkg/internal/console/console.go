@@ -119,7 +119,9 @@ type handler struct {
 	pages func() (map[string]*template.Template, error)
 	// key signs the form tokens (random per process).
 	key []byte
-	mux *http.ServeMux
+	// routes is made at the first request too: registering a pattern
+	// costs a process's start-up some microseconds each.
+	routes func() *http.ServeMux
 }
 
 // New returns the console's handler, to mount at Path.
@@ -127,7 +129,7 @@ func New(o Options) (http.Handler, error) {
 	if o.Service == nil || o.Auth == nil {
 		return nil, errors.New("console: a service and an authenticator are required")
 	}
-	h := &handler{o: o, log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), pages: sync.OnceValues(parsePages), key: make([]byte, 32), mux: http.NewServeMux()}
+	h := &handler{o: o, log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), pages: sync.OnceValues(parsePages), key: make([]byte, 32)}
 	if _, err := rand.Read(h.key); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
@@ -135,7 +137,13 @@ func New(o Options) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := h.mux
+	h.routes = sync.OnceValue(func() *http.ServeMux { return h.newMux(static) })
+	return h, nil
+}
+
+// newMux routes the console's pages and actions.
+func (h *handler) newMux(static fs.FS) *http.ServeMux {
+	m := http.NewServeMux()
 	m.Handle("GET "+Path+"static/", http.StripPrefix(Path+"static/", http.FileServerFS(static)))
 	m.HandleFunc("GET "+Path+"login", h.loginPage)
 	m.HandleFunc("POST "+Path+"login", h.login)
@@ -153,7 +161,7 @@ func New(o Options) (http.Handler, error) {
 	m.HandleFunc(Path, func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "There is no console page at "+r.URL.Path+".")
 	})
-	return h, nil
+	return m
 }
 
 // ServeHTTP sets the security headers of every answer and routes.
@@ -164,7 +172,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "same-origin") // no-referrer would make Chrome send "Origin: null" with the console's own forms
 	hd.Set("Cache-Control", "no-store")
-	h.mux.ServeHTTP(w, r)
+	h.routes().ServeHTTP(w, r)
 }
 
 // session is a signed-in visitor: the caller, and the secret the form
