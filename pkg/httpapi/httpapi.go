@@ -161,6 +161,8 @@ type handler struct {
 	limit *limiter
 	mux   *http.ServeMux
 	cors  corsPolicy
+	// answers recycles the buffers answers are encoded into.
+	answers answerBuffers
 	// caller is the last caller's hash for the logs (most requests come
 	// from the caller before them), so that a request hashes its owner
 	// only when the caller changes.

@@ -187,12 +187,14 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 		return
 	}
-	b, err := appendResult(jsonrpc.AppendResultStart(make([]byte, 0, 1024), respID), result)
-	if err != nil {
-		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
-		return
+	buf := h.answers.get()
+	b, err := appendResult(jsonrpc.AppendResultStart(*buf, respID), result)
+	if err == nil {
+		b = append(b, '}')
+		err = h.writeResult(w, r, "application/json", b)
 	}
-	if err := h.writeResult(w, r, "application/json", append(b, '}')); err != nil {
+	h.answers.put(buf, b)
+	if err != nil {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 	}
 }

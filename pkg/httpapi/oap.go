@@ -55,12 +55,14 @@ func (h *handler) serveOAP(w http.ResponseWriter, r *http.Request, c call) {
 		h.oapError(w, r, c.wire, http.StatusOK, req, corr, err)
 		return
 	}
-	b, err := appendResult(oap.AppendResultStart(make([]byte, 0, 1024), req.ID, req.EnvelopeType), result)
-	if err != nil {
-		h.oapError(w, r, c.wire, http.StatusOK, req, corr, err)
-		return
+	buf := h.answers.get()
+	b, err := appendResult(oap.AppendResultStart(*buf, req.ID, req.EnvelopeType), result)
+	if err == nil {
+		b = oap.AppendEnd(b, oap.Meta(req.Meta, corr))
+		err = h.writeResult(w, r, oap.ContentType, b)
 	}
-	if err := h.writeResult(w, r, oap.ContentType, oap.AppendEnd(b, oap.Meta(req.Meta, corr))); err != nil {
+	h.answers.put(buf, b)
+	if err != nil {
 		h.oapError(w, r, c.wire, http.StatusOK, req, corr, err)
 	}
 }

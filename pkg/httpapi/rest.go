@@ -201,12 +201,13 @@ const restContentType = "application/json"
 
 // restResult writes a result in the call's version.
 func (h *handler) restResult(w http.ResponseWriter, r *http.Request, c call, v appender, op string) {
-	b, err := v.AppendJSON(make([]byte, 0, 1024))
-	if err != nil {
-		h.restError(w, r, err, op)
-		return
+	buf := h.answers.get()
+	b, err := v.AppendJSON(*buf)
+	if err == nil {
+		err = h.writeResult(w, r, restContentType, b)
 	}
-	if err := h.writeResult(w, r, restContentType, b); err != nil {
+	h.answers.put(buf, b)
+	if err != nil {
 		h.restError(w, r, err, op)
 	}
 }
