@@ -146,9 +146,13 @@ func invocationFunction(b *testing.B, name, event string, routes httpapi.Routes)
 }
 
 // blockRatio is the median, over rounds, of the time of a block of calls
-// of f over that of a block of calls of yardstick, run in turn.
+// of f over that of a block of calls of yardstick, run in turn. A block
+// (25-100 ms) spans several garbage collection cycles, so that each side
+// pays its share of them: blocks of 100 calls (2-3 ms) were shorter than a
+// cycle, and the median followed where the cycles fell (card: 1.07x in
+// one run, 1.76x in the next).
 func blockRatio(f, yardstick func()) float64 {
-	const rounds, block = 31, 100
+	const rounds, block = 31, 1000
 	block1 := func(g func()) time.Duration {
 		start := time.Now()
 		for range block {
