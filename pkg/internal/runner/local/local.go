@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
@@ -34,9 +35,28 @@ type Runner struct {
 
 	mu      sync.Mutex
 	running map[string]*execution
+
+	// handoff passes a task's steps to a worker goroutine waiting for
+	// work; idle counts those waiting (see worker).
+	handoff chan work
+	idle    atomic.Int32
 }
 
 type execution struct{ cancel context.CancelFunc }
+
+// work is a task's steps for a worker: the job, and its execution's
+// context.
+type work struct {
+	ctx  context.Context
+	job  engine.Job
+	exec *execution
+}
+
+// maxIdleWorkers bounds the goroutines kept waiting for a task after
+// running another's: a goroutine that ran steps has the stack they need,
+// which a new one grows again (copying it each time it doubles: a tenth
+// of a blocking send's CPU with the echo agent).
+const maxIdleWorkers = 16
 
 var _ engine.Runner = (*Runner)(nil)
 
@@ -51,13 +71,14 @@ type Options struct {
 // New returns a runner that drives exec.
 func New(exec Executor, opts Options) *Runner {
 	base, stop := context.WithCancel(context.Background())
-	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, base: base, stop: stop, running: map[string]*execution{}}
+	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, base: base, stop: stop, running: map[string]*execution{}, handoff: make(chan work)}
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r
 }
 
-// Start implements engine.Runner: the task's steps run in a new goroutine.
-// An execution parked on the task's interrupt (the job is its reply) ends.
+// Start implements engine.Runner: the task's steps run in a goroutine of
+// their own, one that waits for work if there is one, else a new one. An
+// execution parked on the task's interrupt (the job is its reply) ends.
 func (r *Runner) Start(_ context.Context, job engine.Job) error {
 	ctx, cancel := context.WithCancel(r.base)
 	exec := &execution{cancel: cancel}
@@ -67,13 +88,41 @@ func (r *Runner) Start(_ context.Context, job engine.Job) error {
 	}
 	r.running[job.TaskID] = exec
 	r.mu.Unlock()
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		defer r.forget(job.TaskID, exec)
-		r.run(ctx, engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger})
-	}()
+	w := work{ctx: ctx, job: engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}, exec: exec}
+	select {
+	case r.handoff <- w:
+	default:
+		r.wg.Add(1)
+		go r.worker(w)
+	}
 	return nil
+}
+
+// worker runs w, then waits for another task's steps, unless
+// maxIdleWorkers already wait, until the runner is closed.
+func (r *Runner) worker(w work) {
+	defer r.wg.Done()
+	for {
+		r.execute(w)
+		if r.idle.Add(1) > maxIdleWorkers {
+			r.idle.Add(-1)
+			return
+		}
+		select {
+		case w = <-r.handoff:
+			r.idle.Add(-1)
+		case <-r.base.Done():
+			r.idle.Add(-1)
+			return
+		}
+	}
+}
+
+// execute runs a task's steps until they end (see run), then forgets the
+// execution.
+func (r *Runner) execute(w work) {
+	defer r.forget(w.job.TaskID, w.exec)
+	r.run(w.ctx, w.job)
 }
 
 func (r *Runner) run(ctx context.Context, req engine.Job) {

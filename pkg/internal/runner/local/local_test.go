@@ -1,7 +1,15 @@
 package local_test
 
 import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
@@ -20,3 +28,67 @@ func TestFollowsTheClock(t *testing.T) {
 }
 
 func TestAcrossEpochs(t *testing.T) { clocktest.RunAcrossEpochs(t, ".") }
+
+// steps is an Executor whose steps wait for release, then end the task.
+type steps struct {
+	ran     atomic.Int32
+	release chan struct{}
+}
+
+func (s *steps) Step(ctx context.Context, _ engine.Job) (engine.StepResult, error) {
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return engine.StepResult{}, ctx.Err()
+	}
+	s.ran.Add(1)
+	return engine.StepResult{Next: engine.NextDone}, nil
+}
+
+func (s *steps) Await(context.Context, engine.AwaitRequest) (engine.StepResult, error) {
+	return engine.StepResult{Next: engine.NextDone}, nil
+}
+
+func (s *steps) Expire(context.Context, string, string) (engine.StepResult, error) {
+	return engine.StepResult{Next: engine.NextDone}, nil
+}
+
+// The goroutines that ran steps wait for more, up to a bound, and end
+// with the runner: tasks started at once each run at once, in their own
+// goroutine, and a later task runs in one of those that wait.
+func TestWorkersWaitForMoreUpToABound(t *testing.T) {
+	before := runtime.NumGoroutine()
+	exec := &steps{release: make(chan struct{})}
+	r := local.New(exec, local.Options{})
+	const tasks = 40 // more than the goroutines kept
+	for i := range tasks {
+		require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: fmt.Sprintf("t%d", i)}))
+	}
+	assert.GreaterOrEqual(t, runtime.NumGoroutine(), before+tasks, "every task runs at once")
+	close(exec.release)
+	require.Eventually(t, func() bool { return exec.ran.Load() == tasks }, 5*time.Second, time.Millisecond)
+	waitGoroutines(t, before+16, "at most 16 goroutines wait for work")
+	waiting := runtime.NumGoroutine()
+	assert.Greater(t, waiting, before, "some goroutines wait for work")
+
+	require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "later"}))
+	for exec.ran.Load() != tasks+1 {
+		time.Sleep(time.Millisecond) // in this goroutine: require.Eventually would add its own
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), waiting, "the later task ran in a goroutine that waited")
+
+	r.Close()
+	waitGoroutines(t, before, "closing the runner ends the goroutines that wait")
+}
+
+// waitGoroutines waits until at most max goroutines run, polling in the
+// test's goroutine (require.Eventually would count its own).
+func waitGoroutines(t *testing.T, max int, msg string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > max; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d goroutines run, want at most %d", msg, runtime.NumGoroutine(), max)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
