@@ -1,12 +1,18 @@
 // Package boot is the start-up every Lambda function shares, kept light:
 // secret references resolved, the configuration loaded and checked, the
 // JSON logger, the AWS configuration built from what Lambda puts in the
-// environment, the HTTP API adapter, reporting a failed cold start, the
-// push signing keys and the edge options (cards, health profile). The card
-// function needs nothing more, so it is assembled here too (card.go);
-// every other function is assembled by a package of its own under pkg/app/
-// (httpfn, workerfn, sweepfn, pushfn, deliverfn), which links only the
-// clients that function calls.
+// environment, the HTTP API adapter, the Lambda runtime (Main), reporting
+// a failed cold start, the push signing keys and the edge options (cards,
+// health profile). The card function needs nothing more, so it is
+// assembled here too (card.go); every other function is assembled by a
+// package of its own under pkg/app/ (httpfn, workerfn, sweepfn, pushfn,
+// deliverfn), which links only the clients that function calls.
+//
+// What the local server shares with the functions (Env, Start, the
+// logger, AWSConfig, PushKeys, Edge and HandlerOptions, the response
+// limits) lives in pkg/internal/startup, which does not link the Lambda
+// runtime client (aws-lambda-go's lambda package, with net/rpc and
+// encoding/gob); boot gives it the same names (startup.go).
 //
 // It must not import the AWS SDK's service clients, nor its default
 // configuration loader (github.com/aws/aws-sdk-go-v2/config): Go runs every
@@ -26,57 +32,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runtimeapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 )
-
-// Env is what a function starts from: the environment with its secret
-// references resolved, the configuration read from it, and the logger at
-// the configured level.
-type Env struct {
-	Getenv func(string) string
-	Config config.Config
-	Log    *slog.Logger
-}
-
-// Start reads a function's environment through getenv: secret references
-// resolved (see ResolveSecrets; without references no request is made),
-// the configuration loaded, then each check run on it (their errors
-// joined), and a JSON logger on logOut, on which the configuration's
-// warnings are logged. Call it once per cold start.
-func Start(ctx context.Context, getenv func(string) string, logOut io.Writer, checks ...func(config.Config) error) (Env, error) {
-	getenv, err := ResolveSecrets(ctx, getenv)
-	if err != nil {
-		return Env{}, err
-	}
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return Env{}, fmt.Errorf("configuration: %w", err)
-	}
-	for _, check := range checks {
-		if err := check(cfg); err != nil {
-			return Env{}, err
-		}
-	}
-	log := NewLogger(logOut, cfg.LogLevel)
-	LogWarnings(ctx, log, cfg)
-	return Env{Getenv: getenv, Config: cfg, Log: log}, nil
-}
-
-// LogWarnings logs, once at start, each setting the configuration corrected
-// rather than refused (config.Config.Warnings).
-func LogWarnings(ctx context.Context, log *slog.Logger, cfg config.Config) {
-	for _, w := range cfg.Warnings {
-		log.WarnContext(ctx, "configuration corrected", "warning", w)
-	}
-}
-
-// Agent builds the agent A2A_AGENT names from reg.
-func (e Env) Agent(reg *agent.Registry) (agent.Agent, error) {
-	return reg.New(e.Config.Agent, e.Getenv)
-}
 
 // Builder builds a function's Lambda handler (a handler lambda.Start
 // accepts) from the environment read through getenv, logging to logOut.
@@ -114,12 +72,6 @@ type invokeFunc func(ctx context.Context, payload []byte) ([]byte, error)
 
 func (f invokeFunc) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	return f(ctx, payload)
-}
-
-// NewLogger returns the JSON logger every binary uses (telemetry.NewLogger,
-// which the function's summary lines use too).
-func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return telemetry.NewLogger(w, level)
 }
 
 // InitFailed reports that a function could not start: as a JSON log line on

@@ -20,7 +20,6 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
@@ -31,6 +30,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/local"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -169,11 +169,11 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if o.Store == nil {
 		backend = config.BackendMemory
 	}
-	edge := boot.Edge{Service: svc, Auth: o.Auth, Anonymous: anonymous, FilesKept: true, Local: true, StoreBackend: backend, ExecutionMode: ExecutionLocal, Clock: o.Clock, Log: o.Log}
+	edge := startup.Edge{Service: svc, Auth: o.Auth, Anonymous: anonymous, FilesKept: true, Local: true, StoreBackend: backend, ExecutionMode: ExecutionLocal, Clock: o.Clock, Log: o.Log}
 	if pipeline != nil {
 		edge.JWKS = pipeline.keys
 	}
-	api, err := httpapi.New(boot.HandlerOptions(cfg, ag.Info(), edge))
+	api, err := httpapi.New(startup.HandlerOptions(cfg, ag.Info(), edge))
 	m := mounts{api: api, files: folderFiles}
 	if err == nil && cfg.Console {
 		m.console, err = console.New(console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})

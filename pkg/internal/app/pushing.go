@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
@@ -13,6 +12,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/memqueue"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/notify"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/push/keys"
 )
 
@@ -28,7 +28,7 @@ type localPush struct {
 // PushOptions are the push collaborators of a local server that tests
 // replace.
 type PushOptions struct {
-	// Keys signs notifications; nil means boot.PushKeys.
+	// Keys signs notifications; nil means startup.PushKeys.
 	Keys *keys.Set
 	// Deliverer delivers them; nil means a push.Deliverer with the
 	// configured egress policy.
@@ -41,7 +41,7 @@ func newLocalPush(cfg config.Config, store notify.Store, fs *files.Files, o Push
 	ks := o.Keys
 	if ks == nil {
 		var err error
-		if ks, err = boot.PushKeys(cfg, true, log); err != nil {
+		if ks, err = startup.PushKeys(cfg, true, log); err != nil {
 			return nil, err
 		}
 	}

@@ -15,12 +15,12 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
-	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/s3store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 )
@@ -42,8 +42,8 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	// last ones.
 	lines := telemetry.NewCoalescingWriter(logOut, logDelay, nil)
 	defer lines.Close()
-	log := boot.NewLogger(lines, cfg.LogLevel)
-	boot.LogWarnings(ctx, log, cfg)
+	log := startup.NewLogger(lines, cfg.LogLevel)
+	startup.LogWarnings(ctx, log, cfg)
 	sink, err := metrics.FromEnv(getenv, out, nil)
 	if err != nil {
 		return err

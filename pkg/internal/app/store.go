@@ -9,12 +9,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
-	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -27,10 +27,10 @@ type StoreOptions = setup.StoreOptions
 // AWSLoader makes the AWS configuration of cfg.
 type AWSLoader func(ctx context.Context, cfg config.Config) (aws.Config, error)
 
-// EnvAWS is the AWSLoader of the Lambda functions (boot.AWSConfig): the
+// EnvAWS is the AWSLoader of the Lambda functions (startup.AWSConfig): the
 // region, endpoint and credentials of the process's environment.
 func EnvAWS(_ context.Context, cfg config.Config) (aws.Config, error) {
-	return boot.AWSConfig(cfg, os.Getenv)
+	return startup.AWSConfig(cfg, os.Getenv)
 }
 
 // OpenTaskStore returns the task store cfg names: in memory, or on

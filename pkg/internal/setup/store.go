@@ -13,9 +13,9 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/files"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
@@ -27,18 +27,18 @@ type StoreOptions struct {
 	OnUsage func(dynamo.Usage)
 	// AWS is the AWS configuration when the caller loaded it already (a
 	// function that also needs other clients); nil makes it from the
-	// process's environment (boot.AWSConfig).
+	// process's environment (startup.AWSConfig).
 	AWS *aws.Config
 }
 
 // OpenDynamo returns the DynamoDB store of cfg's table, reached with
-// o.AWS, or the environment's AWS configuration (boot.AWSConfig:
+// o.AWS, or the environment's AWS configuration (startup.AWSConfig:
 // credentials from the environment, as Lambda sets them) in AWS_REGION, or
 // at AWS_ENDPOINT_URL when it is set. With A2A_TASK_STORE_CREATE_TABLE
 // (local development) it first creates the table if it is missing.
 func OpenDynamo(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo.Store, error) {
 	if o.AWS == nil {
-		awsCfg, err := boot.AWSConfig(cfg, os.Getenv)
+		awsCfg, err := startup.AWSConfig(cfg, os.Getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -58,16 +58,16 @@ func OpenDynamo(ctx context.Context, cfg config.Config, o StoreOptions) (*dynamo
 
 // ForFunction opens, for a Lambda function started as env, what it
 // reaches in AWS: its AWS configuration, built from the environment Lambda
-// provides (boot.AWSConfig), the DynamoDB store of its table and the files
+// provides (startup.AWSConfig), the DynamoDB store of its table and the files
 // bucket (BucketFiles), both reached with it. It refuses
 // A2A_TASK_STORE_CREATE_TABLE: the stack creates the functions' table, and
 // a function that never creates one does not link the code that does
 // (table creation and its waiter), which would weigh on its binary.
-func ForFunction(ctx context.Context, env boot.Env) (Function, error) {
+func ForFunction(ctx context.Context, env startup.Env) (Function, error) {
 	if env.Config.TaskStore.CreateTable {
 		return Function{}, errors.New("A2A_TASK_STORE_CREATE_TABLE=true is for the local server: a Lambda function does not create its table (the stack does; for sam local, create it first, e.g. with the local server: A2A_TASK_STORE_BACKEND=dynamodb A2A_TASK_STORE_CREATE_TABLE=true AWS_ENDPOINT_URL=... make run; see docs/deploy.md, \"Try it locally with sam local\")")
 	}
-	awsCfg, err := boot.AWSConfig(env.Config, env.Getenv)
+	awsCfg, err := startup.AWSConfig(env.Config, env.Getenv)
 	if err != nil {
 		return Function{}, err
 	}
@@ -89,7 +89,7 @@ func ForFunction(ctx context.Context, env boot.Env) (Function, error) {
 // Function is what a Lambda function that keeps tasks opens at its cold
 // start.
 type Function struct {
-	boot.Env
+	startup.Env
 	// Agent is the agent A2A_AGENT names (StartFunction; nil from
 	// ForFunction).
 	Agent agent.Agent
@@ -102,11 +102,11 @@ type Function struct {
 	Files *files.Files
 }
 
-// StartFunction starts a Lambda function (boot.Start, with checks), builds
+// StartFunction starts a Lambda function (startup.Start, with checks), builds
 // the agent A2A_AGENT names from reg, and opens the store and the files
 // bucket (ForFunction).
 func StartFunction(ctx context.Context, getenv func(string) string, logOut io.Writer, reg *agent.Registry, checks ...func(config.Config) error) (Function, error) {
-	env, err := boot.Start(ctx, getenv, logOut, checks...)
+	env, err := startup.Start(ctx, getenv, logOut, checks...)
 	if err != nil {
 		return Function{}, err
 	}

@@ -1,4 +1,4 @@
-package boot_test
+package startup_test
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
-	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/agents/echo"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/envtest"
 )
 
@@ -39,7 +39,7 @@ func TestAgentSettingsFromAReference(t *testing.T) {
 		got = s
 		return echo.New(s)
 	})
-	env, err := boot.Start(context.Background(), envtest.Getenv(
+	env, err := startup.Start(context.Background(), envtest.Getenv(
 		"A2A_AGENT", "probe",
 		agent.EnvSettings, "ssm:/my-agent/settings",
 		"LIMIT", "5",
@@ -61,7 +61,7 @@ func TestAgentSettingsFromAReference(t *testing.T) {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = io.WriteString(w, `{"__type":"ParameterNotFound","message":"no such parameter"}`)
 	})
-	_, err = boot.Start(context.Background(), envtest.Getenv(agent.EnvSettings, "ssm:/my-agent/missing",
+	_, err = startup.Start(context.Background(), envtest.Getenv(agent.EnvSettings, "ssm:/my-agent/missing",
 		"AWS_REGION", "us-east-1", "AWS_ACCESS_KEY_ID", "id", "AWS_SECRET_ACCESS_KEY", "secret", "AWS_ENDPOINT_URL", ssm.URL), io.Discard)
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "A2A_AGENT_SETTINGS") && strings.Contains(err.Error(), "ssm:/my-agent/missing"), err.Error())
