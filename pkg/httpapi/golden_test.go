@@ -13,9 +13,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/service"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/a2aschema"
@@ -85,9 +87,9 @@ func oapReq(version, envelopeType, params string) goldenReq {
 const hook = `"url":"https://hooks.example.com/a2a","token":"secret-token"`
 
 func goldenSequences() map[string][]goldenCase {
-	// Each sent message names its context, so that the order of
-	// contexts/list does not depend on the clock: a later context has a
-	// greater id, which is also the order of ties.
+	// Each sent message names its context, so that contexts/list shows
+	// ids that do not change from run to run (its order is the
+	// sequence's: see goldenServer's clock).
 	send03 := func(id, text string, blocking bool) string {
 		return fmt.Sprintf(`{"message":{"kind":"message","role":"user","messageId":%q,"contextId":"ctx-%s","parts":[{"kind":"text","text":%q}]},"configuration":{"blocking":%t}}`, id, id, text, blocking)
 	}
@@ -228,11 +230,16 @@ func checkSchema10(t *testing.T, seq, name string, c goldenCase, status int, dec
 }
 
 // goldenServer serves the demo agent (instant work) with push configs on,
-// one caller, and a fixed public URL.
+// one caller, and a fixed public URL. Its clock moves a millisecond at
+// each reading: two tasks never share a status timestamp, so the order
+// of contexts/list (newest status first) is the order of the sequence
+// (on the system clock, a fast run settled two tasks in one millisecond,
+// and the tie fell to their ids).
 func goldenServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	ag := fastDemo(t)
-	srv, _ := serveAgent(t, ag, service.Config{PushNotifications: true}, service.Options{}, httpapi.Options{
+	clk := clocktest.New(clocktest.Start(t), clocktest.WithTick(time.Millisecond))
+	srv, _ := serveAgent(t, ag, service.Config{PushNotifications: true}, service.Options{Clock: clk}, httpapi.Options{
 		Auth: alice(), Cards: cards(ag.Info(), true), PublicURL: "https://agent.example.com",
 	})
 	return srv

@@ -56,8 +56,8 @@ func fastDemo(t *testing.T) agent.Agent {
 // store.
 func serveAgent(t *testing.T, ag agent.Agent, cfg service.Config, so service.Options, o httpapi.Options) (*httptest.Server, *memory.Store) {
 	t.Helper()
-	store := memory.New(memory.Options{})
-	runner := local.New(engine.NewExecutor(store, ag, engine.Options{}), local.Options{})
+	store := memory.New(memory.Options{Clock: so.Clock})
+	runner := local.New(engine.NewExecutor(store, ag, engine.Options{Clock: so.Clock}), local.Options{Clock: so.Clock})
 	t.Cleanup(runner.Close)
 	if cfg.BlockingTimeout == 0 {
 		cfg.BlockingTimeout = 5 * time.Second
