@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
@@ -15,6 +14,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/streamscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/memory"
@@ -69,6 +69,11 @@ func DynamoChanges(ctx context.Context, cfg config.Config, awsCfg aws.Config, lo
 	if arn == "" {
 		return nil, fmt.Errorf("table %s has no stream: push notifications need one (NEW_AND_OLD_IMAGES)", cfg.TaskStore.Table)
 	}
-	streams := dynamodbstreams.NewFromConfig(awsCfg)
-	return func(ctx context.Context, fn func(store.TaskChange)) { follow.Changes(ctx, streams, arn, fn, log) }, nil
+	streams, err := streamscall.New(awsCfg, streamscall.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, fn func(store.TaskChange)) {
+		follow.Changes(ctx, streams, arn, fn, follow.Options{Log: log})
+	}, nil
 }

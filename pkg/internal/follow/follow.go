@@ -1,7 +1,7 @@
 // Package follow reads a task table's DynamoDB stream for the local
 // server, as the push function's event source mapping does in Lambda. It is
 // a package of its own so that the functions, which never read the stream
-// themselves, do not link the Streams client.
+// themselves, do not link it.
 package follow
 
 import (
@@ -11,20 +11,27 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
-	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
-
+	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/streamscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
-	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo/streamrecord"
+	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 )
 
-// StreamsAPI is the part of the DynamoDB Streams client Changes uses;
-// *dynamodbstreams.Client implements it.
-type StreamsAPI interface {
-	DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error)
-	GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error)
-	GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error)
+// Streams is the part of the DynamoDB Streams API Changes reads with;
+// *streamscall.Client implements it.
+type Streams interface {
+	DescribeStream(ctx context.Context, streamARN, exclusiveStartShardID string) (streamscall.Stream, error)
+	GetShardIterator(ctx context.Context, streamARN, shardID string, from streamscall.IteratorType, sequenceNumber string) (string, error)
+	GetRecords(ctx context.Context, iterator string) (streamscall.Records, error)
+}
+
+// Options configure Changes. The zero value is the defaults.
+type Options struct {
+	// Log receives what went wrong (and was retried); nil discards it.
+	Log *slog.Logger
+	// Clock paces the polls of the shards and the listings of the
+	// stream's shards; nil means the system clock.
+	Clock clock.Clock
 }
 
 // followPoll is how often Changes asks a shard for new records when it had
@@ -34,91 +41,186 @@ const followPoll = 250 * time.Millisecond
 // followListShards is how often Changes looks for new shards.
 const followListShards = 10 * time.Second
 
+// followListRetry is how soon Changes lists the shards again after it
+// could not.
+const followListRetry = time.Second
+
+// shard is what Changes knows of one of the stream's shards.
+type shard struct {
+	parent string
+	// iterator reads on; "" when there is none yet, or it must be renewed.
+	iterator string
+	// last is the sequence number of the last record read of the shard,
+	// where a renewed iterator starts after; "" for none.
+	last string
+	// from is where a renewed iterator starts when no record was read.
+	from streamscall.IteratorType
+	// closed once the shard is read to its end.
+	closed bool
+	// gone: the API no longer knows the shard's iterator; not read until
+	// a listing of the shards says whether the shard is still there.
+	gone bool
+}
+
+// follower is the state of one Changes.
+type follower struct {
+	api       Streams
+	streamARN string
+	fn        func(store.TaskChange)
+	log       *slog.Logger
+	clock     clock.Clock
+	shards    map[string]*shard
+	// listed is whether a listing of the shards succeeded yet: until then,
+	// the shards found are followed from their newest record (what
+	// happened before the start is not news), then from their first.
+	listed bool
+}
+
 // Changes reads the table's stream (its ARN: DescribeTable's
 // LatestStreamArn) from now on and calls fn with every task change, in the
-// stream's order within a shard, until ctx ends. It is the local server's
-// stand-in for the push function's event source mapping; in Lambda, the
-// mapping reads the stream and dynamo.ChangeFromStream decodes it. Errors
-// are logged and retried.
-func Changes(ctx context.Context, api StreamsAPI, streamARN string, fn func(store.TaskChange), log *slog.Logger) {
-	log = cmp.Or(log, slog.New(slog.DiscardHandler))
-	iterators := map[string]*string{} // shard id -> next iterator; nil once closed
-	started := false
+// stream's order within a shard (and a child shard after its parent),
+// until ctx ends. It is the local server's stand-in for the push
+// function's event source mapping; in Lambda, the mapping reads the stream,
+// and its records go through the same dynamo.ChangeFromStream. Errors are
+// logged and retried; an expired iterator is renewed after the last record
+// read.
+func Changes(ctx context.Context, api Streams, streamARN string, fn func(store.TaskChange), o Options) {
+	f := &follower{api: api, streamARN: streamARN, fn: fn, log: cmp.Or(o.Log, slog.New(slog.DiscardHandler)), clock: clock.Or(o.Clock),
+		shards: map[string]*shard{}}
 	// New shards appear every few hours: list them now and then, not
 	// before every read (which made a busy server ask for the table's
-	// stream description hundreds of times a second). The ticker paces
-	// I/O, as a timeout does, so it runs in real time.
-	relist := time.NewTicker(followListShards)
-	defer relist.Stop()
+	// stream description hundreds of times a second).
+	var nextList time.Time
 	for ctx.Err() == nil {
-		list := !started
-		select {
-		case <-relist.C:
-			list = true
-		default:
-		}
-		if list {
-			if err := followShards(ctx, api, streamARN, iterators, !started); err != nil {
-				log.WarnContext(ctx, "could not list the table stream's shards", "error", err)
+		if now := f.clock.Now(); !now.Before(nextList) {
+			nextList = now.Add(followListShards)
+			if err := f.list(ctx); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				f.log.WarnContext(ctx, "could not list the table stream's shards", "error", err)
+				nextList = now.Add(followListRetry)
 			}
 		}
-		started = true
 		idle := true
-		for id, it := range iterators {
-			if it == nil {
-				continue
-			}
-			out, err := api.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it})
-			if err != nil {
-				if ctx.Err() == nil {
-					log.WarnContext(ctx, "could not read the table stream", "shard", id, "error", err)
-				}
-				continue
-			}
-			iterators[id] = out.NextShardIterator
-			for _, r := range out.Records {
+		for id, sh := range f.shards {
+			if f.read(ctx, id, sh) {
 				idle = false
-				c, err := streamrecord.ChangeOf(r)
-				if err != nil {
-					log.ErrorContext(ctx, "skipped a stream record that does not decode", "event_id", aws.ToString(r.EventID), "error", err)
-					continue
-				}
-				if c != nil {
-					fn(*c)
-				}
 			}
 		}
 		if idle {
-			select {
-			case <-ctx.Done():
-			case <-time.After(followPoll):
-			}
+			_ = clock.Sleep(ctx, f.clock, followPoll)
 		}
 	}
 }
 
-// followShards adds the stream's new shards to iterators: at their latest
-// record when the follow starts (what happened before is not news), from
-// their first record when they appear later.
-func followShards(ctx context.Context, api StreamsAPI, streamARN string, iterators map[string]*string, start bool) error {
-	desc, err := api.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(streamARN)})
-	if err != nil {
-		return err
+// list adds the stream's new shards and forgets those it no longer has.
+func (f *follower) list(ctx context.Context) error {
+	seen := map[string]bool{}
+	after := ""
+	for {
+		page, err := f.api.DescribeStream(ctx, f.streamARN, after)
+		if err != nil {
+			return err
+		}
+		for _, s := range page.Shards {
+			seen[s.ID] = true
+			if sh, known := f.shards[s.ID]; known {
+				sh.gone = false
+				continue
+			}
+			sh := &shard{parent: s.ParentID, from: streamscall.TrimHorizon}
+			if !f.listed {
+				sh.from = streamscall.Latest
+			}
+			f.shards[s.ID] = sh
+		}
+		if after = page.LastEvaluatedShardID; after == "" {
+			break
+		}
 	}
-	for _, sh := range desc.StreamDescription.Shards {
-		id := aws.ToString(sh.ShardId)
-		if _, known := iterators[id]; known {
+	for id := range f.shards {
+		if !seen[id] {
+			delete(f.shards, id) // trimmed: past the stream's 24 hours
+		}
+	}
+	f.listed = true
+	return nil
+}
+
+// read reads the shard's new records once, and reports whether there
+// were any.
+func (f *follower) read(ctx context.Context, id string, sh *shard) bool {
+	if sh.closed || sh.gone {
+		return false
+	}
+	if p, ok := f.shards[sh.parent]; ok && !p.closed {
+		return false // the parent's records come first
+	}
+	if sh.iterator == "" {
+		if err := f.renew(ctx, id, sh); err != nil {
+			f.failed(ctx, id, sh, err)
+			return false
+		}
+	}
+	out, err := f.api.GetRecords(ctx, sh.iterator)
+	if err != nil {
+		f.failed(ctx, id, sh, err)
+		return false
+	}
+	sh.iterator = out.NextShardIterator
+	sh.closed = out.NextShardIterator == ""
+	for _, u := range out.Undecoded {
+		f.log.ErrorContext(ctx, "skipped a stream record that does not decode", "shard", id, "event_id", u.EventID, "error", u.Err)
+	}
+	for _, r := range out.Records {
+		sh.last = r.Change.SequenceNumber
+		c, err := dynamo.ChangeFromStream(r)
+		if err != nil {
+			f.log.ErrorContext(ctx, "skipped a stream record that does not decode", "shard", id, "event_id", r.EventID, "error", err)
 			continue
 		}
-		from := streamtypes.ShardIteratorTypeTrimHorizon
-		if start {
-			from = streamtypes.ShardIteratorTypeLatest
+		if c != nil {
+			f.fn(*c)
 		}
-		out, err := api.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(streamARN), ShardId: sh.ShardId, ShardIteratorType: from})
-		if err != nil {
-			return fmt.Errorf("shard iterator of %s: %w", id, err)
-		}
-		iterators[id] = out.ShardIterator
 	}
+	return len(out.Records)+len(out.Undecoded) > 0
+}
+
+// failed logs why the shard could not be read, and makes the next read
+// start where it can: a new iterator after the last record read when the
+// iterator expired, one at the oldest record kept when the records it
+// pointed at were dropped, none until the next listing says whether the
+// shard is still there when the API no longer knows it.
+func (f *follower) failed(ctx context.Context, id string, sh *shard, err error) {
+	switch {
+	case ctx.Err() != nil:
+	case streamscall.Refused(err, streamscall.ExpiredIterator):
+		// The server stood still for 15 minutes (a laptop asleep).
+		f.log.InfoContext(ctx, "renewing an expired iterator of the table stream", "shard", id)
+		sh.iterator = ""
+	case streamscall.Refused(err, streamscall.TrimmedDataAccess):
+		f.log.WarnContext(ctx, "the table stream dropped records before they were read: reading on from its oldest", "shard", id, "error", err)
+		sh.iterator, sh.last, sh.from = "", "", streamscall.TrimHorizon
+	case streamscall.Refused(err, streamscall.ResourceNotFound):
+		f.log.WarnContext(ctx, "the table stream does not know a shard being read", "shard", id, "error", err)
+		sh.iterator, sh.gone = "", true
+	default:
+		f.log.WarnContext(ctx, "could not read the table stream", "shard", id, "error", err)
+	}
+}
+
+// renew gets the shard an iterator: after the last record read, else where
+// the shard is followed from.
+func (f *follower) renew(ctx context.Context, id string, sh *shard) error {
+	from, after := sh.from, ""
+	if sh.last != "" {
+		from, after = streamscall.AfterSequenceNumber, sh.last
+	}
+	it, err := f.api.GetShardIterator(ctx, f.streamARN, id, from, after)
+	if err != nil {
+		return fmt.Errorf("shard iterator of %s: %w", id, err)
+	}
+	sh.iterator = it
 	return nil
 }

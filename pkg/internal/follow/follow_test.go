@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/follow"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/streamscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -38,14 +38,16 @@ func TestFollowerSkipsTasksWithoutWebhooks(t *testing.T) {
 		mu      sync.Mutex
 		changes []store.TaskChange
 	)
+	api, err := streamscall.New(awstest.Config(t), streamscall.Options{})
+	require.NoError(t, err)
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		follow.Changes(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), arn, func(c store.TaskChange) {
+		follow.Changes(ctx, api, arn, func(c store.TaskChange) {
 			mu.Lock()
 			defer mu.Unlock()
 			changes = append(changes, c)
-		}, nil)
+		}, follow.Options{})
 	}()
 	now := func() string { return a2a.FormatTime(time.Now()) }
 	life := func(id string, push []store.PushConfig) {

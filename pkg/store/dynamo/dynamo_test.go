@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock/clocktest"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/follow"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/streamscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/storetest"
@@ -97,14 +97,16 @@ func TestFollow(t *testing.T) {
 		mu      sync.Mutex
 		changes []store.TaskChange
 	)
+	api, err := streamscall.New(awstest.Config(t), streamscall.Options{})
+	require.NoError(t, err)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		follow.Changes(ctx, dynamodbstreams.NewFromConfig(awstest.Config(t)), aws.ToString(desc.Table.LatestStreamArn), func(c store.TaskChange) {
+		follow.Changes(ctx, api, aws.ToString(desc.Table.LatestStreamArn), func(c store.TaskChange) {
 			mu.Lock()
 			defer mu.Unlock()
 			changes = append(changes, c)
-		}, nil)
+		}, follow.Options{})
 	}()
 	time.Sleep(300 * time.Millisecond) // let it take its place at the stream's end
 	_, err = s.UpdateTask(ctx, store.Update{TaskID: "t1", Status: &a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: now()}})

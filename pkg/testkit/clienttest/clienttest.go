@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/dynamodb"
@@ -23,6 +22,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/follow"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/streamscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
 	"github.com/a2a-lambda/a2a-lambda/pkg/testkit/awstest"
@@ -127,7 +127,10 @@ func DynamoStoreWithChanges(t testing.TB) (*dynamo.Store, app.ChangeSource) {
 	require.NoError(t, err)
 	out, err := c.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	require.NoError(t, err)
-	streams := dynamodbstreams.NewFromConfig(awstest.Config(t))
+	streams, err := streamscall.New(awstest.Config(t), streamscall.Options{})
+	require.NoError(t, err)
 	arn := aws.ToString(out.Table.LatestStreamArn)
-	return s, func(ctx context.Context, fn func(store.TaskChange)) { follow.Changes(ctx, streams, arn, fn, nil) }
+	return s, func(ctx context.Context, fn func(store.TaskChange)) {
+		follow.Changes(ctx, streams, arn, fn, follow.Options{})
+	}
 }
