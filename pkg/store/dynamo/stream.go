@@ -13,7 +13,8 @@ import (
 )
 
 // ChangeFromStream reads one record of the table's stream (view type
-// NEW_AND_OLD_IMAGES, as a Lambda event source mapping delivers it) and
+// NEW_AND_OLD_IMAGES, as a Lambda event source mapping delivers it, or as
+// GetRecords returns it: pkg/internal/streamscall) and
 // returns the task change webhooks are told about, or nil when the record
 // is not one: an item other than a task (an idempotency record kept at a
 // task's key included), a task without push configs, a new task that is still submitted (its creator
@@ -32,23 +33,6 @@ func ChangeFromStream(r events.DynamoDBEventRecord) (*store.TaskChange, error) {
 		return nil, nil
 	}
 	return changeOfImages(r.EventID, insert, r.Change.NewImage, r.Change.OldImage, fromStream)
-}
-
-// ChangeOfImages is ChangeFromStream for a record of another source, such
-// as the Streams API's GetRecords (see pkg/store/dynamo/streamrecord): an
-// INSERT (insert) or a MODIFY of the item of keys, with its images, whose
-// values convert turns into the store's.
-func ChangeOfImages[V any](eventID string, insert bool, keys, newImage, oldImage map[string]V, convert func(V) (dynamodb.AttributeValue, error)) (*store.TaskChange, error) {
-	v, ok := keys[attrSK]
-	if !ok {
-		return nil, nil
-	}
-	if sk, err := convert(v); err != nil {
-		return nil, fmt.Errorf("dynamo: stream record %s: sort key: %w", eventID, err)
-	} else if s, ok := sk.(*dynamodb.AttributeValueMemberS); !ok || s.Value != skTask {
-		return nil, nil
-	}
-	return changeOfImages(eventID, insert, newImage, oldImage, convert)
 }
 
 // changeOfImages is the change a task item's stream record shows, from its
