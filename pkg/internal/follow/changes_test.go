@@ -297,7 +297,8 @@ func TestChangesRenewsIterators(t *testing.T) {
 
 // Other errors are logged and retried: a listing that failed at the start
 // within a second (the shards it then finds are still followed from their
-// newest record), a read at the next poll with the same iterator.
+// newest record), a later one at the next listing, a read at the next poll
+// with the same iterator.
 // Records that do not decode are logged and skipped; the others arrive.
 func TestChangesLogsAndRetries(t *testing.T) {
 	api := newFakeStreams(listed("s1", ""))
@@ -313,6 +314,14 @@ func TestChangesLogsAndRetries(t *testing.T) {
 	}
 	assert.Contains(t, api.took(), "GetShardIterator s1 LATEST")
 	assert.Empty(t, r.took())
+	// Later, a failed listing waits for the next one, 10 s on.
+	api.set(func(f *fakeStreams) { f.refuse["DescribeStream"] = errors.New("timeout") })
+	r.poll(followListShards)
+	assert.Equal(t, 1, countPrefix(api.took(), "DescribeStream"))
+	r.poll(followListShards - followPoll)
+	assert.Zero(t, countPrefix(api.took(), "DescribeStream"))
+	r.poll(followPoll)
+	assert.Equal(t, 1, countPrefix(api.took(), "DescribeStream"))
 
 	api.set(func(f *fakeStreams) { f.refuse["GetRecords s1"] = errors.New("connection reset") })
 	api.add("s1", "11")

@@ -41,8 +41,8 @@ const followPoll = 250 * time.Millisecond
 // followListShards is how often Changes looks for new shards.
 const followListShards = 10 * time.Second
 
-// followListRetry is how soon Changes lists the shards again after it
-// could not.
+// followListRetry is how soon Changes lists the shards again after its
+// first listing failed.
 const followListRetry = time.Second
 
 // shard is what Changes knows of one of the stream's shards.
@@ -99,7 +99,9 @@ func Changes(ctx context.Context, api Streams, streamARN string, fn func(store.T
 					return
 				}
 				f.log.WarnContext(ctx, "could not list the table stream's shards", "error", err)
-				nextList = now.Add(followListRetry)
+				if !f.listed {
+					nextList = now.Add(followListRetry) // no shard to read yet
+				}
 			}
 		}
 		idle := true
