@@ -237,7 +237,9 @@ func New(o Options) (http.Handler, error) {
 		if o.Routes&rt.group == 0 {
 			continue
 		}
-		h.mux.HandleFunc(rt.method+" "+card.RESTPath+rt.path, h.a2aRoute(bindingREST, func(w http.ResponseWriter, r *http.Request, c call) { rt.serve(h, w, r, c) }))
+		for _, base := range restBases() {
+			h.mux.HandleFunc(rt.method+" "+base+rt.path, h.a2aRoute(bindingREST, func(w http.ResponseWriter, r *http.Request, c call) { rt.serve(h, w, r, c) }))
+		}
 	}
 	if o.Routes&RoutesRPC != 0 {
 		h.mux.HandleFunc("POST /{$}", h.a2aRoute(bindingJSONRPC, h.serveJSONRPC))
@@ -258,8 +260,7 @@ func New(o Options) (http.Handler, error) {
 	return h, nil
 }
 
-// restRoute is one route of the REST binding, relative to the REST base
-// (see restRoutePath for its /v1 form).
+// restRoute is one route of the REST binding, relative to each REST base.
 type restRoute struct {
 	group        Routes
 	method, path string
@@ -292,6 +293,14 @@ var restRoutes = []restRoute{
 	{group: RoutesRPC, method: "POST", path: "/files", extension: true, serve: (*handler).restCreateUpload},
 }
 
+// restBases are the prefixes of the REST binding: the 0.3 spec's /v1 form,
+// and the form without /v1 of A2A 1.0 (which some 0.3 clients call too).
+// The request's A2A-Version, not its path, decides the wire format. The
+// mux holds each route at both: mapping one form to the other before the
+// mux would save start-up a few patterns (tens of microseconds) and cost
+// every request in that form a copy of the request and its URL.
+func restBases() []string { return []string{card.RESTPath + "/v1", card.RESTPath} }
+
 // ServeHTTP routes the request. A panic below is a bug: it is logged with
 // its stack and answered 500 rather than taking the process (a Lambda
 // runtime) down.
@@ -309,7 +318,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rest, ok := strings.CutPrefix(r.URL.Path, card.RESTPath+"/"); ok {
-		if p, ok := restRoutePath(rest); ok {
+		if p, ok := stripTenant(rest); ok {
 			r2 := *r
 			u := *r.URL
 			u.Path, u.RawPath = card.RESTPath+"/"+p, ""
@@ -318,21 +327,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.mux.ServeHTTP(w, r)
-}
-
-// restRoutePath is the path of a REST request, relative to the REST base,
-// as the mux knows its route, when it differs from the request's own:
-// the REST binding is served at two prefixes, the 0.3 spec's /v1 form and
-// the form without /v1 of A2A 1.0 (which some 0.3 clients call too), and
-// the mux holds each route once, in the second form (every pattern costs
-// a process's start-up some microseconds). The request's A2A-Version, not
-// its path, decides the wire format. A 1.0 path may also name a tenant
-// (stripTenant); the /v1 form never does.
-func restRoutePath(rest string) (string, bool) {
-	if tail, ok := strings.CutPrefix(rest, "v1/"); ok {
-		return tail, true
-	}
-	return stripTenant(rest)
 }
 
 // restHeads are the first path segments of the REST routes.
@@ -503,8 +497,8 @@ func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
 	writeHTTPError(w, http.StatusNotFound, "NOT_FOUND", "no route for "+r.Method+" "+requestPath(r))
 }
 
-// requestPath is the path the client asked for (ServeHTTP may have
-// rewritten r.URL's to find its route).
+// requestPath is the path the client asked for (ServeHTTP drops a tenant
+// segment from r.URL's to find its route).
 func requestPath(r *http.Request) string {
 	if p, _, _ := strings.Cut(r.RequestURI, "?"); strings.HasPrefix(p, "/") {
 		return p
