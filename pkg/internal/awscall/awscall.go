@@ -3,7 +3,9 @@
 // the Lambda functions make of DynamoDB (pkg/dynamodb), Lambda
 // (pkg/internal/lambdainvoke), Step Functions (pkg/internal/sfncall), SQS
 // (pkg/internal/sqscall), S3 (pkg/internal/objectstore) and SSM and Secrets
-// Manager (pkg/internal/secrets), without the SDK's service clients. Go
+// Manager (pkg/internal/secrets), and those the local server makes of
+// DynamoDB Streams (pkg/internal/streamscall), without the SDK's service
+// clients. Go
 // initializes every linked package at each cold start, and a client's
 // packages are among the costliest (the DynamoDB client's service model
 // alone took 0.5-1.0 ms), besides hundreds of kilobytes of every binary
