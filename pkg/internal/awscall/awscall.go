@@ -25,11 +25,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -396,6 +398,13 @@ type Error struct {
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s (HTTP %d): %s", e.Code, e.StatusCode, e.Message)
+}
+
+// Refused reports whether err is (or wraps) an API's refusal with one of
+// codes.
+func Refused(err error, codes ...string) bool {
+	var e *Error
+	return errors.As(err, &e) && slices.Contains(codes, e.Code)
 }
 
 // ErrorCode and RetryableError let the SDK's retry helpers classify it.

@@ -2,6 +2,8 @@ package awscall_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -103,6 +105,10 @@ func TestRefusalIsAnError(t *testing.T) {
 	assert.Equal(t, "ParameterNotFound", e.Code)
 	assert.Equal(t, 400, e.StatusCode)
 	assert.False(t, e.RetryableError())
+	assert.True(t, awscall.Refused(err, "Other", "ParameterNotFound"))
+	assert.True(t, awscall.Refused(fmt.Errorf("read the parameter: %w", err), "ParameterNotFound"), "wrapped")
+	assert.False(t, awscall.Refused(err, "Other"))
+	assert.False(t, awscall.Refused(errors.New("ParameterNotFound"), "ParameterNotFound"), "only an API's answer is a refusal")
 }
 
 // The waits between attempts are the client's clock's: each is at most the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/streamscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store/dynamo"
@@ -197,14 +198,14 @@ func (f *follower) read(ctx context.Context, id string, sh *shard) bool {
 func (f *follower) failed(ctx context.Context, id string, sh *shard, err error) {
 	switch {
 	case ctx.Err() != nil:
-	case streamscall.Refused(err, streamscall.ExpiredIterator):
+	case awscall.Refused(err, streamscall.ExpiredIterator):
 		// The server stood still for 15 minutes (a laptop asleep).
 		f.log.InfoContext(ctx, "renewing an expired iterator of the table stream", "shard", id)
 		sh.iterator = ""
-	case streamscall.Refused(err, streamscall.TrimmedDataAccess):
+	case awscall.Refused(err, streamscall.TrimmedDataAccess):
 		f.log.WarnContext(ctx, "the table stream dropped records before they were read: reading on from its oldest", "shard", id, "error", err)
 		sh.iterator, sh.last, sh.from = "", "", streamscall.TrimHorizon
-	case streamscall.Refused(err, streamscall.ResourceNotFound):
+	case awscall.Refused(err, streamscall.ResourceNotFound):
 		f.log.WarnContext(ctx, "the table stream does not know a shard being read", "shard", id, "error", err)
 		sh.iterator, sh.gone = "", true
 	default:

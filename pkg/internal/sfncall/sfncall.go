@@ -8,16 +8,14 @@
 // and for its types, whose packages Go initialized at every cold start of
 // the functions that run tasks (GODEBUG=inittrace=1): its inputs are its
 // own, and Step Functions' refusals are *awscall.Error, whose Code the
-// runner tells apart (Refused). A test compares its requests with the SDK
-// client's.
+// runner tells apart (awscall.Refused). A test compares its requests with
+// the SDK client's.
 package sfncall
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -54,13 +52,6 @@ const (
 	TaskDoesNotExist       = "TaskDoesNotExist"
 	TaskTimedOut           = "TaskTimedOut"
 )
-
-// Refused reports whether err is (or wraps) a refusal of Step Functions
-// with one of codes.
-func Refused(err error, codes ...string) bool {
-	var e *awscall.Error
-	return errors.As(err, &e) && slices.Contains(codes, e.Code)
-}
 
 // Execution is an execution to start: of the state machine StateMachineARN,
 // named Name (unique among the machine's executions for 90 days; empty:

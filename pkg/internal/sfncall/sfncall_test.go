@@ -155,8 +155,8 @@ func TestWireMatchesTheSDK(t *testing.T) {
 			assert.True(t, c.match(err), "the SDK: %v is a %s", err, c.code)
 			_, err = calls[c.call].ours()
 			require.Error(t, err)
-			assert.True(t, sfncall.Refused(err, c.code), "ours: %v is a %s", err, c.code)
-			assert.False(t, sfncall.Refused(err, "Other"+c.code))
+			assert.True(t, awscall.Refused(err, c.code), "ours: %v is a %s", err, c.code)
+			assert.False(t, awscall.Refused(err, "Other"+c.code))
 			assert.Contains(t, err.Error(), "it says why")
 			var e *awscall.Error
 			require.ErrorAs(t, err, &e)
@@ -167,10 +167,10 @@ func TestWireMatchesTheSDK(t *testing.T) {
 		status, answer = http.StatusBadRequest, `{"__type":"com.amazonaws.states#StateMachineDoesNotExist","message":"gone"}`
 		_, err := ours.StartExecution(ctx, sfncall.Execution{StateMachineARN: arn})
 		require.Error(t, err)
-		assert.True(t, sfncall.Refused(err, "StateMachineDoesNotExist"))
+		assert.True(t, awscall.Refused(err, "StateMachineDoesNotExist"))
 		assert.Contains(t, err.Error(), "sfn StartExecution: StateMachineDoesNotExist")
 		assert.Contains(t, err.Error(), "gone")
-		assert.False(t, sfncall.Refused(errors.New("StateMachineDoesNotExist"), "StateMachineDoesNotExist"), "only Step Functions' answer is a refusal")
+		assert.False(t, awscall.Refused(errors.New("StateMachineDoesNotExist"), "StateMachineDoesNotExist"), "only Step Functions' answer is a refusal")
 	})
 }
 
@@ -210,10 +210,10 @@ func TestOnStepFunctions(t *testing.T) {
 	assert.False(t, out.StartDate.IsZero())
 
 	_, err = c.StartExecution(ctx, sfncall.Execution{StateMachineARN: m.ARN, Name: "t-1", Input: `{"other":true}`})
-	assert.True(t, sfncall.Refused(err, sfncall.ExecutionAlreadyExists), "%v", err)
+	assert.True(t, awscall.Refused(err, sfncall.ExecutionAlreadyExists), "%v", err)
 
 	err = c.SendTaskFailure(ctx, "made-up", "TaskCanceled", "")
-	assert.True(t, sfncall.Refused(err, sfncall.InvalidToken), "%v", err)
+	assert.True(t, awscall.Refused(err, sfncall.InvalidToken), "%v", err)
 
 	require.NoError(t, c.StopExecution(ctx, out.ExecutionARN, "TaskCanceled", "test"))
 }

@@ -19,10 +19,8 @@ package streamscall
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -64,13 +62,6 @@ const (
 	// ResourceNotFound: no such stream or shard (any more).
 	ResourceNotFound = "ResourceNotFoundException"
 )
-
-// Refused reports whether err is (or wraps) a refusal of DynamoDB Streams
-// with one of codes.
-func Refused(err error, codes ...string) bool {
-	var e *awscall.Error
-	return errors.As(err, &e) && slices.Contains(codes, e.Code)
-}
 
 // Stream is one page of a stream's description.
 type Stream struct {
@@ -211,7 +202,7 @@ const maxAnswer = 8 << 20
 
 // call makes one AWS JSON 1.0 call of operation with in as its body, and
 // decodes the answer into out. DynamoDB Streams' refusal is an
-// *awscall.Error: its Code is the error's type (see Refused), its
+// *awscall.Error: its Code is the error's type (see awscall.Refused), its
 // StatusCode 4xx when the API blames the request rather than itself.
 // Throttling (LimitExceededException) and the API's failures
 // (InternalServerError) are tried again first.

@@ -286,13 +286,13 @@ func TestRefusalsAreTyped(t *testing.T) {
 				assert.Equal(t, r.status, e.StatusCode)
 				assert.NotEmpty(t, e.Message)
 				assert.Contains(t, err.Error(), "dynamodb streams "+op+": ")
-				assert.True(t, streamscall.Refused(err, r.code))
-				assert.True(t, streamscall.Refused(err, "Other", r.code))
-				assert.False(t, streamscall.Refused(err, "Other"))
+				assert.True(t, awscall.Refused(err, r.code))
+				assert.True(t, awscall.Refused(err, "Other", r.code))
+				assert.False(t, awscall.Refused(err, "Other"))
 			})
 		}
 	}
-	assert.False(t, streamscall.Refused(io.EOF, streamscall.ExpiredIterator), "not a refusal")
+	assert.False(t, awscall.Refused(io.EOF, streamscall.ExpiredIterator), "not a refusal")
 }
 
 // Throttling is tried again with full jitter: DynamoDB Streams answers

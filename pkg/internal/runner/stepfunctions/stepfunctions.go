@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/sfncall"
@@ -27,7 +28,7 @@ import (
 
 // API is the part of Step Functions the runner calls; *sfncall.Client
 // implements it. Step Functions' refusals are told apart by their codes
-// (sfncall.Refused).
+// (awscall.Refused).
 type API interface {
 	StartExecution(ctx context.Context, in sfncall.Execution) (sfncall.Started, error)
 	StopExecution(ctx context.Context, executionARN, errorName, cause string) error
@@ -143,7 +144,7 @@ func (r *Runner) startExecution(ctx context.Context, name string, in Input) erro
 		// (tracing.Header keeps Step Functions' 256-character limit).
 		TraceHeader: tracing.Header(ctx),
 	})
-	if sfncall.Refused(err, sfncall.ExecutionAlreadyExists) {
+	if awscall.Refused(err, sfncall.ExecutionAlreadyExists) {
 		r.log.InfoContext(ctx, "execution already started", "taskId", in.TaskID, "execution", name)
 		return nil
 	}
@@ -173,7 +174,7 @@ func (r *Runner) sendReply(ctx context.Context, job engine.Job) error {
 }
 
 func notWaiting(err error) bool {
-	return sfncall.Refused(err, sfncall.InvalidToken, sfncall.TaskDoesNotExist, sfncall.TaskTimedOut)
+	return awscall.Refused(err, sfncall.InvalidToken, sfncall.TaskDoesNotExist, sfncall.TaskTimedOut)
 }
 
 // Cancel implements engine.Runner: an execution waiting on the task's
@@ -200,7 +201,7 @@ func (r *Runner) Cancel(ctx context.Context, req engine.CancelRequest) error {
 // stop stops one execution of a task; one that no longer runs is fine.
 func (r *Runner) stop(ctx context.Context, taskID, arn string) error {
 	err := r.api.StopExecution(ctx, arn, ErrorTaskCanceled, "the client canceled the task")
-	if err != nil && !sfncall.Refused(err, sfncall.ExecutionDoesNotExist) {
+	if err != nil && !awscall.Refused(err, sfncall.ExecutionDoesNotExist) {
 		return fmt.Errorf("stepfunctions: stop the execution of task %s: %w", taskID, err)
 	}
 	return nil
