@@ -2,7 +2,6 @@ package sqscall_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,60 +32,23 @@ var (
 
 const queue = "https://sqs.eu-west-1.amazonaws.com/123456789012/a2a-push-deliveries"
 
-// request is what the fake endpoint saw of one call.
-type request struct {
-	method, path, contentType, target, scope, token string
-	body                                            any
-}
-
-// fake is an SQS endpoint that answers every call with status and answer,
-// and records the requests.
-type fake struct {
-	got       []request
-	status    int
-	errorType string // X-Amzn-ErrorType of the answer
-	answer    string
-	url       string
-}
-
-func newFake(t *testing.T) *fake {
-	f := &fake{status: http.StatusOK, answer: `{}`}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var body any
-		require.NoError(t, json.Unmarshal(b, &body))
-		sigv4test.Verify(t, r, b, creds, false)
-		f.got = append(f.got, request{r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("X-Amz-Target"), sigv4test.Scope(r)[9:],
-			r.Header.Get("X-Amz-Security-Token"), body})
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		if f.errorType != "" {
-			w.Header().Set("X-Amzn-ErrorType", f.errorType)
-		}
-		w.WriteHeader(f.status)
-		io.WriteString(w, f.answer)
-	}))
-	t.Cleanup(hs.Close)
-	f.url = hs.URL
-	return f
-}
-
 // The AWS SDK's own SQS client is the judge of the wire format (only tests
 // link it now): both clients make the push pipeline's three calls to a
 // fake endpoint, whose requests must agree (method, path, content type,
 // target, JSON body, credential scope, session token) and be validly
 // signed; both then read the same answers, and must agree.
 func TestWireMatchesTheSDK(t *testing.T) {
-	f := newFake(t)
+	f := sigv4test.NewJSONEndpoint(t, creds)
 	// The SDK checks the MD5 digests of what SQS took; the fake computes none.
-	sdk := sqs.New(sqs.Options{Region: "eu-west-1", BaseEndpoint: aws.String(f.url), Retryer: aws.NopRetryer{}, Credentials: provider, DisableMessageChecksumValidation: true})
-	ours, err := sqscall.New(aws.Config{Region: "eu-west-1", Credentials: provider}, sqscall.Options{Endpoint: f.url, MaxAttempts: 1})
+	sdk := sqs.New(sqs.Options{Region: "eu-west-1", BaseEndpoint: aws.String(f.URL), Retryer: aws.NopRetryer{}, Credentials: provider, DisableMessageChecksumValidation: true})
+	ours, err := sqscall.New(aws.Config{Region: "eu-west-1", Credentials: provider}, sqscall.Options{Endpoint: f.URL, MaxAttempts: 1})
 	require.NoError(t, err)
 	ctx := context.Background()
 	const trace = "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"
 	body := `{"taskId":"t-1","quote":"\"<&>\"","odd":"\ufffd"}`
 
 	t.Run("SendMessage", func(t *testing.T) {
-		f.got, f.answer = nil, `{"MessageId":"m-1","MD5OfMessageBody":"x"}`
+		f.Got, f.Answer = nil, `{"MessageId":"m-1","MD5OfMessageBody":"x"}`
 		out, err := sdk.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queue), MessageBody: aws.String(body),
 			MessageAttributes: map[string]types.MessageAttributeValue{
 				"reason": {DataType: aws.String("String"), StringValue: aws.String("delivery failed")},
@@ -106,7 +68,7 @@ func TestWireMatchesTheSDK(t *testing.T) {
 	})
 
 	t.Run("SendMessage with no attributes, an id ignored", func(t *testing.T) {
-		f.got, f.answer = nil, `{"MessageId":"m-2"}`
+		f.Got, f.Answer = nil, `{"MessageId":"m-2"}`
 		_, err := sdk.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queue), MessageBody: aws.String("plain")})
 		require.NoError(t, err)
 		_, err = ours.SendMessage(ctx, queue, sqscall.Message{ID: "batch-id", Body: "plain"})
@@ -115,7 +77,7 @@ func TestWireMatchesTheSDK(t *testing.T) {
 	})
 
 	t.Run("SendMessageBatch, partly refused", func(t *testing.T) {
-		f.got, f.answer = nil, `{"Successful":[{"Id":"0","MessageId":"m-0","MD5OfMessageBody":"x"}],`+
+		f.Got, f.Answer = nil, `{"Successful":[{"Id":"0","MessageId":"m-0","MD5OfMessageBody":"x"}],`+
 			`"Failed":[{"Id":"1","Code":"InvalidParameterValue","Message":"too long","SenderFault":true},{"Id":"2","Code":"InternalError","Message":"try again","SenderFault":false}]}`
 		out, err := sdk.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queue), Entries: []types.SendMessageBatchRequestEntry{
 			{Id: aws.String("0"), MessageBody: aws.String(body), MessageSystemAttributes: map[string]types.MessageSystemAttributeValue{"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String(trace)}}},
@@ -143,33 +105,33 @@ func TestWireMatchesTheSDK(t *testing.T) {
 
 	t.Run("ChangeMessageVisibility", func(t *testing.T) {
 		for _, secs := range []int32{120, 0} {
-			f.got, f.answer = nil, `{}`
+			f.Got, f.Answer = nil, `{}`
 			_, err := sdk.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(queue), ReceiptHandle: aws.String("rh+/="), VisibilityTimeout: secs})
 			require.NoError(t, err)
 			require.NoError(t, ours.ChangeMessageVisibility(ctx, queue, "rh+/=", secs))
 			assertSameRequests(t, f, "ChangeMessageVisibility")
-			assert.Equal(t, float64(secs), f.got[1].body.(map[string]any)["VisibilityTimeout"], "a timeout of 0 is sent: it makes the message visible now")
+			assert.Equal(t, float64(secs), f.Got[1].Body.(map[string]any)["VisibilityTimeout"], "a timeout of 0 is sent: it makes the message visible now")
 		}
 	})
 }
 
 // assertSameRequests checks that the fake saw the SDK's request, then the
 // same of ours.
-func assertSameRequests(t *testing.T, f *fake, op string) {
+func assertSameRequests(t *testing.T, f *sigv4test.JSONEndpoint, op string) {
 	t.Helper()
-	require.Len(t, f.got, 2)
-	assert.Equal(t, f.got[0], f.got[1], "the requests")
-	assert.Equal(t, "AmazonSQS."+op, f.got[1].target)
-	assert.Equal(t, "application/x-amz-json-1.0", f.got[1].contentType)
-	assert.Equal(t, "eu-west-1/sqs/aws4_request", f.got[1].scope)
-	assert.Equal(t, "session", f.got[1].token)
+	require.Len(t, f.Got, 2)
+	assert.Equal(t, f.Got[0], f.Got[1], "the requests")
+	assert.Equal(t, "AmazonSQS."+op, f.Got[1].Target)
+	assert.Equal(t, "application/x-amz-json-1.0", f.Got[1].ContentType)
+	assert.Equal(t, "eu-west-1/sqs/aws4_request", f.Got[1].Scope)
+	assert.Equal(t, "session", f.Got[1].Token)
 }
 
 // A refusal of SQS is an *awscall.Error with SQS's code, message and
 // status, for every operation; the operation is named.
 func TestRefusalsAreTyped(t *testing.T) {
-	f := newFake(t)
-	c, err := sqscall.New(aws.Config{Region: "eu-west-1", Credentials: provider}, sqscall.Options{Endpoint: f.url, MaxAttempts: 1})
+	f := sigv4test.NewJSONEndpoint(t, creds)
+	c, err := sqscall.New(aws.Config{Region: "eu-west-1", Credentials: provider}, sqscall.Options{Endpoint: f.URL, MaxAttempts: 1})
 	require.NoError(t, err)
 	ctx := context.Background()
 	calls := map[string]func() error{
@@ -193,7 +155,7 @@ func TestRefusalsAreTyped(t *testing.T) {
 	for op, call := range calls {
 		for _, r := range refusals {
 			t.Run(op+" "+r.name, func(t *testing.T) {
-				f.status, f.errorType, f.answer = r.status, r.errorType, r.body
+				f.Status, f.ErrorType, f.Answer = r.status, r.errorType, r.body
 				err := call()
 				var e *awscall.Error
 				require.ErrorAs(t, err, &e)

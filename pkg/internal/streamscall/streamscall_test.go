@@ -38,43 +38,6 @@ const (
 	shardID   = "shardId-00000001732683600000-abcdef12"
 )
 
-// request is what the fake endpoint saw of one call.
-type request struct {
-	method, path, contentType, target, scope, token string
-	body                                            any
-}
-
-// fake is a DynamoDB Streams endpoint that answers every call with status
-// and answer, and records the requests.
-type fake struct {
-	got       []request
-	status    int
-	errorType string // X-Amzn-ErrorType of the answer
-	answer    string
-	url       string
-}
-
-func newFake(t *testing.T) *fake {
-	f := &fake{status: http.StatusOK, answer: `{}`}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var body any
-		require.NoError(t, json.Unmarshal(b, &body))
-		sigv4test.Verify(t, r, b, creds, false)
-		f.got = append(f.got, request{r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("X-Amz-Target"), sigv4test.Scope(r)[9:],
-			r.Header.Get("X-Amz-Security-Token"), body})
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		if f.errorType != "" {
-			w.Header().Set("X-Amzn-ErrorType", f.errorType)
-		}
-		w.WriteHeader(f.status)
-		io.WriteString(w, f.answer)
-	}))
-	t.Cleanup(hs.Close)
-	f.url = hs.URL
-	return f
-}
-
 func newClient(t *testing.T, endpoint string, o streamscall.Options) *streamscall.Client {
 	t.Helper()
 	o.Endpoint = endpoint
@@ -109,14 +72,14 @@ const records = `{"Records":[` +
 // content type, target, JSON body, credential scope, session token) and be
 // validly signed; both then read the same answers, and must agree.
 func TestWireMatchesTheSDK(t *testing.T) {
-	f := newFake(t)
-	sdk := dynamodbstreams.New(dynamodbstreams.Options{Region: "eu-west-1", BaseEndpoint: aws.String(f.url), Retryer: aws.NopRetryer{}, Credentials: provider})
-	ours := newClient(t, f.url, streamscall.Options{MaxAttempts: 1})
+	f := sigv4test.NewJSONEndpoint(t, creds)
+	sdk := dynamodbstreams.New(dynamodbstreams.Options{Region: "eu-west-1", BaseEndpoint: aws.String(f.URL), Retryer: aws.NopRetryer{}, Credentials: provider})
+	ours := newClient(t, f.URL, streamscall.Options{MaxAttempts: 1})
 	ctx := context.Background()
 
 	t.Run("DescribeStream", func(t *testing.T) {
 		for _, start := range []string{"", shardID} {
-			f.got, f.answer = nil, `{"StreamDescription":{"StreamArn":"`+streamARN+`","StreamLabel":"2026-11-27T05:00:00.000","StreamStatus":"ENABLED",`+
+			f.Got, f.Answer = nil, `{"StreamDescription":{"StreamArn":"`+streamARN+`","StreamLabel":"2026-11-27T05:00:00.000","StreamStatus":"ENABLED",`+
 				`"StreamViewType":"NEW_AND_OLD_IMAGES","CreationRequestDateTime":1795762519.504,"TableName":"a2a-tasks",`+
 				`"KeySchema":[{"AttributeName":"PK","KeyType":"HASH"},{"AttributeName":"SK","KeyType":"RANGE"}],`+
 				`"Shards":[{"ShardId":"shardId-1","SequenceNumberRange":{"StartingSequenceNumber":"100","EndingSequenceNumber":"200"}},`+
@@ -151,7 +114,7 @@ func TestWireMatchesTheSDK(t *testing.T) {
 			from streamtypes.ShardIteratorType
 			seq  string
 		}{{streamtypes.ShardIteratorTypeLatest, ""}, {streamtypes.ShardIteratorTypeTrimHorizon, ""}, {streamtypes.ShardIteratorTypeAfterSequenceNumber, "1100000000017454423010"}} {
-			f.got, f.answer = nil, `{"ShardIterator":"arn:aws:dynamodb:eu-west-1:123456789012:table/a2a-tasks/stream/x|1|AAAA+/=="}`
+			f.Got, f.Answer = nil, `{"ShardIterator":"arn:aws:dynamodb:eu-west-1:123456789012:table/a2a-tasks/stream/x|1|AAAA+/=="}`
 			in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(streamARN), ShardId: aws.String(shardID), ShardIteratorType: at.from}
 			if at.seq != "" {
 				in.SequenceNumber = aws.String(at.seq)
@@ -166,7 +129,7 @@ func TestWireMatchesTheSDK(t *testing.T) {
 	})
 
 	t.Run("GetRecords", func(t *testing.T) {
-		f.got, f.answer = nil, records
+		f.Got, f.Answer = nil, records
 		want, err := sdk.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String("it+/=")})
 		require.NoError(t, err)
 		got, err := ours.GetRecords(ctx, "it+/=")
@@ -191,7 +154,7 @@ func TestWireMatchesTheSDK(t *testing.T) {
 	})
 
 	t.Run("GetRecords of a closed shard's end", func(t *testing.T) {
-		f.got, f.answer = nil, `{"Records":[]}`
+		f.Got, f.Answer = nil, `{"Records":[]}`
 		want, err := sdk.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String("it")})
 		require.NoError(t, err)
 		got, err := ours.GetRecords(ctx, "it")
@@ -205,14 +168,14 @@ func TestWireMatchesTheSDK(t *testing.T) {
 
 // assertSameRequests checks that the fake saw the SDK's request, then the
 // same of ours.
-func assertSameRequests(t *testing.T, f *fake, op string) {
+func assertSameRequests(t *testing.T, f *sigv4test.JSONEndpoint, op string) {
 	t.Helper()
-	require.Len(t, f.got, 2)
-	assert.Equal(t, f.got[0], f.got[1], "the requests")
-	assert.Equal(t, "DynamoDBStreams_20120810."+op, f.got[1].target)
-	assert.Equal(t, "application/x-amz-json-1.0", f.got[1].contentType)
-	assert.Equal(t, "eu-west-1/dynamodb/aws4_request", f.got[1].scope, "signed as DynamoDB's")
-	assert.Equal(t, "session", f.got[1].token)
+	require.Len(t, f.Got, 2)
+	assert.Equal(t, f.Got[0], f.Got[1], "the requests")
+	assert.Equal(t, "DynamoDBStreams_20120810."+op, f.Got[1].Target)
+	assert.Equal(t, "application/x-amz-json-1.0", f.Got[1].ContentType)
+	assert.Equal(t, "eu-west-1/dynamodb/aws4_request", f.Got[1].Scope, "signed as DynamoDB's")
+	assert.Equal(t, "session", f.Got[1].Token)
 }
 
 // A record of a data type this client does not know (or otherwise not a
@@ -220,9 +183,9 @@ func assertSameRequests(t *testing.T, f *fake, op string) {
 // iterator past them, are read all the same. An answer that is not JSON is
 // an error.
 func TestGetRecordsSetsAsideWhatDoesNotDecode(t *testing.T) {
-	f := newFake(t)
-	c := newClient(t, f.url, streamscall.Options{MaxAttempts: 1})
-	f.answer = `{"Records":[` +
+	f := sigv4test.NewJSONEndpoint(t, creds)
+	c := newClient(t, f.URL, streamscall.Options{MaxAttempts: 1})
+	f.Answer = `{"Records":[` +
 		`{"eventID":"e1","eventName":"INSERT","dynamodb":{"Keys":{"PK":{"S":"a"}},"NewImage":{"v":{"VECTOR":[1]}},"SequenceNumber":"11"}},` +
 		`{"eventID":"e2","eventName":"INSERT","dynamodb":{"Keys":{"PK":{"S":"b"}},"NewImage":{"v":{"S":"ok"}},"SequenceNumber":"12"}},` +
 		`{"eventID":"e3","eventName":"INSERT","dynamodb":{"Keys":{"PK":{"S":"c","N":"1"}},"SequenceNumber":"13"}},` +
@@ -243,7 +206,7 @@ func TestGetRecordsSetsAsideWhatDoesNotDecode(t *testing.T) {
 	assert.Error(t, got.Undecoded[2].Err)
 
 	for _, answer := range []string{`<html>oops</html>`, ``, `{"Records":{}}`} {
-		f.answer = answer
+		f.Answer = answer
 		_, err = c.GetRecords(context.Background(), "it")
 		assert.ErrorContains(t, err, "dynamodb streams GetRecords: decode the answer", answer)
 	}
@@ -253,8 +216,8 @@ func TestGetRecordsSetsAsideWhatDoesNotDecode(t *testing.T) {
 // message and status, for every operation, which Refused tells apart; the
 // operation is named.
 func TestRefusalsAreTyped(t *testing.T) {
-	f := newFake(t)
-	c := newClient(t, f.url, streamscall.Options{MaxAttempts: 1})
+	f := sigv4test.NewJSONEndpoint(t, creds)
+	c := newClient(t, f.URL, streamscall.Options{MaxAttempts: 1})
 	ctx := context.Background()
 	calls := map[string]func() error{
 		"DescribeStream": func() error { _, err := c.DescribeStream(ctx, streamARN, ""); return err },
@@ -278,7 +241,7 @@ func TestRefusalsAreTyped(t *testing.T) {
 	for op, call := range calls {
 		for _, r := range refusals {
 			t.Run(op+" "+r.name, func(t *testing.T) {
-				f.status, f.errorType, f.answer = r.status, r.errorType, r.body
+				f.Status, f.ErrorType, f.Answer = r.status, r.errorType, r.body
 				err := call()
 				var e *awscall.Error
 				require.ErrorAs(t, err, &e)
