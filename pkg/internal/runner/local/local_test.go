@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -57,38 +58,36 @@ func (s *steps) Expire(context.Context, string, string) (engine.StepResult, erro
 // with the runner: tasks started at once each run at once, in their own
 // goroutine, and a later task runs in one of those that wait.
 func TestWorkersWaitForMoreUpToABound(t *testing.T) {
-	before := runtime.NumGoroutine()
 	exec := &steps{release: make(chan struct{})}
 	r := local.New(exec, local.Options{})
 	const tasks = 40 // more than the goroutines kept
 	for i := range tasks {
 		require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: fmt.Sprintf("t%d", i)}))
 	}
-	assert.GreaterOrEqual(t, runtime.NumGoroutine(), before+tasks, "every task runs at once")
+	assert.Equal(t, tasks, workers(), "every task runs at once")
 	close(exec.release)
 	require.Eventually(t, func() bool { return exec.ran.Load() == tasks }, 5*time.Second, time.Millisecond)
-	waitGoroutines(t, before+16, "at most 16 goroutines wait for work")
-	waiting := runtime.NumGoroutine()
-	assert.Greater(t, waiting, before, "some goroutines wait for work")
+	require.Eventually(t, func() bool { return workers() == 16 }, 5*time.Second, time.Millisecond,
+		"16 goroutines wait for work, the others end")
 
 	require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "later"}))
-	for exec.ran.Load() != tasks+1 {
-		time.Sleep(time.Millisecond) // in this goroutine: require.Eventually would add its own
-	}
-	assert.LessOrEqual(t, runtime.NumGoroutine(), waiting, "the later task ran in a goroutine that waited")
+	require.Eventually(t, func() bool { return exec.ran.Load() == tasks+1 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return workers() == 16 }, 5*time.Second, time.Millisecond)
+	assert.Equal(t, 16, workers(), "the later task ran in a goroutine that waited")
 
 	r.Close()
-	waitGoroutines(t, before, "closing the runner ends the goroutines that wait")
+	assert.Zero(t, workers(), "closing the runner ends the goroutines that wait")
 }
 
-// waitGoroutines waits until at most max goroutines run, polling in the
-// test's goroutine (require.Eventually would count its own).
-func waitGoroutines(t *testing.T, max int, msg string) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > max; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d goroutines run, want at most %d", msg, runtime.NumGoroutine(), max)
+// workers counts the runner's goroutines in the process: those Start
+// created, by their stacks.
+func workers() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Count(string(buf[:n]), "created by github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/local.(*Runner).Start")
 		}
-		time.Sleep(time.Millisecond)
+		buf = make([]byte, 2*len(buf))
 	}
 }
