@@ -45,8 +45,10 @@ type Builder func(ctx context.Context, getenv func(string) string, logOut io.Wri
 // function's telemetry (Instrument); when build fails it reports the
 // failure (InitFailed) and exits 1. build gets the process's environment,
 // stderr for its logs, and a context carrying the telemetry's metrics sink
-// and tracer (for the clients it makes).
+// and tracer (for the clients it makes). The Go runtime is first sized to
+// the function's memory size (LambdaResources).
 func Main(function string, build Builder) {
+	LambdaResources(os.Getenv).Apply()
 	ctx := context.Background()
 	tel := telemetry.ForLambda(function, os.Getenv, os.Stdout, os.Stderr)
 	h, err := build(tel.Context(ctx), os.Getenv, os.Stderr)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"testing"
@@ -67,6 +69,7 @@ func BenchmarkHTTPInvocation(b *testing.B) {
 		}
 		function, yardstick := run(h), run(bare)
 		b.Run(fn.name, func(b *testing.B) {
+			lambdaSized(b)
 			b.ReportAllocs()
 			for b.Loop() {
 				function()
@@ -75,6 +78,7 @@ func BenchmarkHTTPInvocation(b *testing.B) {
 			b.ReportMetric(blockRatio(function, yardstick), "x-bare")
 		})
 		b.Run(fn.name+"/bare", func(b *testing.B) {
+			lambdaSized(b)
 			b.ReportAllocs()
 			for b.Loop() {
 				yardstick()
@@ -86,6 +90,16 @@ func BenchmarkHTTPInvocation(b *testing.B) {
 // invocationPayload is an event's JSON; a send's message id is changed
 // before each invocation (in place: its digits), so that each one is a
 // new task, not an idempotent replay.
+// lambdaSized runs b with the Go runtime as boot.Main sizes it in Lambda
+// at the template's memory size (256 MB: one P, where Lambda may show the
+// process 2 CPUs), the function and the bare handler alike. (The testing
+// package sets GOMAXPROCS before each benchmark, so each sets it itself.)
+func lambdaSized(b *testing.B) {
+	procs, limit := runtime.GOMAXPROCS(0), debug.SetMemoryLimit(-1)
+	b.Cleanup(func() { runtime.GOMAXPROCS(procs); debug.SetMemoryLimit(limit) })
+	boot.LambdaResources(getenv(map[string]string{"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256"})).Apply()
+}
+
 type invocationPayload struct {
 	bytes  []byte
 	digits []byte // the message id's last 12 digits, within bytes
