@@ -115,6 +115,8 @@ func newFixture(t *testing.T) *fixture {
 		"A2A_DEMO_WORK_MS":       "0",
 		"A2A_LOG_LEVEL":          "warn",
 		"A2A_PUSH_SIGNING_KEYS":  keystest.PEM(t, ""),
+		// Lambda states the memory size; the functions size their runtime to it.
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
 	} {
 		env[k] = v
 	}
@@ -328,6 +330,7 @@ func BenchmarkColdStart(b *testing.B) {
 		"A2A_PUSH_DELIVERY_QUEUE_URL": "http://127.0.0.1:1/queue/bench", "A2A_PUSH_DEAD_LETTER_QUEUE_URL": "http://127.0.0.1:1/queue/dlq",
 		"A2A_PUSH_STREAM_DEAD_LETTER_QUEUE_URL": "http://127.0.0.1:1/queue/stream-dlq",
 		"A2A_PUSH_ISSUER":                       "https://agent.example.com", "A2A_PUSH_SIGNING_KEYS": keystest.PEM(b, ""),
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256", // as Lambda states it: a function sizes its runtime at start
 	})
 	names := functions(b)
 	minimal := buildMinimal(b)
