@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -166,13 +165,9 @@ func call[Out any](ctx context.Context, c *Client, op string, in any) (*Out, err
 // of it (X-Amz-Crc32) when it was not compressed on the way (the gzip
 // reader checks what was).
 func readAnswer(resp *http.Response) ([]byte, error) {
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	b, err := awscall.ReadAnswer(resp, maxAnswer)
 	if err != nil {
-		return nil, fmt.Errorf("read the answer: %w", err)
-	}
-	if len(b) > maxAnswer {
-		return nil, fmt.Errorf("the answer is larger than %d bytes", maxAnswer)
+		return nil, err
 	}
 	if h := resp.Header.Get("X-Amz-Crc32"); h != "" && !resp.Uncompressed {
 		want, err := strconv.ParseUint(h, 10, 32)

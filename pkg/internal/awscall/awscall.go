@@ -307,10 +307,9 @@ func (c *Client) CallJSON(ctx context.Context, version, target string, in, out a
 	if resp.StatusCode/100 != 2 {
 		return c.Tried(ctx, JSONError(resp, ReadBody(resp)))
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	body, err := ReadAnswer(resp, maxAnswer)
 	if err != nil {
-		return fmt.Errorf("read the answer: %w", err)
+		return err
 	}
 	if out != nil && len(bytes.TrimSpace(body)) > 0 {
 		if err := json.Unmarshal(body, out); err != nil {
@@ -453,6 +452,21 @@ func JSONError(resp *http.Response, body []byte) *Error {
 	}
 	code, _, _ = strings.Cut(code, ":")
 	return NewError(resp, code, cmp.Or(b.Message, b.MessageUC), body)
+}
+
+// ReadAnswer reads resp's body whole, at most limit bytes, and closes it:
+// a larger answer is an error, not one cut short (whose JSON would not
+// decode, saying less).
+func ReadAnswer(resp *http.Response, limit int) ([]byte, error) {
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the answer: %w", err)
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("the answer is larger than %d bytes", limit)
+	}
+	return b, nil
 }
 
 // ReadBody reads at most 64 KiB of resp's body, for an error's details,

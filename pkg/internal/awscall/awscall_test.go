@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -148,4 +149,17 @@ func TestWaitsFollowTheClock(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call did not end with its context")
 	}
+}
+
+// An answer is read whole up to the limit; a larger one is an error
+// saying so, not JSON cut short.
+func TestReadAnswer(t *testing.T) {
+	answer := func(body string) *http.Response {
+		return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader(body))}
+	}
+	b, err := awscall.ReadAnswer(answer(`{"a":1}`), 7)
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":1}`, string(b))
+	_, err = awscall.ReadAnswer(answer(`{"a":12}`), 7)
+	assert.EqualError(t, err, "the answer is larger than 7 bytes")
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -196,10 +195,6 @@ func (r *Records) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// maxAnswer bounds the answer read: GetRecords returns at most 1 MB of
-// records, which their JSON may inflate (escapes, base64).
-const maxAnswer = 8 << 20
-
 // call makes one AWS JSON 1.0 call of operation with in as its body, and
 // decodes the answer into out. DynamoDB Streams' refusal is an
 // *awscall.Error: its Code is the error's type (see awscall.Refused), its
@@ -213,6 +208,11 @@ func (c *Client) call(ctx context.Context, operation string, in, out any) error 
 	return nil
 }
 
+// maxAnswer bounds the answer read: GetRecords returns at most 1 MB of
+// records, which their JSON may inflate (escapes, base64). (CallJSON reads
+// 1 MiB at most, and takes an empty answer for an empty result.)
+const maxAnswer = 8 << 20
+
 func (c *Client) exchange(ctx context.Context, operation string, in, out any) error {
 	resp, err := c.api.PostJSON(ctx, "1.0", "DynamoDBStreams_20120810."+operation, in)
 	if err != nil {
@@ -221,13 +221,9 @@ func (c *Client) exchange(ctx context.Context, operation string, in, out any) er
 	if resp.StatusCode/100 != 2 {
 		return c.api.Tried(ctx, awscall.JSONError(resp, awscall.ReadBody(resp)))
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	body, err := awscall.ReadAnswer(resp, maxAnswer)
 	if err != nil {
-		return fmt.Errorf("read the answer: %w", err)
-	}
-	if len(body) > maxAnswer {
-		return fmt.Errorf("the answer is larger than %d bytes", maxAnswer)
+		return err
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("decode the answer: %w", err)
