@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
@@ -67,36 +66,6 @@ func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, contentTyp
 	}
 	writeWhole(w, contentTypeHeader(contentType), out, nil)
 	return nil
-}
-
-// answerBuffers recycles the buffers answers are encoded into: a buffer is
-// free again once its answer is written, since ResponseWriter.Write, as
-// every io.Writer, keeps nothing of what it is given. An answer so made
-// allocates nothing for its bytes (a 1 KB buffer per request before: a
-// tenth of what a task's get allocated, which the collector paid for).
-type answerBuffers struct{ pool sync.Pool }
-
-// maxPooledAnswer is the largest buffer kept: a rare large answer's is
-// left to the collector rather than held.
-const maxPooledAnswer = 64 << 10
-
-// get returns an empty buffer; put it back when the answer is written.
-func (a *answerBuffers) get() *[]byte {
-	if p, ok := a.pool.Get().(*[]byte); ok {
-		return p
-	}
-	b := make([]byte, 0, 2048)
-	return &b
-}
-
-// put keeps buf for another answer, with b, what the answer made of it
-// (a grown copy, or nil), as its storage.
-func (a *answerBuffers) put(buf *[]byte, b []byte) {
-	if cap(b) > maxPooledAnswer {
-		return
-	}
-	*buf = b[:0]
-	a.pool.Put(buf)
 }
 
 // responseTooLarge is the error of a result too large to send: what the

@@ -34,6 +34,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/oap"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
@@ -161,8 +162,12 @@ type handler struct {
 	limit *limiter
 	mux   *http.ServeMux
 	cors  corsPolicy
-	// answers recycles the buffers answers are encoded into.
-	answers answerBuffers
+	// answers recycles the buffers answers are encoded into: a buffer is
+	// free again once its answer is written, since ResponseWriter.Write,
+	// as every io.Writer, keeps nothing of what it is given (a new 1 KB
+	// buffer per request was a tenth of what a task's get allocated).
+	// Above 64 KiB a rare large answer's is left to the collector.
+	answers jsonw.Buffers
 	// caller is the last caller's hash for the logs (most requests come
 	// from the caller before them), so that a request hashes its owner
 	// only when the caller changes.
@@ -201,7 +206,7 @@ func New(o Options) (http.Handler, error) {
 	if o.ResponseSize == nil {
 		o.ResponseSize = func(b []byte) int { return len(b) }
 	}
-	h := &handler{svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux(),
+	h := &handler{answers: jsonw.Buffers{Max: 64 << 10}, svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux(),
 		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize, limit: newLimiter(o.RateLimit), cors: newCORS(o.CORSAllowedOrigins)}
 	if len(o.Versions) == 0 {
 		o.Versions = a2a.Versions

@@ -187,13 +187,13 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 		return
 	}
-	buf := h.answers.get()
+	buf := h.answers.Get()
 	b, err := appendResult(jsonrpc.AppendResultStart(*buf, respID), result)
 	if err == nil {
 		b = append(b, '}')
 		err = h.writeResult(w, r, "application/json", b)
 	}
-	h.answers.put(buf, b)
+	h.answers.Put(buf, b)
 	if err != nil {
 		h.writeRPCError(w, r, c.wire, respID, err, req.Method)
 	}

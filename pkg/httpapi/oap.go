@@ -55,13 +55,13 @@ func (h *handler) serveOAP(w http.ResponseWriter, r *http.Request, c call) {
 		h.oapError(w, r, c.wire, http.StatusOK, req, corr, err)
 		return
 	}
-	buf := h.answers.get()
+	buf := h.answers.Get()
 	b, err := appendResult(oap.AppendResultStart(*buf, req.ID, req.EnvelopeType), result)
 	if err == nil {
 		b = oap.AppendEnd(b, oap.Meta(req.Meta, corr))
 		err = h.writeResult(w, r, oap.ContentType, b)
 	}
-	h.answers.put(buf, b)
+	h.answers.Put(buf, b)
 	if err != nil {
 		h.oapError(w, r, c.wire, http.StatusOK, req, corr, err)
 	}

@@ -201,12 +201,12 @@ const restContentType = "application/json"
 
 // restResult writes a result in the call's version.
 func (h *handler) restResult(w http.ResponseWriter, r *http.Request, c call, v appender, op string) {
-	buf := h.answers.get()
+	buf := h.answers.Get()
 	b, err := v.AppendJSON(*buf)
 	if err == nil {
 		err = h.writeResult(w, r, restContentType, b)
 	}
-	h.answers.put(buf, b)
+	h.answers.Put(buf, b)
 	if err != nil {
 		h.restError(w, r, err, op)
 	}

@@ -124,3 +124,19 @@ func TestValueFallsBack(t *testing.T) {
 	_, err = Value(nil, []any{func() {}})
 	assert.Error(t, err)
 }
+
+// A buffer given back comes back empty with the storage appended into; one
+// that grew above Max is not kept.
+func TestBuffers(t *testing.T) {
+	p := &Buffers{Max: 64}
+	buf := p.Get()
+	require.Empty(t, *buf)
+	b := append(*buf, `{"a":1}`...)
+	p.Put(buf, b)
+	assert.Empty(t, *buf)
+	assert.Equal(t, &b[0], &(*buf)[:1][0], "the storage appended into is kept")
+
+	big := make([]byte, 0, 65)
+	p.Put(buf, big)
+	assert.NotEqual(t, 65, cap(*buf), "a buffer above Max is not kept")
+}

@@ -54,11 +54,9 @@ func newJSONHandler(w io.Writer, level slog.Leveler) *jsonHandler {
 	return &jsonHandler{out: out, level: level, std: slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level})}
 }
 
-// lineBuffers are reused across lines; lines above maxPooledLine are
-// left to the garbage collector rather than kept.
-var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
-const maxPooledLine = 16 << 10
+// lineBuffers are reused across lines; lines above 16 KiB are left to the
+// garbage collector rather than kept.
+var lineBuffers = jsonw.Buffers{Max: 16 << 10}
 
 func (h *jsonHandler) Enabled(_ context.Context, level slog.Level) bool {
 	return level >= h.level.Level()
@@ -100,19 +98,14 @@ func (h *jsonHandler) Handle(ctx context.Context, r slog.Record) error {
 // write writes the line of a record made of its parts, so that Handler
 // hands over the attributes it gathered without building a record.
 func (h *jsonHandler) write(ctx context.Context, t time.Time, level slog.Level, msg string, pc uintptr, attrs []slog.Attr) error {
-	bp := lineBuffers.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= maxPooledLine {
-			lineBuffers.Put(bp)
-		}
-	}()
-	b, ok := appendLine(append((*bp)[:0], '{'), t, level, msg, h.attrs, attrs)
+	buf := lineBuffers.Get()
+	b, ok := appendLine(append(*buf, '{'), t, level, msg, h.attrs, attrs)
+	defer lineBuffers.Put(buf, b)
 	if !ok {
 		r := slog.NewRecord(t, level, msg, pc)
 		r.AddAttrs(attrs...)
 		return h.std.Handle(ctx, r)
 	}
-	*bp = b
 	_, err := h.out.Write(b)
 	return err
 }
