@@ -138,7 +138,10 @@ func TestStepLongerThanTheRequest(t *testing.T) {
 		task, took := d.sendBlocking(t)
 		t.Logf("the send answered %s after %s", task.Status.State, took.Round(time.Millisecond))
 		assert.Equal(t, a2a.TaskStateWorking, task.Status.State)
-		assert.Less(t, took, budget+time.Second, "answered within the budget (and the grace a stopped step gets)")
+		// Within the budget, the grace a stopped step gets and the hand-over
+		// (a write and an invocation, on moto): 2.0-2.1 s on a quiet machine,
+		// 3.0 s seen under a whole-suite load; the step itself takes 6 s.
+		assert.Less(t, took, 2*budget, "answered at the end of the budget, not of the step")
 
 		rec := d.finished(t, task.ID, 60*time.Second)
 		assert.Equal(t, a2a.TaskStateCompleted, rec.Task.Status.State, "send: %s\nworker: %s", d.send.Stderr(), d.worker.Stderr())
