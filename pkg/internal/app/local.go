@@ -17,6 +17,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
@@ -104,8 +106,14 @@ type LocalOptions struct {
 	Telemetry *telemetry.Function
 }
 
-// ChangeSource calls fn with every task change of a store until ctx ends.
-type ChangeSource func(ctx context.Context, fn func(store.TaskChange))
+// ChangeSource calls fn with every task change of a store until ctx ends;
+// it calls started once every change made from then on reaches fn.
+type ChangeSource func(ctx context.Context, fn func(store.TaskChange), started func())
+
+// followStartTimeout bounds how long NewLocal waits for a change source to
+// start (its first listing of the stream): past it the server serves, and
+// says that push notifications may miss the first changes.
+const followStartTimeout = 10 * time.Second
 
 // NewLocal builds a local server for ag.
 func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error) {
@@ -145,10 +153,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		}
 		onChange = pipeline.local.OnChange
 		if o.Changes != nil {
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() { defer close(done); o.Changes(ctx, onChange) }()
-			stopWatch = func() { cancel(); <-done }
+			stopWatch = followChanges(o.Changes, onChange, o.Log)
 		}
 	} else {
 		onChange = func(store.TaskChange) {}
@@ -188,6 +193,26 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 		return nil, err
 	}
 	return l, nil
+}
+
+// followChanges runs changes with fn until the returned stop is called,
+// once changes has started: a task the server's first requests change must
+// not go unseen by push notifications (a follower of a stream starts at
+// its end).
+func followChanges(changes ChangeSource, fn func(store.TaskChange), log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done, started := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	go func() { defer close(done); changes(ctx, fn, func() { once.Do(func() { close(started) }) }) }()
+	timeout := time.NewTimer(followStartTimeout) // real time: it bounds waiting for I/O
+	defer timeout.Stop()
+	select {
+	case <-started:
+	case <-done:
+	case <-timeout.C:
+		log.Warn("the task store's changes are not followed yet: push notifications may miss the first tasks' changes", "waited", followStartTimeout.String())
+	}
+	return func() { cancel(); <-done }
 }
 
 // mounts serves the console at console.Path (and redirects the path

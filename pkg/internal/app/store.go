@@ -73,7 +73,7 @@ func DynamoChanges(ctx context.Context, cfg config.Config, awsCfg aws.Config, lo
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, fn func(store.TaskChange)) {
-		follow.Changes(ctx, streams, arn, fn, follow.Options{Log: log})
+	return func(ctx context.Context, fn func(store.TaskChange), started func()) {
+		follow.Changes(ctx, streams, arn, fn, follow.Options{Log: log, Started: started})
 	}, nil
 }

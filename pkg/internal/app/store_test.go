@@ -35,27 +35,31 @@ func TestDynamoChanges(t *testing.T) {
 	changes, err := app.DynamoChanges(ctx, cfg, awstest.Config(t), nil)
 	require.NoError(t, err)
 	got := make(chan store.TaskChange, 16)
-	go changes(ctx, func(c store.TaskChange) { got <- c })
+	started := make(chan struct{})
+	go changes(ctx, func(c store.TaskChange) { got <- c }, func() { close(started) })
 
-	// The source starts at the stream's end: tasks move on until one is
-	// seen.
+	// The source starts at the stream's end: a task changed once it has
+	// started is seen.
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the change source did not start")
+	}
+	id := fmt.Sprint("t-", time.Now().UnixNano())
+	now := a2a.FormatTime(time.Now())
+	require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "o", Task: a2a.Task{ID: id, ContextID: "c",
+		Status:  a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now},
+		History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + id, Parts: []a2a.Part{a2a.TextPart("hi")}}}},
+		PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: "https://hooks.example.com/"}}}}))
+	_, err = ts.UpdateTask(ctx, store.Update{TaskID: id, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: now}})
+	require.NoError(t, err)
 	var seen store.TaskChange
-	require.Eventually(t, func() bool {
-		id := fmt.Sprint("t-", time.Now().UnixNano())
-		now := a2a.FormatTime(time.Now())
-		require.NoError(t, ts.CreateTask(ctx, store.NewTask{Owner: "o", Task: a2a.Task{ID: id, ContextID: "c",
-			Status:  a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: now},
-			History: []a2a.Message{{Role: a2a.RoleUser, MessageID: "m-" + id, Parts: []a2a.Part{a2a.TextPart("hi")}}}},
-			PushConfigs: []store.PushConfig{{Config: a2a.PushNotificationConfig{ID: "hook", URL: "https://hooks.example.com/"}}}}))
-		_, err := ts.UpdateTask(ctx, store.Update{TaskID: id, Status: &a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: now}})
-		require.NoError(t, err)
-		select {
-		case seen = <-got:
-			return true
-		case <-time.After(500 * time.Millisecond):
-			return false
-		}
-	}, 20*time.Second, time.Millisecond)
+	select {
+	case seen = <-got:
+	case <-ctx.Done():
+		t.Fatal("the task's change was not seen")
+	}
+	assert.Equal(t, id, seen.Task.ID)
 	assert.Equal(t, a2a.TaskStateWorking, seen.Task.Status.State)
 	assert.Equal(t, []string{"hook"}, seen.PushConfigIDs)
 

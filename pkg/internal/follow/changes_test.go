@@ -375,3 +375,36 @@ func countPrefix(calls []string, prefix string) int {
 	}
 	return n
 }
+
+// Started is called once, when every shard of the first listing has its
+// iterator (its position), before any read; a first listing that fails
+// delays it.
+func TestChangesStartsOnceEveryShardHasAPosition(t *testing.T) {
+	api := newFakeStreams(listed("s0", ""), listed("s1", ""))
+	api.refuse["DescribeStream"] = errors.New("timeout")
+	clk := clocktest.New(clocktest.Start(t))
+	started := make(chan []string, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Changes(ctx, api, "arn", func(store.TaskChange) {}, Options{Clock: clk, Started: func() { started <- api.took() }})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+
+	require.Eventually(t, func() bool { return clk.Timers() == 1 }, 5*time.Second, time.Millisecond, "waits after the failed listing")
+	assert.Empty(t, started, "not started without a listing")
+	api.set(func(f *fakeStreams) { delete(f.refuse, "DescribeStream") })
+	clk.Advance(followListRetry)
+	var calls []string
+	select {
+	case calls = <-started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("not started after a listing")
+	}
+	assert.ElementsMatch(t, []string{"DescribeStream", "DescribeStream", "GetShardIterator s0 LATEST", "GetShardIterator s1 LATEST"}, calls,
+		"every shard has its position, nothing was read yet")
+	clk.Advance(followListShards)
+	require.Eventually(t, func() bool { return clk.Timers() == 1 }, 5*time.Second, time.Millisecond)
+	assert.Empty(t, started, "started once")
+}

@@ -33,6 +33,11 @@ type Options struct {
 	// Clock paces the polls of the shards and the listings of the
 	// stream's shards; nil means the system clock.
 	Clock clock.Clock
+	// Started, when set, is called once Changes holds a position in each
+	// of the stream's shards (after its first listing): every change made
+	// after that reaches fn. A server that serves before then may miss
+	// the changes its first requests make.
+	Started func()
 }
 
 // followPoll is how often Changes asks a shard for new records when it had
@@ -92,6 +97,7 @@ func Changes(ctx context.Context, api Streams, streamARN string, fn func(store.T
 	// before every read (which made a busy server ask for the table's
 	// stream description hundreds of times a second).
 	var nextList time.Time
+	started := false
 	for ctx.Err() == nil {
 		if now := f.clock.Now(); !now.Before(nextList) {
 			nextList = now.Add(followListShards)
@@ -103,6 +109,13 @@ func Changes(ctx context.Context, api Streams, streamARN string, fn func(store.T
 				if !f.listed {
 					nextList = now.Add(followListRetry) // no shard to read yet
 				}
+			}
+		}
+		if f.listed && !started {
+			f.position(ctx)
+			started = true
+			if o.Started != nil {
+				o.Started()
 			}
 		}
 		idle := true
@@ -149,6 +162,18 @@ func (f *follower) list(ctx context.Context) error {
 	}
 	f.listed = true
 	return nil
+}
+
+// position gets each shard an iterator, which fixes where its reading
+// starts, before the first reads.
+func (f *follower) position(ctx context.Context) {
+	for id, sh := range f.shards {
+		if sh.iterator == "" && !sh.closed {
+			if err := f.renew(ctx, id, sh); err != nil {
+				f.failed(ctx, id, sh, err)
+			}
+		}
+	}
 }
 
 // read reads the shard's new records once, and reports whether there

@@ -92,7 +92,7 @@ func Start(t testing.TB, o Options) *Server {
 	lo := app.LocalOptions{Auth: authn, Store: o.Store, Changes: o.Changes, Push: o.Push, Files: o.Files, Clock: o.Clock,
 		FilesURL: "http://" + hs.Listener.Addr().String()}
 	if o.Store != nil && o.Changes == nil {
-		lo.Changes = func(ctx context.Context, _ func(store.TaskChange)) { <-ctx.Done() }
+		lo.Changes = func(ctx context.Context, _ func(store.TaskChange), started func()) { started(); <-ctx.Done() }
 	}
 	srv, err := app.NewLocal(cfg, ag, lo)
 	require.NoError(t, err)
@@ -130,7 +130,7 @@ func DynamoStoreWithChanges(t testing.TB) (*dynamo.Store, app.ChangeSource) {
 	streams, err := streamscall.New(awstest.Config(t), streamscall.Options{})
 	require.NoError(t, err)
 	arn := aws.ToString(out.Table.LatestStreamArn)
-	return s, func(ctx context.Context, fn func(store.TaskChange)) {
-		follow.Changes(ctx, streams, arn, fn, follow.Options{})
+	return s, func(ctx context.Context, fn func(store.TaskChange), started func()) {
+		follow.Changes(ctx, streams, arn, fn, follow.Options{Started: started})
 	}
 }
