@@ -446,17 +446,24 @@ func (f *Files) PresignTask(ctx context.Context, t *a2a.Task) *a2a.Task {
 	if f.store == nil {
 		return t
 	}
-	c := *t
-	c.History = f.presignMessages(ctx, t.History)
-	c.Status.Message = f.PresignMessage(ctx, t.Status.Message)
-	cloned := false
+	history := f.presignMessages(ctx, t.History)
+	status := f.PresignMessage(ctx, t.Status.Message)
+	var artifacts []a2a.Artifact
 	for i := range t.Artifacts {
 		if parts := f.presignParts(ctx, t.Artifacts[i].Parts); parts != nil {
-			if !cloned {
-				c.Artifacts, cloned = slices.Clone(t.Artifacts), true
+			if artifacts == nil {
+				artifacts = slices.Clone(t.Artifacts)
 			}
-			c.Artifacts[i].Parts = parts
+			artifacts[i].Parts = parts
 		}
+	}
+	if artifacts == nil && status == t.Status.Message && (len(history) == 0 || &history[0] == &t.History[0]) {
+		return t // nothing names a kept file: no copy (most reads)
+	}
+	c := *t
+	c.History, c.Status.Message = history, status
+	if artifacts != nil {
+		c.Artifacts = artifacts
 	}
 	return &c
 }

@@ -139,6 +139,17 @@ func TestAcceptStoresLargeParts(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	assert.Equal(t, pdf, body)
 
+	// A kept file in an artifact only: the artifacts are copied, the rest
+	// shared; a task that names no kept file is shown as it is.
+	plain := []a2a.Message{{Role: a2a.RoleUser, MessageID: "m", Parts: []a2a.Part{a2a.TextPart("hi")}}}
+	task = &a2a.Task{ID: "t2", History: plain, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: out}}}
+	shown = e.files.PresignTask(ctx, task)
+	assert.True(t, strings.HasPrefix(shown.Artifacts[0].Parts[3].File.URI, "http://"), shown.Artifacts[0].Parts[3].File.URI)
+	assert.Equal(t, out[3].File.URI, task.Artifacts[0].Parts[3].File.URI, "the task given is left as it is")
+	assert.Same(t, &plain[0], &shown.History[0], "the history, naming no kept file, is not copied")
+	task = &a2a.Task{ID: "t3", History: plain, Status: a2a.TaskStatus{Message: &plain[0]}, Artifacts: []a2a.Artifact{{ArtifactID: "a", Parts: plain[0].Parts}}}
+	assert.Same(t, task, e.files.PresignTask(ctx, task), "a task that names no kept file is not copied")
+
 	// Discarded: the objects are gone.
 	e.files.Discard(ctx, kept)
 	_, err = e.files.ForOwner("alice").Open(ctx, out[3])
