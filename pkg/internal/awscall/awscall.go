@@ -51,6 +51,10 @@ const UnsignedPayload = "UNSIGNED-PAYLOAD"
 // DefaultMaxAttempts bounds the calls made for one request.
 const DefaultMaxAttempts = 3
 
+// AttemptHeader tells which attempt of a call a request is
+// ("attempt=2; max=3"), as the AWS SDKs' clients send it.
+const AttemptHeader = "Amz-Sdk-Request"
+
 // DefaultBaseDelay is the longest wait before the second attempt; each
 // later one may wait twice as long as the one before.
 const DefaultBaseDelay = 200 * time.Millisecond
@@ -205,7 +209,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*http.Response, error) {
 
 func (c *Client) do(ctx context.Context, r Request) (*http.Response, error) {
 	for attempt := 1; ; attempt++ {
-		resp, err := c.send(ctx, r)
+		resp, err := c.send(ctx, r, attempt)
 		again := err // why another attempt may succeed; nil: it would not
 		if resp != nil {
 			again = passing(resp)
@@ -257,7 +261,7 @@ func (c *Client) delay(attempt int) time.Duration {
 	return time.Duration(rand.Int64N(int64(ceiling) + 1))
 }
 
-func (c *Client) send(ctx context.Context, r Request) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, r Request, attempt int) (*http.Response, error) {
 	var body io.Reader
 	if r.Body != nil {
 		if _, err := r.Body.Seek(0, io.SeekStart); err != nil {
@@ -280,6 +284,9 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, error) {
 		// The call joins the caller's trace.
 		req.Header.Set("X-Amzn-Trace-Id", h)
 	}
+	// Which attempt this is, as the SDK's clients say it: a retry is told
+	// from a second call.
+	req.Header.Set(AttemptHeader, "attempt="+strconv.Itoa(attempt)+"; max="+strconv.Itoa(c.attempts))
 	creds, err := c.creds.Retrieve(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)

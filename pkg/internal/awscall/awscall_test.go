@@ -97,6 +97,27 @@ func TestCallJSONTriesAgainWhatMayPass(t *testing.T) {
 	}
 }
 
+// Each request says which attempt of its call it is, as the SDK's clients
+// do, so that a retry is told from a second call.
+func TestAttemptsAreNumbered(t *testing.T) {
+	var seen []string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.Header.Get(awscall.AttemptHeader))
+		if len(seen) < 3 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, `{}`)
+	}))
+	t.Cleanup(hs.Close)
+	cfg := aws.Config{Region: "eu-west-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "secret", "")}
+	c, err := awscall.New(cfg, svc, awscall.Options{Endpoint: hs.URL, MaxBackoff: time.Millisecond, MaxAttempts: 4})
+	require.NoError(t, err)
+	require.NoError(t, c.CallJSON(context.Background(), "1.0", "AWSStepFunctions.StopExecution", map[string]string{}, nil))
+	require.NoError(t, c.CallJSON(context.Background(), "1.0", "AWSStepFunctions.StopExecution", map[string]string{}, nil))
+	assert.Equal(t, []string{"attempt=1; max=4", "attempt=2; max=4", "attempt=3; max=4", "attempt=1; max=4"}, seen)
+}
+
 // A refusal the caller reads is an *awscall.Error with the API's code.
 func TestRefusalIsAnError(t *testing.T) {
 	c, _ := newClient(t, []answer{{400, "", `{"__type":"ParameterNotFound","message":""}`}}, awscall.Options{})

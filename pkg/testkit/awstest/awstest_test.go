@@ -79,3 +79,38 @@ func TestUniqueName(t *testing.T) {
 	assert.NotEqual(t, a, b)
 	assert.Regexp(t, `^tbl-TestUniqueName-[0-9a-f]{8}$`, a)
 }
+
+// A retry is not a call: requests are counted by operation unless their
+// amz-sdk-request header names an attempt after the first.
+func TestOpCounterCountsCallsNotRetries(t *testing.T) {
+	var sent int
+	c := awstest.NewOpCounter()
+	client := c.Client(roundTripper(func(*http.Request) (*http.Response, error) {
+		sent++
+		return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+	}))
+	for _, tc := range []struct{ target, attempt string }{
+		{"AWSStepFunctions.SendTaskFailure", "attempt=1; max=3"},
+		{"AWSStepFunctions.SendTaskFailure", "attempt=2; max=3"},
+		{"AWSStepFunctions.SendTaskFailure", "attempt=3; max=3"},
+		{"AWSStepFunctions.StopExecution", ""},
+		{"AWSStepFunctions.StopExecution", "attempt=x"},
+		{"DynamoDB_20120810.PutItem", "attempt=1;max=1"},
+	} {
+		req, err := http.NewRequest(http.MethodPost, "http://aws.invalid/", nil)
+		require.NoError(t, err)
+		req.Header.Set("X-Amz-Target", tc.target)
+		if tc.attempt != "" {
+			req.Header.Set("Amz-Sdk-Request", tc.attempt)
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	assert.Equal(t, 6, sent, "every request is sent")
+	assert.Equal(t, map[string]int{"SendTaskFailure": 1, "StopExecution": 2, "PutItem": 1}, c.Counts())
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

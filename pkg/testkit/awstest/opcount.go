@@ -2,13 +2,17 @@ package awstest
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 )
 
 // OpCounter counts the calls an AWS SDK client makes, by operation: the
 // X-Amz-Target header of the JSON protocols (DynamoDB, Step Functions, SQS)
-// names it. Give a client its Client as the HTTP client:
+// names it. A retry is not a call: a request whose amz-sdk-request header
+// (which the SDK's clients and this module's send) names an attempt after
+// the first is not counted, so that counts do not follow the load of the
+// machine (a stand-in that failed a request under load). Give a client its Client as the HTTP client:
 //
 //	c := OpCounter{}
 //	sfn.NewFromConfig(cfg, func(o *sfn.Options) { o.HTTPClient = c.Client(nil) })
@@ -20,13 +24,16 @@ type OpCounter struct {
 // NewOpCounter returns an empty counter.
 func NewOpCounter() *OpCounter { return &OpCounter{counts: map[string]int{}} }
 
-// Client returns an HTTP client that counts every request it sends through
-// next (nil: http.DefaultTransport), retries included.
+// Client returns an HTTP client that sends every request through next
+// (nil: http.DefaultTransport), and counts those that are not retries.
 func (c *OpCounter) Client(next http.RoundTripper) *http.Client {
 	if next == nil {
 		next = http.DefaultTransport
 	}
 	return &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		if retry(r.Header.Get("Amz-Sdk-Request")) {
+			return next.RoundTrip(r)
+		}
 		op := r.Header.Get("X-Amz-Target")
 		if i := strings.LastIndexByte(op, '.'); i >= 0 {
 			op = op[i+1:]
@@ -66,4 +73,16 @@ func (c *OpCounter) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.counts = map[string]int{}
+}
+
+// retry reports whether an amz-sdk-request header ("attempt=2; max=3")
+// names an attempt after the first.
+func retry(h string) bool {
+	a, ok := strings.CutPrefix(h, "attempt=")
+	if !ok {
+		return false
+	}
+	a, _, _ = strings.Cut(a, ";")
+	n, err := strconv.Atoi(strings.TrimSpace(a))
+	return err == nil && n > 1
 }
