@@ -119,3 +119,34 @@ func TestResultsWriteFloor(t *testing.T) {
 	assert.Contains(t, out, "| start-up | 4.0 ms | 3.0 ms | +6.0 ms |")
 	assert.NotContains(t, out, "than floor", "the floor is no peer to compare with")
 }
+
+// With the floor at ours's rate measured, its CPU per request is reported
+// less its spin, and the report says what ours spends over it; it has no
+// start-up of its own.
+func TestResultsWriteFloorAtRate(t *testing.T) {
+	spun := func(requests int, cpu, spin time.Duration) loadResult {
+		l := wrkRun(requests, cpu)
+		l.spin = spin
+		return l
+	}
+	r := results{
+		servers: []server{{name: "ours", ours: true}, {name: "peer"}, {name: "floor", floor: true}, {name: "floor at rate", floor: true, atRate: true}},
+		calls:   []string{"send"},
+		load: map[string][][]loadResult{
+			// send: ours 80 µs, the peer 1,000 µs, the floor 12 µs; at
+			// ours's rate (a 68 µs spin) the floor costs 98-68 = 30 µs.
+			"send": {{wrkRun(1000, 80*time.Millisecond)}, {wrkRun(100, 100*time.Millisecond)}, {wrkRun(1000, 12*time.Millisecond)},
+				{spun(1000, 98*time.Millisecond, 68*time.Microsecond)}},
+		},
+		startup: [][]time.Duration{{9 * time.Millisecond}, {4 * time.Millisecond}, {3 * time.Millisecond}, nil},
+	}
+	var b strings.Builder
+	r.write(&b)
+	out := b.String()
+	assert.Contains(t, out, "| send (blocking): CPU/request | 80.0 µs | 1000.0 µs | 12.0 µs | 30.0 µs |")
+	assert.Contains(t, out, "| start-up (exec → first card, median of 1) | 9.0 ms | 4.0 ms | 3.0 ms | — |")
+	assert.Contains(t, out, "| call | the goal asks ≤ | floor | ours over the floor | floor at ours's rate | ours over it |")
+	assert.Contains(t, out, "| send (blocking): CPU/request | 50.0 µs | 12.0 µs | +68.0 µs | 30.0 µs | +50.0 µs |")
+	assert.Contains(t, out, "| start-up | 4.0 ms | 3.0 ms | +6.0 ms | — | — |")
+	assert.NotContains(t, out, "than floor", "no floor is a peer to compare with")
+}

@@ -11,7 +11,12 @@
 // Beside them it measures the floor: cmd/netfloor, net/http answering each
 // call with our answer to it (A2A 1.0) as a constant, what any Go server
 // pays on the machine for that exchange; the report says what each goal
-// asks of ours beside that floor.
+// asks of ours beside that floor. A server that answers fewer requests a
+// second pays more per request for the same exchange (the CPUs fall idle
+// between requests and each one wakes them), so the floor is measured a
+// second time at ours's rate: netfloor spinning before each answer for
+// what ours spent over the floor in that round, its CPU per request
+// reported less the spin.
 //
 // Ours is measured twice, speaking A2A 1.0 (A2A-Version: 1.0, SendMessage,
 // GetTask) and A2A 0.3 (message/send, tasks/get); a2a-go speaks 1.0. By
@@ -118,6 +123,7 @@ func run(ctx context.Context, o options, dir string) error {
 		{name: "ours, 0.3", bin: ours, version: "0.3", ours: true},
 		{name: "a2a-go v2", bin: peer, version: "1.0"},
 		{name: "net/http floor", bin: floor, version: "1.0", floor: true, bodies: map[string]string{}},
+		{name: "net/http floor at ours's rate", bin: floor, version: "1.0", floor: true, atRate: true},
 	}
 	// The floor answers each call with ours's answer in A2A 1.0.
 	answers, err := servers[0].answers(ctx)
@@ -131,6 +137,7 @@ func run(ctx context.Context, o options, dir string) error {
 		}
 		servers[3].bodies[call] = path
 	}
+	servers[4].bodies = servers[3].bodies
 	cards := make([][]byte, len(servers))
 	if cards[0], err = servers[0].card(ctx); err != nil {
 		return err
@@ -165,7 +172,13 @@ func run(ctx context.Context, o options, dir string) error {
 		res.load[c] = make([][]loadResult, len(servers))
 		for r := 0; r < o.rounds; r++ {
 			for i, s := range servers {
-				lr, err := s.load(ctx, c, o, script)
+				var spin time.Duration
+				if s.atRate {
+					if spin, err = s.rateSpin(ctx, c, o, script, res.load[c][0][r].cpuPerRequest(), res.load[c][3][r].cpuPerRequest()); err != nil {
+						return fmt.Errorf("%s, %s: %w", s.name, c, err)
+					}
+				}
+				lr, err := s.load(ctx, c, o, script, spin)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", s.name, c, err)
 				}
@@ -177,6 +190,9 @@ func run(ctx context.Context, o options, dir string) error {
 	res.startup = make([][]time.Duration, len(servers))
 	for r := 0; r < o.starts; r++ {
 		for i, s := range servers {
+			if s.atRate {
+				continue // the floor's binary, started as the floor is
+			}
 			d, err := s.startup(ctx)
 			if err != nil {
 				return fmt.Errorf("%s, start-up: %w", s.name, err)
@@ -187,6 +203,21 @@ func run(ctx context.Context, o options, dir string) error {
 	fmt.Printf("\nload average at the end: %s\n\n", loadAverage())
 	res.write(os.Stdout)
 	return nil
+}
+
+// rateSpin is the spin that brings the floor to ours's rate for call c:
+// what ours spends per request (target) less what the floor spends at that
+// rate. That is more than at the floor's own rate (floor), so a short run
+// spinning for target-floor measures it first.
+func (s server) rateSpin(ctx context.Context, c string, o options, script string, target, floor time.Duration) (time.Duration, error) {
+	first := max(0, target-floor)
+	short := o
+	short.duration = max(time.Second, o.duration/4)
+	lr, err := s.load(ctx, c, short, script, first)
+	if err != nil {
+		return 0, err
+	}
+	return max(0, target-lr.cpuPerRequest()), nil
 }
 
 // build compiles pkg in dir (its module) into out.

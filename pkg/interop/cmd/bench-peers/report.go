@@ -45,6 +45,10 @@ func (r results) write(w io.Writer) {
 	}
 	up := []string{fmt.Sprintf("start-up (exec → first card, median of %d)", len(r.startup[0]))}
 	for i := range r.servers {
+		if len(r.startup[i]) == 0 {
+			up = append(up, "—") // the floor at a rate: the floor's binary
+			continue
+		}
 		up = append(up, fmtDuration(median(mapSlice(r.startup[i], func(d time.Duration) float64 { return float64(d) }))))
 	}
 	rows = append(rows, up)
@@ -89,13 +93,17 @@ func (r results) write(w io.Writer) {
 // writeFloor prints, when the run measured the floor (netfloor), what each
 // goal asks of ours beside what net/http alone costs for the same answer:
 // a goal below the floor cannot be met by any Go server on this machine.
+// With the floor at ours's rate measured too, it prints ours, 1.0 over
+// that floor as well: what ours's own work costs at the rate it serves.
 func (r results) writeFloor(w io.Writer) {
-	floor, peer := -1, -1
+	floor, atRate, peer := -1, -1, -1
 	for i, s := range r.servers {
 		switch {
-		case s.floor:
+		case s.atRate:
+			atRate = i
+		case s.floor && floor < 0:
 			floor = i
-		case !s.ours && peer < 0:
+		case !s.ours && !s.floor && peer < 0:
 			peer = i
 		}
 	}
@@ -111,6 +119,9 @@ func (r results) writeFloor(w io.Writer) {
 			header = append(header, s.name+" over the floor")
 		}
 	}
+	if atRate >= 0 {
+		header = append(header, "floor at ours's rate", r.servers[ours[0]].name+" over it")
+	}
 	var rows [][]string
 	for _, c := range append(slices.Clone(r.calls), "start-up") {
 		ask, base := r.cost(c, peer)/goals[c], r.cost(c, floor)
@@ -125,6 +136,14 @@ func (r results) writeFloor(w io.Writer) {
 		}
 		for _, i := range ours {
 			row = append(row, fmt.Sprintf("+"+format, r.cost(c, i)-base))
+		}
+		if atRate >= 0 {
+			if c == "start-up" {
+				row = append(row, "—", "—")
+			} else {
+				at := r.cost(c, atRate)
+				row = append(row, fmt.Sprintf(format, at), fmt.Sprintf("+"+format, r.cost(c, ours[0])-at))
+			}
 		}
 		rows = append(rows, row)
 	}

@@ -35,6 +35,11 @@ type server struct {
 	// file), ours's answer to it.
 	floor  bool
 	bodies map[string]string
+	// atRate: a floor that spins, before each answer, for what the first
+	// server (ours, 1.0) spent per request over the plain floor in the same
+	// round, so that it answers at ours's rate (see netfloor -spin); its
+	// CPU per request is reported less the spin.
+	atRate bool
 	// args are more arguments of the binary.
 	args []string
 }
@@ -152,14 +157,18 @@ type loadResult struct {
 	p50, p99         time.Duration
 	// cpu is the server's CPU time over the run.
 	cpu time.Duration
+	// spin is what a floor at a server's rate spent on purpose per
+	// request (netfloor -spin).
+	spin time.Duration
 }
 
-// cpuPerRequest is the server's CPU time per request served.
+// cpuPerRequest is the server's CPU time per request served, less its
+// spin.
 func (l loadResult) cpuPerRequest() time.Duration {
 	if l.requests == 0 {
 		return 0
 	}
-	return l.cpu / time.Duration(l.requests)
+	return l.cpu/time.Duration(l.requests) - l.spin
 }
 
 func (l loadResult) String() string {
@@ -167,9 +176,13 @@ func (l loadResult) String() string {
 		l.p50.Round(time.Microsecond), l.p99.Round(time.Microsecond), micros(l.cpuPerRequest()))
 }
 
-// load runs wrk with the call's requests against a fresh server.
-func (s server) load(ctx context.Context, call string, o options, script string) (loadResult, error) {
+// load runs wrk with the call's requests against a fresh server; a floor
+// at a rate spins for spin before each answer.
+func (s server) load(ctx context.Context, call string, o options, script string, spin time.Duration) (loadResult, error) {
 	s = s.forCall(call)
+	if spin > 0 {
+		s.args = append(slices.Clip(s.args), "-spin", spin.String())
+	}
 	r, _, err := s.start(ctx, o.pin)
 	if err != nil {
 		return loadResult{}, err
@@ -210,7 +223,7 @@ func (s server) load(ctx context.Context, call string, o options, script string)
 	if res.errors > 0 {
 		return res, fmt.Errorf("%d of %d requests failed", res.errors, res.requests)
 	}
-	res.cpu = after - before
+	res.cpu, res.spin = after-before, spin
 	return res, nil
 }
 

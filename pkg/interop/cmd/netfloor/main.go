@@ -15,11 +15,13 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"time"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9002", "address to listen on")
 	bodyFile := flag.String("body", "", "the answer, read from this file (default: {})")
+	spin := flag.Duration("spin", 0, "CPU time spent before each answer (busy, not asleep)")
 	flag.Parse()
 	body := []byte("{}")
 	if *bodyFile != "" {
@@ -32,17 +34,28 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Fatal(http.Serve(ln, constant(body)))
+	log.Fatal(http.Serve(ln, constant(body, *spin)))
 }
 
 // constant answers every request with body as JSON, its length stated,
-// after reading the request's body (as a server of the call would).
-func constant(body []byte) http.Handler {
+// after reading the request's body (as a server of the call would) and
+// spinning for spin.
+func constant(body []byte, spin time.Duration) http.Handler {
 	contentType, length := []string{"application/json"}, []string{strconv.Itoa(len(body))}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		busy(spin)
 		h := w.Header()
 		h["Content-Type"], h["Content-Length"] = contentType, length
 		_, _ = w.Write(body)
 	})
+}
+
+// busy keeps the CPU busy for d (by the monotonic clock).
+func busy(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	for start := time.Now(); time.Since(start) < d; {
+	}
 }
