@@ -232,10 +232,10 @@ func New(o Options) (http.Handler, error) {
 	h.cards = cs
 
 	if o.Routes&RoutesCard != 0 {
-		h.mux.HandleFunc("GET /.well-known/agent-card.json", h.serveCard)
-		h.mux.HandleFunc("GET /.well-known/agent.json", h.serveCard)
+		h.mux.HandleFunc("GET "+Documents[0], h.serveCard)
+		h.mux.HandleFunc("GET "+Documents[1], h.serveCard)
 		if o.JWKS != nil {
-			h.mux.Handle("GET /.well-known/jwks.json", o.JWKS)
+			h.mux.Handle("GET "+Documents[2], o.JWKS)
 		}
 	}
 	for _, rt := range restRoutes {
@@ -278,6 +278,12 @@ type restRoute struct {
 	// extension marks a route of an extension, not of the A2A binding.
 	extension bool
 }
+
+// Documents are the paths of the documents the handler serves to anyone:
+// the public agent card at its name and at its 0.3 name, and the push
+// notifications' JWKS. Their requests add no log fields (a middleware may
+// spare them the field bag, as telemetry.Middleware's plain paths do).
+var Documents = []string{"/.well-known/agent-card.json", "/.well-known/agent.json", "/.well-known/jwks.json"}
 
 // restRoutes are the REST binding's routes: the mux serves them, and the
 // wire contract (contract.go) lists them.

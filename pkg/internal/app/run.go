@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/httpapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/s3store"
@@ -97,7 +98,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
 	}
 	ln = netutil.LimitListener(ln, httpCfg.MaxConnections)
-	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler))
+	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler, httpapi.Documents...))
 	_, anonymous := authn.(auth.Anonymous)
 	printBanner(out, cfg, ag.Info().Name, !anonymous)
 

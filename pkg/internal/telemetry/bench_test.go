@@ -36,3 +36,18 @@ func BenchmarkMiddleware(b *testing.B) {
 		h.ServeHTTP(w, req)
 	}
 }
+
+// BenchmarkMiddlewarePlain is the telemetry of a request for a plain path
+// (the agent card): the summary line, no field bag.
+func BenchmarkMiddlewarePlain(b *testing.B) {
+	tel := telemetry.NewFunction("local", telemetry.NewLogger(io.Discard, slog.LevelInfo), nil, nil)
+	h := telemetry.Middleware(tel, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("{}"))
+	}), "/.well-known/agent-card.json")
+	req := httptest.NewRequest(http.MethodGet, "/.well-known/agent-card.json", nil)
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(w, req)
+	}
+}

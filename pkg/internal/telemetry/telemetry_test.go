@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -166,4 +168,28 @@ func TestWithAttrsTakePrecedenceOverFields(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(out[0], `"function"`), "a key once per line: %s", out[0])
 	assert.Contains(t, out[0], `"method":"GET"`)
 	assert.Contains(t, out[1], `"g":{"function":"card","method":"GET"}`, "inside a group the fields are the group's: %s", out[1])
+}
+
+// A plain path's request (a document) is summarised by the same line as any
+// other, its keys in the same order, without a field bag: what its handler
+// adds is dropped, and its cold start is the function's.
+func TestMiddlewarePlainPaths(t *testing.T) {
+	var logs bytes.Buffer
+	clk := clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
+	f := telemetry.NewFunction("local", telemetry.NewLogger(&logs, slog.LevelInfo), nil, clk)
+	h := telemetry.Middleware(f, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		logfields.Add(r.Context(), logfields.FieldMethod, "GetTask")
+		clk.Advance(2 * time.Millisecond)
+		if r.URL.Path == "/gone" {
+			w.WriteHeader(http.StatusGone)
+		}
+	}), "/doc", "/gone")
+	for _, path := range []string{"/doc", "/rpc", "/gone"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	}
+	got := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	require.Len(t, got, 3)
+	assert.Equal(t, `{"time":"2026-11-24T12:00:00.002Z","level":"INFO","msg":"invocation","route":"GET /doc","status":200,"duration_ms":2,"function":"local","cold_start":true}`, got[0])
+	assert.Equal(t, `{"time":"2026-11-24T12:00:00.004Z","level":"INFO","msg":"invocation","route":"GET /rpc","status":200,"duration_ms":2,"function":"local","cold_start":false,"method":"GetTask"}`, got[1])
+	assert.Equal(t, `{"time":"2026-11-24T12:00:00.006Z","level":"INFO","msg":"invocation","route":"GET /gone","status":410,"duration_ms":2,"function":"local","cold_start":false}`, got[2])
 }
