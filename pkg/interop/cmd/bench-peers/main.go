@@ -60,6 +60,9 @@ func main() {
 	flag.BoolVar(&o.peerCard, "peer-own-card", false, "a2a-go serves its own small card, not ours (see the doc)")
 	calls := flag.String("calls", "card,send,get", "the calls measured, comma-separated")
 	flag.Parse()
+	if o.duration < time.Second || o.duration%time.Second != 0 {
+		fatalf("-duration %s: wrk takes whole seconds", o.duration)
+	}
 	o.calls = strings.Split(*calls, ",")
 	for _, c := range o.calls {
 		if _, ok := callNames[c]; !ok {
@@ -212,7 +215,7 @@ func run(ctx context.Context, o options, dir string) error {
 func (s server) rateSpin(ctx context.Context, c string, o options, script string, target, floor time.Duration) (time.Duration, error) {
 	first := max(0, target-floor)
 	short := o
-	short.duration = max(time.Second, o.duration/4)
+	short.duration = max(time.Second, (o.duration / 4).Truncate(time.Second)) // wrk takes whole seconds
 	lr, err := s.load(ctx, c, short, script, first)
 	if err != nil {
 		return 0, err
