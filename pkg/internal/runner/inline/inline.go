@@ -25,13 +25,13 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -97,54 +97,13 @@ type Runner struct {
 	reserve  time.Duration
 	handOver bool
 	log      *slog.Logger
-	steps    *stepGoroutines
+	steps    *runner.Goroutines
 }
 
 // maxIdleGoroutines bounds the goroutines kept waiting for a step after
-// running one.
+// running one. They end once their Runner is unreachable (New registers
+// the cleanup): a Lambda function keeps its one runner, a test drops many.
 const maxIdleGoroutines = 16
-
-// stepGoroutines runs steps on goroutines that wait for the next step
-// instead of ending (at most maxIdleGoroutines wait): a new goroutine grows
-// its stack again to what a step needs, copying it at each doubling
-// (runtime.copystack and newstack were 8% of a blocking send's
-// invocation). The waiting goroutines end once their Runner is
-// unreachable (New registers the cleanup): a Lambda function keeps its
-// one runner, a test drops many.
-type stepGoroutines struct {
-	handoff chan func()
-	idle    atomic.Int32
-	done    chan struct{}
-}
-
-// run runs f on a waiting goroutine, or on a new one when none waits.
-func (g *stepGoroutines) run(f func()) {
-	select {
-	case g.handoff <- f:
-	default:
-		go g.serve(f)
-	}
-}
-
-// serve runs f and then the steps handed to it, until it is one too many
-// waiting or the runner is gone.
-func (g *stepGoroutines) serve(f func()) {
-	for {
-		f()
-		f = nil // a waiting goroutine holds nothing of the step it ran
-		if g.idle.Add(1) > maxIdleGoroutines {
-			g.idle.Add(-1)
-			return
-		}
-		select {
-		case f = <-g.handoff:
-			g.idle.Add(-1)
-		case <-g.done:
-			g.idle.Add(-1)
-			return
-		}
-	}
-}
 
 var _ engine.Runner = (*Runner)(nil)
 
@@ -152,8 +111,8 @@ var _ engine.Runner = (*Runner)(nil)
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
 	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger,
-		steps: &stepGoroutines{handoff: make(chan func()), done: make(chan struct{})}}
-	runtime.AddCleanup(r, func(g *stepGoroutines) { close(g.done) }, r.steps)
+		steps: runner.NewGoroutines(maxIdleGoroutines)}
+	runtime.AddCleanup(r, (*runner.Goroutines).Close, r.steps)
 	r.budget = positive.Or(r.budget, config.DefaultBlockingTimeout)
 	r.reserve = positive.Or(r.reserve, DefaultReserve)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
@@ -252,7 +211,7 @@ func (r *Runner) step(ctx context.Context, req engine.Job, u *engine.Unsaved, le
 	stepCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	done := make(chan stepResult, 1)
-	r.steps.run(func() {
+	r.steps.Go(func() {
 		var d stepResult
 		if u != nil {
 			d.res, d.err = r.exec.StepUnsaved(stepCtx, u)

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -283,70 +281,32 @@ func TestAWaitCutShortKeepsItsRest(t *testing.T) {
 
 func TestAcrossEpochs(t *testing.T) { clocktest.RunAcrossEpochs(t, ".") }
 
-// gated is an Executor whose steps complete once release is closed (or,
-// for a step of a task named "later", once later is), counting the steps
-// begun and ended.
-type gated struct {
+// ranOn is an Executor whose steps record the goroutine each ran on.
+type ranOn struct {
 	steps
-	release, later chan struct{}
-	begun, ran     atomic.Int32
+	ids []string
 }
 
-func (g *gated) Step(_ context.Context, req engine.Job) (engine.StepResult, error) {
-	g.begun.Add(1)
-	gate := g.release
-	if req.TaskID == "later" {
-		gate = g.later
-	}
-	<-gate
-	g.ran.Add(1)
+func (g *ranOn) Step(context.Context, engine.Job) (engine.StepResult, error) {
+	g.ids = append(g.ids, runnertest.GoroutineID())
 	return done, nil
 }
 
-// Steps run on goroutines that wait for the next step, up to a bound, and
-// end once the runner is gone: steps at once each run at once, in a
-// goroutine of their own, and a later step runs in one that waited.
-func TestStepGoroutinesWaitForMoreUpToABound(t *testing.T) {
-	exec := &gated{release: make(chan struct{}), later: make(chan struct{})}
+// A request's steps run on a goroutine that waits for the next step
+// (runner.Goroutines): one after the other, two sends' steps run on the
+// same one, which ends once the runner is unreachable.
+func TestStepsRunOnAGoroutineThatWaits(t *testing.T) {
+	exec := &ranOn{}
 	r := inline.New(exec, &backlog{}, inline.Options{Budget: time.Minute})
-	const sends = 40 // more than the goroutines kept
-	var wg sync.WaitGroup
-	for i := range sends {
-		wg.Go(func() {
-			assert.NoError(t, r.Start(context.Background(), engine.Job{TaskID: fmt.Sprintf("t%d", i), Blocking: true}))
-		})
+	for _, id := range []string{"t1", "t2"} {
+		require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: id, Blocking: true}))
 	}
-	require.Eventually(t, func() bool { return stepGoroutines() == sends }, 5*time.Second, time.Millisecond, "every step runs at once")
-	close(exec.release)
-	wg.Wait()
-	require.Equal(t, int32(sends), exec.ran.Load())
-	require.Eventually(t, func() bool { return stepGoroutines() == 16 }, 5*time.Second, time.Millisecond,
-		"16 goroutines wait for a step, the others end")
-
-	wg.Go(func() { assert.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "later", Blocking: true})) })
-	require.Eventually(t, func() bool { return exec.begun.Load() == sends+1 }, 5*time.Second, time.Millisecond)
-	assert.Equal(t, 16, stepGoroutines(), "the later step runs in a goroutine that waited, not a new one")
-	close(exec.later)
-	wg.Wait()
+	require.Len(t, exec.ids, 2)
+	assert.Equal(t, exec.ids[0], exec.ids[1], "the second step ran on the goroutine of the first")
+	assert.NotEqual(t, runnertest.GoroutineID(), exec.ids[0], "not on the request's")
+	assert.True(t, runnertest.Alive(exec.ids[0]), "it waits for the next step")
 
 	r = nil
-	require.Eventually(t, func() bool { runtime.GC(); return stepGoroutines() == 0 }, 5*time.Second, 10*time.Millisecond,
-		"the goroutines that wait end once the runner is unreachable")
-}
-
-// stepGoroutines counts the goroutines in the process that run a runner's
-// steps, by their stacks.
-func stepGoroutines() int {
-	return strings.Count(allStacks(), "created by github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/inline.(*stepGoroutines).run")
-}
-
-func allStacks() string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return string(buf[:n])
-		}
-		buf = make([]byte, 2*len(buf))
-	}
+	require.Eventually(t, func() bool { runtime.GC(); return !runnertest.Alive(exec.ids[0]) }, 5*time.Second, 10*time.Millisecond,
+		"it ends once the runner is unreachable")
 }

@@ -10,10 +10,10 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner"
 )
 
 // Executor runs the actions of the step protocol; *engine.Executor is one.
@@ -36,26 +36,15 @@ type Runner struct {
 	mu      sync.Mutex
 	running map[string]*execution
 
-	// handoff passes a task's steps to a worker goroutine waiting for
-	// work; idle counts those waiting (see worker).
-	handoff chan work
-	idle    atomic.Int32
+	// steps runs each task's steps on a goroutine that ran another's, if
+	// one waits for work.
+	steps *runner.Goroutines
 }
 
 type execution struct{ cancel context.CancelFunc }
 
-// work is a task's steps for a worker: the job, and its execution's
-// context.
-type work struct {
-	ctx  context.Context
-	job  engine.Job
-	exec *execution
-}
-
-// maxIdleWorkers bounds the goroutines kept waiting for a task after
-// running another's: a goroutine that ran steps has the stack they need,
-// which a new one grows again (copying it each time it doubles: a tenth
-// of a blocking send's CPU with the echo agent).
+// maxIdleWorkers bounds the goroutines kept waiting for a task's steps
+// after running another's.
 const maxIdleWorkers = 16
 
 var _ engine.Runner = (*Runner)(nil)
@@ -71,7 +60,7 @@ type Options struct {
 // New returns a runner that drives exec.
 func New(exec Executor, opts Options) *Runner {
 	base, stop := context.WithCancel(context.Background())
-	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, base: base, stop: stop, running: map[string]*execution{}, handoff: make(chan work)}
+	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, base: base, stop: stop, running: map[string]*execution{}, steps: runner.NewGoroutines(maxIdleWorkers)}
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r
 }
@@ -88,41 +77,20 @@ func (r *Runner) Start(_ context.Context, job engine.Job) error {
 	}
 	r.running[job.TaskID] = exec
 	r.mu.Unlock()
-	w := work{ctx: ctx, job: engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}, exec: exec}
-	select {
-	case r.handoff <- w:
-	default:
-		r.wg.Add(1)
-		go r.worker(w)
-	}
+	job = engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}
+	r.wg.Add(1)
+	r.steps.Go(func() {
+		defer r.wg.Done()
+		r.execute(ctx, job, exec)
+	})
 	return nil
-}
-
-// worker runs w, then waits for another task's steps, unless
-// maxIdleWorkers already wait, until the runner is closed.
-func (r *Runner) worker(w work) {
-	defer r.wg.Done()
-	for {
-		r.execute(w)
-		if r.idle.Add(1) > maxIdleWorkers {
-			r.idle.Add(-1)
-			return
-		}
-		select {
-		case w = <-r.handoff:
-			r.idle.Add(-1)
-		case <-r.base.Done():
-			r.idle.Add(-1)
-			return
-		}
-	}
 }
 
 // execute runs a task's steps until they end (see run), then forgets the
 // execution.
-func (r *Runner) execute(w work) {
-	defer r.forget(w.job.TaskID, w.exec)
-	r.run(w.ctx, w.job)
+func (r *Runner) execute(ctx context.Context, job engine.Job, exec *execution) {
+	defer r.forget(job.TaskID, exec)
+	r.run(ctx, job)
 }
 
 func (r *Runner) run(ctx context.Context, req engine.Job) {
@@ -189,8 +157,10 @@ func (r *Runner) Cancel(_ context.Context, req engine.CancelRequest) error {
 	return nil
 }
 
-// Close stops every execution and waits for their goroutines.
+// Close stops every execution and waits for them, and ends the goroutines
+// waiting for work.
 func (r *Runner) Close() {
 	r.stop()
 	r.wg.Wait()
+	r.steps.Close()
 }

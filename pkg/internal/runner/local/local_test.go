@@ -3,8 +3,8 @@ package local_test
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"strings"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,13 +30,19 @@ func TestFollowsTheClock(t *testing.T) {
 
 func TestAcrossEpochs(t *testing.T) { clocktest.RunAcrossEpochs(t, ".") }
 
-// steps is an Executor whose steps wait for release, then end the task.
+// steps is an Executor whose steps wait for release, then end the task;
+// it records the goroutine each step ran on.
 type steps struct {
 	ran     atomic.Int32
 	release chan struct{}
+	mu      sync.Mutex
+	ids     []string
 }
 
 func (s *steps) Step(ctx context.Context, _ engine.Job) (engine.StepResult, error) {
+	s.mu.Lock()
+	s.ids = append(s.ids, runnertest.GoroutineID())
+	s.mu.Unlock()
 	select {
 	case <-s.release:
 	case <-ctx.Done():
@@ -44,6 +50,12 @@ func (s *steps) Step(ctx context.Context, _ engine.Job) (engine.StepResult, erro
 	}
 	s.ran.Add(1)
 	return engine.StepResult{Next: engine.NextDone}, nil
+}
+
+func (s *steps) goroutines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ids)
 }
 
 func (s *steps) Await(context.Context, engine.AwaitRequest) (engine.StepResult, error) {
@@ -54,40 +66,28 @@ func (s *steps) Expire(context.Context, string, string) (engine.StepResult, erro
 	return engine.StepResult{Next: engine.NextDone}, nil
 }
 
-// The goroutines that ran steps wait for more, up to a bound, and end
-// with the runner: tasks started at once each run at once, in their own
-// goroutine, and a later task runs in one of those that wait.
-func TestWorkersWaitForMoreUpToABound(t *testing.T) {
+// Tasks started at once each run at once, on a goroutine of their own; the
+// goroutines then wait for more (runner.Goroutines), a later task runs on
+// one of them, and closing the runner ends them.
+func TestWorkersWaitForMore(t *testing.T) {
 	exec := &steps{release: make(chan struct{})}
 	r := local.New(exec, local.Options{})
-	const tasks = 40 // more than the goroutines kept
+	const tasks = 3
 	for i := range tasks {
 		require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: fmt.Sprintf("t%d", i)}))
 	}
-	assert.Equal(t, tasks, workers(), "every task runs at once")
+	require.Eventually(t, func() bool { return len(exec.goroutines()) == tasks }, 5*time.Second, time.Millisecond, "every task runs at once")
+	first := exec.goroutines()
+	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(first))), tasks, "each on a goroutine of its own")
 	close(exec.release)
 	require.Eventually(t, func() bool { return exec.ran.Load() == tasks }, 5*time.Second, time.Millisecond)
-	require.Eventually(t, func() bool { return workers() == 16 }, 5*time.Second, time.Millisecond,
-		"16 goroutines wait for work, the others end")
 
 	require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "later"}))
 	require.Eventually(t, func() bool { return exec.ran.Load() == tasks+1 }, 5*time.Second, time.Millisecond)
-	require.Eventually(t, func() bool { return workers() == 16 }, 5*time.Second, time.Millisecond)
-	assert.Equal(t, 16, workers(), "the later task ran in a goroutine that waited")
+	assert.Contains(t, first, exec.goroutines()[tasks], "the later task ran on a goroutine that waited")
 
 	r.Close()
-	assert.Zero(t, workers(), "closing the runner ends the goroutines that wait")
-}
-
-// workers counts the runner's goroutines in the process: those Start
-// created, by their stacks.
-func workers() int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return strings.Count(string(buf[:n]), "created by github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/local.(*Runner).Start")
-		}
-		buf = make([]byte, 2*len(buf))
+	for _, id := range first {
+		require.Eventually(t, func() bool { return !runnertest.Alive(id) }, 5*time.Second, time.Millisecond, "closing the runner ends the goroutines that wait")
 	}
 }

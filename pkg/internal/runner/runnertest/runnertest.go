@@ -1,6 +1,7 @@
 // Package runnertest is the clock part of the contract every
-// engine.Runner keeps, run against a runner under test with a real
-// executor, an in-memory store and one fake clock:
+// engine.Runner keeps, and what tests tell goroutines apart by
+// (GoroutineID, Alive). The contract runs against a runner under test with
+// a real executor, an in-memory store and one fake clock:
 //
 //   - an interrupt takes a reply until a second before its end
 //     (ask + TTL - 1 s) and refuses one a second after it (ask + TTL + 1 s)
