@@ -7,47 +7,50 @@ import (
 	"sync/atomic"
 )
 
-// Goroutines runs functions on goroutines that wait for the next function
-// instead of ending, at most a bound of them waiting: a goroutine that ran
-// a step has the stack steps need, which a new one grows again, copying it
-// at each doubling (runtime.copystack and newstack were 7-8% of a blocking
-// send's CPU). Close ends those waiting, and each one that finishes after
-// it.
-type Goroutines struct {
-	handoff  chan func()
+// Goroutines runs work (each a T, given to run) on goroutines that wait for
+// the next work instead of ending, at most a bound of them waiting: a
+// goroutine that ran a step has the stack steps need, which a new one grows
+// again, copying it at each doubling (runtime.copystack and newstack were
+// 7-8% of a blocking send's CPU). Work passes by value: no allocation per
+// call. Close ends those waiting, and each one that finishes after it.
+type Goroutines[T any] struct {
+	run      func(T)
+	handoff  chan T
 	idle     atomic.Int32
 	maxIdle  int32
 	done     chan struct{}
 	doneOnce sync.Once
 }
 
-// NewGoroutines returns Goroutines that keep at most maxIdle waiting.
-func NewGoroutines(maxIdle int) *Goroutines {
-	return &Goroutines{handoff: make(chan func()), maxIdle: int32(maxIdle), done: make(chan struct{})}
+// NewGoroutines returns Goroutines that run work with run and keep at most
+// maxIdle waiting. What run refers to stays reachable as long as they do.
+func NewGoroutines[T any](maxIdle int, run func(T)) *Goroutines[T] {
+	return &Goroutines[T]{run: run, handoff: make(chan T), maxIdle: int32(maxIdle), done: make(chan struct{})}
 }
 
-// Go runs f on a goroutine that waits for work, or on a new one when none
+// Go runs w on a goroutine that waits for work, or on a new one when none
 // does.
-func (g *Goroutines) Go(f func()) {
+func (g *Goroutines[T]) Go(w T) {
 	select {
-	case g.handoff <- f:
+	case g.handoff <- w:
 	default:
-		go g.serve(f)
+		go g.serve(w)
 	}
 }
 
-// serve runs f and then the functions handed to it, until it would be one
-// too many waiting or g is closed.
-func (g *Goroutines) serve(f func()) {
+// serve runs w and then the work handed to it, until it would be one too
+// many waiting or g is closed.
+func (g *Goroutines[T]) serve(w T) {
+	var none T
 	for {
-		f()
-		f = nil // a waiting goroutine holds nothing of what it ran
+		g.run(w)
+		w = none // a waiting goroutine holds nothing of what it ran
 		if g.idle.Add(1) > g.maxIdle {
 			g.idle.Add(-1)
 			return
 		}
 		select {
-		case f = <-g.handoff:
+		case w = <-g.handoff:
 			g.idle.Add(-1)
 		case <-g.done:
 			g.idle.Add(-1)
@@ -57,5 +60,6 @@ func (g *Goroutines) serve(f func()) {
 }
 
 // Close ends the goroutines waiting for work; those still running end when
-// their function returns. Go after Close still runs f, on a new goroutine.
-func (g *Goroutines) Close() { g.doneOnce.Do(func() { close(g.done) }) }
+// their work is done. Go after Close still runs the work, on a new
+// goroutine.
+func (g *Goroutines[T]) Close() { g.doneOnce.Do(func() { close(g.done) }) }

@@ -17,19 +17,16 @@ import (
 // then wait for more, up to the bound, and a later function runs on one
 // of them; Close ends them.
 func TestGoroutinesWaitForMoreUpToABound(t *testing.T) {
-	g := runner.NewGoroutines(16)
-	release, later := make(chan struct{}), make(chan struct{})
 	var begun, ran atomic.Int32
-	run := func(gate chan struct{}) func() {
-		return func() {
-			begun.Add(1)
-			<-gate
-			ran.Add(1)
-		}
-	}
+	g := runner.NewGoroutines(16, func(gate chan struct{}) {
+		begun.Add(1)
+		<-gate
+		ran.Add(1)
+	})
+	release, later := make(chan struct{}), make(chan struct{})
 	const n = 40 // more than the goroutines kept
 	for range n {
-		g.Go(run(release))
+		g.Go(release)
 	}
 	require.Eventually(t, func() bool { return begun.Load() == n }, 5*time.Second, time.Millisecond)
 	assert.Equal(t, n, count(), "every function runs at once")
@@ -37,7 +34,7 @@ func TestGoroutinesWaitForMoreUpToABound(t *testing.T) {
 	require.Eventually(t, func() bool { return ran.Load() == n && count() == 16 }, 5*time.Second, time.Millisecond,
 		"16 goroutines wait for work, the others end")
 
-	g.Go(run(later))
+	g.Go(later)
 	require.Eventually(t, func() bool { return begun.Load() == n+1 }, 5*time.Second, time.Millisecond)
 	assert.Equal(t, 16, count(), "the later function runs on a goroutine that waited, not a new one")
 	close(later)
@@ -45,9 +42,10 @@ func TestGoroutinesWaitForMoreUpToABound(t *testing.T) {
 
 	g.Close()
 	require.Eventually(t, func() bool { return count() == 0 }, 5*time.Second, time.Millisecond, "Close ends the goroutines that wait")
-	done := make(chan struct{})
-	g.Go(func() { close(done) })
-	<-done // Go after Close still runs the function
+	open := make(chan struct{})
+	close(open)
+	g.Go(open)
+	require.Eventually(t, func() bool { return ran.Load() == n+2 }, 5*time.Second, time.Millisecond, "Go after Close still runs the work")
 	g.Close()
 }
 
@@ -58,7 +56,7 @@ func count() int {
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
-			return strings.Count(string(buf[:n]), "created by github.com/a2a-lambda/a2a-lambda/pkg/internal/runner.(*Goroutines).Go")
+			return strings.Count(string(buf[:n]), "created by github.com/a2a-lambda/a2a-lambda/pkg/internal/runner.(*Goroutines[...]).Go")
 		}
 		buf = make([]byte, 2*len(buf))
 	}

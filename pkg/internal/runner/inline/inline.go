@@ -97,7 +97,28 @@ type Runner struct {
 	reserve  time.Duration
 	handOver bool
 	log      *slog.Logger
-	steps    *runner.Goroutines
+	steps    *runner.Goroutines[stepCall]
+}
+
+// stepCall is one step for a goroutine of the runner's to run, with what
+// it needs; not the runner, whose goroutines must not keep it reachable.
+type stepCall struct {
+	exec Executor
+	ctx  context.Context
+	job  engine.Job
+	u    *engine.Unsaved
+	done chan<- stepResult
+}
+
+// runStep runs c and sends its result.
+func runStep(c stepCall) {
+	var d stepResult
+	if c.u != nil {
+		d.res, d.err = c.exec.StepUnsaved(c.ctx, c.u)
+	} else {
+		d.res, d.err = c.exec.Step(c.ctx, c.job)
+	}
+	c.done <- d
 }
 
 // maxIdleGoroutines bounds the goroutines kept waiting for a step after
@@ -111,8 +132,8 @@ var _ engine.Runner = (*Runner)(nil)
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
 	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger,
-		steps: runner.NewGoroutines(maxIdleGoroutines)}
-	runtime.AddCleanup(r, (*runner.Goroutines).Close, r.steps)
+		steps: runner.NewGoroutines(maxIdleGoroutines, runStep)}
+	runtime.AddCleanup(r, (*runner.Goroutines[stepCall]).Close, r.steps)
 	r.budget = positive.Or(r.budget, config.DefaultBlockingTimeout)
 	r.reserve = positive.Or(r.reserve, DefaultReserve)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
@@ -211,15 +232,7 @@ func (r *Runner) step(ctx context.Context, req engine.Job, u *engine.Unsaved, le
 	stepCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	done := make(chan stepResult, 1)
-	r.steps.Go(func() {
-		var d stepResult
-		if u != nil {
-			d.res, d.err = r.exec.StepUnsaved(stepCtx, u)
-		} else {
-			d.res, d.err = r.exec.Step(stepCtx, req)
-		}
-		done <- d
-	})
+	r.steps.Go(stepCall{exec: r.exec, ctx: stepCtx, job: req, u: u, done: done})
 	budget := time.NewTimer(left)
 	defer budget.Stop()
 	select {

@@ -38,10 +38,18 @@ type Runner struct {
 
 	// steps runs each task's steps on a goroutine that ran another's, if
 	// one waits for work.
-	steps *runner.Goroutines
+	steps *runner.Goroutines[work]
 }
 
 type execution struct{ cancel context.CancelFunc }
+
+// work is a task's steps for a goroutine: the job, and its execution's
+// context.
+type work struct {
+	ctx  context.Context
+	job  engine.Job
+	exec *execution
+}
 
 // maxIdleWorkers bounds the goroutines kept waiting for a task's steps
 // after running another's.
@@ -60,7 +68,8 @@ type Options struct {
 // New returns a runner that drives exec.
 func New(exec Executor, opts Options) *Runner {
 	base, stop := context.WithCancel(context.Background())
-	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, base: base, stop: stop, running: map[string]*execution{}, steps: runner.NewGoroutines(maxIdleWorkers)}
+	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, base: base, stop: stop, running: map[string]*execution{}}
+	r.steps = runner.NewGoroutines(maxIdleWorkers, r.execute)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r
 }
@@ -77,20 +86,17 @@ func (r *Runner) Start(_ context.Context, job engine.Job) error {
 	}
 	r.running[job.TaskID] = exec
 	r.mu.Unlock()
-	job = engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}
 	r.wg.Add(1)
-	r.steps.Go(func() {
-		defer r.wg.Done()
-		r.execute(ctx, job, exec)
-	})
+	r.steps.Go(work{ctx: ctx, job: engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}, exec: exec})
 	return nil
 }
 
 // execute runs a task's steps until they end (see run), then forgets the
 // execution.
-func (r *Runner) execute(ctx context.Context, job engine.Job, exec *execution) {
-	defer r.forget(job.TaskID, exec)
-	r.run(ctx, job)
+func (r *Runner) execute(w work) {
+	defer r.wg.Done()
+	defer r.forget(w.job.TaskID, w.exec)
+	r.run(w.ctx, w.job)
 }
 
 func (r *Runner) run(ctx context.Context, req engine.Job) {
