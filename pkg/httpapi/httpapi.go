@@ -232,10 +232,10 @@ func New(o Options) (http.Handler, error) {
 	h.cards = cs
 
 	if o.Routes&RoutesCard != 0 {
-		h.mux.HandleFunc("GET "+Documents[0], h.serveCard)
-		h.mux.HandleFunc("GET "+Documents[1], h.serveCard)
+		h.mux.HandleFunc("GET "+cardPath, h.serveCard)
+		h.mux.HandleFunc("GET "+cardPath03, h.serveCard)
 		if o.JWKS != nil {
-			h.mux.Handle("GET "+Documents[2], o.JWKS)
+			h.mux.Handle("GET "+jwksPath, o.JWKS)
 		}
 	}
 	for _, rt := range restRoutes {
@@ -283,7 +283,13 @@ type restRoute struct {
 // the public agent card at its name and at its 0.3 name, and the push
 // notifications' JWKS. Their requests add no log fields (a middleware may
 // spare them the field bag, as telemetry.Middleware's plain paths do).
-var Documents = []string{"/.well-known/agent-card.json", "/.well-known/agent.json", "/.well-known/jwks.json"}
+var Documents = []string{cardPath, cardPath03, jwksPath}
+
+const (
+	cardPath   = "/.well-known/agent-card.json"
+	cardPath03 = "/.well-known/agent.json"
+	jwksPath   = "/.well-known/jwks.json"
+)
 
 // restRoutes are the REST binding's routes: the mux serves them, and the
 // wire contract (contract.go) lists them.

@@ -51,8 +51,9 @@ const UnsignedPayload = "UNSIGNED-PAYLOAD"
 // DefaultMaxAttempts bounds the calls made for one request.
 const DefaultMaxAttempts = 3
 
-// AttemptHeader tells which attempt of a call a request is
-// ("attempt=2; max=3"), as the AWS SDKs' clients send it.
+// AttemptHeader tells which attempt of a call a retry is ("attempt=2;
+// max=3"), as the AWS SDKs' clients send it (they send it on the first
+// attempt too).
 const AttemptHeader = "Amz-Sdk-Request"
 
 // DefaultBaseDelay is the longest wait before the second attempt; each
@@ -284,9 +285,12 @@ func (c *Client) send(ctx context.Context, r Request, attempt int) (*http.Respon
 		// The call joins the caller's trace.
 		req.Header.Set("X-Amzn-Trace-Id", h)
 	}
-	// Which attempt this is, as the SDK's clients say it: a retry is told
-	// from a second call.
-	req.Header.Set(AttemptHeader, "attempt="+strconv.Itoa(attempt)+"; max="+strconv.Itoa(c.attempts))
+	if attempt > 1 {
+		// A retry says which attempt it is, as the SDK's clients do, so
+		// that it is told from a second call (a first attempt, nearly every
+		// request, goes without: the header costs its signing).
+		req.Header.Set(AttemptHeader, "attempt="+strconv.Itoa(attempt)+"; max="+strconv.Itoa(c.attempts))
+	}
 	creds, err := c.creds.Retrieve(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)

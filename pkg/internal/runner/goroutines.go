@@ -2,34 +2,33 @@
 // run one step after another.
 package runner
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // Goroutines runs work (each a T, given to run) on goroutines that wait for
 // the next work instead of ending, at most a bound of them waiting: a
 // goroutine that ran a step has the stack steps need, which a new one grows
 // again, copying it at each doubling (runtime.copystack and newstack were
 // 7-8% of a blocking send's CPU). Work passes by value: no allocation per
-// call. Close ends those waiting, and each one that finishes after it.
+// call. Once done is closed, the waiting goroutines end, and each one that
+// finishes after it. A Goroutines is used where it is kept (a field of its
+// runner): it must not be copied after its first Go.
 type Goroutines[T any] struct {
-	run      func(T)
-	handoff  chan T
-	idle     atomic.Int32
-	maxIdle  int32
-	done     chan struct{}
-	doneOnce sync.Once
+	run     func(T)
+	handoff chan T
+	done    <-chan struct{}
+	maxIdle int32
+	idle    int32 // atomic
 }
 
 // NewGoroutines returns Goroutines that run work with run and keep at most
-// maxIdle waiting. What run refers to stays reachable as long as they do.
-func NewGoroutines[T any](maxIdle int, run func(T)) *Goroutines[T] {
-	return &Goroutines[T]{run: run, handoff: make(chan T), maxIdle: int32(maxIdle), done: make(chan struct{})}
+// maxIdle waiting, until done is closed. What run refers to stays
+// reachable as long as they wait.
+func NewGoroutines[T any](maxIdle int, run func(T), done <-chan struct{}) Goroutines[T] {
+	return Goroutines[T]{run: run, handoff: make(chan T), done: done, maxIdle: int32(maxIdle)}
 }
 
 // Go runs w on a goroutine that waits for work, or on a new one when none
-// does.
+// does (after done is closed: always a new one).
 func (g *Goroutines[T]) Go(w T) {
 	select {
 	case g.handoff <- w:
@@ -39,27 +38,22 @@ func (g *Goroutines[T]) Go(w T) {
 }
 
 // serve runs w and then the work handed to it, until it would be one too
-// many waiting or g is closed.
+// many waiting or done is closed.
 func (g *Goroutines[T]) serve(w T) {
 	var none T
 	for {
 		g.run(w)
 		w = none // a waiting goroutine holds nothing of what it ran
-		if g.idle.Add(1) > g.maxIdle {
-			g.idle.Add(-1)
+		if atomic.AddInt32(&g.idle, 1) > g.maxIdle {
+			atomic.AddInt32(&g.idle, -1)
 			return
 		}
 		select {
 		case w = <-g.handoff:
-			g.idle.Add(-1)
+			atomic.AddInt32(&g.idle, -1)
 		case <-g.done:
-			g.idle.Add(-1)
+			atomic.AddInt32(&g.idle, -1)
 			return
 		}
 	}
 }
-
-// Close ends the goroutines waiting for work; those still running end when
-// their work is done. Go after Close still runs the work, on a new
-// goroutine.
-func (g *Goroutines[T]) Close() { g.doneOnce.Do(func() { close(g.done) }) }

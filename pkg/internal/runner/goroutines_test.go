@@ -13,16 +13,17 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner"
 )
 
-// Functions run at once, each on a goroutine of its own; the goroutines
-// then wait for more, up to the bound, and a later function runs on one
-// of them; Close ends them.
+// Work given at once runs at once, each on a goroutine of its own; the
+// goroutines then wait for more, up to the bound, and later work runs on
+// one of them; closing done ends them.
 func TestGoroutinesWaitForMoreUpToABound(t *testing.T) {
 	var begun, ran atomic.Int32
+	done := make(chan struct{})
 	g := runner.NewGoroutines(16, func(gate chan struct{}) {
 		begun.Add(1)
 		<-gate
 		ran.Add(1)
-	})
+	}, done)
 	release, later := make(chan struct{}), make(chan struct{})
 	const n = 40 // more than the goroutines kept
 	for range n {
@@ -40,13 +41,13 @@ func TestGoroutinesWaitForMoreUpToABound(t *testing.T) {
 	close(later)
 	require.Eventually(t, func() bool { return ran.Load() == n+1 }, 5*time.Second, time.Millisecond)
 
-	g.Close()
-	require.Eventually(t, func() bool { return count() == 0 }, 5*time.Second, time.Millisecond, "Close ends the goroutines that wait")
+	close(done)
+	require.Eventually(t, func() bool { return count() == 0 }, 5*time.Second, time.Millisecond, "closing done ends the goroutines that wait")
 	open := make(chan struct{})
 	close(open)
 	g.Go(open)
-	require.Eventually(t, func() bool { return ran.Load() == n+2 }, 5*time.Second, time.Millisecond, "Go after Close still runs the work")
-	g.Close()
+	require.Eventually(t, func() bool { return ran.Load() == n+2 && count() == 0 }, 5*time.Second, time.Millisecond,
+		"Go after done still runs the work, on a goroutine that then ends")
 }
 
 // count counts the goroutines in the process that Goroutines started, by

@@ -10,8 +10,8 @@ import (
 // OpCounter counts the calls an AWS SDK client makes, by operation: the
 // X-Amz-Target header of the JSON protocols (DynamoDB, Step Functions, SQS)
 // names it. A retry is not a call: a request whose amz-sdk-request header
-// (which the SDK's clients and this module's send) names an attempt after
-// the first is not counted, so that counts do not follow the load of the
+// (which the SDK's clients send, and this module's on a retry) names an
+// attempt after the first is not counted, so that counts do not follow the load of the
 // machine (a stand-in that failed a request under load). Give a client its Client as the HTTP client:
 //
 //	c := OpCounter{}

@@ -131,9 +131,13 @@ var _ engine.Runner = (*Runner)(nil)
 // New returns a runner of exec's steps that hands to backlog what it
 // cannot run.
 func New(exec Executor, backlog Backlog, o Options) *Runner {
-	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger,
-		steps: runner.NewGoroutines(maxIdleGoroutines, runStep)}
-	runtime.AddCleanup(r, (*runner.Goroutines[stepCall]).Close, r.steps)
+	r := &Runner{exec: exec, backlog: backlog, clock: clock.Or(o.Clock), budget: o.Budget, reserve: o.Reserve, handOver: o.HandOffInterrupts, log: o.Logger}
+	// The runner's goroutines are kept apart from it, so that they do not
+	// keep it reachable: once it is not, they end.
+	done := make(chan struct{})
+	steps := runner.NewGoroutines(maxIdleGoroutines, runStep, done)
+	r.steps = &steps
+	runtime.AddCleanup(r, func(done chan struct{}) { close(done) }, done)
 	r.budget = positive.Or(r.budget, config.DefaultBlockingTimeout)
 	r.reserve = positive.Or(r.reserve, DefaultReserve)
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))

@@ -38,14 +38,15 @@ type Runner struct {
 
 	// steps runs each task's steps on a goroutine that ran another's, if
 	// one waits for work.
-	steps *runner.Goroutines[work]
+	steps runner.Goroutines[work]
 }
 
 type execution struct{ cancel context.CancelFunc }
 
-// work is a task's steps for a goroutine: the job, and its execution's
-// context.
+// work is a task's steps for a goroutine: the job, its execution and its
+// context, and the runner.
 type work struct {
+	r    *Runner
 	ctx  context.Context
 	job  engine.Job
 	exec *execution
@@ -69,7 +70,7 @@ type Options struct {
 func New(exec Executor, opts Options) *Runner {
 	base, stop := context.WithCancel(context.Background())
 	r := &Runner{exec: exec, clock: clock.Or(opts.Clock), log: opts.Logger, base: base, stop: stop, running: map[string]*execution{}}
-	r.steps = runner.NewGoroutines(maxIdleWorkers, r.execute)
+	r.steps = runner.NewGoroutines(maxIdleWorkers, execute, base.Done())
 	r.log = cmp.Or(r.log, slog.New(slog.DiscardHandler))
 	return r
 }
@@ -87,16 +88,16 @@ func (r *Runner) Start(_ context.Context, job engine.Job) error {
 	r.running[job.TaskID] = exec
 	r.mu.Unlock()
 	r.wg.Add(1)
-	r.steps.Go(work{ctx: ctx, job: engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}, exec: exec})
+	r.steps.Go(work{r: r, ctx: ctx, job: engine.Job{TaskID: job.TaskID, Message: job.Message, Reply: job.Reply, Trigger: job.Trigger}, exec: exec})
 	return nil
 }
 
 // execute runs a task's steps until they end (see run), then forgets the
 // execution.
-func (r *Runner) execute(w work) {
-	defer r.wg.Done()
-	defer r.forget(w.job.TaskID, w.exec)
-	r.run(w.ctx, w.job)
+func execute(w work) {
+	defer w.r.wg.Done()
+	defer w.r.forget(w.job.TaskID, w.exec)
+	w.r.run(w.ctx, w.job)
 }
 
 func (r *Runner) run(ctx context.Context, req engine.Job) {
@@ -163,10 +164,9 @@ func (r *Runner) Cancel(_ context.Context, req engine.CancelRequest) error {
 	return nil
 }
 
-// Close stops every execution and waits for them, and ends the goroutines
-// waiting for work.
+// Close stops every execution and waits for them; the goroutines waiting
+// for work end.
 func (r *Runner) Close() {
 	r.stop()
 	r.wg.Wait()
-	r.steps.Close()
 }
