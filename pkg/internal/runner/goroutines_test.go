@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runner/runnertest"
 )
 
 // Work given at once runs at once, each on a goroutine of its own; the
@@ -32,7 +33,7 @@ func TestGoroutinesWaitForMoreUpToABound(t *testing.T) {
 	require.Eventually(t, func() bool { return begun.Load() == n }, 5*time.Second, time.Millisecond)
 	assert.Equal(t, n, count(), "every function runs at once")
 	close(release)
-	require.Eventually(t, func() bool { return ran.Load() == n && count() == 16 }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return ran.Load() == n && count() == 16 && waiting() == 16 }, 5*time.Second, time.Millisecond,
 		"16 goroutines wait for work, the others end")
 
 	g.Go(later)
@@ -50,15 +51,28 @@ func TestGoroutinesWaitForMoreUpToABound(t *testing.T) {
 		"Go after done still runs the work, on a goroutine that then ends")
 }
 
-// count counts the goroutines in the process that Goroutines started, by
-// their stacks.
-func count() int {
+// count counts the goroutines in the process that Goroutines started, and
+// waiting those of them that wait for work, by their stacks.
+func count() int   { c, _ := counts(); return c }
+func waiting() int { _, w := counts(); return w }
+
+func counts() (all, waiting int) {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
-			return strings.Count(string(buf[:n]), "created by github.com/a2a-lambda/a2a-lambda/pkg/internal/runner.(*Goroutines[...]).Go")
+			buf = buf[:n]
+			break
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+	for s := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(s, "created by github.com/a2a-lambda/a2a-lambda/pkg/internal/runner.(*Goroutines[...]).Go") {
+			all++
+			if runnertest.WaitsForWork(s) {
+				waiting++
+			}
+		}
+	}
+	return all, waiting
 }

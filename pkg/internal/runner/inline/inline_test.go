@@ -298,13 +298,16 @@ func (g *ranOn) Step(context.Context, engine.Job) (engine.StepResult, error) {
 func TestStepsRunOnAGoroutineThatWaits(t *testing.T) {
 	exec := &ranOn{}
 	r := inline.New(exec, &backlog{}, inline.Options{Budget: time.Minute})
-	for _, id := range []string{"t1", "t2"} {
-		require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: id, Blocking: true}))
-	}
+	require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "t1", Blocking: true}))
+	require.Len(t, exec.ids, 1)
+	require.Eventually(t, func() bool { return runnertest.Waiting(exec.ids[0]) }, 5*time.Second, time.Millisecond,
+		"the goroutine waits for the next step")
+	require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "t2", Blocking: true}))
 	require.Len(t, exec.ids, 2)
 	assert.Equal(t, exec.ids[0], exec.ids[1], "the second step ran on the goroutine of the first")
 	assert.NotEqual(t, runnertest.GoroutineID(), exec.ids[0], "not on the request's")
-	assert.True(t, runnertest.Alive(exec.ids[0]), "it waits for the next step")
+	require.Eventually(t, func() bool { return runnertest.Waiting(exec.ids[0]) }, 5*time.Second, time.Millisecond,
+		"it waits for the next step")
 
 	r = nil
 	require.Eventually(t, func() bool { runtime.GC(); return !runnertest.Alive(exec.ids[0]) }, 5*time.Second, 10*time.Millisecond,

@@ -81,6 +81,9 @@ func TestWorkersWaitForMore(t *testing.T) {
 	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(first))), tasks, "each on a goroutine of its own")
 	close(exec.release)
 	require.Eventually(t, func() bool { return exec.ran.Load() == tasks }, 5*time.Second, time.Millisecond)
+	for _, id := range first {
+		require.Eventually(t, func() bool { return runnertest.Waiting(id) }, 5*time.Second, time.Millisecond, "the goroutines wait for work")
+	}
 
 	require.NoError(t, r.Start(context.Background(), engine.Job{TaskID: "later"}))
 	require.Eventually(t, func() bool { return exec.ran.Load() == tasks+1 }, 5*time.Second, time.Millisecond)

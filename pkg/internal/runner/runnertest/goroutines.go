@@ -8,7 +8,8 @@ import (
 
 // GoroutineID returns the id of the calling goroutine as its stack names
 // it ("goroutine 42 [running]"): a test tells by it whether two steps ran
-// on one goroutine (Alive, whether it still exists).
+// on one goroutine (Alive: whether it still exists; Waiting: whether it
+// waits for the next step).
 func GoroutineID() string {
 	var buf [64]byte
 	b := bytes.TrimPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
@@ -18,12 +19,41 @@ func GoroutineID() string {
 
 // Alive reports whether the goroutine GoroutineID named still exists.
 func Alive(id string) bool {
+	_, ok := stackOf(id)
+	return ok
+}
+
+// Waiting reports whether the goroutine GoroutineID named waits for work
+// in a runner.Goroutines (its own select, not one of a step it runs): a
+// step can be handed to it now.
+func Waiting(id string) bool {
+	s, ok := stackOf(id)
+	return ok && WaitsForWork(s)
+}
+
+// WaitsForWork reports whether a goroutine's stack, as runtime.Stack
+// writes it, is that of a runner.Goroutines goroutine waiting for work.
+func WaitsForWork(stack string) bool {
+	header, rest, _ := strings.Cut(stack, "\n")
+	return strings.Contains(header, " [select") &&
+		strings.HasPrefix(rest, "github.com/a2a-lambda/a2a-lambda/pkg/internal/runner.(*Goroutines[...]).serve(")
+}
+
+// stackOf returns the stack of goroutine id, and false when there is none.
+func stackOf(id string) (string, bool) {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
-			return strings.HasPrefix(string(buf[:n]), "goroutine "+id+" [") || strings.Contains(string(buf[:n]), "\n\ngoroutine "+id+" [")
+			buf = buf[:n]
+			break
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+	for s := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.HasPrefix(s, "goroutine "+id+" [") {
+			return s, true
+		}
+	}
+	return "", false
 }

@@ -1,6 +1,6 @@
 // Package runnertest is the clock part of the contract every
 // engine.Runner keeps, and what tests tell goroutines apart by
-// (GoroutineID, Alive). The contract runs against a runner under test with
+// (GoroutineID, Alive, Waiting). The contract runs against a runner under test with
 // a real executor, an in-memory store and one fake clock:
 //
 //   - an interrupt takes a reply until a second before its end
