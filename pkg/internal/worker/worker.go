@@ -50,7 +50,7 @@ type Event struct {
 	// step records it on the task, for a cancel to stop it.
 	ExecutionARN string `json:"executionArn,omitempty"`
 	// Takeover, when positive, is the takeover a run is (see
-	// engine.Job.Takeover).
+	// engine.Job.Takeover); the invocation's summary line names it.
 	Takeover int `json:"takeover,omitempty"`
 	// Carry is the execution's own bookkeeping (the task, the interrupt
 	// TTL, the step count and budget), which a step hands back as it got
@@ -140,6 +140,10 @@ var ErrBadEvent = errors.New("worker: bad event")
 // Step and AwaitInput then catch it and fail the task with MarkFailed.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Result, error) {
 	logfields.Add(ctx, logfields.FieldTaskID, ev.TaskID, "action", ev.Action)
+	if ev.Takeover > 0 {
+		// The run's line says it is a takeover, as the sweep's warning did.
+		logfields.Add(ctx, "takeover", ev.Takeover)
+	}
 	if ev.TaskID == "" {
 		return Result{}, fmt.Errorf("%w: taskId is required", ErrBadEvent)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/engine"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/worker"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -160,4 +161,21 @@ func TestRunHandsWhatFollowsToTheStateMachine(t *testing.T) {
 	assert.ErrorIs(t, err, boom)
 	_, err = worker.New(f, nil, nil).Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message"})
 	assert.ErrorContains(t, err, "no state machine")
+}
+
+// A run that is a takeover says so in its invocation's fields (the
+// summary line's), with the number the sweep gave it; another run does
+// not.
+func TestATakeoverRunIsNamedInItsFields(t *testing.T) {
+	for _, takeover := range []int{0, 2} {
+		ctx := logfields.WithFields(context.Background())
+		_, err := worker.New(&fake{res: engine.StepResult{Next: engine.NextDone}}, &machine{}, nil).
+			Handle(ctx, worker.Event{Action: "run", TaskID: "t", Trigger: "message", Takeover: takeover})
+		require.NoError(t, err)
+		want := ""
+		if takeover > 0 {
+			want = "2"
+		}
+		assert.Equal(t, want, logfields.Get(ctx, "takeover"), "takeover %d", takeover)
+	}
 }
