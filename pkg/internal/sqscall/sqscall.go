@@ -13,6 +13,9 @@ package sqscall
 
 import (
 	"context"
+	"crypto/md5" //nolint:gosec // SQS's digest of a message body, not a security check
+	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -71,11 +74,33 @@ func (c *Client) SendMessage(ctx context.Context, queueURL string, m Message) (s
 	}{queueURL, m}
 	var out struct {
 		MessageID string `json:"MessageId"`
+		MD5       string `json:"MD5OfMessageBody"`
 	}
 	if err := c.call(ctx, "SendMessage", in, &out); err != nil {
 		return "", err
 	}
+	if !bodyMatches(out.MD5, m.Body) {
+		return "", fmt.Errorf("sqs SendMessage: %w (message %s: MD5 %s, sent %s)", ErrBodyChanged, out.MessageID, out.MD5, md5Hex(m.Body))
+	}
 	return out.MessageID, nil
+}
+
+// ErrBodyChanged is why a message SQS says it took is refused: the MD5
+// digest of the body SQS took is not that of the body sent (the SDK's SQS
+// client checks it too). The message may be in the queue, changed on the
+// way: sending it again is the caller's choice (deliveries are at least
+// once).
+var ErrBodyChanged = errors.New("SQS took a different message body than was sent")
+
+// bodyMatches reports whether SQS's MD5 digest of a body (lower-case hex,
+// as the SDK compares it; "" when it gave none) is that of body.
+func bodyMatches(digest, body string) bool {
+	return digest == "" || digest == md5Hex(body)
+}
+
+func md5Hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // BatchResult is SQS's answer to a SendMessageBatch: the messages it took
@@ -104,16 +129,42 @@ type BatchFailed struct {
 // SendMessageBatch sends up to ten messages to the queue at queueURL in one
 // request. SQS answers for each message on its own: an error is a refusal
 // of the whole batch (or no answer), and the messages it refused one by one
-// are in the result's Failed.
+// are in the result's Failed; so is a message whose body SQS took changed
+// (Code BodyChangedCode, not the sender's fault: see ErrBodyChanged).
 func (c *Client) SendMessageBatch(ctx context.Context, queueURL string, batch []Message) (BatchResult, error) {
 	in := struct {
 		QueueURL string    `json:"QueueUrl"`
 		Entries  []Message `json:"Entries"`
 	}{queueURL, batch}
-	var out BatchResult
-	err := c.call(ctx, "SendMessageBatch", in, &out)
-	return out, err
+	var answer struct {
+		Successful []struct {
+			BatchSent
+			MD5 string `json:"MD5OfMessageBody"`
+		} `json:"Successful"`
+		Failed []BatchFailed `json:"Failed"`
+	}
+	if err := c.call(ctx, "SendMessageBatch", in, &answer); err != nil {
+		return BatchResult{}, err
+	}
+	bodies := make(map[string]string, len(batch))
+	for _, m := range batch {
+		bodies[m.ID] = m.Body
+	}
+	out := BatchResult{Failed: answer.Failed}
+	for _, s := range answer.Successful {
+		if body, ok := bodies[s.ID]; ok && !bodyMatches(s.MD5, body) {
+			out.Failed = append(out.Failed, BatchFailed{ID: s.ID, Code: BodyChangedCode,
+				Message: fmt.Sprintf("%s (message %s: MD5 %s, sent %s)", ErrBodyChanged, s.MessageID, s.MD5, md5Hex(body))})
+			continue
+		}
+		out.Successful = append(out.Successful, s.BatchSent)
+	}
+	return out, nil
 }
+
+// BodyChangedCode is the Code of a batch's message whose body SQS took
+// changed (see ErrBodyChanged).
+const BodyChangedCode = "MD5OfMessageBodyMismatch"
 
 // ChangeMessageVisibility makes the message received with receiptHandle
 // from the queue at queueURL visible again after seconds (0 to 43200).

@@ -2,6 +2,8 @@ package sqscall_test
 
 import (
 	"context"
+	"crypto/md5" //nolint:gosec // SQS's digest of a message body
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +41,9 @@ const queue = "https://sqs.eu-west-1.amazonaws.com/123456789012/a2a-push-deliver
 // signed; both then read the same answers, and must agree.
 func TestWireMatchesTheSDK(t *testing.T) {
 	f := sigv4test.NewJSONEndpoint(t, creds)
-	// The SDK checks the MD5 digests of what SQS took; the fake computes none.
+	// The SDK checks the MD5 digests of what SQS took, of the attributes
+	// too; the fake gives the bodies' only (the SDK's own check of them is
+	// TestBodyChanged's).
 	sdk := sqs.New(sqs.Options{Region: "eu-west-1", BaseEndpoint: aws.String(f.URL), Retryer: aws.NopRetryer{}, Credentials: provider, DisableMessageChecksumValidation: true})
 	ours, err := sqscall.New(aws.Config{Region: "eu-west-1", Credentials: provider}, sqscall.Options{Endpoint: f.URL, MaxAttempts: 1})
 	require.NoError(t, err)
@@ -48,7 +52,7 @@ func TestWireMatchesTheSDK(t *testing.T) {
 	body := `{"taskId":"t-1","quote":"\"<&>\"","odd":"\ufffd"}`
 
 	t.Run("SendMessage", func(t *testing.T) {
-		f.Got, f.Answer = nil, `{"MessageId":"m-1","MD5OfMessageBody":"x"}`
+		f.Got, f.Answer = nil, `{"MessageId":"m-1","MD5OfMessageBody":"`+md5Hex(body)+`"}`
 		out, err := sdk.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queue), MessageBody: aws.String(body),
 			MessageAttributes: map[string]types.MessageAttributeValue{
 				"reason": {DataType: aws.String("String"), StringValue: aws.String("delivery failed")},
@@ -77,7 +81,7 @@ func TestWireMatchesTheSDK(t *testing.T) {
 	})
 
 	t.Run("SendMessageBatch, partly refused", func(t *testing.T) {
-		f.Got, f.Answer = nil, `{"Successful":[{"Id":"0","MessageId":"m-0","MD5OfMessageBody":"x"}],`+
+		f.Got, f.Answer = nil, `{"Successful":[{"Id":"0","MessageId":"m-0","MD5OfMessageBody":"`+md5Hex(body)+`"}],`+
 			`"Failed":[{"Id":"1","Code":"InvalidParameterValue","Message":"too long","SenderFault":true},{"Id":"2","Code":"InternalError","Message":"try again","SenderFault":false}]}`
 		out, err := sdk.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queue), Entries: []types.SendMessageBatchRequestEntry{
 			{Id: aws.String("0"), MessageBody: aws.String(body), MessageSystemAttributes: map[string]types.MessageSystemAttributeValue{"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String(trace)}}},
@@ -285,4 +289,63 @@ func TestOnSQS(t *testing.T) {
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, "QueueDoesNotExist", e.Code)
 	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
+}
+
+func md5Hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// A message whose body SQS took changed (its MD5 digest is not the body's)
+// is refused, as the SDK's client refuses it: SendMessage fails with
+// ErrBodyChanged, a batch lists it as failed, not by the sender's fault.
+// An answer without a digest is taken.
+func TestBodyChanged(t *testing.T) {
+	answer := ""
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, answer) }))
+	defer hs.Close()
+	c, err := sqscall.New(aws.Config{Region: "eu-west-1", Credentials: provider}, sqscall.Options{Endpoint: hs.URL, MaxAttempts: 1})
+	require.NoError(t, err)
+	sdk := sqs.New(sqs.Options{Region: "eu-west-1", BaseEndpoint: aws.String(hs.URL), Retryer: aws.NopRetryer{}, Credentials: provider})
+	ctx := context.Background()
+
+	for _, tc := range []struct {
+		name, digest string
+		changed      bool
+	}{
+		{"the body's digest", md5Hex("hello"), false},
+		{"in capitals (SQS writes lower case; the SDK refuses them)", strings.ToUpper(md5Hex("hello")), true},
+		{"another body's", md5Hex("hellO"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			answer = `{"MessageId":"m-1","MD5OfMessageBody":"` + tc.digest + `"}`
+			id, err := c.SendMessage(ctx, queue, sqscall.Message{Body: "hello"})
+			_, sdkErr := sdk.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queue), MessageBody: aws.String("hello")})
+			if !tc.changed {
+				require.NoError(t, err)
+				require.NoError(t, sdkErr, "the SDK takes it too")
+				assert.Equal(t, "m-1", id)
+				return
+			}
+			require.ErrorIs(t, err, sqscall.ErrBodyChanged)
+			assert.ErrorContains(t, err, "message m-1")
+			assert.Error(t, sdkErr, "the SDK refuses it too")
+		})
+	}
+
+	answer = `{"MessageId":"m-1"}`
+	_, err = c.SendMessage(ctx, queue, sqscall.Message{Body: "hello"})
+	require.NoError(t, err, "no digest: nothing to check")
+
+	answer = `{"Successful":[{"Id":"a","MessageId":"m-a","MD5OfMessageBody":"` + md5Hex("A") + `"},` +
+		`{"Id":"b","MessageId":"m-b","MD5OfMessageBody":"` + md5Hex("not b") + `"}],"Failed":[{"Id":"c","Code":"InternalError","Message":"try again"}]}`
+	res, err := c.SendMessageBatch(ctx, queue, []sqscall.Message{{ID: "a", Body: "A"}, {ID: "b", Body: "B"}, {ID: "c", Body: "C"}})
+	require.NoError(t, err)
+	assert.Equal(t, []sqscall.BatchSent{{ID: "a", MessageID: "m-a"}}, res.Successful)
+	require.Len(t, res.Failed, 2)
+	assert.Equal(t, "c", res.Failed[0].ID)
+	assert.Equal(t, sqscall.BodyChangedCode, res.Failed[1].Code)
+	assert.Equal(t, "b", res.Failed[1].ID)
+	assert.False(t, res.Failed[1].SenderFault)
+	assert.Contains(t, res.Failed[1].Message, "m-b")
 }
