@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,16 +56,7 @@ func count() int   { c, _ := counts(); return c }
 func waiting() int { _, w := counts(); return w }
 
 func counts() (all, waiting int) {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	for s := range strings.SplitSeq(string(buf), "\n\n") {
+	for s := range strings.SplitSeq(runnertest.Stacks(), "\n\n") {
 		if strings.Contains(s, "created by github.com/a2a-lambda/a2a-lambda/pkg/internal/runner.(*Goroutines[...]).Go") {
 			all++
 			if runnertest.WaitsForWork(s) {

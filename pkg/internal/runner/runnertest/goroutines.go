@@ -41,19 +41,23 @@ func WaitsForWork(stack string) bool {
 
 // stackOf returns the stack of goroutine id, and false when there is none.
 func stackOf(id string) (string, bool) {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	for s := range strings.SplitSeq(string(buf), "\n\n") {
+	for s := range strings.SplitSeq(Stacks(), "\n\n") {
 		if strings.HasPrefix(s, "goroutine "+id+" [") {
 			return s, true
 		}
 	}
 	return "", false
+}
+
+// Stacks returns the stacks of every goroutine of the process, as
+// runtime.Stack writes them (one block each, blank lines between).
+func Stacks() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }

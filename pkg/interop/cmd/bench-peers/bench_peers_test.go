@@ -82,9 +82,7 @@ func TestResultsWrite(t *testing.T) {
 		},
 		startup: [][]time.Duration{{5 * time.Millisecond, 6 * time.Millisecond, 4 * time.Millisecond}, {10 * time.Millisecond, 6 * time.Millisecond, 8 * time.Millisecond}},
 	}
-	var b strings.Builder
-	r.write(&b)
-	out := b.String()
+	out := written(r)
 	assert.Contains(t, out, "| card: CPU/request | 11.0 (10.0-12.0) µs | 11.5 (11.0-12.0) µs |")
 	assert.Contains(t, out, "| send (blocking): CPU/request | 100.0 µs | 1000.0 µs |")
 	assert.Contains(t, out, "| start-up (exec → first card, median of 3) | 5.0 ms | 8.0 ms |")
@@ -110,9 +108,7 @@ func TestResultsWriteFloor(t *testing.T) {
 		},
 		startup: [][]time.Duration{{9 * time.Millisecond}, {4 * time.Millisecond}, {3 * time.Millisecond}},
 	}
-	var b strings.Builder
-	r.write(&b)
-	out := b.String()
+	out := written(r)
 	assert.Contains(t, out, "| call | the goal asks ≤ | floor | ours over the floor |")
 	assert.Contains(t, out, "| card: CPU/request | 14.0 µs | 11.0 µs | +9.0 µs |")
 	assert.Contains(t, out, "| get: CPU/request | 18.0 µs (below the floor) | 20.0 µs | +10.0 µs |")
@@ -140,13 +136,18 @@ func TestResultsWriteFloorAtRate(t *testing.T) {
 		},
 		startup: [][]time.Duration{{9 * time.Millisecond}, {4 * time.Millisecond}, {3 * time.Millisecond}, nil},
 	}
-	var b strings.Builder
-	r.write(&b)
-	out := b.String()
+	out := written(r)
 	assert.Contains(t, out, "| send (blocking): CPU/request | 80.0 µs | 1000.0 µs | 12.0 µs | 30.0 µs |")
 	assert.Contains(t, out, "| start-up (exec → first card, median of 1) | 9.0 ms | 4.0 ms | 3.0 ms | — |")
 	assert.Contains(t, out, "| call | the goal asks ≤ | floor | ours over the floor | floor at ours's rate | ours over it |")
 	assert.Contains(t, out, "| send (blocking): CPU/request | 50.0 µs | 12.0 µs | +68.0 µs | 30.0 µs | +50.0 µs |")
 	assert.Contains(t, out, "| start-up | 4.0 ms | 3.0 ms | +6.0 ms | — | — |")
 	assert.NotContains(t, out, "than floor", "no floor is a peer to compare with")
+}
+
+// written is the report r writes.
+func written(r results) string {
+	var b strings.Builder
+	r.write(&b)
+	return b.String()
 }
