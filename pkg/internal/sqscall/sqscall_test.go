@@ -146,30 +146,12 @@ func TestRefusalsAreTyped(t *testing.T) {
 		},
 		"ChangeMessageVisibility": func() error { return c.ChangeMessageVisibility(ctx, queue, "rh", 10) },
 	}
-	refusals := []struct {
-		name, errorType, body string
-		status                int
-		code                  string
-	}{
-		{"a missing queue", "", `{"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"The specified queue does not exist."}`, 400, "QueueDoesNotExist"},
-		{"a bad parameter, by header", "com.amazonaws.sqs#InvalidParameterValue", `{"message":"too long"}`, 400, "InvalidParameterValue"},
-		{"a disabled key", "", `{"__type":"com.amazonaws.sqs#KmsDisabled","message":"disabled"}`, 400, "KmsDisabled"},
-		{"a failure of SQS", "", `{"__type":"com.amazonaws.sqs#InternalError","message":"oops"}`, 500, "InternalError"},
-	}
-	for op, call := range calls {
-		for _, r := range refusals {
-			t.Run(op+" "+r.name, func(t *testing.T) {
-				f.Status, f.ErrorType, f.Answer = r.status, r.errorType, r.body
-				err := call()
-				var e *awscall.Error
-				require.ErrorAs(t, err, &e)
-				assert.Equal(t, r.code, e.Code)
-				assert.Equal(t, r.status, e.StatusCode)
-				assert.NotEmpty(t, e.Message)
-				assert.Contains(t, err.Error(), "sqs "+op+": ")
-			})
-		}
-	}
+	f.AssertRefusalsTyped(t, "sqs", calls, []sigv4test.Refusal{
+		{Name: "a missing queue", Body: `{"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"The specified queue does not exist."}`, Status: 400, Code: "QueueDoesNotExist"},
+		{Name: "a bad parameter, by header", ErrorType: "com.amazonaws.sqs#InvalidParameterValue", Body: `{"message":"too long"}`, Status: 400, Code: "InvalidParameterValue"},
+		{Name: "a disabled key", Body: `{"__type":"com.amazonaws.sqs#KmsDisabled","message":"disabled"}`, Status: 400, Code: "KmsDisabled"},
+		{Name: "a failure of SQS", Body: `{"__type":"com.amazonaws.sqs#InternalError","message":"oops"}`, Status: 500, Code: "InternalError"},
+	})
 }
 
 // Throttling is tried again with full jitter: SQS answers RequestThrottled

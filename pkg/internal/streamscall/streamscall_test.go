@@ -227,34 +227,13 @@ func TestRefusalsAreTyped(t *testing.T) {
 		},
 		"GetRecords": func() error { _, err := c.GetRecords(ctx, "it"); return err },
 	}
-	refusals := []struct {
-		name, errorType, body string
-		status                int
-		code                  string
-	}{
-		{"an expired iterator", "", `{"__type":"com.amazonaws.dynamodb.v20120810#ExpiredIteratorException","message":"Iterator expired"}`, 400, streamscall.ExpiredIterator},
-		{"trimmed records, by header", "com.amazonaws.dynamodb.v20120810#TrimmedDataAccessException", `{"message":"trimmed"}`, 400, streamscall.TrimmedDataAccess},
-		{"a missing stream", "", `{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","Message":"Requested resource not found"}`, 400, streamscall.ResourceNotFound},
-		{"a bad request", "", `{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error"}`, 400, "ValidationException"},
-		{"a failure of the API", "", `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"oops"}`, 500, "InternalServerError"},
-	}
-	for op, call := range calls {
-		for _, r := range refusals {
-			t.Run(op+" "+r.name, func(t *testing.T) {
-				f.Status, f.ErrorType, f.Answer = r.status, r.errorType, r.body
-				err := call()
-				var e *awscall.Error
-				require.ErrorAs(t, err, &e)
-				assert.Equal(t, r.code, e.Code)
-				assert.Equal(t, r.status, e.StatusCode)
-				assert.NotEmpty(t, e.Message)
-				assert.Contains(t, err.Error(), "dynamodb streams "+op+": ")
-				assert.True(t, awscall.Refused(err, r.code))
-				assert.True(t, awscall.Refused(err, "Other", r.code))
-				assert.False(t, awscall.Refused(err, "Other"))
-			})
-		}
-	}
+	f.AssertRefusalsTyped(t, "dynamodb streams", calls, []sigv4test.Refusal{
+		{Name: "an expired iterator", Body: `{"__type":"com.amazonaws.dynamodb.v20120810#ExpiredIteratorException","message":"Iterator expired"}`, Status: 400, Code: streamscall.ExpiredIterator},
+		{Name: "trimmed records, by header", ErrorType: "com.amazonaws.dynamodb.v20120810#TrimmedDataAccessException", Body: `{"message":"trimmed"}`, Status: 400, Code: streamscall.TrimmedDataAccess},
+		{Name: "a missing stream", Body: `{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","Message":"Requested resource not found"}`, Status: 400, Code: streamscall.ResourceNotFound},
+		{Name: "a bad request", Body: `{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error"}`, Status: 400, Code: "ValidationException"},
+		{Name: "a failure of the API", Body: `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"oops"}`, Status: 500, Code: "InternalServerError"},
+	})
 	assert.False(t, awscall.Refused(io.EOF, streamscall.ExpiredIterator), "not a refusal")
 }
 

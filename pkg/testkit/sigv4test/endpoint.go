@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
 )
 
 // Request is what a JSONEndpoint saw of one call.
@@ -58,4 +61,38 @@ func NewJSONEndpoint(t *testing.T, creds aws.Credentials) *JSONEndpoint {
 	t.Cleanup(hs.Close)
 	e.URL = hs.URL
 	return e
+}
+
+// Refusal is an API's refusal a JSONEndpoint answers with: Status, Body and,
+// when set, ErrorType as the X-Amzn-ErrorType header; Code is the code the
+// client must read from it.
+type Refusal struct {
+	Name, ErrorType, Body string
+	Status                int
+	Code                  string
+}
+
+// AssertRefusalsTyped answers each of calls (by operation name) with each
+// refusal and checks that the call fails with an *awscall.Error of the
+// refusal's code, status and a message, its text starting with prefix and
+// the operation ("sqs SendMessage: ..."). It leaves the endpoint answering
+// the last refusal.
+func (e *JSONEndpoint) AssertRefusalsTyped(t *testing.T, prefix string, calls map[string]func() error, refusals []Refusal) {
+	t.Helper()
+	for op, call := range calls {
+		for _, r := range refusals {
+			t.Run(op+" "+r.Name, func(t *testing.T) {
+				e.Status, e.ErrorType, e.Answer = r.Status, r.ErrorType, r.Body
+				err := call()
+				var ae *awscall.Error
+				require.ErrorAs(t, err, &ae)
+				assert.Equal(t, r.Code, ae.Code)
+				assert.Equal(t, r.Status, ae.StatusCode)
+				assert.NotEmpty(t, ae.Message)
+				assert.Contains(t, err.Error(), prefix+" "+op+": ")
+				assert.True(t, awscall.Refused(err, "Other", r.Code))
+				assert.False(t, awscall.Refused(err, "Other"))
+			})
+		}
+	}
 }
