@@ -311,6 +311,18 @@ const maxAnswer = 1 << 20
 // out (nil: ignored). An API's refusal is an *Error (JSONError); one that
 // might have passed says how many attempts it took.
 func (c *Client) CallJSON(ctx context.Context, version, target string, in, out any) error {
+	return c.callJSON(ctx, version, target, in, out, maxAnswer, false)
+}
+
+// CallJSONWithin is CallJSON for an API whose answers may be larger than
+// CallJSON reads (at most limit bytes are) and are all JSON documents: an
+// empty answer is an error, not an empty result (DynamoDB Streams'
+// GetRecords, whose empty answer would read as a shard's end).
+func (c *Client) CallJSONWithin(ctx context.Context, version, target string, in, out any, limit int) error {
+	return c.callJSON(ctx, version, target, in, out, limit, true)
+}
+
+func (c *Client) callJSON(ctx context.Context, version, target string, in, out any, limit int, document bool) error {
 	resp, err := c.PostJSON(ctx, version, target, in)
 	if err != nil {
 		return err
@@ -318,11 +330,11 @@ func (c *Client) CallJSON(ctx context.Context, version, target string, in, out a
 	if resp.StatusCode/100 != 2 {
 		return c.Tried(ctx, JSONError(resp, ReadBody(resp)))
 	}
-	body, err := ReadAnswer(resp, maxAnswer)
+	body, err := ReadAnswer(resp, limit)
 	if err != nil {
 		return err
 	}
-	if out != nil && len(bytes.TrimSpace(body)) > 0 {
+	if out != nil && (document || len(bytes.TrimSpace(body)) > 0) {
 		if err := json.Unmarshal(body, out); err != nil {
 			return fmt.Errorf("decode the answer: %w", err)
 		}

@@ -184,3 +184,42 @@ func TestReadAnswer(t *testing.T) {
 	_, err = awscall.ReadAnswer(answer(`{"a":12}`), 7)
 	assert.EqualError(t, err, "the answer is larger than 7 bytes")
 }
+
+// CallJSON takes an empty answer for an empty result and reads 1 MiB at
+// most; CallJSONWithin reads up to its limit and fails an empty answer
+// (one that would read as an empty result, such as a stream shard's end).
+func TestCallJSONWithin(t *testing.T) {
+	big := `{"executionArn":"` + strings.Repeat("a", 2<<20) + `"}`
+	for _, tc := range []struct {
+		name, answer string
+		within       bool
+		wantErr      string
+	}{
+		{"empty, CallJSON", "", false, ""},
+		{"empty, CallJSONWithin", "", true, "decode the answer"},
+		{"2 MiB, CallJSON", big, false, "larger than 1048576 bytes"},
+		{"2 MiB, CallJSONWithin 4 MiB", big, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := newClient(t, []answer{{http.StatusOK, "", tc.answer}}, awscall.Options{})
+			var out struct {
+				ExecutionArn string `json:"executionArn"`
+			}
+			call := func() error {
+				return c.CallJSON(context.Background(), "1.0", "AWSStepFunctions.StartExecution", map[string]string{}, &out)
+			}
+			if tc.within {
+				call = func() error {
+					return c.CallJSONWithin(context.Background(), "1.0", "AWSStepFunctions.StartExecution", map[string]string{}, &out, 4<<20)
+				}
+			}
+			err := call()
+			if tc.wantErr != "" {
+				assert.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, len(tc.answer) > 0, out.ExecutionArn != "")
+		})
+	}
+}

@@ -202,31 +202,13 @@ func (r *Records) UnmarshalJSON(b []byte) error {
 // Throttling (LimitExceededException) and the API's failures
 // (InternalServerError) are tried again first.
 func (c *Client) call(ctx context.Context, operation string, in, out any) error {
-	if err := c.exchange(ctx, operation, in, out); err != nil {
+	if err := c.api.CallJSONWithin(ctx, "1.0", "DynamoDBStreams_20120810."+operation, in, out, maxAnswer); err != nil {
 		return fmt.Errorf("dynamodb streams %s: %w", operation, err)
 	}
 	return nil
 }
 
 // maxAnswer bounds the answer read: GetRecords returns at most 1 MB of
-// records, which their JSON may inflate (escapes, base64). (CallJSON reads
-// 1 MiB at most, and takes an empty answer for an empty result.)
+// records, which their JSON may inflate (escapes, base64). An empty answer
+// fails (awscall.Client.CallJSONWithin).
 const maxAnswer = 8 << 20
-
-func (c *Client) exchange(ctx context.Context, operation string, in, out any) error {
-	resp, err := c.api.PostJSON(ctx, "1.0", "DynamoDBStreams_20120810."+operation, in)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return c.api.Tried(ctx, awscall.JSONError(resp, awscall.ReadBody(resp)))
-	}
-	body, err := awscall.ReadAnswer(resp, maxAnswer)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("decode the answer: %w", err)
-	}
-	return nil
-}
