@@ -279,11 +279,11 @@ type restRoute struct {
 	extension bool
 }
 
-// Documents are the paths of the documents the handler serves to anyone:
-// the public agent card at its name and at its 0.3 name, and the push
-// notifications' JWKS. Their requests add no log fields (a middleware may
-// spare them the field bag, as telemetry.Middleware's plain paths do).
-var Documents = []string{cardPath, cardPath03, jwksPath}
+// Documents returns the paths of the documents the handler serves to
+// anyone: the public agent card at its name and at its 0.3 name, and the
+// push notifications' JWKS. Their requests add no log fields (a middleware
+// may spare them the field bag, as telemetry.Middleware's plain paths do).
+func Documents() []string { return []string{cardPath, cardPath03, jwksPath} }
 
 const (
 	cardPath   = "/.well-known/agent-card.json"

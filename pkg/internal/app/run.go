@@ -98,7 +98,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
 	}
 	ln = netutil.LimitListener(ln, httpCfg.MaxConnections)
-	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler, httpapi.Documents...))
+	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler, httpapi.Documents()...))
 	_, anonymous := authn.(auth.Anonymous)
 	printBanner(out, cfg, ag.Info().Name, !anonymous)
 

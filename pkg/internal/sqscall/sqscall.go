@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -146,15 +147,12 @@ func (c *Client) SendMessageBatch(ctx context.Context, queueURL string, batch []
 	if err := c.call(ctx, "SendMessageBatch", in, &answer); err != nil {
 		return BatchResult{}, err
 	}
-	bodies := make(map[string]string, len(batch))
-	for _, m := range batch {
-		bodies[m.ID] = m.Body
-	}
 	out := BatchResult{Failed: answer.Failed}
 	for _, s := range answer.Successful {
-		if body, ok := bodies[s.ID]; ok && !bodyMatches(s.MD5, body) {
+		// A batch holds ten messages at most: looked up, not indexed.
+		if i := slices.IndexFunc(batch, func(m Message) bool { return m.ID == s.ID }); i >= 0 && !bodyMatches(s.MD5, batch[i].Body) {
 			out.Failed = append(out.Failed, BatchFailed{ID: s.ID, Code: BodyChangedCode,
-				Message: fmt.Sprintf("%s (message %s: MD5 %s, sent %s)", ErrBodyChanged, s.MessageID, s.MD5, md5Hex(body))})
+				Message: fmt.Sprintf("%s (message %s: MD5 %s, sent %s)", ErrBodyChanged, s.MessageID, s.MD5, md5Hex(batch[i].Body))})
 			continue
 		}
 		out.Successful = append(out.Successful, s.BatchSent)
