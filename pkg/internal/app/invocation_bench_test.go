@@ -87,19 +87,20 @@ func BenchmarkHTTPInvocation(b *testing.B) {
 	}
 }
 
-// invocationPayload is an event's JSON; a send's message id is changed
-// before each invocation (in place: its digits), so that each one is a
-// new task, not an idempotent replay.
 // lambdaSized runs b with the Go runtime as boot.Main sizes it in Lambda
 // at the template's memory size (256 MB: one P, where Lambda may show the
-// process 2 CPUs), the function and the bare handler alike. (The testing
-// package sets GOMAXPROCS before each benchmark, so each sets it itself.)
+// process 2 CPUs; GOGC 400), the function and the bare handler alike.
+// (The testing package sets GOMAXPROCS before each benchmark, so each sets
+// it itself.)
 func lambdaSized(b *testing.B) {
-	procs, limit := runtime.GOMAXPROCS(0), debug.SetMemoryLimit(-1)
-	b.Cleanup(func() { runtime.GOMAXPROCS(procs); debug.SetMemoryLimit(limit) })
+	procs, limit, gc := runtime.GOMAXPROCS(0), debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
+	b.Cleanup(func() { runtime.GOMAXPROCS(procs); debug.SetMemoryLimit(limit); debug.SetGCPercent(gc) })
 	boot.LambdaResources(getenv(map[string]string{"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256"})).Apply()
 }
 
+// invocationPayload is an event's JSON; a send's message id is changed
+// before each invocation (in place: its digits), so that each one is a
+// new task, not an idempotent replay.
 type invocationPayload struct {
 	bytes  []byte
 	digits []byte // the message id's last 12 digits, within bytes
