@@ -138,24 +138,27 @@ load:
 ## fuzz: run each fuzzer for FUZZTIME (default 60s); `make test` runs their seed corpora
 FUZZTIME ?= 60s
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/jsonrpc
-	$(GO) test -run '^$$' -fuzz '^FuzzCheckMembers$$' -fuzztime $(FUZZTIME) ./pkg/jsonrpc
-	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime $(FUZZTIME) ./pkg/a2a
-	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
-	$(GO) test -run '^$$' -fuzz '^FuzzValue$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
-	$(GO) test -run '^$$' -fuzz '^FuzzFloat$$' -fuzztime $(FUZZTIME) ./pkg/jsonw
-	$(GO) test -run '^$$' -fuzz '^FuzzJSONHandler$$' -fuzztime $(FUZZTIME) ./pkg/telemetry
+	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeItem$$' -fuzztime $(FUZZTIME) ./pkg/dynamodb
-	$(GO) test -run '^$$' -fuzz '^FuzzCheckURL$$' -fuzztime $(FUZZTIME) ./pkg/push/egress
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStreamResponse$$' -fuzztime $(FUZZTIME) ./pkg/a2av1
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/oap
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pkg/push/notify
-	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/files
-	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./pkg/objectstore/folder
-	$(GO) test -run '^$$' -fuzz '^FuzzSQSText$$' -fuzztime $(FUZZTIME) ./pkg/push/serverless
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStreamResponse$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendResponse$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
+	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/internal/files
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckMembers$$' -fuzztime $(FUZZTIME) ./pkg/internal/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/internal/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./pkg/internal/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzFloat$$' -fuzztime $(FUZZTIME) ./pkg/internal/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzValue$$' -fuzztime $(FUZZTIME) ./pkg/internal/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./pkg/internal/oap
+	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./pkg/internal/objectstore/folder
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckURL$$' -fuzztime $(FUZZTIME) ./pkg/internal/push/egress
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pkg/internal/push/notify
+	$(GO) test -run '^$$' -fuzz '^FuzzSQSText$$' -fuzztime $(FUZZTIME) ./pkg/internal/push/serverless
+	$(GO) test -run '^$$' -fuzz '^FuzzRecords$$' -fuzztime $(FUZZTIME) ./pkg/internal/streamscall
+	$(GO) test -run '^$$' -fuzz '^FuzzJSONHandler$$' -fuzztime $(FUZZTIME) ./pkg/internal/telemetry
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/samtemplate
 
 clean:

@@ -415,3 +415,39 @@ func TestDocsCommandsNameRealPackages(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, commands, 3, "the docs give go test commands")
 }
+
+// `make fuzz` runs every fuzzer of the module, each in its own package
+// (the target named packages that had moved under pkg/internal, and so
+// failed at its first line).
+func TestMakeFuzzRunsEveryFuzzer(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	require.NoError(t, err)
+	inMake := map[string]bool{}
+	for _, m := range regexp.MustCompile(`-fuzz '\^(Fuzz\w+)\$\$' -fuzztime \$\(FUZZTIME\) \./(\S+)`).FindAllStringSubmatch(string(b), -1) {
+		inMake[m[2]+" "+m[1]] = true
+	}
+	found := map[string]bool{}
+	fuzzer := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dir, _ := filepath.Rel(root, filepath.Dir(path))
+		for _, m := range fuzzer.FindAllStringSubmatch(string(src), -1) {
+			found[filepath.ToSlash(dir)+" "+m[1]] = true
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, found)
+	for f := range found {
+		assert.True(t, inMake[f], "make fuzz does not run %s", f)
+	}
+	for f := range inMake {
+		assert.True(t, found[f], "make fuzz runs %s, which is not a fuzzer of that package", f)
+	}
+}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/apigw"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/runtimeapi"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
 )
@@ -61,10 +62,11 @@ func Main(function string, build Builder) {
 
 // Instrument runs each invocation of the Lambda handler h inside tel: the
 // invocation's log fields, its summary line and its metrics. An HTTP API
-// function's summary also names its route and status.
+// function's summary also names its route and status, and its event and
+// response are read and written without reflection (package apigw).
 func Instrument(tel *telemetry.Function, h any) lambda.Handler {
 	if f, ok := h.(HTTPFunc); ok {
-		return lambda.NewHandler(telemetry.HTTP(tel, f))
+		return apigw.Handler(telemetry.HTTP(tel, f))
 	}
 	return invokeFunc(telemetry.Wrap(tel, lambda.NewHandler(h).Invoke, nil))
 }
