@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
 
@@ -288,6 +289,61 @@ func (d *decoder) members(fn func(key string) error) error {
 	}
 }
 
+// answer reads an answer's object, calling fn with d at each member's
+// value; an answer that is null is empty.
+func (d *decoder) answer(fn func(key string) error) error {
+	if d.null() {
+		return nil
+	}
+	return d.members(fn)
+}
+
+// skip reads past the value at d (the text is valid JSON).
+func (d *decoder) skip() {
+	d.space()
+	for depth := 0; d.i < len(d.b); {
+		switch d.b[d.i] {
+		case '"':
+			for d.i++; d.b[d.i] != '"'; d.i++ {
+				if d.b[d.i] == '\\' {
+					d.i++
+				}
+			}
+			d.i++
+		case '{', '[':
+			depth++
+			d.i++
+			continue
+		case '}', ']':
+			if depth == 0 {
+				return // the end of a number or literal
+			}
+			depth--
+			d.i++
+		case ',', ':', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return
+			}
+			d.i++
+			continue
+		default: // a byte of a number or literal
+			d.i++
+			continue
+		}
+		if depth == 0 {
+			return // a string, or the end of an object or array
+		}
+	}
+}
+
+// decode has encoding/json read the value at d into v.
+func (d *decoder) decode(v any) error {
+	d.space()
+	start := d.i
+	d.skip()
+	return json.Unmarshal(d.b[start:d.i], v)
+}
+
 // elements calls fn for each element of an array, d at it.
 func (d *decoder) elements(fn func() error) error {
 	if err := d.expect('['); err != nil {
@@ -314,7 +370,8 @@ func (d *decoder) elements(fn func() error) error {
 }
 
 // str reads a string: the bytes themselves when nothing in it needs
-// decoding, else as encoding/json decodes it.
+// decoding, else as encoding/json decodes it (jsonread.Unquote: the text
+// is valid).
 func (d *decoder) str() (string, error) {
 	if err := d.expect('"'); err != nil {
 		return "", err
@@ -327,11 +384,7 @@ func (d *decoder) str() (string, error) {
 			if plain {
 				return string(d.b[start : d.i-1]), nil
 			}
-			var s string
-			if err := json.Unmarshal(d.b[start-1:d.i], &s); err != nil {
-				return "", err
-			}
-			return s, nil
+			return jsonread.Unquote(d.b[start : d.i-1]), nil
 		case c == '\\':
 			plain = false
 			d.i++ // the escaped byte, maybe a quote

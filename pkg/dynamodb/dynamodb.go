@@ -155,10 +155,22 @@ func call[Out any](ctx context.Context, c *Client, op string, in any) (*Out, err
 		return nil, err
 	}
 	out := new(Out)
-	if err := json.Unmarshal(answer, out); err != nil {
+	if err := decodeAnswer(answer, out); err != nil {
 		return nil, fmt.Errorf("dynamodb: %s: decode the answer: %w", op, err)
 	}
 	return out, nil
+}
+
+// decodeAnswer reads an answer into out: the reads' (GetItem, Query) in
+// one pass of the decoder once json.Valid has checked their syntax (where
+// json.Unmarshal would scan them twice before calling their UnmarshalJSON:
+// half the CPU of a 3 KB Query's), the others with encoding/json.
+func decodeAnswer(b []byte, out any) error {
+	r, ok := out.(interface{ readAnswer([]byte) error })
+	if !ok || !json.Valid(b) {
+		return json.Unmarshal(b, out) // or the syntax error
+	}
+	return r.readAnswer(b)
 }
 
 // readAnswer reads resp's body, checked against the CRC32 DynamoDB sends

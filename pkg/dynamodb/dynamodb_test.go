@@ -234,3 +234,58 @@ func TestDescribeTable(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"TableName":"tasks","AttributeDefinitions":null,"KeySchema":null,"BillingMode":"PAY_PER_REQUEST"}`, string(b))
 }
+
+// The reads' answers are read in one pass: members the client does not
+// know are skipped whatever their shape and place, strings are unescaped
+// as encoding/json does, and null or absent members are empty.
+func TestReadAnswers(t *testing.T) {
+	item := map[string]av{"PK": s("T#1"), "d": s("{\"k\":\"é\\\\\"}\n")}
+	query := []struct {
+		name, body string
+		want       *dynamodb.QueryOutput
+	}{
+		{"unknown members around the items", `{"Extra":{"a":[1,{"b":"}\"]"}],"c":null},"Items":[{"PK":{"S":"T#1"},"d":{"S":"{\"k\":\"\u00e9\\\\\"}\n"}}],"Count":1,"Last":-1.5e3}`,
+			&dynamodb.QueryOutput{Items: []map[string]av{item}, Count: 1}},
+		{"space everywhere", " {\n \"Count\" : 0 ,\t\"Items\" : [ ] , \"Flag\" : true ,\"ScannedCount\" : 4 }\n",
+			&dynamodb.QueryOutput{Items: []map[string]av{}, ScannedCount: 4}},
+		{"null members", `{"Items":null,"LastEvaluatedKey":null,"ConsumedCapacity":null,"Count":null}`, &dynamodb.QueryOutput{}},
+		{"an empty answer", `{}`, &dynamodb.QueryOutput{}},
+		{"a number last", `{"LastEvaluatedKey":{"PK":{"S":"T#2"}},"ConsumedCapacity":{"CapacityUnits":0.5},"ScannedCount":7}`,
+			&dynamodb.QueryOutput{LastEvaluatedKey: map[string]av{"PK": s("T#2")}, ConsumedCapacity: &dynamodb.ConsumedCapacity{CapacityUnits: aws.Float64(0.5)}, ScannedCount: 7}},
+	}
+	for _, tt := range query {
+		t.Run("Query/"+tt.name, func(t *testing.T) {
+			c, _ := newClient(t, answer{200, tt.body, ""})
+			out, err := c.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("t")})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, out)
+		})
+	}
+	get := []struct {
+		name, body string
+		want       *dynamodb.GetItemOutput
+	}{
+		{"an item among unknown members", `{"X":"\"}","Item":{"PK":{"S":"T#1"},"d":{"S":"{\"k\":\"\u00e9\\\\\"}\n"}},"Y":[[],{}],"ConsumedCapacity":{"TableName":"t","CapacityUnits":0.5}}`,
+			&dynamodb.GetItemOutput{Item: item, ConsumedCapacity: &dynamodb.ConsumedCapacity{TableName: aws.String("t"), CapacityUnits: aws.Float64(0.5)}}},
+		{"no item", `{}`, &dynamodb.GetItemOutput{}},
+		{"a null item", `{"Item":null}`, &dynamodb.GetItemOutput{}},
+	}
+	for _, tt := range get {
+		t.Run("GetItem/"+tt.name, func(t *testing.T) {
+			c, _ := newClient(t, answer{200, tt.body, ""})
+			out, err := c.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]av{"PK": s("a")}})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, out)
+		})
+	}
+	for _, body := range []string{`{"Items":{}}`, `{"Items":[1]}`, `{"Count":"1"}`, `{"ConsumedCapacity":[]}`, `[]`} {
+		c, _ := newClient(t, answer{200, body, ""})
+		_, err := c.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("t")})
+		assert.ErrorContains(t, err, "dynamodb: Query: decode the answer", body)
+	}
+	for _, body := range []string{`{"Item":[]}`, `{"Item":{"a":1}}`, `{"ConsumedCapacity":"x"}`, `"x"`} {
+		c, _ := newClient(t, answer{200, body, ""})
+		_, err := c.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]av{"PK": s("a")}})
+		assert.ErrorContains(t, err, "dynamodb: GetItem: decode the answer", body)
+	}
+}

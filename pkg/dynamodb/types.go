@@ -468,30 +468,64 @@ type DescribeTimeToLiveOutput struct {
 // The answers that carry items decode through wire items (see
 // attributevalue.go).
 
-func (o *GetItemOutput) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Item             wireItem
-		ConsumedCapacity *ConsumedCapacity
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+// The answers of GetItem and Query, the store's reads, are read in one
+// pass of the decoder (readAnswer), once their syntax is checked
+// (decodeAnswer, or encoding/json before it calls UnmarshalJSON);
+// encoding/json reads only their small members.
+
+func (o *GetItemOutput) UnmarshalJSON(b []byte) error { return o.readAnswer(b) }
+
+func (o *QueryOutput) UnmarshalJSON(b []byte) error { return o.readAnswer(b) }
+
+func (o *GetItemOutput) readAnswer(b []byte) error {
+	var out GetItemOutput
+	d := decoder{b: b}
+	err := d.answer(func(key string) (err error) {
+		switch key {
+		case "Item":
+			out.Item, err = d.item()
+		case "ConsumedCapacity":
+			err = d.decode(&out.ConsumedCapacity)
+		default:
+			d.skip()
+		}
 		return err
-	}
-	*o = GetItemOutput{Item: w.Item, ConsumedCapacity: w.ConsumedCapacity}
-	return nil
+	})
+	*o = out
+	return err
 }
 
-func (o *QueryOutput) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Items               []wireItem
-		Count, ScannedCount int32
-		LastEvaluatedKey    wireItem
-		ConsumedCapacity    *ConsumedCapacity
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+func (o *QueryOutput) readAnswer(b []byte) error {
+	var out QueryOutput
+	d := decoder{b: b}
+	err := d.answer(func(key string) (err error) {
+		switch key {
+		case "Items":
+			if d.null() {
+				out.Items = nil
+				return nil
+			}
+			out.Items = []map[string]AttributeValue{}
+			return d.elements(func() error {
+				item, err := d.item()
+				out.Items = append(out.Items, item)
+				return err
+			})
+		case "Count":
+			err = d.decode(&out.Count)
+		case "ScannedCount":
+			err = d.decode(&out.ScannedCount)
+		case "LastEvaluatedKey":
+			out.LastEvaluatedKey, err = d.item()
+		case "ConsumedCapacity":
+			err = d.decode(&out.ConsumedCapacity)
+		default:
+			d.skip()
+		}
 		return err
-	}
-	*o = QueryOutput{Items: items(w.Items), Count: w.Count, ScannedCount: w.ScannedCount, LastEvaluatedKey: w.LastEvaluatedKey, ConsumedCapacity: w.ConsumedCapacity}
-	return nil
+	})
+	*o = out
+	return err
 }
 
 // attributesOutput is the answer of PutItem, UpdateItem and DeleteItem.

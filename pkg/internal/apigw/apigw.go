@@ -20,12 +20,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
 
@@ -337,76 +336,7 @@ func (p *parser) stringValue() (string, bool) {
 	if plain {
 		return p.text[start+1 : p.i-1], true
 	}
-	return unquote(p.b[start+1 : p.i-1]), true
-}
-
-// unquote returns the value of the contents of a valid JSON string that
-// has escapes or bytes that are not UTF-8, as encoding/json reads it: a
-// lone or broken surrogate and each invalid byte become U+FFFD.
-func unquote(s []byte) string {
-	b := make([]byte, 0, len(s))
-	for r := 0; r < len(s); {
-		c := s[r]
-		switch {
-		case c == '\\':
-			r++
-			switch e := s[r]; e {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				rr := hex4(s[r+1:])
-				r += 5
-				if utf16.IsSurrogate(rr) {
-					rr = unicode.ReplacementChar
-					if r+5 < len(s) && s[r] == '\\' && s[r+1] == 'u' {
-						if dec := utf16.DecodeRune(hex4(s[r-4:]), hex4(s[r+2:])); dec != unicode.ReplacementChar {
-							rr = dec
-							r += 6
-						}
-					}
-				}
-				b = utf8.AppendRune(b, rr)
-				continue
-			default: // " \ /
-				b = append(b, e)
-			}
-			r++
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(s[r:])
-			b = utf8.AppendRune(b, rr)
-			r += size
-		}
-	}
-	return string(b)
-}
-
-// hex4 is the value of the four hex digits s starts with (checked by
-// skipString).
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c <= 'F':
-			c -= 'A' - 10
-		default:
-			c -= 'a' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	return jsonread.Unquote(p.b[start+1 : p.i-1]), true
 }
 
 // strings reads a list of strings into l (null: nil; a null item: "").

@@ -1,0 +1,78 @@
+// Package jsonread holds what the hand-written JSON decoders (the API
+// Gateway event's, DynamoDB's answers') share to read JSON text that is
+// known to be valid.
+package jsonread
+
+import (
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Unquote returns the value of s, the contents of a valid JSON string
+// (between its quotes), as encoding/json reads it: escapes decoded, a
+// lone or broken surrogate and each byte that is not UTF-8 made U+FFFD.
+func Unquote(s []byte) string {
+	b := make([]byte, 0, len(s))
+	for r := 0; r < len(s); {
+		c := s[r]
+		switch {
+		case c == '\\':
+			r++
+			switch e := s[r]; e {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := hex4(s[r+1:])
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					rr = unicode.ReplacementChar
+					if r+5 < len(s) && s[r] == '\\' && s[r+1] == 'u' {
+						if dec := utf16.DecodeRune(hex4(s[r-4:]), hex4(s[r+2:])); dec != unicode.ReplacementChar {
+							rr = dec
+							r += 6
+						}
+					}
+				}
+				b = utf8.AppendRune(b, rr)
+				continue
+			default: // " \ /
+				b = append(b, e)
+			}
+			r++
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			b = utf8.AppendRune(b, rr)
+			r += size
+		}
+	}
+	return string(b)
+}
+
+// hex4 is the value of the four hex digits s starts with (s is valid).
+func hex4(s []byte) rune {
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
