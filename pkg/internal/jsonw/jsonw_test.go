@@ -140,3 +140,25 @@ func TestBuffers(t *testing.T) {
 	p.Put(buf, big)
 	assert.NotEqual(t, 65, cap(*buf), "a buffer above Max is not kept")
 }
+
+// BenchmarkString appends what the encoders write most: a JSON-RPC answer
+// as an HTTP API response's body (a quote every few bytes), an id, and
+// text beyond ASCII.
+func BenchmarkString(b *testing.B) {
+	for _, in := range []struct{ name, s string }{
+		{"answer", `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"0190f5c2-7d4e-7a1b-9c3d-5e6f7a8b9c0d","contextId":"ctx-1",` +
+			`"status":{"state":"completed","timestamp":"2026-11-27T05:00:00Z"},"artifacts":[{"artifactId":"a-1","parts":[{"kind":"text",` +
+			`"text":"hello there, this is the answer to your message, a sentence long enough to be a model's"}]}],"history":[{"kind":"message",` +
+			`"role":"user","messageId":"m-1","parts":[{"kind":"text","text":"hello there"}]}]}}`},
+		{"id", "0190f5c2-7d4e-7a1b-9c3d-5e6f7a8b9c0d"},
+		{"text", "Grüße aus Köln: the café's menu, 😀 and a line\nbreak"},
+	} {
+		b.Run(in.name, func(b *testing.B) {
+			buf := make([]byte, 0, 2*len(in.s)+16)
+			b.SetBytes(int64(len(in.s)))
+			for b.Loop() {
+				buf = String(buf[:0], in.s)
+			}
+		})
+	}
+}
