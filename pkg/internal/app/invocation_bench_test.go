@@ -162,12 +162,13 @@ func invocationFunction(b *testing.B, name, event string, routes httpapi.Routes)
 
 // blockRatio is the median, over rounds, of the time of a block of calls
 // of f over that of a block of calls of yardstick, run in turn. A block
-// (25-100 ms) spans several garbage collection cycles, so that each side
+// (60-170 ms) spans several garbage collection cycles, so that each side
 // pays its share of them: blocks of 100 calls (2-3 ms) were shorter than a
 // cycle, and the median followed where the cycles fell (card: 1.07x in
-// one run, 1.76x in the next).
+// one run, 1.76x in the next); at GOGC 400, as in Lambda, blocks of 1,000
+// did the same (send: 1.65x in one run, 1.95x in the next).
 func blockRatio(f, yardstick func()) float64 {
-	const rounds, block = 31, 1000
+	const rounds, block = 15, 4000
 	block1 := func(g func()) time.Duration {
 		start := time.Now()
 		for range block {
