@@ -158,6 +158,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckURL$$' -fuzztime $(FUZZTIME) ./pkg/internal/push/egress
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pkg/internal/push/notify
 	$(GO) test -run '^$$' -fuzz '^FuzzSQSText$$' -fuzztime $(FUZZTIME) ./pkg/internal/push/serverless
+	$(GO) test -run '^$$' -fuzz '^FuzzFingerprintJSON$$' -fuzztime $(FUZZTIME) ./pkg/internal/service
 	$(GO) test -run '^$$' -fuzz '^FuzzRecords$$' -fuzztime $(FUZZTIME) ./pkg/internal/streamscall
 	$(GO) test -run '^$$' -fuzz '^FuzzJSONHandler$$' -fuzztime $(FUZZTIME) ./pkg/internal/telemetry
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/samtemplate

@@ -1,10 +1,12 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
@@ -19,12 +21,50 @@ import (
 func MessageFingerprint(p *a2a.MessageSendParams) string {
 	c := *p
 	c.Message.MessageID = ""
-	b, err := json.Marshal(&c)
+	b, err := fingerprintJSON(&c)
 	if err != nil {
 		return "" // unencodable params were refused before (Validate)
 	}
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+// fingerprintJSON returns the bytes json.Marshal(c) returns, which the
+// fingerprints kept in the store are digests of, without its second pass
+// over the message (encoding/json compacts what Message.MarshalJSON
+// writes, escaping <, > and & for HTML as it goes): a quarter of a
+// blocking send's fingerprint. That JSON is compact but a data part's
+// data, kept as it was sent; a message with one is json.Marshal's.
+func fingerprintJSON(c *a2a.MessageSendParams) ([]byte, error) {
+	if slices.ContainsFunc(c.Message.Parts, func(p a2a.Part) bool { return p.Kind == a2a.PartKindData }) {
+		return json.Marshal(c)
+	}
+	msg, err := c.Message.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(msg) + 64)
+	b.WriteString(`{"message":`)
+	json.HTMLEscape(&b, msg)
+	if c.Configuration != nil {
+		cfg, err := json.Marshal(c.Configuration)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"configuration":`)
+		b.Write(cfg)
+	}
+	if len(c.Metadata) > 0 {
+		md, err := json.Marshal(c.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"metadata":`)
+		b.Write(md)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // duplicate answers a send whose message id was used before, within the
