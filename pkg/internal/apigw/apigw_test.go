@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
 )
 
 // httpEvents are the repository's sample HTTP API events (events/), as
@@ -133,7 +135,7 @@ func TestDecodeRequest(t *testing.T) {
 		{"a bad literal", `{"x":nul}`, false},
 		{"a bad fraction", `{"x":1.}`, false},
 		{"a bad exponent", `{"x":1e}`, false},
-		{"nested deeper than the bound", `{"x":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`, false},
+		{"nested deeper than the bound", `{"x":` + strings.Repeat("[", jsonread.MaxDepth+1) + strings.Repeat("]", jsonread.MaxDepth+1) + `}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

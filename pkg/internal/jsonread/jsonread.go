@@ -1,6 +1,7 @@
-// Package jsonread holds what the hand-written JSON decoders (the API
-// Gateway event's, DynamoDB's answers') share to read JSON text that is
-// known to be valid.
+// Package jsonread holds what the hand-written JSON decoders share: a
+// Parser that checks the syntax as it reads (the API Gateway event's, a
+// message/send's params) and Unquote, which reads a string of text known
+// to be valid (DynamoDB's answers too).
 package jsonread
 
 import (
