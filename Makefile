@@ -140,6 +140,7 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
+	$(GO) test -run '^$$' -fuzz '^FuzzReadMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeItem$$' -fuzztime $(FUZZTIME) ./pkg/dynamodb
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1

@@ -123,6 +123,20 @@ func decodeParams(raw json.RawMessage, v any) error {
 	return jsonrpc.DecodeParams(camelCase(raw), v)
 }
 
+// decodeSend03 reads message/send's params (A2A 0.3) as
+// a2a.DecodeMessageSendParams with decodeParams does: in one pass without
+// reflection when they are in the shape clients send and no name in them
+// is snake_case (which decodeParams rewrites, and re-encodes the params
+// for: a2a.ReadMessageSendParams reads them as they are).
+func decodeSend03(raw json.RawMessage) (a2a.MessageSendParams, error) {
+	if !hasSnakeKey(raw) {
+		if p, ok := a2a.ReadMessageSendParams(raw); ok {
+			return p, nil
+		}
+	}
+	return a2a.DecodeMessageSendParams(raw, decodeParams)
+}
+
 // camelCase returns raw with snake_case keys rewritten as camelCase, as
 // ProtoJSON parsers accept both spellings (raw itself when it has none).
 func camelCase(raw json.RawMessage) json.RawMessage {

@@ -62,7 +62,7 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 	}
 	m := map[string]rpcMethod{
 		a2a.MethodMessageSend: func(r *http.Request, c call, raw json.RawMessage) (any, error) {
-			p, err := a2a.DecodeMessageSendParams(raw, decodeParams)
+			p, err := decodeSend03(raw)
 			if err != nil {
 				return nil, err
 			}

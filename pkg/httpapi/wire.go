@@ -98,16 +98,14 @@ func (h *handler) newWire03() *wire {
 		methods:            h.rpcMethods(),
 		extendedCardMethod: a2a.MethodGetExtendedCard,
 		rpcError:           rpcError03,
-		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
-			return a2a.DecodeMessageSendParams(raw, decodeParams)
-		},
-		appendSendResult:  func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
-		appendSendMessage: func(b []byte, m *a2a.Message) ([]byte, error) { return m.AppendJSON(b) },
-		appendTask:        func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
-		appendList:        func(b []byte, r *a2a.ListTasksResult) ([]byte, error) { return r.AppendJSON(b) },
-		decodePushConfig:  decodeRESTPushConfig,
-		appendPushConfig:  func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
-		appendPushList:    func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
+		decodeSend:         decodeSend03,
+		appendSendResult:   func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
+		appendSendMessage:  func(b []byte, m *a2a.Message) ([]byte, error) { return m.AppendJSON(b) },
+		appendTask:         func(b []byte, t *a2a.Task) ([]byte, error) { return t.AppendJSON(b) },
+		appendList:         func(b []byte, r *a2a.ListTasksResult) ([]byte, error) { return r.AppendJSON(b) },
+		decodePushConfig:   decodeRESTPushConfig,
+		appendPushConfig:   func(b []byte, c *a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, c) },
+		appendPushList:     func(b []byte, cs []a2a.TaskPushNotificationConfig) ([]byte, error) { return appendJSON(b, cs) },
 		listParams: func(q a2av1.ListTasksQuery) (a2a.ListTasksParams, error) {
 			return a2a.ListTasksParams{ContextID: q.ContextID, Status: a2av1.StateName(q.Status), PageSize: q.PageSize,
 				PageToken: q.PageToken, HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}, nil

@@ -175,23 +175,35 @@ func (p *Parser) Strings(l *[]string) bool {
 	if p.Null() {
 		return true
 	}
+	out := []string{}
+	if !p.Array(func() bool {
+		var s string
+		ok := p.Str(&s)
+		out = append(out, s)
+		return ok
+	}) {
+		return false
+	}
+	*l = out
+	return true
+}
+
+// Array reads an array at i (not null), calling item with i at each of its
+// items.
+func (p *Parser) Array(item func() bool) bool {
 	if p.Peek() != '[' {
 		return false
 	}
 	p.i++
 	p.Space()
-	out := []string{}
 	if p.Peek() == ']' {
 		p.i++
-		*l = out
 		return true
 	}
 	for {
-		var s string
-		if !p.Str(&s) {
+		if !item() {
 			return false
 		}
-		out = append(out, s)
 		p.Space()
 		switch p.Peek() {
 		case ',':
@@ -199,7 +211,6 @@ func (p *Parser) Strings(l *[]string) bool {
 			p.Space()
 		case ']':
 			p.i++
-			*l = out
 			return true
 		default:
 			return false

@@ -1,0 +1,174 @@
+package a2a
+
+import (
+	"encoding/json"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
+)
+
+// ReadMessageSendParams reads message/send's params (A2A 0.3) in one pass,
+// without reflection, into what DecodeMessageSendParams(raw, decode)
+// returns when decode is json.Unmarshal, when they have the shape clients
+// send: each member named in its own spelling, of its own type. It
+// returns false for anything else (a name in another case or escaped, a
+// number where a string goes, invalid JSON), which DecodeMessageSendParams
+// reads, or refuses with the error that names what is wrong. Metadata, a
+// file and a push config are read by encoding/json.
+func ReadMessageSendParams(raw json.RawMessage) (MessageSendParams, bool) {
+	p := jsonread.NewParser(raw)
+	p.Space()
+	var w sendParamsWire
+	if p.Peek() != '{' || !p.Object(func(key string) bool { return sendParamsMember(&p, &w, key) }) || !p.AtEnd() {
+		return MessageSendParams{}, false
+	}
+	m, err := w.Message.message()
+	if err != nil {
+		return MessageSendParams{}, false
+	}
+	return MessageSendParams{Message: m, Configuration: w.Configuration, Metadata: w.Metadata}, true
+}
+
+// The JSON names of the members of each object read: encoding/json also
+// takes a name that matches one of them with case ignored.
+var (
+	sendParamsFields = []string{"message", "configuration", "metadata"}
+	messageFields    = []string{"kind", "role", "parts", "messageId", "taskId", "contextId", "referenceTaskIds", "extensions", "metadata"}
+	partFields       = []string{"kind", "text", "file", "data", "metadata", "mediaType", "filename"}
+	configFields     = []string{"acceptedOutputModes", "historyLength", "pushNotificationConfig", "blocking"}
+)
+
+func sendParamsMember(p *jsonread.Parser, w *sendParamsWire, key string) bool {
+	switch key {
+	case "message":
+		if p.Null() {
+			return true
+		}
+		m := &w.Message
+		return p.Peek() == '{' && p.Object(func(key string) bool { return messageMember(p, m, key) })
+	case "configuration":
+		if p.Null() {
+			w.Configuration = nil
+			return true
+		}
+		if p.Peek() != '{' {
+			return false
+		}
+		if w.Configuration == nil {
+			w.Configuration = &MessageSendConfiguration{}
+		}
+		c := w.Configuration
+		return p.Object(func(key string) bool { return configMember(p, c, key) })
+	case "metadata":
+		return p.Delegate(&w.Metadata)
+	}
+	return p.Unknown(key, sendParamsFields)
+}
+
+func messageMember(p *jsonread.Parser, m *messageWire, key string) bool {
+	switch key {
+	case "kind":
+		return strPtr(p, &m.Kind)
+	case "role":
+		return p.Str((*string)(&m.Role))
+	case "parts":
+		if m.Parts != nil {
+			return false // given twice: encoding/json fills the first array
+		}
+		if p.Null() {
+			return true
+		}
+		parts := []partWire{}
+		if !p.Array(func() bool {
+			var w partWire
+			ok := p.Null() || p.Peek() == '{' && p.Object(func(key string) bool { return partMember(p, &w, key) })
+			parts = append(parts, w)
+			return ok
+		}) {
+			return false
+		}
+		m.Parts = parts
+		return true
+	case "messageId":
+		return p.Str(&m.MessageID)
+	case "taskId":
+		return p.Str(&m.TaskID)
+	case "contextId":
+		return p.Str(&m.ContextID)
+	case "referenceTaskIds":
+		return p.Strings(&m.ReferenceTaskIDs)
+	case "extensions":
+		return p.Strings(&m.Extensions)
+	case "metadata":
+		return p.Delegate(&m.Metadata)
+	}
+	return p.Unknown(key, messageFields)
+}
+
+func partMember(p *jsonread.Parser, w *partWire, key string) bool {
+	switch key {
+	case "kind":
+		return strPtr(p, &w.Kind)
+	case "text":
+		return strPtr(p, &w.Text)
+	case "file":
+		return p.Delegate(&w.File)
+	case "data":
+		// As json.RawMessage reads itself: the value's text, null too.
+		raw, ok := p.Raw()
+		w.Data = append(json.RawMessage(nil), raw...)
+		return ok
+	case "metadata":
+		return p.Delegate(&w.Metadata)
+	case "mediaType":
+		return p.Str(&w.MediaType)
+	case "filename":
+		return p.Str(&w.Filename)
+	}
+	return p.Unknown(key, partFields)
+}
+
+func configMember(p *jsonread.Parser, c *MessageSendConfiguration, key string) bool {
+	switch key {
+	case "acceptedOutputModes":
+		return p.Strings(&c.AcceptedOutputModes)
+	case "historyLength":
+		if p.Null() {
+			c.HistoryLength = nil
+			return true
+		}
+		var n int
+		if !p.Int(&n) {
+			return false
+		}
+		c.HistoryLength = &n
+		return true
+	case "blocking":
+		if p.Null() {
+			c.Blocking = nil
+			return true
+		}
+		var b bool
+		if !p.Bool(&b) {
+			return false
+		}
+		c.Blocking = &b
+		return true
+	case "pushNotificationConfig":
+		return p.Delegate(&c.PushNotificationConfig)
+	}
+	return p.Unknown(key, configFields)
+}
+
+// strPtr reads a string, or null (nil), into *dst.
+func strPtr(p *jsonread.Parser, dst **string) bool {
+	if p.Null() {
+		*dst = nil
+		return true
+	}
+	var s string
+	if !p.Str(&s) {
+		return false
+	}
+	*dst = &s
+	return true
+}
