@@ -194,7 +194,7 @@ func items(ws []wireItem) []map[string]AttributeValue {
 
 // DecodeItem decodes an item written in DynamoDB JSON ({"name":{"S":"..."},...}).
 func DecodeItem(data []byte) (map[string]AttributeValue, error) {
-	if !json.Valid(data) {
+	if !jsonread.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v) // says where
 		return nil, fmt.Errorf("dynamodb: decode item: %w", err)

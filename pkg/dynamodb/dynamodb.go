@@ -27,6 +27,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/awscall"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
 )
 
 // Options configure a Client. The zero value is the defaults.
@@ -162,12 +163,12 @@ func call[Out any](ctx context.Context, c *Client, op string, in any) (*Out, err
 }
 
 // decodeAnswer reads an answer into out: the reads' (GetItem, Query) in
-// one pass of the decoder once json.Valid has checked their syntax (where
+// one pass of the decoder once jsonread.Valid has checked their syntax (where
 // json.Unmarshal would scan them twice before calling their UnmarshalJSON:
 // half the CPU of a 3 KB Query's), the others with encoding/json.
 func decodeAnswer(b []byte, out any) error {
 	r, ok := out.(interface{ readAnswer([]byte) error })
-	if !ok || !json.Valid(b) {
+	if !ok || !jsonread.Valid(b) {
 		return json.Unmarshal(b, out) // or the syntax error
 	}
 	return r.readAnswer(b)

@@ -458,3 +458,15 @@ func (p *Parser) digits() bool {
 	}
 	return p.i > start
 }
+
+// Valid reports whether data is one valid JSON value, as json.Valid does,
+// at a few times its speed: data nested deeper than MaxDepth, or that the
+// Parser finds invalid, is json.Valid's to judge.
+func Valid(data []byte) bool {
+	p := Parser{b: data}
+	p.Space()
+	if p.skip(0) && p.AtEnd() {
+		return true
+	}
+	return json.Valid(data)
+}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
 )
 
 // smallObject is the number of members below which duplicates are found by
@@ -26,14 +27,14 @@ const smallObject = 16
 // is a duplicate. A body that is not valid JSON passes: its decoder says
 // what is wrong with it.
 func CheckMembers(b []byte) error {
-	if !json.Valid(b) {
+	if !jsonread.Valid(b) {
 		return nil
 	}
 	return CheckValidMembers(b)
 }
 
 // CheckValidMembers is CheckMembers of a body its caller has already
-// found valid (json.Valid), which it does not scan a second time.
+// found valid (jsonread.Valid), which it does not scan a second time.
 func CheckValidMembers(b []byte) error { return checkMembers(b, false) }
 
 // checkMembers is CheckMembers of a valid JSON value; for a JSON-RPC

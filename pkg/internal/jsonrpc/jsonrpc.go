@@ -12,6 +12,7 @@ import (
 	"errors"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
 )
 
 // Version is the only JSON-RPC version accepted.
@@ -44,7 +45,7 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 	if len(trimmed) == 0 {
 		return nil, NullID, a2a.Errorf(a2a.CodeParseError, "request body is empty; expected a JSON-RPC 2.0 request object")
 	}
-	if !json.Valid(trimmed) {
+	if !jsonread.Valid(trimmed) {
 		return nil, NullID, parseError(json.Unmarshal(trimmed, new(any)))
 	}
 	switch trimmed[0] {

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
 )
 
 // String appends s as a JSON string. Like encoding/json, it replaces invalid
@@ -173,7 +175,7 @@ func Value(b []byte, v any) ([]byte, error) {
 		if t == "" {
 			return append(b, '0'), nil
 		}
-		if !json.Valid([]byte(t)) {
+		if !jsonread.Valid([]byte(t)) {
 			return b, fmt.Errorf("json: invalid number literal %q", string(t))
 		}
 		return append(b, t...), nil
@@ -182,7 +184,7 @@ func Value(b []byte, v any) ([]byte, error) {
 	case int64:
 		return strconv.AppendInt(b, t, 10), nil
 	case json.RawMessage:
-		if !json.Valid(t) {
+		if !jsonread.Valid(t) {
 			return b, fmt.Errorf("json: invalid raw message")
 		}
 		return append(b, t...), nil
@@ -232,7 +234,7 @@ func appendMap(b []byte, m map[string]any) ([]byte, error) {
 // Raw appends "key":raw, checking that raw is valid JSON, since it becomes
 // part of a response.
 func Raw(b []byte, key string, raw json.RawMessage) ([]byte, error) {
-	if !json.Valid(raw) {
+	if !jsonread.Valid(raw) {
 		return b, fmt.Errorf("%s is not valid JSON", key)
 	}
 	return append(Key(b, key), raw...), nil

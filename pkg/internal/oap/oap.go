@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonread"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonrpc"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
@@ -125,7 +126,7 @@ func Decode(body []byte) (*Request, error) {
 	if len(body) == 0 {
 		return req, a2a.Errorf(a2a.CodeParseError, "request body is empty; expected an OAP envelope")
 	}
-	if !json.Valid(body) {
+	if !jsonread.Valid(body) {
 		return req, a2a.Errorf(a2a.CodeParseError, "invalid JSON")
 	}
 	if body[0] != '{' {
