@@ -16,6 +16,14 @@ import (
 func Unquote(s []byte) string {
 	b := make([]byte, 0, len(s))
 	for r := 0; r < len(s); {
+		start := r // a run of ASCII without escapes, copied at once
+		for r < len(s) && s[r] != '\\' && s[r] < utf8.RuneSelf {
+			r++
+		}
+		b = append(b, s[start:r]...)
+		if r == len(s) {
+			break
+		}
 		c := s[r]
 		switch {
 		case c == '\\':
@@ -48,9 +56,6 @@ func Unquote(s []byte) string {
 			default: // " \ /
 				b = append(b, e)
 			}
-			r++
-		case c < utf8.RuneSelf:
-			b = append(b, c)
 			r++
 		default:
 			rr, size := utf8.DecodeRune(s[r:])

@@ -58,14 +58,11 @@ func (p *Parser) Raw() ([]byte, bool) {
 
 // Space reads past white space.
 func (p *Parser) Space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	i, b := p.i, p.b
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
+	p.i = i
 }
 
 // Peek returns the byte at i, 0 at the end.
@@ -219,9 +216,9 @@ func (p *Parser) Array(item func() bool) bool {
 }
 
 // StringMap reads an object of strings into m (null: nil; a null value:
-// ""). An object given twice adds to the first one's map, as encoding/json
-// does.
-func (p *Parser) StringMap(m *map[string]string) bool {
+// ""), made with room for hint members. An object given twice adds to the
+// first one's map, as encoding/json does.
+func (p *Parser) StringMap(m *map[string]string, hint int) bool {
 	if p.Null() {
 		*m = nil
 		return true
@@ -230,7 +227,7 @@ func (p *Parser) StringMap(m *map[string]string) bool {
 		return false
 	}
 	if *m == nil {
-		*m = map[string]string{}
+		*m = make(map[string]string, hint)
 	}
 	out := *m
 	return p.Object(func(key string) bool {
@@ -355,9 +352,11 @@ func (p *Parser) skipString() (plain, ok bool) {
 	start := p.i + 1
 	ascii, escaped := true, false
 	for p.i++; p.i < len(p.b); p.i++ {
-		for p.i < len(p.b) && !stringSpecial[p.b[p.i]] {
-			p.i++
+		i, b := p.i, p.b // locals: the loop keeps them in registers
+		for i < len(b) && !stringSpecial[b[i]] {
+			i++
 		}
+		p.i = i
 		if p.i == len(p.b) {
 			break
 		}
