@@ -124,7 +124,7 @@ func secretKey(k string) bool {
 	switch k {
 	case "msg", "time", "level", "error", logfields.FieldFunction, logfields.FieldTaskID, logfields.FieldContextID, logfields.FieldMethod,
 		"route", "status", logfields.FieldDurationMS, logfields.FieldColdStart, logfields.FieldCaller, logfields.FieldVersion,
-		logfields.FieldAPIRequestID, logfields.FieldLambdaRequestID, logfields.FieldTraceID:
+		logfields.FieldAPIRequestID, logfields.FieldLambdaRequestID, logfields.FieldTraceID, logfields.FieldBlocking:
 		return false
 	}
 	k = strings.ToLower(k)
