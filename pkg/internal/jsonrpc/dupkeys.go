@@ -42,7 +42,7 @@ func CheckValidMembers(b []byte) error { return checkMembers(b, false) }
 // are matched exactly ("Method" is not "method"), aliases count only
 // inside params.
 func checkMembers(b []byte, envelope bool) error {
-	d, ok := scanDuplicates(b, skipSpace(b, 0), !envelope, envelope)
+	_, d, ok := scanDuplicates(b, skipSpace(b, 0), !envelope, envelope)
 	if !ok {
 		return nil
 	}
@@ -58,25 +58,28 @@ func checkMembers(b []byte, envelope bool) error {
 type duplicate struct{ first, second string }
 
 // scanDuplicates returns the first member of an object of the value at
-// b[i] named twice (see CheckMembers), and whether there is one. fold says
-// whether aliases count (the names are the decoders', not free-form ones);
-// envelope, that the value is a JSON-RPC envelope.
-func scanDuplicates(b []byte, i int, fold, envelope bool) (duplicate, bool) {
+// b[i] named twice (see CheckMembers), and whether there is one; without
+// one, end is the index just past the value, so that each byte is read
+// once however deep it is nested. fold says whether aliases count (the
+// names are the decoders', not free-form ones); envelope, that the value
+// is a JSON-RPC envelope.
+func scanDuplicates(b []byte, i int, fold, envelope bool) (end int, d duplicate, dup bool) {
 	if i >= len(b) {
-		return duplicate{}, false
+		return i, duplicate{}, false
 	}
 	switch b[i] {
 	case '[':
 		i = skipSpace(b, i+1)
 		for i < len(b) && b[i] != ']' {
-			if d, dup := scanDuplicates(b, i, fold, false); dup {
-				return d, true
+			if i, d, dup = scanDuplicates(b, i, fold, false); dup {
+				return i, d, true
 			}
-			i = skipSpace(b, skipValue(b, i))
+			i = skipSpace(b, i)
 			if i < len(b) && b[i] == ',' {
 				i = skipSpace(b, i+1)
 			}
 		}
+		return i + 1, duplicate{}, false
 	case '{':
 		var (
 			names [smallObject][]byte
@@ -87,24 +90,24 @@ func scanDuplicates(b []byte, i int, fold, envelope bool) (duplicate, bool) {
 		)
 		i = skipSpace(b, i+1)
 		for i < len(b) && b[i] != '}' {
-			end := skipString(b, i)
-			name := b[i+1 : end-1]
+			nameEnd := skipString(b, i)
+			name := b[i+1 : nameEnd-1]
 			if bytes.IndexByte(name, '\\') >= 0 {
 				var s string
-				if json.Unmarshal(b[i:end], &s) == nil {
+				if json.Unmarshal(b[i:nameEnd], &s) == nil {
 					name = []byte(s)
 				}
 			}
 			switch {
 			case set != nil:
 				if first, seen := set[nameKey(name, fold)]; seen {
-					return duplicate{first, string(name)}, true
+					return i, duplicate{first, string(name)}, true
 				}
 				set[nameKey(name, fold)] = string(name)
 			case n < smallObject:
 				for _, seen := range names[:n] {
 					if bytes.Equal(seen, name) || (fold && foldEqual(seen, name)) {
-						return duplicate{string(seen), string(name)}, true
+						return i, duplicate{string(seen), string(name)}, true
 					}
 				}
 				names[n] = name
@@ -115,27 +118,26 @@ func scanDuplicates(b []byte, i int, fold, envelope bool) (duplicate, bool) {
 					set[nameKey(seen, fold)] = string(seen)
 				}
 				if first, seen := set[nameKey(name, fold)]; seen {
-					return duplicate{first, string(name)}, true
+					return i, duplicate{first, string(name)}, true
 				}
 				set[nameKey(name, fold)] = string(name)
 			}
-			i = skipSpace(b, skipSpace(b, end)+1) // past the colon
-			if b[i] == '{' || b[i] == '[' {
-				childFold := fold && !freeForm(name)
-				if envelope {
-					childFold = string(name) == "params"
-				}
-				if d, dup := scanDuplicates(b, i, childFold, false); dup {
-					return d, true
-				}
+			i = skipSpace(b, skipSpace(b, nameEnd)+1) // past the colon
+			childFold := fold && !freeForm(name)
+			if envelope {
+				childFold = string(name) == "params"
 			}
-			i = skipSpace(b, skipValue(b, i))
+			if i, d, dup = scanDuplicates(b, i, childFold, false); dup {
+				return i, d, true
+			}
+			i = skipSpace(b, i)
 			if i < len(b) && b[i] == ',' {
 				i = skipSpace(b, i+1)
 			}
 		}
+		return i + 1, duplicate{}, false
 	}
-	return duplicate{}, false
+	return skipValue(b, i), duplicate{}, false
 }
 
 // freeForm reports whether a member's value is free-form JSON whose names

@@ -198,3 +198,16 @@ func TestDecodeSameNameInOtherObjects(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "m", req.Method)
 }
+
+// BenchmarkDecode reads a blocking message/send's envelope: syntax,
+// duplicate names (at every depth), the members.
+func BenchmarkDecode(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":"req-1","method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"2f4c6e80-1a3b-4c5d-8e9f-0a1b2c3d4e5f",` +
+		`"parts":[{"kind":"text","text":"hello from API Gateway"}]},"configuration":{"blocking":true,"acceptedOutputModes":["text/plain"]}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Decode(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
