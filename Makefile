@@ -145,6 +145,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStreamResponse$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzReadSendRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendResponse$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
 	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/internal/files

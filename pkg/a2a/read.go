@@ -67,7 +67,7 @@ func sendParamsMember(p *jsonread.Parser, w *sendParamsWire, key string) bool {
 func messageMember(p *jsonread.Parser, m *messageWire, key string) bool {
 	switch key {
 	case "kind":
-		return strPtr(p, &m.Kind)
+		return p.StrPtr(&m.Kind)
 	case "role":
 		return p.Str((*string)(&m.Role))
 	case "parts":
@@ -107,16 +107,13 @@ func messageMember(p *jsonread.Parser, m *messageWire, key string) bool {
 func partMember(p *jsonread.Parser, w *partWire, key string) bool {
 	switch key {
 	case "kind":
-		return strPtr(p, &w.Kind)
+		return p.StrPtr(&w.Kind)
 	case "text":
-		return strPtr(p, &w.Text)
+		return p.StrPtr(&w.Text)
 	case "file":
 		return p.Delegate(&w.File)
 	case "data":
-		// As json.RawMessage reads itself: the value's text, null too.
-		raw, ok := p.Raw()
-		w.Data = append(json.RawMessage(nil), raw...)
-		return ok
+		return p.RawCopy(&w.Data)
 	case "metadata":
 		return p.Delegate(&w.Metadata)
 	case "mediaType":
@@ -132,43 +129,11 @@ func configMember(p *jsonread.Parser, c *MessageSendConfiguration, key string) b
 	case "acceptedOutputModes":
 		return p.Strings(&c.AcceptedOutputModes)
 	case "historyLength":
-		if p.Null() {
-			c.HistoryLength = nil
-			return true
-		}
-		var n int
-		if !p.Int(&n) {
-			return false
-		}
-		c.HistoryLength = &n
-		return true
+		return p.IntPtr(&c.HistoryLength)
 	case "blocking":
-		if p.Null() {
-			c.Blocking = nil
-			return true
-		}
-		var b bool
-		if !p.Bool(&b) {
-			return false
-		}
-		c.Blocking = &b
-		return true
+		return p.BoolPtr(&c.Blocking)
 	case "pushNotificationConfig":
 		return p.Delegate(&c.PushNotificationConfig)
 	}
 	return p.Unknown(key, configFields)
-}
-
-// strPtr reads a string, or null (nil), into *dst.
-func strPtr(p *jsonread.Parser, dst **string) bool {
-	if p.Null() {
-		*dst = nil
-		return true
-	}
-	var s string
-	if !p.Str(&s) {
-		return false
-	}
-	*dst = &s
-	return true
 }

@@ -95,12 +95,17 @@ type listTasksRequestWire struct {
 }
 
 // DecodeSendMessageRequest reads the params of SendMessage (the body of
-// POST /message:send). An absent configuration.returnImmediately means
-// false: the client waits until the task is terminal or interrupted.
+// POST /message:send): in one pass without reflection when they are in
+// the shape clients send (readSendRequest), else with encoding/json. An
+// absent configuration.returnImmediately means false: the client waits
+// until the task is terminal or interrupted.
 func DecodeSendMessageRequest(raw json.RawMessage) (a2a.MessageSendParams, error) {
 	var w sendRequestWire
-	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
-		return a2a.MessageSendParams{}, err
+	if !readSendRequest(raw, &w) {
+		w = sendRequestWire{}
+		if err := jsonrpc.DecodeParams(raw, &w); err != nil {
+			return a2a.MessageSendParams{}, err
+		}
 	}
 	if w.Message == nil {
 		return a2a.MessageSendParams{}, a2a.InvalidParams("params.message", "is required")

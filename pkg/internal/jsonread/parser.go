@@ -469,3 +469,53 @@ func Valid(data []byte) bool {
 	}
 	return json.Valid(data)
 }
+
+// StrPtr reads a string into a new *dst, or null (nil).
+func (p *Parser) StrPtr(dst **string) bool {
+	if p.Null() {
+		*dst = nil
+		return true
+	}
+	var s string
+	if !p.Str(&s) {
+		return false
+	}
+	*dst = &s
+	return true
+}
+
+// IntPtr reads an integer into a new *dst, or null (nil).
+func (p *Parser) IntPtr(dst **int) bool {
+	if p.Null() {
+		*dst = nil
+		return true
+	}
+	var n int
+	if !p.Int(&n) {
+		return false
+	}
+	*dst = &n
+	return true
+}
+
+// BoolPtr reads true or false into a new *dst, or null (nil).
+func (p *Parser) BoolPtr(dst **bool) bool {
+	if p.Null() {
+		*dst = nil
+		return true
+	}
+	var b bool
+	if !p.Bool(&b) {
+		return false
+	}
+	*dst = &b
+	return true
+}
+
+// RawCopy reads any value into *dst as json.RawMessage reads itself: a
+// copy of its text (null too).
+func (p *Parser) RawCopy(dst *json.RawMessage) bool {
+	raw, ok := p.Raw()
+	*dst = append((*dst)[:0], raw...)
+	return ok
+}
