@@ -46,10 +46,6 @@ func decode(data []byte, ev *events.APIGatewayV2HTTPRequest) bool {
 	return p.AtEnd()
 }
 
-// headersHint is room for the headers of most requests (the sample
-// send's has 11; a map made for 8 would grow for them).
-const headersHint = 16
-
 // requestMember reads the value of the event's member key. false: the
 // event is encoding/json's to read.
 func requestMember(p *jsonread.Parser, ev *events.APIGatewayV2HTTPRequest, key string) bool {
@@ -65,13 +61,13 @@ func requestMember(p *jsonread.Parser, ev *events.APIGatewayV2HTTPRequest, key s
 	case "cookies":
 		return p.Strings(&ev.Cookies)
 	case "headers":
-		return p.StringMap(&ev.Headers, headersHint)
+		return p.StringMap(&ev.Headers)
 	case "queryStringParameters":
-		return p.StringMap(&ev.QueryStringParameters, 0)
+		return p.StringMap(&ev.QueryStringParameters)
 	case "pathParameters":
-		return p.StringMap(&ev.PathParameters, 0)
+		return p.StringMap(&ev.PathParameters)
 	case "stageVariables":
-		return p.StringMap(&ev.StageVariables, 0)
+		return p.StringMap(&ev.StageVariables)
 	case "body":
 		return p.Str(&ev.Body)
 	case "isBase64Encoded":

@@ -216,9 +216,9 @@ func (p *Parser) Array(item func() bool) bool {
 }
 
 // StringMap reads an object of strings into m (null: nil; a null value:
-// ""), made with room for hint members. An object given twice adds to the
-// first one's map, as encoding/json does.
-func (p *Parser) StringMap(m *map[string]string, hint int) bool {
+// ""). An object given twice adds to the first one's map, as encoding/json
+// does.
+func (p *Parser) StringMap(m *map[string]string) bool {
 	if p.Null() {
 		*m = nil
 		return true
@@ -227,7 +227,7 @@ func (p *Parser) StringMap(m *map[string]string, hint int) bool {
 		return false
 	}
 	if *m == nil {
-		*m = make(map[string]string, hint)
+		*m = map[string]string{}
 	}
 	out := *m
 	return p.Object(func(key string) bool {
