@@ -1,7 +1,7 @@
 // Package apigw reads the event an API Gateway HTTP API (payload format
 // 2.0) hands a Lambda function and writes the response it takes back,
 // without reflection: aws-lambda-go decodes a typed handler's event with
-// encoding/json, which took 14 µs of CPU (70 allocations) for a 1.5 KB
+// encoding/json, which took 13.4 µs of CPU and 64 allocations for a 1.5 KB
 // message/send event, more than a quarter of the whole invocation.
 //
 // DecodeRequest gives what encoding/json.Unmarshal gives, for every input:
