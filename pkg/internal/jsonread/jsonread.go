@@ -82,3 +82,16 @@ func hex4(s []byte) rune {
 	}
 	return r
 }
+
+// Plain reports whether the byte c stands for itself inside a JSON
+// string, read or written: ASCII but the control characters, the quote
+// and the backslash. The readers and jsonw.String skip runs of such bytes
+// (one table lookup a byte).
+func Plain(c byte) bool { return plainBytes[c] }
+
+var plainBytes = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()

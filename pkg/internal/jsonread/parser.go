@@ -353,7 +353,7 @@ func (p *Parser) skipString() (plain, ok bool) {
 	ascii, escaped := true, false
 	for p.i++; p.i < len(p.b); p.i++ {
 		i, b := p.i, p.b // locals: the loop keeps them in registers
-		for i < len(b) && !stringSpecial[b[i]] {
+		for i < len(b) && plainBytes[b[i]] {
 			i++
 		}
 		p.i = i
@@ -377,16 +377,6 @@ func (p *Parser) skipString() (plain, ok bool) {
 	}
 	return false, false
 }
-
-// stringSpecial are the bytes skipString looks at: the end of a string,
-// an escape, a control character (invalid in a string) and the bytes of
-// runes beyond ASCII.
-var stringSpecial = func() (t [256]bool) {
-	for c := range t {
-		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
-	}
-	return t
-}()
 
 // skipEscape checks the escape at i (a backslash) and leaves i at its
 // last byte.

@@ -29,7 +29,7 @@ func String(b []byte, s string) []byte {
 	b = append(slices.Grow(b, len(s)+2), '"')
 	start := 0
 	for i := 0; i < len(s); {
-		for i < len(s) && plain[s[i]] {
+		for i < len(s) && jsonread.Plain(s[i]) {
 			i++
 		}
 		if i == len(s) {
@@ -78,15 +78,6 @@ func String(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
-
-// plain are the bytes String copies as they are: ASCII but the control
-// characters, the quote and the backslash (a table: one lookup a byte).
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
 
 // Float appends a finite f as encoding/json writes a float64: the
 // shortest decimal that reads back as f, in exponent form (e-7, e+21) only
