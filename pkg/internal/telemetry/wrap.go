@@ -175,37 +175,31 @@ func Background[T any](ctx context.Context, f *Function, fn func(context.Context
 // Middleware gives each request of the local server the same telemetry as
 // an HTTP function's invocation (without Lambda's ids). A request for one
 // of the plain paths, documents whose handlers add no fields (the agent
-// card), gets the same summary line without a field bag.
+// card), gets the same summary line without a field bag, nor the copy of
+// the request that carries one (a tenth of the cost of serving the card):
+// the line names the function itself.
 func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		var (
+			start  time.Time
+			fields []slog.Attr // a plain path's own fields
+		)
 		if slices.Contains(plain, r.URL.Path) {
-			f.servePlain(w, r, next)
-			return
+			start = f.Clock.Now()
+			fields = []slog.Attr{slog.String(logfields.FieldFunction, f.Name), slog.Bool(logfields.FieldColdStart, !f.warm.Swap(true))}
+		} else {
+			ctx, start = f.begin(ctx)
+			r = r.WithContext(ctx)
 		}
-		ctx, start := f.begin(r.Context())
 		sw := httpstatus.NewWriter(w)
-		next.ServeHTTP(sw, r.WithContext(ctx))
+		next.ServeHTTP(sw, r)
 		status := sw.Status()
 		if status == 0 {
 			status = http.StatusOK // nothing written: net/http answers 200
 		}
 		// No route metric: a path holds task ids, and the local server has
 		// no route keys (nor alarms).
-		f.end(ctx, start, nil, "", slog.String("route", r.Method+" "+r.URL.Path), slog.Int("status", status))
+		f.endWith(ctx, start, nil, "", fields, slog.String("route", r.Method+" "+r.URL.Path), slog.Int("status", status))
 	})
-}
-
-// servePlain serves a request for a plain path (see Middleware): no field
-// bag, nor the copy of the request that carries it (a tenth of the cost of
-// serving the agent card); its summary line names the function itself.
-func (f *Function) servePlain(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	start := f.Clock.Now()
-	sw := httpstatus.NewWriter(w)
-	next.ServeHTTP(sw, r)
-	status := sw.Status()
-	if status == 0 {
-		status = http.StatusOK
-	}
-	f.endWith(r.Context(), start, nil, "", []slog.Attr{slog.String(logfields.FieldFunction, f.Name), slog.Bool(logfields.FieldColdStart, !f.warm.Swap(true))},
-		slog.String("route", r.Method+" "+r.URL.Path), slog.Int("status", status))
 }
