@@ -465,9 +465,6 @@ type DescribeTimeToLiveOutput struct {
 	TimeToLiveDescription *TimeToLiveDescription
 }
 
-// The answers that carry items decode through wire items (see
-// attributevalue.go).
-
 // The answers of GetItem and Query, the store's reads, are read in one
 // pass of the decoder (readAnswer), once their syntax is checked
 // (decodeAnswer, or encoding/json before it calls UnmarshalJSON);
@@ -527,6 +524,9 @@ func (o *QueryOutput) readAnswer(b []byte) error {
 	*o = out
 	return err
 }
+
+// The other answers that carry items (PutItem, UpdateItem, DeleteItem,
+// BatchGetItem) decode through wire items (see attributevalue.go).
 
 // attributesOutput is the answer of PutItem, UpdateItem and DeleteItem.
 type attributesOutput struct {
