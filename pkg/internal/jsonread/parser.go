@@ -30,30 +30,16 @@ const MaxDepth = 100
 // NewParser returns a Parser at the start of data.
 func NewParser(data []byte) Parser { return Parser{b: data, text: string(data)} }
 
-// AtEnd reads the space after the value read last and reports whether the
-// text ends there.
-func (p *Parser) AtEnd() bool {
+// Valid reports whether data is one valid JSON value, as json.Valid does,
+// at a few times its speed: data nested deeper than MaxDepth, or that the
+// Parser finds invalid, is json.Valid's to judge.
+func Valid(data []byte) bool {
+	p := Parser{b: data}
 	p.Space()
-	return p.i == len(p.b)
-}
-
-// Int reads an integer into v; null leaves v as it is.
-func (p *Parser) Int(v *int) bool {
-	n := int64(*v)
-	if !p.Int64(&n) {
-		return false
+	if p.skip(0) && p.AtEnd() {
+		return true
 	}
-	*v = int(n)
-	return true
-}
-
-// Raw reads past a valid value and returns its text.
-func (p *Parser) Raw() ([]byte, bool) {
-	start := p.i
-	if !p.skip(0) {
-		return nil, false
-	}
-	return p.b[start:p.i], true
+	return json.Valid(data)
 }
 
 // Space reads past white space.
@@ -71,6 +57,13 @@ func (p *Parser) Peek() byte {
 		return p.b[p.i]
 	}
 	return 0
+}
+
+// AtEnd reads the space after the value read last and reports whether the
+// text ends there.
+func (p *Parser) AtEnd() bool {
+	p.Space()
+	return p.i == len(p.b)
 }
 
 // Object reads an object at i, calling member with each key (a part of
@@ -126,6 +119,36 @@ func (p *Parser) Unknown(key string, fields []string) bool {
 	return p.skip(0)
 }
 
+// Array reads an array at i (not null), calling item with i at each of its
+// items.
+func (p *Parser) Array(item func() bool) bool {
+	if p.Peek() != '[' {
+		return false
+	}
+	p.i++
+	p.Space()
+	if p.Peek() == ']' {
+		p.i++
+		return true
+	}
+	for {
+		if !item() {
+			return false
+		}
+		p.Space()
+		switch p.Peek() {
+		case ',':
+			p.i++
+			p.Space()
+		case ']':
+			p.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
 // Null reads null at i, if it is there.
 func (p *Parser) Null() bool {
 	if bytes.HasPrefix(p.b[p.i:], []byte("null")) {
@@ -163,6 +186,20 @@ func (p *Parser) stringValue() (string, bool) {
 	return Unquote(p.b[start+1 : p.i-1]), true
 }
 
+// StrPtr reads a string into a new *dst, or null (nil).
+func (p *Parser) StrPtr(dst **string) bool {
+	if p.Null() {
+		*dst = nil
+		return true
+	}
+	var s string
+	if !p.Str(&s) {
+		return false
+	}
+	*dst = &s
+	return true
+}
+
 // Strings reads a list of strings into l (null: nil; a null item: "").
 // A list given twice fails: encoding/json fills the first one's array.
 func (p *Parser) Strings(l *[]string) bool {
@@ -183,36 +220,6 @@ func (p *Parser) Strings(l *[]string) bool {
 	}
 	*l = out
 	return true
-}
-
-// Array reads an array at i (not null), calling item with i at each of its
-// items.
-func (p *Parser) Array(item func() bool) bool {
-	if p.Peek() != '[' {
-		return false
-	}
-	p.i++
-	p.Space()
-	if p.Peek() == ']' {
-		p.i++
-		return true
-	}
-	for {
-		if !item() {
-			return false
-		}
-		p.Space()
-		switch p.Peek() {
-		case ',':
-			p.i++
-			p.Space()
-		case ']':
-			p.i++
-			return true
-		default:
-			return false
-		}
-	}
 }
 
 // StringMap reads an object of strings into m (null: nil; a null value:
@@ -256,6 +263,20 @@ func (p *Parser) Bool(v *bool) bool {
 	return true
 }
 
+// BoolPtr reads true or false into a new *dst, or null (nil).
+func (p *Parser) BoolPtr(dst **bool) bool {
+	if p.Null() {
+		*dst = nil
+		return true
+	}
+	var b bool
+	if !p.Bool(&b) {
+		return false
+	}
+	*dst = &b
+	return true
+}
+
 // Int64 reads an integer into v; null leaves v as it is.
 func (p *Parser) Int64(v *int64) bool {
 	if p.Null() {
@@ -271,6 +292,47 @@ func (p *Parser) Int64(v *int64) bool {
 	}
 	*v = n
 	return true
+}
+
+// Int reads an integer into v; null leaves v as it is.
+func (p *Parser) Int(v *int) bool {
+	n := int64(*v)
+	if !p.Int64(&n) {
+		return false
+	}
+	*v = int(n)
+	return true
+}
+
+// IntPtr reads an integer into a new *dst, or null (nil).
+func (p *Parser) IntPtr(dst **int) bool {
+	if p.Null() {
+		*dst = nil
+		return true
+	}
+	var n int
+	if !p.Int(&n) {
+		return false
+	}
+	*dst = &n
+	return true
+}
+
+// Raw reads past a valid value and returns its text.
+func (p *Parser) Raw() ([]byte, bool) {
+	start := p.i
+	if !p.skip(0) {
+		return nil, false
+	}
+	return p.b[start:p.i], true
+}
+
+// RawCopy reads any value into *dst as json.RawMessage reads itself: a
+// copy of its text (null too).
+func (p *Parser) RawCopy(dst *json.RawMessage) bool {
+	raw, ok := p.Raw()
+	*dst = append((*dst)[:0], raw...)
+	return ok
 }
 
 // Delegate has encoding/json read the value at i into v.
@@ -446,66 +508,4 @@ func (p *Parser) digits() bool {
 		p.i++
 	}
 	return p.i > start
-}
-
-// Valid reports whether data is one valid JSON value, as json.Valid does,
-// at a few times its speed: data nested deeper than MaxDepth, or that the
-// Parser finds invalid, is json.Valid's to judge.
-func Valid(data []byte) bool {
-	p := Parser{b: data}
-	p.Space()
-	if p.skip(0) && p.AtEnd() {
-		return true
-	}
-	return json.Valid(data)
-}
-
-// StrPtr reads a string into a new *dst, or null (nil).
-func (p *Parser) StrPtr(dst **string) bool {
-	if p.Null() {
-		*dst = nil
-		return true
-	}
-	var s string
-	if !p.Str(&s) {
-		return false
-	}
-	*dst = &s
-	return true
-}
-
-// IntPtr reads an integer into a new *dst, or null (nil).
-func (p *Parser) IntPtr(dst **int) bool {
-	if p.Null() {
-		*dst = nil
-		return true
-	}
-	var n int
-	if !p.Int(&n) {
-		return false
-	}
-	*dst = &n
-	return true
-}
-
-// BoolPtr reads true or false into a new *dst, or null (nil).
-func (p *Parser) BoolPtr(dst **bool) bool {
-	if p.Null() {
-		*dst = nil
-		return true
-	}
-	var b bool
-	if !p.Bool(&b) {
-		return false
-	}
-	*dst = &b
-	return true
-}
-
-// RawCopy reads any value into *dst as json.RawMessage reads itself: a
-// copy of its text (null too).
-func (p *Parser) RawCopy(dst *json.RawMessage) bool {
-	raw, ok := p.Raw()
-	*dst = append((*dst)[:0], raw...)
-	return ok
 }
