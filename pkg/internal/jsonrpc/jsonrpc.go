@@ -94,10 +94,10 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 	if w.method == nil {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" is required`)
 	}
-	var method string
-	if w.method[0] != '"' || json.Unmarshal(w.method, &method) != nil {
+	if w.method[0] != '"' {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" must be a string, got %s`, truncate(w.method))
 	}
+	method := jsonread.Unquote(w.method[1 : len(w.method)-1]) // a valid string: the body is
 	if method == "" {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"method" must not be empty`)
 	}
