@@ -141,11 +141,13 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzReadMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
+	$(GO) test -run '^$$' -fuzz '^FuzzReadTaskQueryParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeItem$$' -fuzztime $(FUZZTIME) ./pkg/dynamodb
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeListTasksRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSendMessageRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStreamResponse$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzReadSendRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
+	$(GO) test -run '^$$' -fuzz '^FuzzReadGetTaskRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/a2av1
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendResponse$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
 	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/internal/files

@@ -137,3 +137,31 @@ func configMember(p *jsonread.Parser, c *MessageSendConfiguration, key string) b
 	}
 	return p.Unknown(key, configFields)
 }
+
+// ReadTaskQueryParams reads tasks/get's params (A2A 0.3) in one pass, as
+// json.Unmarshal reads them into TaskQueryParams, when they have the shape
+// clients send: each member named in its own spelling, of its own type.
+// It returns false for anything else, which encoding/json reads (or
+// refuses with the error that names what is wrong). Metadata is read by
+// encoding/json.
+func ReadTaskQueryParams(raw json.RawMessage) (TaskQueryParams, bool) {
+	p := jsonread.NewParser(raw)
+	p.Space()
+	var q TaskQueryParams
+	ok := p.Peek() == '{' && p.Object(func(key string) bool { return taskQueryMember(&p, &q, key) }) && p.AtEnd()
+	return q, ok
+}
+
+var taskQueryFields = []string{"id", "historyLength", "metadata"}
+
+func taskQueryMember(p *jsonread.Parser, q *TaskQueryParams, key string) bool {
+	switch key {
+	case "id":
+		return p.Str(&q.ID)
+	case "historyLength":
+		return p.IntPtr(&q.HistoryLength)
+	case "metadata":
+		return p.Delegate(&q.Metadata)
+	}
+	return p.Unknown(key, taskQueryFields)
+}

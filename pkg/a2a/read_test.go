@@ -88,3 +88,52 @@ func BenchmarkReadMessageSendParams(b *testing.B) {
 		}
 	})
 }
+
+// assertTaskQueryRead checks that, where ReadTaskQueryParams reads raw,
+// json.Unmarshal reads the same params, and returns whether it read raw.
+func assertTaskQueryRead(t *testing.T, raw string) bool {
+	t.Helper()
+	got, ok := ReadTaskQueryParams(json.RawMessage(raw))
+	if !ok {
+		return false
+	}
+	var want TaskQueryParams
+	require.NoError(t, json.Unmarshal([]byte(raw), &want), "read what encoding/json refuses: %s", raw)
+	assert.Equal(t, want, got, raw)
+	return true
+}
+
+var taskQuerySeeds = []string{
+	`{"id":"0190f5c2-7d4e-7a1b-9c3d-0a1b2c3d4e5f"}`,
+	`{"id":"t","historyLength":3,"metadata":{"k":[1,"x"]}}`,
+	` { "id" : "t\u00e9\n" , "historyLength" : null , "metadata" : null , "extra" : { "x" : [ 1 ] } } `,
+	`{"id":"a","id":"b","historyLength":1,"historyLength":-2}`,
+	`{"id":null,"metadata":{"a":1},"metadata":{"b":2}}`, // null leaves a string be; metadata merges
+	`{}`,
+}
+
+func TestReadTaskQueryParams(t *testing.T) {
+	for _, raw := range taskQuerySeeds {
+		assert.True(t, assertTaskQueryRead(t, raw), "read without encoding/json: %s", raw)
+	}
+	// Read by encoding/json: what it reads otherwise than plainly, or refuses.
+	for _, raw := range []string{
+		`{"ID":"t"}`, `{"i\u0064":"t"}`, `{"HistoryLength":1}`, `{"id":1}`, `{"historyLength":1.5}`,
+		`{"historyLength":"1"}`, `{"metadata":[]}`,
+		`[]`, `null`, ``, `{"id":"t"`, `{"id":"t"} x`, `{"id":"t",}`,
+		`{"x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
+	} {
+		assert.False(t, assertTaskQueryRead(t, raw), "left to encoding/json: %s", raw)
+	}
+}
+
+// Whatever the params, ReadTaskQueryParams reads only what json.Unmarshal
+// reads, and reads it alike.
+func FuzzReadTaskQueryParams(f *testing.F) {
+	for _, s := range taskQuerySeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		assertTaskQueryRead(t, string(raw))
+	})
+}

@@ -137,6 +137,19 @@ func decodeSend03(raw json.RawMessage) (a2a.MessageSendParams, error) {
 	return a2a.DecodeMessageSendParams(raw, decodeParams)
 }
 
+// decodeTaskQuery reads tasks/get's params (A2A 0.3) as decodeParams
+// does, in one pass without reflection when it can, as decodeSend03.
+func decodeTaskQuery(raw json.RawMessage) (a2a.TaskQueryParams, error) {
+	if !hasSnakeKey(raw) {
+		if p, ok := a2a.ReadTaskQueryParams(raw); ok {
+			return p, nil
+		}
+	}
+	var p a2a.TaskQueryParams
+	err := decodeParams(raw, &p)
+	return p, err
+}
+
 // camelCase returns raw with snake_case keys rewritten as camelCase, as
 // ProtoJSON parsers accept both spellings (raw itself when it has none).
 func camelCase(raw json.RawMessage) json.RawMessage {

@@ -75,7 +75,13 @@ func (h *handler) rpcMethods() map[string]rpcMethod {
 			}
 			return res.Task, nil
 		},
-		a2a.MethodTasksGet:         call0(h.svc.GetTask),
+		a2a.MethodTasksGet: func(r *http.Request, c call, raw json.RawMessage) (any, error) {
+			p, err := decodeTaskQuery(raw)
+			if err != nil {
+				return nil, err
+			}
+			return h.svc.GetTask(r.Context(), c.id.Owner, p)
+		},
 		a2a.MethodTasksCancel:      call0(h.svc.CancelTask),
 		a2a.MethodTasksList:        call0(h.svc.ListTasks),
 		a2a.MethodMessageStream:    fail(errStreaming),

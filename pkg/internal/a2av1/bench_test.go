@@ -53,6 +53,16 @@ func BenchmarkDecodeSendMessageRequest(b *testing.B) {
 	}
 }
 
+func BenchmarkDecodeGetTaskRequest(b *testing.B) {
+	raw := []byte(`{"id":"0190f5c2-7d4e-7a1b-9c3d-0a1b2c3d4e5f","historyLength":10}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a2av1.DecodeGetTaskRequest(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkEncodeSendMessageRequest(b *testing.B) {
 	p, err := a2av1.DecodeSendMessageRequest([]byte(benchSend))
 	if err != nil {

@@ -260,11 +260,16 @@ func (w *pushConfigWire) config(path string) (a2a.TaskPushNotificationConfig, er
 	return c, nil
 }
 
-// DecodeGetTaskRequest reads the params of GetTask.
+// DecodeGetTaskRequest reads the params of GetTask: in one pass without
+// reflection when they are in the shape clients send (readGetTaskRequest),
+// else with encoding/json.
 func DecodeGetTaskRequest(raw json.RawMessage) (a2a.TaskQueryParams, error) {
 	var w getTaskRequestWire
-	if err := jsonrpc.DecodeParams(raw, &w); err != nil {
-		return a2a.TaskQueryParams{}, err
+	if !readGetTaskRequest(raw, &w) {
+		w = getTaskRequestWire{}
+		if err := jsonrpc.DecodeParams(raw, &w); err != nil {
+			return a2a.TaskQueryParams{}, err
+		}
 	}
 	return a2a.TaskQueryParams{ID: w.ID, HistoryLength: w.HistoryLength}, nil
 }

@@ -133,3 +133,26 @@ func sendConfigMember(p *jsonread.Parser, c *sendConfigWire, key string) bool {
 	}
 	return p.Unknown(key, sendConfigFields)
 }
+
+// readGetTaskRequest reads GetTask's params into w as readSendRequest
+// reads SendMessage's: in one pass as json.Unmarshal would, or false for
+// what encoding/json is to read.
+func readGetTaskRequest(raw json.RawMessage, w *getTaskRequestWire) bool {
+	p := jsonread.NewParser(raw)
+	p.Space()
+	return p.Peek() == '{' && p.Object(func(key string) bool { return getTaskRequestMember(&p, w, key) }) && p.AtEnd()
+}
+
+var getTaskRequestFields = []string{"tenant", "id", "historyLength"}
+
+func getTaskRequestMember(p *jsonread.Parser, w *getTaskRequestWire, key string) bool {
+	switch key {
+	case "tenant":
+		return p.Str(&w.Tenant)
+	case "id":
+		return p.Str(&w.ID)
+	case "historyLength":
+		return p.IntPtr(&w.HistoryLength)
+	}
+	return p.Unknown(key, getTaskRequestFields)
+}

@@ -58,3 +58,47 @@ func FuzzReadSendRequest(f *testing.F) {
 		assertReadAsUnmarshaled(t, string(raw))
 	})
 }
+
+// assertGetTaskRead checks that, where readGetTaskRequest reads raw,
+// json.Unmarshal reads the same, and returns whether it read raw.
+func assertGetTaskRead(t *testing.T, raw string) bool {
+	t.Helper()
+	var got, want getTaskRequestWire
+	if !readGetTaskRequest(json.RawMessage(raw), &got) {
+		return false
+	}
+	require.NoError(t, json.Unmarshal([]byte(raw), &want), "read what encoding/json refuses: %s", raw)
+	assert.Equal(t, want, got, raw)
+	return true
+}
+
+var getTaskSeeds = []string{
+	`{"id":"0190f5c2-7d4e-7a1b-9c3d-0a1b2c3d4e5f"}`,
+	`{"tenant":"t","id":"x","historyLength":0}`,
+	` { "id" : "\u00e9\"" , "historyLength" : null , "metadata" : { "k" : 1 } } `,
+	`{"id":"a","id":null,"historyLength":1,"historyLength":2}`,
+	`{}`,
+}
+
+func TestReadGetTaskRequest(t *testing.T) {
+	for _, raw := range getTaskSeeds {
+		assert.True(t, assertGetTaskRead(t, raw), "read without encoding/json: %s", raw)
+	}
+	for _, raw := range []string{
+		`{"Id":"t"}`, `{"i\u0064":"t"}`, `{"TENANT":"t"}`, `{"id":1}`, `{"historyLength":1e2}`, `{"historyLength":true}`,
+		`[]`, `null`, ``, `{"id":"t"`, `{"id":"t"}}`, `{"x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
+	} {
+		assert.False(t, assertGetTaskRead(t, raw), "left to encoding/json: %s", raw)
+	}
+}
+
+// Whatever the params, readGetTaskRequest reads only what json.Unmarshal
+// reads, and reads it alike.
+func FuzzReadGetTaskRequest(f *testing.F) {
+	for _, s := range getTaskSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		assertGetTaskRead(t, string(raw))
+	})
+}
