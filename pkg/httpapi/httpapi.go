@@ -406,7 +406,7 @@ func (h *handler) a2aRoute(b binding, next func(http.ResponseWriter, *http.Reque
 // (application/json, or any application/...+json such as
 // application/a2a+json), or absent: requests without one are read as JSON.
 func jsonContentType(ct string) bool {
-	if ct == "" {
+	if ct == "" || ct == "application/json" {
 		return true
 	}
 	mt, _, err := mime.ParseMediaType(ct)

@@ -173,7 +173,7 @@ const (
 // stored, for the caller to Discard when the parts are not stored.
 func (f *Files) Accept(ctx context.Context, owner, path string, parts []a2a.Part) ([]a2a.Part, []string, error) {
 	for i := range parts {
-		if err := f.checkClientRef(ctx, owner, fmt.Sprintf("%s[%d].file.uri", path, i), &parts[i]); err != nil {
+		if err := f.checkClientRef(ctx, owner, path, i, &parts[i]); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -221,12 +221,14 @@ func partRef(p *a2a.Part) (ref, bool, error) {
 	return parseRef(p.File.URI)
 }
 
-// checkClientRef checks a client's part that names a file the host keeps.
-func (f *Files) checkClientRef(ctx context.Context, owner, field string, p *a2a.Part) error {
+// checkClientRef checks a client's part that names a file the host keeps;
+// the part is path[i] of the request, named in the errors.
+func (f *Files) checkClientRef(ctx context.Context, owner, path string, i int, p *a2a.Part) error {
 	r, ok, err := partRef(p)
 	if !ok {
 		return nil
 	}
+	field := fmt.Sprintf("%s[%d].file.uri", path, i)
 	if err != nil {
 		return a2a.InvalidParams(field, "%s", err.Error())
 	}
