@@ -17,8 +17,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/awslabs/aws-lambda-go-api-proxy/core"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
@@ -186,10 +184,10 @@ func authenticator(cfg config.Config) (httpapi.Authenticator, error) {
 
 // APIGatewayJWTClaims returns the claims API Gateway's JWT authorizer
 // verified for a request that reached the function through an HTTP API
-// (aws-lambda-go-api-proxy keeps the request context), and false when the
-// route had no JWT authorizer.
+// (boot.LambdaHTTP keeps the request context), and false when the route
+// had no JWT authorizer.
 func APIGatewayJWTClaims(r *http.Request) (map[string]string, bool) {
-	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
+	rc, ok := boot.APIGatewayRequestContext(r.Context())
 	if !ok || rc.Authorizer == nil || rc.Authorizer.JWT == nil || len(rc.Authorizer.JWT.Claims) == 0 {
 		return nil, false
 	}

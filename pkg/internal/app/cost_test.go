@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -55,7 +56,7 @@ func costPerCall(t *testing.T) {
 	require.NoError(t, err)
 	h, err := httpfn.NewHandler(cfg, echo.Agent{}, ts, httpfn.Options{Routes: httpapi.RoutesRPC})
 	require.NoError(t, err)
-	send := httpadapter.NewV2(h).ProxyWithContext
+	send := boot.LambdaHTTP(h, nil)
 
 	rpc := func(method, params string) events.APIGatewayV2HTTPResponse {
 		ev := loadEvent(t, "send/jsonrpc-tasks-get.json")

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -49,7 +50,7 @@ const (
 )
 
 // lambdaFn is a Lambda function's handler, as main hands it to lambda.Start.
-type lambdaFn func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+type lambdaFn = boot.HTTPFunc
 
 // lambdaEnv is the environment of the functions on a new table, created
 // here as the stack creates it (the functions refuse to create one).
@@ -73,7 +74,7 @@ func startFunction(t *testing.T, env map[string]string, routes httpapi.Routes) l
 	t.Helper()
 	h, err := httpfn.New(context.Background(), getenv(env), builtin.Registry(), routes, io.Discard)
 	require.NoError(t, err)
-	return httpadapter.NewV2(h).ProxyWithContext
+	return boot.LambdaHTTP(h, nil)
 }
 
 // storeOf opens the functions' table directly, to arrange and inspect.
@@ -503,7 +504,7 @@ func TestBlockingSendBeyondTheBudget(t *testing.T) {
 	require.NoError(t, err)
 
 	start := time.Now()
-	resp, err := httpadapter.NewV2(h).ProxyWithContext(context.Background(), loadEvent(t, "send/jsonrpc-message-send.json"))
+	resp, err := boot.LambdaHTTP(h, nil)(context.Background(), loadEvent(t, "send/jsonrpc-message-send.json"))
 	require.NoError(t, err)
 	var task a2a.Task
 	rpcResult(t, resp, "req-1", &task)

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
+
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -55,7 +56,7 @@ func TestCancelCompleteRace(t *testing.T) {
 	gate := &gateAgent{entered: make(chan string, pairs), gates: map[string]chan struct{}{}}
 	h, err := httpfn.NewHandler(cfg, gate, ts, httpfn.Options{Routes: httpapi.RoutesRPC})
 	require.NoError(t, err)
-	send := httpadapter.NewV2(h).ProxyWithContext
+	send := boot.LambdaHTTP(h, nil)
 	worker := engine.NewExecutor(ts, gate, engine.Options{})
 	ctx := context.Background()
 
