@@ -14,8 +14,19 @@ import (
 // (between its quotes), as encoding/json reads it: escapes decoded, a
 // lone or broken surrogate and each byte that is not UTF-8 made U+FFFD.
 func Unquote(s []byte) string {
+	for i, c := range s {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return unquote(s, i)
+		}
+	}
+	return string(s) // plain ASCII, the usual string: one allocation
+}
+
+// unquote is Unquote of s, whose bytes before r are plain ASCII.
+func unquote(s []byte, r int) string {
 	b := make([]byte, 0, len(s))
-	for r := 0; r < len(s); {
+	b = append(b, s[:r]...)
+	for r < len(s) {
 		start := r // a run of ASCII without escapes, copied at once
 		for r < len(s) && s[r] != '\\' && s[r] < utf8.RuneSelf {
 			r++
