@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// assertReadAsUnmarshaled checks that, where readSendRequest reads raw, it
-// reads what json.Unmarshal reads, and returns whether it read raw.
-func assertReadAsUnmarshaled(t *testing.T, raw string) bool {
+// assertReadAsUnmarshaled checks that, where read (readSendRequest,
+// readGetTaskRequest) reads raw, it reads what json.Unmarshal reads, and
+// returns whether it read raw.
+func assertReadAsUnmarshaled[W any](t *testing.T, read func(json.RawMessage, *W) bool, raw string) bool {
 	t.Helper()
-	var got, want sendRequestWire
-	if !readSendRequest(json.RawMessage(raw), &got) {
+	var got, want W
+	if !read(json.RawMessage(raw), &got) {
 		return false
 	}
 	require.NoError(t, json.Unmarshal([]byte(raw), &want), "read what encoding/json refuses: %s", raw)
@@ -36,7 +37,7 @@ var sendRequestSeeds = []string{
 
 func TestReadSendRequest(t *testing.T) {
 	for _, raw := range sendRequestSeeds {
-		assert.True(t, assertReadAsUnmarshaled(t, raw), "read without encoding/json: %s", raw)
+		assert.True(t, assertReadAsUnmarshaled(t, readSendRequest, raw), "read without encoding/json: %s", raw)
 	}
 	for _, raw := range []string{
 		`{"Message":{}}`, `{"message":{"Role":"ROLE_USER"}}`, `{"message":{"parts":[{"Text":"x"}]}}`, `{"message":{"rol\u0065":"x"}}`,
@@ -44,7 +45,7 @@ func TestReadSendRequest(t *testing.T) {
 		`{"configuration":{"historyLength":"3"}}`, `{"configuration":{"returnImmediately":1}}`, `{"configuration":{"taskPushNotificationConfig":[]}}`,
 		`{"message":[]}`, `[]`, `null`, ``, `{"message":{}`, `{} {}`, `{"x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
 	} {
-		assert.False(t, assertReadAsUnmarshaled(t, raw), "left to encoding/json: %s", raw)
+		assert.False(t, assertReadAsUnmarshaled(t, readSendRequest, raw), "left to encoding/json: %s", raw)
 	}
 }
 
@@ -55,21 +56,8 @@ func FuzzReadSendRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		assertReadAsUnmarshaled(t, string(raw))
+		assertReadAsUnmarshaled(t, readSendRequest, string(raw))
 	})
-}
-
-// assertGetTaskRead checks that, where readGetTaskRequest reads raw,
-// json.Unmarshal reads the same, and returns whether it read raw.
-func assertGetTaskRead(t *testing.T, raw string) bool {
-	t.Helper()
-	var got, want getTaskRequestWire
-	if !readGetTaskRequest(json.RawMessage(raw), &got) {
-		return false
-	}
-	require.NoError(t, json.Unmarshal([]byte(raw), &want), "read what encoding/json refuses: %s", raw)
-	assert.Equal(t, want, got, raw)
-	return true
 }
 
 var getTaskSeeds = []string{
@@ -82,13 +70,13 @@ var getTaskSeeds = []string{
 
 func TestReadGetTaskRequest(t *testing.T) {
 	for _, raw := range getTaskSeeds {
-		assert.True(t, assertGetTaskRead(t, raw), "read without encoding/json: %s", raw)
+		assert.True(t, assertReadAsUnmarshaled(t, readGetTaskRequest, raw), "read without encoding/json: %s", raw)
 	}
 	for _, raw := range []string{
 		`{"Id":"t"}`, `{"i\u0064":"t"}`, `{"TENANT":"t"}`, `{"id":1}`, `{"historyLength":1e2}`, `{"historyLength":true}`,
 		`[]`, `null`, ``, `{"id":"t"`, `{"id":"t"}}`, `{"x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
 	} {
-		assert.False(t, assertGetTaskRead(t, raw), "left to encoding/json: %s", raw)
+		assert.False(t, assertReadAsUnmarshaled(t, readGetTaskRequest, raw), "left to encoding/json: %s", raw)
 	}
 }
 
@@ -99,6 +87,6 @@ func FuzzReadGetTaskRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		assertGetTaskRead(t, string(raw))
+		assertReadAsUnmarshaled(t, readGetTaskRequest, string(raw))
 	})
 }
