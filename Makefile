@@ -151,6 +151,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendResponse$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
 	$(GO) test -run '^$$' -fuzz '^FuzzNewHTTPRequest$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
+	$(GO) test -run '^$$' -fuzz '^FuzzResponseWriter$$' -fuzztime $(FUZZTIME) ./pkg/internal/apigw
 	$(GO) test -run '^$$' -fuzz '^FuzzFileURI$$' -fuzztime $(FUZZTIME) ./pkg/internal/files
 	$(GO) test -run '^$$' -fuzz '^FuzzUnquote$$' -fuzztime $(FUZZTIME) ./pkg/internal/jsonread
 	$(GO) test -run '^$$' -fuzz '^FuzzValid$$' -fuzztime $(FUZZTIME) ./pkg/internal/jsonread

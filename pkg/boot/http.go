@@ -9,7 +9,6 @@ import (
 	"net/http"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/apigw"
 )
@@ -27,20 +26,21 @@ type HTTPFunc func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIG
 func LambdaHTTP(h http.Handler, log *slog.Logger) HTTPFunc {
 	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	// What api-proxy's httpadapter.ProxyWithContext does, without its
-	// plain-text log line, and with the request made by apigw: the
-	// proxy's conversion took a sixth of a message/send invocation.
+	// plain-text log line, with apigw's request and response writer in
+	// place of its own: the proxy's conversion of the event took a sixth
+	// of a message/send invocation, and its writer copies the body twice.
 	proxy := func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		req, err := apigw.NewHTTPRequest(ctx, &ev)
 		if err != nil {
 			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("convert the event to a request: %w", err)
 		}
-		w := core.NewProxyResponseWriterV2()
+		w := apigw.NewResponseWriter()
 		h.ServeHTTP(w, req)
 		// API Gateway states the length of what it sends; the one the
 		// handler gave for net/http (httpapi) would only be copied into
 		// the event.
 		delete(w.Header(), "Content-Length")
-		return w.GetProxyResponse()
+		return w.Response()
 	}
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		resp, err := proxy(ctx, ev)

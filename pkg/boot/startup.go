@@ -80,7 +80,7 @@ func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, er
 }
 
 // ResponseSize is how many bytes body takes in the function's response, as
-// aws-lambda-go-api-proxy and aws-lambda-go encode it.
+// boot.LambdaHTTP and aws-lambda-go encode it.
 func ResponseSize(body []byte) int { return startup.ResponseSize(body) }
 
 // ResponseFits reports whether any body of n bytes takes at most limit

@@ -11,7 +11,7 @@
 // handlers never test the version.
 //
 // Locally the handler is mounted on net/http; in Lambda each HTTP function
-// wraps it (or the route groups it owns) with aws-lambda-go-api-proxy.
+// wraps it (or the route groups it owns) with boot.LambdaHTTP.
 package httpapi
 
 import (

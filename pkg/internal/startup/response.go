@@ -11,7 +11,7 @@ import (
 const MaxResponseBytes = 6<<20 - 32<<10
 
 // ResponseSize is how many bytes body takes in the function's response, as
-// aws-lambda-go-api-proxy and aws-lambda-go encode it: base64 when it is not
+// boot.LambdaHTTP and the function encode it: base64 when it is not
 // UTF-8 (gzip-compressed), else a JSON string with encoding/json's escapes.
 func ResponseSize(body []byte) int {
 	if !utf8.Valid(body) {
