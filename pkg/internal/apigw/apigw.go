@@ -9,6 +9,10 @@
 // another case or escaped, a number where a string goes, a member given
 // twice, invalid JSON) to encoding/json itself, whose result and error are
 // then the answer. FuzzDecodeRequest holds the two equal.
+//
+// Between the two, NewHTTPRequest makes the *http.Request an event stands
+// for and ResponseWriter keeps what the handler writes, as
+// aws-lambda-go-api-proxy's do, for boot.LambdaHTTP.
 package apigw
 
 import (
