@@ -1,6 +1,8 @@
 package service
 
 import (
+	"sync"
+
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
@@ -60,9 +62,13 @@ func checkModel(p *a2a.MessageSendParams) error {
 // agent does on its final answer), the task's metadata carries it too, as
 // the shared stream hints contract has non-streaming answers do; feedback
 // given on the task is in metadata.feedback.
-func withRuntimeMetadata(rec *store.TaskRecord) *a2a.Task {
+func withRuntimeMetadata(rec *store.TaskRecord, sessions *sessionMetadata) *a2a.Task {
 	t := &rec.Task
-	t.Metadata = a2a.WithSession(t.Metadata, rec.SessionID)
+	if len(t.Metadata) == 0 && rec.SessionID != "" {
+		t.Metadata = sessions.of(rec.SessionID)
+	} else {
+		t.Metadata = a2a.WithSession(t.Metadata, rec.SessionID)
+	}
 	var usage any
 	if m := t.Status.Message; m != nil && t.Status.State.Settled() {
 		usage = a2a.UsageOf(m.Metadata)
@@ -86,4 +92,34 @@ func withRuntimeMetadata(rec *store.TaskRecord) *a2a.Task {
 		t.Metadata = md
 	}
 	return t
+}
+
+// sessionMetadata holds, for each agent session, the metadata of a task
+// that has none of its own: {"shared":{"session":{"id":...}}}, made once
+// and shown by every answer about the session's tasks. A client polls a
+// task with tasks/get again and again, and making the three small maps for
+// each answer took a tenth of a get's CPU, the collector's share counted.
+// Answers only read metadata (package a2a's functions copy what they
+// change), so they may share it. It keeps maxSessionMetadata sessions;
+// past that it starts again.
+type sessionMetadata struct {
+	mu sync.Mutex
+	m  map[string]a2a.Metadata
+}
+
+const maxSessionMetadata = 1024
+
+// of returns the metadata that shows session (not empty).
+func (c *sessionMetadata) of(session string) a2a.Metadata {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	md, ok := c.m[session]
+	if !ok {
+		if c.m == nil || len(c.m) >= maxSessionMetadata {
+			c.m = make(map[string]a2a.Metadata)
+		}
+		md = a2a.WithSession(nil, session)
+		c.m[session] = md
+	}
+	return md
 }

@@ -102,6 +102,9 @@ type Service struct {
 	checkPush PushConfigChecker
 	redriver  DeliveryRedriver
 	files     Files
+	// sessions is the metadata answers show for tasks with none of their
+	// own (see sessionMetadata).
+	sessions sessionMetadata
 }
 
 // NewID returns a random UUID string, the default id generator.
@@ -209,7 +212,7 @@ func (s *Service) ListTasks(ctx context.Context, owner string, p a2a.ListTasksPa
 	}
 	res := &a2a.ListTasksResult{Tasks: make([]a2a.Task, 0, len(page.Tasks)), PageSize: q.PageSize, TotalSize: page.Total}
 	for i := range page.Tasks {
-		res.Tasks = append(res.Tasks, *s.presign(ctx, withRuntimeMetadata(&page.Tasks[i])))
+		res.Tasks = append(res.Tasks, *s.presign(ctx, withRuntimeMetadata(&page.Tasks[i], &s.sessions)))
 	}
 	res.NextPageToken = nextPageToken(owner, page.NextCursor)
 	return res, nil
@@ -274,7 +277,7 @@ func (s *Service) read(ctx context.Context, owner, taskID string, opts store.Get
 // wire is rec as a request answers with it.
 func (s *Service) wire(ctx context.Context, rec *store.TaskRecord) *a2a.Task {
 	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
-	return s.presign(ctx, withRuntimeMetadata(rec))
+	return s.presign(ctx, withRuntimeMetadata(rec, &s.sessions))
 }
 
 // presign is t with its kept files named by presigned URLs.
