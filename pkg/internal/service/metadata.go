@@ -61,10 +61,12 @@ func checkModel(p *a2a.MessageSendParams) error {
 // status message reports token usage (metadata.shared.usage, as the llm
 // agent does on its final answer), the task's metadata carries it too, as
 // the shared stream hints contract has non-streaming answers do; feedback
-// given on the task is in metadata.feedback.
+// given on the task is in metadata.feedback. With sessions, a task with no
+// metadata of its own shows the session's shared metadata (see
+// sessionMetadata), else metadata made for it.
 func withRuntimeMetadata(rec *store.TaskRecord, sessions *sessionMetadata) *a2a.Task {
 	t := &rec.Task
-	if len(t.Metadata) == 0 && rec.SessionID != "" {
+	if sessions != nil && len(t.Metadata) == 0 && rec.SessionID != "" {
 		t.Metadata = sessions.of(rec.SessionID)
 	} else {
 		t.Metadata = a2a.WithSession(t.Metadata, rec.SessionID)
@@ -99,7 +101,8 @@ func withRuntimeMetadata(rec *store.TaskRecord, sessions *sessionMetadata) *a2a.
 // and shown by every answer about the session's tasks. A client polls a
 // task with tasks/get again and again, and making the three small maps for
 // each answer took a tenth of a get's CPU, the collector's share counted.
-// Answers only read metadata (package a2a's functions copy what they
+// The reads (tasks/get, tasks/list) share it; a send's answer, about a
+// task usually new, has metadata made for it. Answers only read metadata (package a2a's functions copy what they
 // change), so they may share it. It keeps maxSessionMetadata sessions;
 // past that it starts again.
 type sessionMetadata struct {

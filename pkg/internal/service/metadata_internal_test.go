@@ -38,9 +38,11 @@ func TestWithRuntimeMetadata(t *testing.T) {
 	var sessions sessionMetadata
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for range 2 { // made, then shared
+			rec := tc.rec
+			assert.Equal(t, tc.want, withRuntimeMetadata(&rec, nil).Metadata, "made for the answer")
+			for range 2 { // made for the session, then shared
 				rec := tc.rec
-				assert.Equal(t, tc.want, withRuntimeMetadata(&rec, &sessions).Metadata)
+				assert.Equal(t, tc.want, withRuntimeMetadata(&rec, &sessions).Metadata, "the session's")
 			}
 		})
 	}

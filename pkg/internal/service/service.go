@@ -130,7 +130,11 @@ func (s *Service) GetTask(ctx context.Context, owner string, p a2a.TaskQueryPara
 	if p.HistoryLength != nil {
 		opts.HistoryLength = *p.HistoryLength
 	}
-	return s.read(ctx, owner, p.ID, opts)
+	rec, err := s.get(ctx, owner, p.ID, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.show(ctx, rec, &s.sessions), nil
 }
 
 // CancelTask implements tasks/cancel. Canceling a canceled task returns it
@@ -276,8 +280,14 @@ func (s *Service) read(ctx context.Context, owner, taskID string, opts store.Get
 
 // wire is rec as a request answers with it.
 func (s *Service) wire(ctx context.Context, rec *store.TaskRecord) *a2a.Task {
+	return s.show(ctx, rec, nil)
+}
+
+// show is rec as an answer shows it, with sessions' metadata when it has
+// none of its own (see withRuntimeMetadata): a read's answer shares it.
+func (s *Service) show(ctx context.Context, rec *store.TaskRecord, sessions *sessionMetadata) *a2a.Task {
 	logfields.AddTask(ctx, rec.Task.ID, rec.Task.ContextID)
-	return s.presign(ctx, withRuntimeMetadata(rec, &s.sessions))
+	return s.presign(ctx, withRuntimeMetadata(rec, sessions))
 }
 
 // presign is t with its kept files named by presigned URLs.
