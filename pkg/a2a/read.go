@@ -16,9 +16,8 @@ import (
 // file and a push config are read by encoding/json.
 func ReadMessageSendParams(raw json.RawMessage) (MessageSendParams, bool) {
 	p := jsonread.NewParser(raw)
-	p.Space()
 	var w sendParamsWire
-	if p.Peek() != '{' || !p.Object(func(key string) bool { return sendParamsMember(&p, &w, key) }) || !p.AtEnd() {
+	if !p.Document(func(key string) bool { return sendParamsMember(&p, &w, key) }) {
 		return MessageSendParams{}, false
 	}
 	m, err := w.Message.message()
@@ -44,14 +43,11 @@ func sendParamsMember(p *jsonread.Parser, w *sendParamsWire, key string) bool {
 			return true
 		}
 		m := &w.Message
-		return p.Peek() == '{' && p.Object(func(key string) bool { return messageMember(p, m, key) })
+		return p.Object(func(key string) bool { return messageMember(p, m, key) })
 	case "configuration":
 		if p.Null() {
 			w.Configuration = nil
 			return true
-		}
-		if p.Peek() != '{' {
-			return false
 		}
 		if w.Configuration == nil {
 			w.Configuration = &MessageSendConfiguration{}
@@ -80,7 +76,7 @@ func messageMember(p *jsonread.Parser, m *messageWire, key string) bool {
 		parts := []partWire{}
 		if !p.Array(func() bool {
 			var w partWire
-			ok := p.Null() || p.Peek() == '{' && p.Object(func(key string) bool { return partMember(p, &w, key) })
+			ok := p.Null() || p.Object(func(key string) bool { return partMember(p, &w, key) })
 			parts = append(parts, w)
 			return ok
 		}) {
@@ -146,9 +142,8 @@ func configMember(p *jsonread.Parser, c *MessageSendConfiguration, key string) b
 // encoding/json.
 func ReadTaskQueryParams(raw json.RawMessage) (TaskQueryParams, bool) {
 	p := jsonread.NewParser(raw)
-	p.Space()
 	var q TaskQueryParams
-	ok := p.Peek() == '{' && p.Object(func(key string) bool { return taskQueryMember(&p, &q, key) }) && p.AtEnd()
+	ok := p.Document(func(key string) bool { return taskQueryMember(&p, &q, key) })
 	return q, ok
 }
 

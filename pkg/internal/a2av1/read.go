@@ -13,8 +13,7 @@ import (
 // reads. Metadata and a push config are read by encoding/json.
 func readSendRequest(raw json.RawMessage, w *sendRequestWire) bool {
 	p := jsonread.NewParser(raw)
-	p.Space()
-	return p.Peek() == '{' && p.Object(func(key string) bool { return sendRequestMember(&p, w, key) }) && p.AtEnd()
+	return p.Document(func(key string) bool { return sendRequestMember(&p, w, key) })
 }
 
 // The JSON names of the members of each object read: encoding/json also
@@ -35,9 +34,6 @@ func sendRequestMember(p *jsonread.Parser, w *sendRequestWire, key string) bool 
 			w.Message = nil
 			return true
 		}
-		if p.Peek() != '{' {
-			return false
-		}
 		if w.Message == nil {
 			w.Message = &messageWire{}
 		}
@@ -47,9 +43,6 @@ func sendRequestMember(p *jsonread.Parser, w *sendRequestWire, key string) bool 
 		if p.Null() {
 			w.Configuration = nil
 			return true
-		}
-		if p.Peek() != '{' {
-			return false
 		}
 		if w.Configuration == nil {
 			w.Configuration = &sendConfigWire{}
@@ -82,7 +75,7 @@ func messageMember(p *jsonread.Parser, m *messageWire, key string) bool {
 		parts := []partWire{}
 		if !p.Array(func() bool {
 			var w partWire
-			ok := p.Null() || p.Peek() == '{' && p.Object(func(key string) bool { return partMember(p, &w, key) })
+			ok := p.Null() || p.Object(func(key string) bool { return partMember(p, &w, key) })
 			parts = append(parts, w)
 			return ok
 		}) {
@@ -139,8 +132,7 @@ func sendConfigMember(p *jsonread.Parser, c *sendConfigWire, key string) bool {
 // what encoding/json is to read.
 func readGetTaskRequest(raw json.RawMessage, w *getTaskRequestWire) bool {
 	p := jsonread.NewParser(raw)
-	p.Space()
-	return p.Peek() == '{' && p.Object(func(key string) bool { return getTaskRequestMember(&p, w, key) }) && p.AtEnd()
+	return p.Document(func(key string) bool { return getTaskRequestMember(&p, w, key) })
 }
 
 var getTaskRequestFields = []string{"tenant", "id", "historyLength"}

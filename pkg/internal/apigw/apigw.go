@@ -43,11 +43,7 @@ func DecodeRequest(data []byte, ev *events.APIGatewayV2HTTPRequest) error {
 // encoding/json to read it.
 func decode(data []byte, ev *events.APIGatewayV2HTTPRequest) bool {
 	p := jsonread.NewParser(data)
-	p.Space()
-	if p.Peek() != '{' || !p.Object(func(key string) bool { return requestMember(&p, ev, key) }) {
-		return false
-	}
-	return p.AtEnd()
+	return p.Document(func(key string) bool { return requestMember(&p, ev, key) })
 }
 
 // requestMember reads the value of the event's member key. false: the
@@ -81,7 +77,7 @@ func requestMember(p *jsonread.Parser, ev *events.APIGatewayV2HTTPRequest, key s
 			return true
 		}
 		rc := &ev.RequestContext
-		return p.Peek() == '{' && p.Object(func(key string) bool { return contextMember(p, rc, key) })
+		return p.Object(func(key string) bool { return contextMember(p, rc, key) })
 	}
 	return p.Unknown(key, requestFields)
 }
@@ -111,7 +107,7 @@ func contextMember(p *jsonread.Parser, rc *events.APIGatewayV2HTTPRequestContext
 			return true
 		}
 		h := &rc.HTTP
-		return p.Peek() == '{' && p.Object(func(key string) bool { return httpMember(p, h, key) })
+		return p.Object(func(key string) bool { return httpMember(p, h, key) })
 	case "authorizer":
 		// Only behind an authorizer, and of many shapes (JWT claims, a
 		// Lambda authorizer's context, IAM): encoding/json's to read.

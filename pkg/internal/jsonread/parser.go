@@ -66,10 +66,20 @@ func (p *Parser) AtEnd() bool {
 	return p.i == len(p.b)
 }
 
-// Object reads an object at i, calling member with each key (a part of
-// text: an escaped key fails) with i at its value.
+// Document reads the whole text as one object, white space around it,
+// as Object does.
+func (p *Parser) Document(member func(key string) bool) bool {
+	p.Space()
+	return p.Object(member) && p.AtEnd()
+}
+
+// Object reads an object at i (not null), calling member with each key (a
+// part of text: an escaped key fails) with i at its value.
 func (p *Parser) Object(member func(key string) bool) bool {
-	p.i++ // {
+	if p.Peek() != '{' {
+		return false
+	}
+	p.i++
 	p.Space()
 	if p.Peek() == '}' {
 		p.i++
@@ -231,7 +241,7 @@ func (p *Parser) StringMap(m *map[string]string) bool {
 		return true
 	}
 	if p.Peek() != '{' {
-		return false
+		return false // a map is made for an object only
 	}
 	if *m == nil {
 		*m = map[string]string{}
