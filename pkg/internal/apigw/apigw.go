@@ -151,34 +151,8 @@ var (
 func AppendResponse(b []byte, r *events.APIGatewayV2HTTPResponse) []byte {
 	b = append(b, `{"statusCode":`...)
 	b = strconv.AppendInt(b, int64(r.StatusCode), 10)
-	b = append(b, `,"headers":`...)
-	if r.Headers == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '{')
-		var names [16]string
-		for i, k := range sortedKeys(names[:0], r.Headers) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonw.String(append(jsonw.String(b, k), ':'), r.Headers[k])
-		}
-		b = append(b, '}')
-	}
-	b = append(b, `,"multiValueHeaders":`...)
-	if r.MultiValueHeaders == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '{')
-		var names [16]string
-		for i, k := range sortedKeys(names[:0], r.MultiValueHeaders) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendStrings(append(jsonw.String(b, k), ':'), r.MultiValueHeaders[k])
-		}
-		b = append(b, '}')
-	}
+	b = appendObject(append(b, `,"headers":`...), r.Headers, jsonw.String)
+	b = appendObject(append(b, `,"multiValueHeaders":`...), r.MultiValueHeaders, appendStrings)
 	b = jsonw.String(append(b, `,"body":`...), r.Body)
 	if r.IsBase64Encoded {
 		b = append(b, `,"isBase64Encoded":true`...)
@@ -187,11 +161,23 @@ func AppendResponse(b []byte, r *events.APIGatewayV2HTTPResponse) []byte {
 	return append(b, '}')
 }
 
-// sortedKeys appends the keys of m to keys, in order.
-func sortedKeys[V any](keys []string, m map[string]V) []string {
-	keys = slices.AppendSeq(keys, maps.Keys(m))
+// appendObject appends m as a JSON object, its names in order and each
+// value written by value; null when m is nil.
+func appendObject[V any](b []byte, m map[string]V, value func([]byte, V) []byte) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	var names [16]string
+	keys := slices.AppendSeq(names[:0], maps.Keys(m))
 	slices.Sort(keys)
-	return keys
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = value(append(jsonw.String(b, k), ':'), m[k])
+	}
+	return append(b, '}')
 }
 
 // appendStrings appends vs as a JSON array, null when nil.
