@@ -57,8 +57,9 @@ func LambdaResources(getenv func(string) string) Resources {
 	return r
 }
 
-// Apply sizes the runtime to r (a zero field changes nothing). GOMAXPROCS is only ever lowered: a
-// machine with fewer CPUs than the allotment keeps its own count.
+// Apply sizes the runtime to r (a zero field changes nothing). GOMAXPROCS
+// is only ever lowered: a machine with fewer CPUs than the allotment keeps
+// its own count.
 func (r Resources) Apply() {
 	if r.Procs > 0 && r.Procs < runtime.GOMAXPROCS(0) {
 		runtime.GOMAXPROCS(r.Procs)
