@@ -38,6 +38,16 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err = errors.Join(err, httpErr); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
+	// The address is taken first: a port in use is reported before
+	// anything is built, and the first clients' connections wait in the
+	// listener's queue while the server is built (a client polling for
+	// the card gets it as soon as the server serves, not at its next try).
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
+	}
+	defer ln.Close() // closed by Serve once serving; here when building fails
+	ln = netutil.LimitListener(ln, httpCfg.MaxConnections)
 	// The log lines of a busy server are written in batches, a quiet
 	// one's at once (see telemetry.CoalescingWriter); Close writes the
 	// last ones.
@@ -93,11 +103,6 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	}
 	defer srv.Close()
 
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
-	if err != nil {
-		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
-	}
-	ln = netutil.LimitListener(ln, httpCfg.MaxConnections)
 	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler, httpapi.Documents()...))
 	_, anonymous := authn.(auth.Anonymous)
 	printBanner(out, cfg, ag.Info().Name, !anonymous)
