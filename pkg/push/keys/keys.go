@@ -89,6 +89,12 @@ type PublicKey struct {
 // Set is the server's signing configuration: one active private key and
 // every published public key. It is immutable and safe for concurrent use.
 type Set struct {
+	// ready, for a set whose key is generated in the background
+	// (GenerateInBackground), is closed once the key is in the set, or
+	// err says why it is not: every method waits for it.
+	ready <-chan struct{}
+	err   error
+
 	kid     string
 	method  jwt.SigningMethod
 	private crypto.PrivateKey
@@ -191,6 +197,56 @@ func Parse(data []byte) (*Set, error) {
 // KeyID). It fails for an unknown alg or when the system's random source
 // fails.
 func Generate(alg string) (*Set, error) {
+	if err := checkGenerated(alg); err != nil {
+		return nil, err
+	}
+	return generate(alg)
+}
+
+// GenerateInBackground is Generate without waiting for the key: it returns
+// at once a set whose key a goroutine generates (a P-256 key and its
+// checks cost a local server's start-up a third of a millisecond), and
+// whose every method waits for it; done, when not nil, is then called with
+// the set, or with why no key could be made (the system's random source
+// failed: Sign returns that error and ServeHTTP answers 500). It fails at
+// once for an unknown alg.
+func GenerateInBackground(alg string, done func(*Set, error)) (*Set, error) {
+	if err := checkGenerated(alg); err != nil {
+		return nil, err
+	}
+	ready := make(chan struct{})
+	s := &Set{ready: ready}
+	go func() {
+		g, err := generate(alg)
+		if err == nil {
+			s.kid, s.method, s.private, s.public, s.jwks, s.etag = g.kid, g.method, g.private, g.public, g.jwks, g.etag
+		}
+		s.err = err
+		close(ready)
+		if done != nil {
+			done(s, err)
+		}
+	}()
+	return s, nil
+}
+
+func checkGenerated(alg string) error {
+	if alg != AlgES256 && alg != AlgEdDSA {
+		return fmt.Errorf("generate push signing key: unsupported algorithm %q", alg)
+	}
+	return nil
+}
+
+// wait waits for a key generated in the background, and says why there is
+// none.
+func (s *Set) wait() error {
+	if s.ready != nil {
+		<-s.ready
+	}
+	return s.err
+}
+
+func generate(alg string) (*Set, error) {
 	var priv crypto.PrivateKey
 	switch alg {
 	case AlgES256:
@@ -205,8 +261,6 @@ func Generate(alg string) (*Set, error) {
 			return nil, fmt.Errorf("generate push signing key: %w", err)
 		}
 		priv = k
-	default:
-		return nil, fmt.Errorf("generate push signing key: unsupported algorithm %q", alg)
 	}
 	// The set Parse would make of the key's PKCS#8 PEM, without the round
 	// trip (which derives the public key again: a local server's start-up
@@ -224,18 +278,33 @@ func Generate(alg string) (*Set, error) {
 }
 
 // KeyID returns the kid of the active signing key.
-func (s *Set) KeyID() string { return s.kid }
+func (s *Set) KeyID() string {
+	_ = s.wait()
+	return s.kid
+}
 
-// Algorithm returns the JWS alg of the active signing key.
-func (s *Set) Algorithm() string { return s.method.Alg() }
+// Algorithm returns the JWS alg of the active signing key ("" when a key
+// generated in the background could not be made).
+func (s *Set) Algorithm() string {
+	if s.wait() != nil {
+		return ""
+	}
+	return s.method.Alg()
+}
 
 // PublicKeys returns every published key, the active one first.
-func (s *Set) PublicKeys() []PublicKey { return append([]PublicKey(nil), s.public...) }
+func (s *Set) PublicKeys() []PublicKey {
+	_ = s.wait()
+	return append([]PublicKey(nil), s.public...)
+}
 
 // Sign returns a compact JWS of claims signed with the active key, with
 // the header fields alg, kid and typ "JWT". It fails only when claims do
 // not encode as JSON or the signature fails.
 func (s *Set) Sign(claims jwt.Claims) (string, error) {
+	if err := s.wait(); err != nil {
+		return "", err
+	}
 	t := jwt.NewWithClaims(s.method, claims)
 	t.Header["kid"] = s.kid
 	signed, err := t.SignedString(s.private)
@@ -247,10 +316,16 @@ func (s *Set) Sign(claims jwt.Claims) (string, error) {
 
 // JWKS returns the JWKS document ({"keys":[...]}) listing every public key,
 // ready to serve at /.well-known/jwks.json. The caller must not modify it.
-func (s *Set) JWKS() []byte { return s.jwks }
+func (s *Set) JWKS() []byte {
+	_ = s.wait()
+	return s.jwks
+}
 
 // ETag returns a weak entity tag of the JWKS document.
-func (s *Set) ETag() string { return s.etag }
+func (s *Set) ETag() string {
+	_ = s.wait()
+	return s.etag
+}
 
 // ServeHTTP serves the JWKS document to GET and HEAD requests with its
 // ETag, a five-minute public Cache-Control, and 304 Not Modified for a
@@ -259,6 +334,10 @@ func (s *Set) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if err := s.wait(); err != nil {
+		http.Error(w, "no push signing key: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	h := w.Header()

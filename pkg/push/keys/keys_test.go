@@ -321,3 +321,72 @@ func TestGenerateIsParseOfItsKey(t *testing.T) {
 		})
 	}
 }
+
+// TestGenerateInBackground: the set is usable at once, every method
+// waiting for the key, which is then the set Generate would make (Parse of
+// its key's PEM); done is called once, with it.
+func TestGenerateInBackground(t *testing.T) {
+	for _, alg := range []string{AlgES256, AlgEdDSA} {
+		t.Run(alg, func(t *testing.T) {
+			done := make(chan *Set, 2)
+			s, err := GenerateInBackground(alg, func(s *Set, err error) {
+				assert.NoError(t, err)
+				done <- s
+			})
+			require.NoError(t, err)
+			// Used at once and concurrently, as a server's first requests may.
+			signed := make(chan string, 4)
+			for range cap(signed) {
+				go func() {
+					tok, err := s.Sign(jwt.RegisteredClaims{Issuer: "https://agent.example.com"})
+					assert.NoError(t, err)
+					signed <- tok
+				}()
+			}
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/.well-known/jwks.json", nil))
+			assert.Equal(t, http.StatusOK, w.Code)
+			assert.Equal(t, string(s.JWKS()), w.Body.String())
+			assert.Equal(t, s.ETag(), w.Header().Get("ETag"))
+
+			require.Same(t, s, <-done)
+			assert.Empty(t, done, "done is called once")
+			parsed, err := Parse([]byte(privatePEM(t, s.private, nil)))
+			require.NoError(t, err)
+			assert.Equal(t, parsed.KeyID(), s.KeyID())
+			assert.Equal(t, alg, s.Algorithm())
+			assert.Equal(t, parsed.PublicKeys(), s.PublicKeys())
+			assert.JSONEq(t, string(parsed.JWKS()), string(s.JWKS()))
+			for range cap(signed) {
+				tok, err := jwt.Parse(<-signed, func(tok *jwt.Token) (any, error) {
+					assert.Equal(t, s.KeyID(), tok.Header["kid"])
+					return s.PublicKeys()[0].Key, nil
+				}, jwt.WithValidMethods([]string{alg}))
+				require.NoError(t, err)
+				assert.True(t, tok.Valid)
+			}
+		})
+	}
+	called := false
+	_, err := GenerateInBackground("RS256", func(*Set, error) { called = true })
+	assert.ErrorContains(t, err, `unsupported algorithm "RS256"`)
+	assert.False(t, called, "an unknown algorithm fails at once")
+}
+
+// TestSetWithoutItsKey: a set whose background key could not be made says
+// why wherever it is used.
+func TestSetWithoutItsKey(t *testing.T) {
+	ready := make(chan struct{})
+	close(ready)
+	s := &Set{ready: ready, err: errors.New("generate push signing key: no entropy")}
+	_, err := s.Sign(jwt.RegisteredClaims{})
+	assert.ErrorContains(t, err, "no entropy")
+	assert.Empty(t, s.KeyID())
+	assert.Empty(t, s.Algorithm())
+	assert.Empty(t, s.PublicKeys())
+	assert.Empty(t, s.JWKS())
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/.well-known/jwks.json", nil))
+	assert.Equal(t, http.StatusInternalServerError, w.Code)
+	assert.Contains(t, w.Body.String(), "no entropy")
+}
