@@ -26,6 +26,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -252,12 +253,17 @@ func New(o Options) (http.Handler, error) {
 	}
 	if o.Routes&RoutesTasks != 0 {
 		if o.Profile != nil {
-			profile, err := newDocument(o.Profile, h.gzipMin)
-			if err != nil {
-				return nil, err
-			}
+			// Rendered at its first request: a start-up would spend a tenth
+			// of a millisecond on a document few ask for.
+			p := *o.Profile
+			profile := sync.OnceValues(func() (*document, error) { return newDocument(&p, h.gzipMin) })
 			h.mux.HandleFunc("GET /health", h.authenticated(func(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
-				profile.serveFresh(w, r)
+				d, err := profile()
+				if err != nil {
+					writeRESTError(w, h.protocolError(r.Context(), err, "deployment profile"))
+					return
+				}
+				d.serveFresh(w, r)
 			}))
 		}
 	}
