@@ -32,13 +32,40 @@ func Run(name string, getenv func(string) string, reg *agent.Registry) {
 	if code, done := CommandLine(name, os.Args[1:], reg, os.Stdout, os.Stderr); done {
 		os.Exit(code)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop, _ := interrupted(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr, loadAWS)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(1)
 	}
+}
+
+// interrupted returns a context that the first of sigs cancels, as
+// signal.NotifyContext's does, and stop, which cancels it and restores the
+// signals' default behaviour. The signals are caught from the moment
+// registered is closed: a goroutine asks for them, since the first
+// signal.Notify of a process starts the runtime's signal thread, a fifth of
+// a millisecond the server's start-up does not wait for (a signal before
+// then ends the process, as it would have a moment earlier).
+func interrupted(ctx context.Context, sigs ...os.Signal) (_ context.Context, stop func(), registered <-chan struct{}) {
+	ctx, cancel := context.WithCancel(ctx)
+	c := make(chan os.Signal, 1)
+	reg := make(chan struct{})
+	go func() {
+		signal.Notify(c, sigs...)
+		close(reg)
+		select {
+		case <-c:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		cancel()
+		<-reg
+		signal.Stop(c)
+	}, reg
 }
 
 // CommandLine reads the command line of a local server command, args
