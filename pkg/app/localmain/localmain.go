@@ -1,8 +1,9 @@
 // Package localmain is the main of a local server command, such as
 // cmd/a2a-local or a command of your own that serves your agent: it serves
-// the agent on this machine until the process is interrupted, with the AWS
-// SDK's default configuration (profiles, SSO) when tasks are kept in
-// DynamoDB.
+// the agent on this machine until the process is interrupted. When tasks
+// are kept in DynamoDB or files in S3, its AWS credentials are those of the
+// environment, else those the AWS CLI exports for its profile (aws
+// configure export-credentials: static keys, SSO, roles).
 package localmain
 
 import (
@@ -13,9 +14,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/agent"
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
@@ -33,7 +31,7 @@ func Run(name string, getenv func(string) string, reg *agent.Registry) {
 		os.Exit(code)
 	}
 	ctx, stop, _ := interrupted(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr, loadAWS)
+	err := app.RunLocal(ctx, getenv, reg, os.Stdout, os.Stderr, app.LocalAWS)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, name+":", err)
@@ -105,21 +103,4 @@ no arguments; settings are A2A_* environment variables, for example:
 
 Every setting, with its default, is in docs/configuration.md.
 `, name, strings.Join(reg.Names(), ", "), config.DefaultHost, config.DefaultPort)
-}
-
-// loadAWS is the SDK's default AWS configuration (shared config files,
-// profiles, SSO, the environment, as the AWS CLI has it) in cfg's region,
-// pointed at AWS_ENDPOINT_URL when it is set (a local stand-in). Only local
-// commands link its loader: the Lambda functions build their configuration
-// from the environment Lambda provides (boot.AWSConfig), since the loader's
-// packages cost every cold start.
-func loadAWS(ctx context.Context, cfg config.Config) (aws.Config, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(cfg.AWS.Region))
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("AWS configuration: %w", err)
-	}
-	if cfg.AWS.EndpointURL != "" {
-		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
-	}
-	return awsCfg, nil
 }

@@ -30,8 +30,9 @@ import (
 // configuration through getenv, builds the agent named by A2A_AGENT from reg,
 // listens, prints where to reach the agent and how to send it a first
 // message to out, and logs to logOut. loadAWS makes the AWS configuration
-// when tasks are kept in DynamoDB: awsdefault.Load (the SDK's default
-// chain: profiles, SSO, ...) for the local commands; nil means EnvAWS.
+// when tasks are kept in DynamoDB or files in S3: LocalAWS (the
+// environment's credentials, else the AWS CLI's) for the local commands;
+// nil means EnvAWS.
 func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Registry, out, logOut io.Writer, loadAWS AWSLoader) error {
 	cfg, err := config.Load(getenv)
 	httpCfg, httpErr := config.LoadHTTP(getenv)
@@ -76,8 +77,8 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	dynamoDB := cfg.TaskStore.Backend == config.BackendDynamoDB
 	var awsCfg aws.Config
 	if cfg.Files.Bucket != "" || dynamoDB {
-		// Loaded once for the bucket and the table: the SDK's default
-		// chain reads the shared files and may sign in (SSO, a role).
+		// Made once for the bucket and the table: without credentials in
+		// the environment, they come from the AWS CLI, once for both.
 		if awsCfg, err = loadAWS(ctx, cfg); err != nil {
 			return err
 		}

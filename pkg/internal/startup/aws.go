@@ -28,6 +28,12 @@ func AWSConfig(cfg config.Config, getenv func(string) string) (aws.Config, error
 	if cfg.AWS.Region == "" {
 		return aws.Config{}, errors.New("AWS configuration: AWS_REGION is not set (Lambda sets it)")
 	}
+	return NewAWSConfig(cfg, creds), nil
+}
+
+// NewAWSConfig is the configuration of cfg's region and endpoint with
+// creds, cached until they expire.
+func NewAWSConfig(cfg config.Config, creds aws.CredentialsProvider) aws.Config {
 	awsCfg := aws.Config{
 		Region:      cfg.AWS.Region,
 		Credentials: aws.NewCredentialsCache(creds),
@@ -37,5 +43,5 @@ func AWSConfig(cfg config.Config, getenv func(string) string) (aws.Config, error
 	if cfg.AWS.EndpointURL != "" {
 		awsCfg.BaseEndpoint = aws.String(cfg.AWS.EndpointURL)
 	}
-	return awsCfg, nil
+	return awsCfg
 }
