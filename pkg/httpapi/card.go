@@ -126,9 +126,6 @@ type cards struct {
 
 	mu       sync.Mutex
 	rendered map[string]*cardPair
-	// publicRendered gets the outcome of rendering the public URL's cards (see
-	// newCards).
-	publicRendered <-chan error
 }
 
 type cardPair struct {
@@ -143,28 +140,15 @@ type cardPair struct {
 	hasExtended bool
 }
 
-// newCards returns the cards of source. The cards of the configured public
-// URL are rendered at once, by a goroutine, while the caller goes on
-// building its handler (the first encoding of a card's types by reflection
-// is a third of a millisecond of a start-up): ready waits for them.
-func newCards(source CardSource, publicURL string, gzipMin int, serves03 bool, decorate func(pub, ext *a2a.AgentCard)) *cards {
+func newCards(source CardSource, publicURL string, gzipMin int, serves03 bool, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
 	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, serves03: serves03, decorate: decorate, rendered: map[string]*cardPair{}}
-	rendered := make(chan error, 1)
-	c.publicRendered = rendered
-	if publicURL == "" {
-		rendered <- nil
-		return c
+	if publicURL != "" {
+		if _, err := c.render(publicURL); err != nil {
+			return nil, err
+		}
 	}
-	go func() {
-		_, err := c.render(publicURL)
-		rendered <- err
-	}()
-	return c
+	return c, nil
 }
-
-// ready waits for the cards newCards renders, and says why they could not
-// be. It is called once.
-func (c *cards) ready() error { return <-c.publicRendered }
 
 func (c *cards) forRequest(r *http.Request) (*cardPair, error) {
 	base := c.publicURL

@@ -224,9 +224,13 @@ func New(o Options) (http.Handler, error) {
 		return nil, fmt.Errorf("httpapi: Versions %v names no served version (0.3, 1.0)", o.Versions)
 	}
 	h.served = strings.Join(served, ",")
-	h.cards = newCards(o.Cards, o.PublicURL, h.gzipMin, h.serves03, func(pub, ext *a2a.AgentCard) {
+	cs, err := newCards(o.Cards, o.PublicURL, h.gzipMin, h.serves03, func(pub, ext *a2a.AgentCard) {
 		ext.Capabilities.Extensions = append(ext.Capabilities.Extensions, h.wireContract(pub))
 	})
+	if err != nil {
+		return nil, err
+	}
+	h.cards = cs
 
 	if o.Routes&RoutesCard != 0 {
 		h.mux.HandleFunc("GET "+cardPath, h.serveCard)
@@ -264,9 +268,6 @@ func New(o Options) (http.Handler, error) {
 		}
 	}
 	h.mux.HandleFunc("/", h.notFound)
-	if err := h.cards.ready(); err != nil {
-		return nil, err
-	}
 	return h, nil
 }
 
