@@ -53,7 +53,7 @@ func main() {
 	flag.StringVar(&o.repo, "repo", "../..", "the repository's root (where go.mod and infra/load/load.lua are)")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each wrk run")
 	flag.IntVar(&o.rounds, "rounds", 2, "wrk runs per call and server")
-	flag.IntVar(&o.starts, "starts", 7, "start-up measurements per server (the median is reported)")
+	flag.IntVar(&o.starts, "starts", 21, "start-up measurements per server, the servers in turn (the median is reported)")
 	flag.IntVar(&o.connections, "connections", 32, "wrk connections")
 	flag.IntVar(&o.threads, "threads", 2, "wrk threads")
 	flag.BoolVar(&o.pin, "pin", true, "run the server on CPU 0 and wrk on CPU 1 (taskset)")
