@@ -87,7 +87,8 @@ type PublicKey struct {
 }
 
 // Set is the server's signing configuration: one active private key and
-// every published public key. It is immutable and safe for concurrent use.
+// every published public key. It is immutable and safe for concurrent use
+// (one from GenerateInBackground once its key is made: its methods wait).
 type Set struct {
 	// ready, for a set whose key is generated in the background
 	// (GenerateInBackground), is closed once the key is in the set, or
