@@ -102,9 +102,7 @@ func (h *jsonHandler) write(ctx context.Context, t time.Time, level slog.Level, 
 	b, ok := appendLine(append(*buf, '{'), t, level, msg, h.attrs, attrs)
 	defer lineBuffers.Put(buf, b)
 	if !ok {
-		r := slog.NewRecord(t, level, msg, pc)
-		r.AddAttrs(attrs...)
-		return h.std.Handle(ctx, r)
+		return handleRecord(ctx, h.std, t, level, msg, pc, attrs)
 	}
 	_, err := h.out.Write(b)
 	return err

@@ -180,26 +180,35 @@ func Background[T any](ctx context.Context, f *Function, fn func(context.Context
 // the line names the function itself.
 func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		var (
-			start  time.Time
-			fields []slog.Attr // a plain path's own fields
-		)
-		if slices.Contains(plain, r.URL.Path) {
+		plainPath := slices.Contains(plain, r.URL.Path)
+		ctx, start := r.Context(), time.Time{}
+		if plainPath {
 			start = f.Clock.Now()
-			fields = []slog.Attr{slog.String(logfields.FieldFunction, f.Name), slog.Bool(logfields.FieldColdStart, !f.warm.Swap(true))}
 		} else {
 			ctx, start = f.begin(ctx)
 			r = r.WithContext(ctx)
 		}
 		sw := httpstatus.NewWriter(w)
 		next.ServeHTTP(sw, r)
-		status := sw.Status()
-		if status == 0 {
-			status = http.StatusOK // nothing written: net/http answers 200
-		}
-		// No route metric: a path holds task ids, and the local server has
-		// no route keys (nor alarms).
-		f.endWith(ctx, start, nil, "", fields, slog.String("route", r.Method+" "+r.URL.Path), slog.Int("status", status))
+		f.endRequest(ctx, start, r, sw.Status(), plainPath)
 	})
+}
+
+// endRequest writes the summary line of a request answered with status
+// (0: nothing written, which net/http answers 200); a plain path's line
+// carries the function's own fields. Not in Middleware's handler: its
+// frame would sit under every handler's, and the deepest of them (net/http
+// writing a response's headers) would outgrow a connection's first 8 KB
+// of stack.
+func (f *Function) endRequest(ctx context.Context, start time.Time, r *http.Request, status int, plainPath bool) {
+	if status == 0 {
+		status = http.StatusOK
+	}
+	var fields []slog.Attr
+	if plainPath {
+		fields = []slog.Attr{slog.String(logfields.FieldFunction, f.Name), slog.Bool(logfields.FieldColdStart, !f.warm.Swap(true))}
+	}
+	// No route metric: a path holds task ids, and the local server has
+	// no route keys (nor alarms).
+	f.endWith(ctx, start, nil, "", fields, slog.String("route", r.Method+" "+r.URL.Path), slog.Int("status", status))
 }
