@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,34 @@ func written(r results) string {
 	var b strings.Builder
 	r.write(&b)
 	return b.String()
+}
+
+// Each binary starts once a round, in a new order each round, and the
+// servers that are one binary share its times; the floor at ours's rate
+// has none.
+func TestStartups(t *testing.T) {
+	servers := []server{
+		{name: "ours, 1.0", bin: "ours", ours: true, version: "1.0"},
+		{name: "ours, 0.3", bin: "ours", ours: true, version: "0.3"},
+		{name: "a2a-go v2", bin: "peer"},
+		{name: "net/http floor", bin: "floor", floor: true},
+		{name: "net/http floor at ours's rate", bin: "floor", floor: true, atRate: true},
+	}
+	var order []string
+	got := startups(servers, 5, func(s server) (time.Duration, error) {
+		order = append(order, s.bin)
+		return time.Duration(len(order)) * time.Millisecond, nil
+	})
+	require.Len(t, order, 15, "three binaries, five rounds")
+	for r := range 5 {
+		assert.ElementsMatch(t, []string{"ours", "peer", "floor"}, order[3*r:3*r+3], "round %d", r)
+	}
+	require.Len(t, got, len(servers))
+	assert.Len(t, got[0], 5)
+	assert.Equal(t, got[0], got[1], "ours, 0.3 is ours, 1.0's binary")
+	assert.Len(t, got[2], 5)
+	assert.Len(t, got[3], 5)
+	assert.Empty(t, got[4])
+
+	assert.Nil(t, startups(servers, 2, func(server) (time.Duration, error) { return 0, errors.New("no card") }))
 }

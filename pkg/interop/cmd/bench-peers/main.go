@@ -38,12 +38,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -190,18 +193,9 @@ func run(ctx context.Context, o options, dir string) error {
 			}
 		}
 	}
-	res.startup = make([][]time.Duration, len(servers))
-	for r := 0; r < o.starts; r++ {
-		for i, s := range servers {
-			if s.atRate {
-				continue // the floor's binary, started as the floor is
-			}
-			d, err := s.startup(ctx)
-			if err != nil {
-				return fmt.Errorf("%s, start-up: %w", s.name, err)
-			}
-			res.startup[i] = append(res.startup[i], d)
-		}
+	res.startup = startups(servers, o.starts, func(s server) (time.Duration, error) { return s.startup(ctx) })
+	if res.startup == nil {
+		return errors.New("a start-up failed (above)")
 	}
 	fmt.Printf("\nload average at the end: %s\n\n", loadAverage())
 	res.write(os.Stdout)
@@ -237,4 +231,51 @@ func build(ctx context.Context, dir, out, pkg string) error {
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench-peers: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// startups starts (start) each binary n times and returns each server's start-up
+// times (nil after a failure, which it prints). A binary is started once a
+// round, in a new random order each round, and its times are those of
+// every server it runs as (ours, 1.0 and ours, 0.3 are one binary with the
+// same settings; the floor at ours's rate has none: it is the floor's
+// binary, started as the floor is): a start
+// right after one of the same binary came out faster (its pages were in
+// the caches), so with a column each and a fixed order, ours, 0.3, always
+// started after ours, 1.0, came out 0.1-0.5 ms faster in every run.
+func startups(servers []server, n int, start func(server) (time.Duration, error)) [][]time.Duration {
+	first := make([]int, len(servers)) // the server whose start is i's
+	var distinct []int
+	for i, s := range servers {
+		first[i] = i
+		if s.atRate {
+			first[i] = -1 // the floor's binary, started as the floor is
+			continue
+		}
+		for _, j := range distinct {
+			if s.bin == servers[j].bin && s.ours == servers[j].ours && slices.Equal(s.args, servers[j].args) {
+				first[i] = j
+			}
+		}
+		if first[i] == i {
+			distinct = append(distinct, i)
+		}
+	}
+	times := make([][]time.Duration, len(servers))
+	for range n {
+		rand.Shuffle(len(distinct), func(a, b int) { distinct[a], distinct[b] = distinct[b], distinct[a] })
+		for _, i := range distinct {
+			d, err := start(servers[i])
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "bench-peers: %s, start-up: %v\n", servers[i].name, err)
+				return nil
+			}
+			times[i] = append(times[i], d)
+		}
+	}
+	for i := range servers {
+		if first[i] >= 0 {
+			times[i] = times[first[i]]
+		}
+	}
+	return times
 }
