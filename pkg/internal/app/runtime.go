@@ -26,7 +26,7 @@ type RuntimeSizing struct {
 
 // LocalRuntime sizes the local server's collector as the functions' is
 // (GOGC 400: it runs a quarter as often as at Go's 100, and a blocking
-// send costs a fifth less CPU under load), with a soft memory limit where
+// send costs a sixth less CPU under load), with a soft memory limit where
 // Go's default would have put the heap of a full memory task store: twice
 // A2A_MEMORY_MAX_BYTES (storeBytes) and 128 MiB for the rest, 640 MiB by
 // default, and at most 90% of the container's memory limit (containerLimit,

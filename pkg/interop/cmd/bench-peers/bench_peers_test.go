@@ -165,10 +165,11 @@ func TestStartups(t *testing.T) {
 		{name: "net/http floor at ours's rate", bin: "floor", floor: true, atRate: true},
 	}
 	var order []string
-	got := startups(servers, 5, func(s server) (time.Duration, error) {
+	got, err := startups(servers, 5, func(s server) (time.Duration, error) {
 		order = append(order, s.bin)
 		return time.Duration(len(order)) * time.Millisecond, nil
 	})
+	require.NoError(t, err)
 	require.Len(t, order, 15, "three binaries, five rounds")
 	for r := range 5 {
 		assert.ElementsMatch(t, []string{"ours", "peer", "floor"}, order[3*r:3*r+3], "round %d", r)
@@ -180,5 +181,6 @@ func TestStartups(t *testing.T) {
 	assert.Len(t, got[3], 5)
 	assert.Empty(t, got[4])
 
-	assert.Nil(t, startups(servers, 2, func(server) (time.Duration, error) { return 0, errors.New("no card") }))
+	_, err = startups(servers, 2, func(server) (time.Duration, error) { return 0, errors.New("no card") })
+	assert.ErrorContains(t, err, ", start-up: no card")
 }

@@ -38,7 +38,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -56,7 +55,7 @@ func main() {
 	flag.StringVar(&o.repo, "repo", "../..", "the repository's root (where go.mod and infra/load/load.lua are)")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each wrk run")
 	flag.IntVar(&o.rounds, "rounds", 2, "wrk runs per call and server")
-	flag.IntVar(&o.starts, "starts", 21, "start-up measurements per server, the servers in turn (the median is reported)")
+	flag.IntVar(&o.starts, "starts", 21, "start-up measurements per server, each binary once a round in a random order (the median is reported)")
 	flag.IntVar(&o.connections, "connections", 32, "wrk connections")
 	flag.IntVar(&o.threads, "threads", 2, "wrk threads")
 	flag.BoolVar(&o.pin, "pin", true, "run the server on CPU 0 and wrk on CPU 1 (taskset)")
@@ -193,9 +192,8 @@ func run(ctx context.Context, o options, dir string) error {
 			}
 		}
 	}
-	res.startup = startups(servers, o.starts, func(s server) (time.Duration, error) { return s.startup(ctx) })
-	if res.startup == nil {
-		return errors.New("a start-up failed (above)")
+	if res.startup, err = startups(servers, o.starts, func(s server) (time.Duration, error) { return s.startup(ctx) }); err != nil {
+		return err
 	}
 	fmt.Printf("\nload average at the end: %s\n\n", loadAverage())
 	res.write(os.Stdout)
@@ -234,7 +232,7 @@ func fatalf(format string, args ...any) {
 }
 
 // startups starts (start) each binary n times and returns each server's start-up
-// times (nil after a failure, which it prints). A binary is started once a
+// times. A binary is started once a
 // round, in a new random order each round, and its times are those of
 // every server it runs as (ours, 1.0 and ours, 0.3 are one binary with the
 // same settings; the floor at ours's rate has none: it is the floor's
@@ -242,7 +240,7 @@ func fatalf(format string, args ...any) {
 // right after one of the same binary came out faster (its pages were in
 // the caches), so with a column each and a fixed order, ours, 0.3, always
 // started after ours, 1.0, came out 0.1-0.5 ms faster in every run.
-func startups(servers []server, n int, start func(server) (time.Duration, error)) [][]time.Duration {
+func startups(servers []server, n int, start func(server) (time.Duration, error)) ([][]time.Duration, error) {
 	first := make([]int, len(servers)) // the server whose start is i's
 	var distinct []int
 	for i, s := range servers {
@@ -266,8 +264,7 @@ func startups(servers []server, n int, start func(server) (time.Duration, error)
 		for _, i := range distinct {
 			d, err := start(servers[i])
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "bench-peers: %s, start-up: %v\n", servers[i].name, err)
-				return nil
+				return nil, fmt.Errorf("%s, start-up: %w", servers[i].name, err)
 			}
 			times[i] = append(times[i], d)
 		}
@@ -277,5 +274,5 @@ func startups(servers []server, n int, start func(server) (time.Duration, error)
 			times[i] = times[first[i]]
 		}
 	}
-	return times
+	return times, nil
 }
