@@ -3,40 +3,30 @@ package app
 import (
 	"bytes"
 	"os"
-	"runtime/debug"
 	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/config"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 )
-
-// LocalGCPercent is the local server's GOGC unless its environment sets
-// one: the functions' (boot.LambdaGCPercent).
-const LocalGCPercent = 400
 
 // localHeapRoom is what the local server's soft memory limit leaves
 // beside twice its memory task store's bound.
 const localHeapRoom = 128 << 20
 
-// RuntimeSizing is how a local server's collector is sized; a zero field
-// leaves the runtime's own choice.
-type RuntimeSizing struct {
-	GCPercent   int
-	MemoryLimit int64
-}
-
 // LocalRuntime sizes the local server's collector as the functions' is
-// (GOGC 400: it runs a quarter as often as at Go's 100, and a blocking
-// send costs a sixth less CPU under load), with a soft memory limit where
-// Go's default would have put the heap of a full memory task store: twice
-// A2A_MEMORY_MAX_BYTES (storeBytes) and 128 MiB for the rest, 640 MiB by
-// default, and at most 90% of the container's memory limit (containerLimit,
-// 0 for none: ContainerMemoryLimit). A small live heap peaks at five times
-// its size, tens of MB; a large one is held to the limit. GOGC and
-// GOMEMLIMIT set in the environment are the operator's and left alone.
-func LocalRuntime(getenv func(string) string, storeBytes, containerLimit int64) RuntimeSizing {
-	var s RuntimeSizing
+// (GOGC startup.GCPercent, 400: it runs a quarter as often as at Go's 100,
+// and a blocking send costs a sixth less CPU under load), with a soft
+// memory limit where Go's default would have put the heap of a full memory
+// task store: twice A2A_MEMORY_MAX_BYTES (storeBytes) and 128 MiB for the
+// rest, 640 MiB by default, and at most 90% of the container's memory
+// limit (containerLimit, 0 for none: ContainerMemoryLimit). A small live
+// heap peaks at five times its size, tens of MB; a large one is held to
+// the limit. GOGC and GOMEMLIMIT set in the environment are the
+// operator's and left alone.
+func LocalRuntime(getenv func(string) string, storeBytes, containerLimit int64) startup.Resources {
+	var s startup.Resources
 	if getenv("GOGC") == "" {
-		s.GCPercent = LocalGCPercent
+		s.GCPercent = startup.GCPercent
 	}
 	if getenv("GOMEMLIMIT") == "" {
 		s.MemoryLimit = 2*storeBytes + localHeapRoom
@@ -57,16 +47,6 @@ func SizeLocalRuntime(getenv func(string) string) {
 		bound = cfg.TaskStore.MaxBytes
 	}
 	LocalRuntime(getenv, bound, ContainerMemoryLimit(os.ReadFile)).Apply()
-}
-
-// Apply sizes the runtime to s.
-func (s RuntimeSizing) Apply() {
-	if s.MemoryLimit > 0 {
-		debug.SetMemoryLimit(s.MemoryLimit)
-	}
-	if s.GCPercent > 0 {
-		debug.SetGCPercent(s.GCPercent)
-	}
 }
 
 // cgroupMemoryLimits are where a container's memory limit is read: cgroup

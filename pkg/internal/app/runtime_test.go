@@ -9,26 +9,27 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/boot"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/app"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 )
 
 // The local server's collector runs as the functions' does, held under
 // twice its store's bound and 90% of its container's limit, unless the
 // operator sized it.
 func TestLocalRuntime(t *testing.T) {
-	assert.Equal(t, boot.LambdaGCPercent, app.LocalGCPercent, "the local server's GOGC is the functions'")
+	assert.Equal(t, boot.LambdaGCPercent, app.LocalRuntime(func(string) string { return "" }, 0, 0).GCPercent, "the local server's GOGC is the functions'")
 	const mib = 1 << 20
 	tests := []struct {
 		name         string
 		env          map[string]string
 		store, limit int64
-		want         app.RuntimeSizing
+		want         startup.Resources
 	}{
-		{name: "defaults", store: 256 * mib, want: app.RuntimeSizing{GCPercent: 400, MemoryLimit: 640 * mib}},
-		{name: "a larger store", store: 1024 * mib, want: app.RuntimeSizing{GCPercent: 400, MemoryLimit: 2176 * mib}},
-		{name: "a container above the limit", store: 256 * mib, limit: 2048 * mib, want: app.RuntimeSizing{GCPercent: 400, MemoryLimit: 640 * mib}},
-		{name: "a small container", store: 256 * mib, limit: 512 * mib, want: app.RuntimeSizing{GCPercent: 400, MemoryLimit: 512 * mib / 10 * 9}},
-		{name: "GOGC set", env: map[string]string{"GOGC": "100"}, store: 256 * mib, want: app.RuntimeSizing{MemoryLimit: 640 * mib}},
-		{name: "GOMEMLIMIT set", env: map[string]string{"GOMEMLIMIT": "1GiB"}, store: 256 * mib, limit: 512 * mib, want: app.RuntimeSizing{GCPercent: 400}},
+		{name: "defaults", store: 256 * mib, want: startup.Resources{GCPercent: 400, MemoryLimit: 640 * mib}},
+		{name: "a larger store", store: 1024 * mib, want: startup.Resources{GCPercent: 400, MemoryLimit: 2176 * mib}},
+		{name: "a container above the limit", store: 256 * mib, limit: 2048 * mib, want: startup.Resources{GCPercent: 400, MemoryLimit: 640 * mib}},
+		{name: "a small container", store: 256 * mib, limit: 512 * mib, want: startup.Resources{GCPercent: 400, MemoryLimit: 512 * mib / 10 * 9}},
+		{name: "GOGC set", env: map[string]string{"GOGC": "100"}, store: 256 * mib, want: startup.Resources{MemoryLimit: 640 * mib}},
+		{name: "GOMEMLIMIT set", env: map[string]string{"GOMEMLIMIT": "1GiB"}, store: 256 * mib, limit: 512 * mib, want: startup.Resources{GCPercent: 400}},
 		{name: "both set", env: map[string]string{"GOGC": "off", "GOMEMLIMIT": "1GiB"}, store: 256 * mib},
 	}
 	for _, tt := range tests {
