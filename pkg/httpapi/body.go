@@ -124,30 +124,33 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 // decodeSend03 reads message/send's params (A2A 0.3) as
-// a2a.DecodeMessageSendParams with decodeParams does: in one pass without
-// reflection when they are in the shape clients send and no name in them
-// is snake_case (which decodeParams rewrites, and re-encodes the params
-// for: a2a.ReadMessageSendParams reads them as they are).
+// a2a.DecodeMessageSendParams with decodeParams does (see readFirst).
 func decodeSend03(raw json.RawMessage) (a2a.MessageSendParams, error) {
-	if !hasSnakeKey(raw) {
-		if p, ok := a2a.ReadMessageSendParams(raw); ok {
-			return p, nil
-		}
-	}
-	return a2a.DecodeMessageSendParams(raw, decodeParams)
+	return readFirst(raw, a2a.ReadMessageSendParams, func(raw json.RawMessage) (a2a.MessageSendParams, error) {
+		return a2a.DecodeMessageSendParams(raw, decodeParams)
+	})
 }
 
 // decodeTaskQuery reads tasks/get's params (A2A 0.3) as decodeParams
-// does, in one pass without reflection when it can, as decodeSend03.
+// does (see readFirst).
 func decodeTaskQuery(raw json.RawMessage) (a2a.TaskQueryParams, error) {
+	return readFirst(raw, a2a.ReadTaskQueryParams, func(raw json.RawMessage) (p a2a.TaskQueryParams, err error) {
+		err = decodeParams(raw, &p)
+		return p, err
+	})
+}
+
+// readFirst reads raw with read, in one pass without reflection, when the
+// params are in the shape clients send and no name in them is snake_case
+// (which decodeParams rewrites, and re-encodes the params for: the
+// readers read them as they are); decode reads the rest.
+func readFirst[T any](raw json.RawMessage, read func(json.RawMessage) (T, bool), decode func(json.RawMessage) (T, error)) (T, error) {
 	if !hasSnakeKey(raw) {
-		if p, ok := a2a.ReadTaskQueryParams(raw); ok {
+		if p, ok := read(raw); ok {
 			return p, nil
 		}
 	}
-	var p a2a.TaskQueryParams
-	err := decodeParams(raw, &p)
-	return p, err
+	return decode(raw)
 }
 
 // camelCase returns raw with snake_case keys rewritten as camelCase, as
