@@ -102,9 +102,9 @@ func withRuntimeMetadata(rec *store.TaskRecord, sessions *sessionMetadata) *a2a.
 // task with tasks/get again and again, and making the three small maps for
 // each answer took a tenth of a get's CPU, the collector's share counted.
 // The reads (tasks/get, tasks/list) share it; a send's answer, about a
-// task usually new, has metadata made for it. Answers only read metadata (package a2a's functions copy what they
-// change), so they may share it. It keeps maxSessionMetadata sessions;
-// past that it starts again.
+// task usually new, has metadata made for it. Answers only read metadata
+// (package a2a's functions copy what they change), so they may share it.
+// It keeps maxSessionMetadata sessions; past that it starts again.
 type sessionMetadata struct {
 	mu sync.Mutex
 	m  map[string]a2a.Metadata
