@@ -20,6 +20,7 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/card"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/console"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/objectstore/s3store"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/readdeadline"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/setup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/startup"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/telemetry"
@@ -48,7 +49,10 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
 	}
 	defer ln.Close() // closed by Serve once serving; here when building fails
-	ln = netutil.LimitListener(ln, httpCfg.MaxConnections)
+	// Read deadlines are enforced by one watcher, at most
+	// deadlineResolution late, not by a runtime timer that net/http moves
+	// three times a request.
+	ln = readdeadline.Wrap(netutil.LimitListener(ln, httpCfg.MaxConnections), deadlineResolution)
 	// The log lines of a busy server are written in batches, a quiet
 	// one's at once (see telemetry.CoalescingWriter); Close writes the
 	// last ones.
@@ -138,6 +142,12 @@ func openBucket(ctx context.Context, cfg config.Config, awsCfg aws.Config) (*s3s
 	}
 	return b, nil
 }
+
+// deadlineResolution is how often the read deadlines of the local
+// server's connections are looked at: A2A_HTTP_READ_HEADER_TIMEOUT_SECONDS,
+// A2A_HTTP_READ_TIMEOUT_SECONDS and A2A_HTTP_IDLE_TIMEOUT_SECONDS are
+// enforced at most this late.
+const deadlineResolution = 250 * time.Millisecond
 
 // httpServer serves h with the connection limits of c: a client that is
 // slow to send its request (a body promised and never sent) is cut after
