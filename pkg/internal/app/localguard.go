@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 )
@@ -40,16 +41,24 @@ func guardLoopback(next http.Handler, publicURL string, corsOrigins []string) ht
 		ip := net.ParseIP(strings.Trim(host, "[]"))
 		return ip != nil && ip.IsLoopback()
 	}
+	// lastLocal is the Host header last found local: the next request
+	// of a client names the same, and is let through by one comparison.
+	var lastLocal atomic.Pointer[string]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The header's own keys: net/http canonicalizes what it reads.
 		for _, name := range []string{"Host", "Origin"} {
-			if len(r.Header.Values(name)) > 1 {
+			if len(r.Header[name]) > 1 {
 				refuse(w, "the request has more than one "+name+" header: this server runs without authentication and serves only requests that name one")
 				return
 			}
 		}
-		if !local(hostOnly(r.Host)) {
-			refuse(w, "the Host header "+quote(r.Host)+" is not a loopback name: this server runs without authentication and answers only requests addressed to localhost, 127.0.0.1, [::1] or A2A_PUBLIC_URL's host (set A2A_BEARER_TOKEN to serve other names)")
-			return
+		if last := lastLocal.Load(); last == nil || *last != r.Host {
+			if !local(hostOnly(r.Host)) {
+				refuse(w, "the Host header "+quote(r.Host)+" is not a loopback name: this server runs without authentication and answers only requests addressed to localhost, 127.0.0.1, [::1] or A2A_PUBLIC_URL's host (set A2A_BEARER_TOKEN to serve other names)")
+				return
+			}
+			host := r.Host
+			lastLocal.Store(&host)
 		}
 		if origin := r.Header.Get("Origin"); origin != "" && !listed[strings.ToLower(origin)] {
 			u, err := url.Parse(origin)

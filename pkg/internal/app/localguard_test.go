@@ -34,6 +34,8 @@ func TestLocalServerRefusesWebPages(t *testing.T) {
 		return srv.Handler
 	}
 	anonymous := newServer(t, map[string]string{"A2A_PUBLIC_URL": "http://agent.test:8000"}, app.LocalOptions{Auth: auth.Anonymous{}})
+	// In order, on one server: each Host refused comes right after a
+	// local one, which the guard remembers.
 	for _, tc := range []struct {
 		name, host     string
 		origins, hosts []string // Origin headers; Host headers besides host
