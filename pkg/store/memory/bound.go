@@ -99,18 +99,19 @@ func (s *Store) forgetFinished(i int) {
 // retried message of a forgotten task starts a new one rather than
 // answering "not found". Callers hold s.mu.
 func (s *Store) drop(id string, e *entry) {
-	for _, k := range append([]string{e.idemKey}, e.moreIdemKeys...) {
-		if r, ok := s.idem[k]; ok && r.taskID == id {
-			delete(s.idem, k)
-		}
+	s.forgetRecord(id, e.idemKey)
+	for _, k := range e.moreIdemKeys {
+		s.forgetRecord(id, k)
 	}
 	delete(s.tasks, id)
 	s.bytes -= int64(e.bytes)
-	ck := contextKey(e.rec.Owner, e.rec.Task.ContextID)
-	if tasks := s.contexts[ck]; tasks[id] == e {
-		delete(tasks, id)
-		if len(tasks) == 0 {
-			delete(s.contexts, ck)
-		}
+	s.unlink(e)
+}
+
+// forgetRecord deletes the idempotency record key if it names task id.
+// Callers hold s.mu.
+func (s *Store) forgetRecord(id, key string) {
+	if r, ok := s.idem[key]; ok && r.taskID == id {
+		delete(s.idem, key)
 	}
 }

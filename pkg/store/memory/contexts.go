@@ -23,11 +23,48 @@ var _ store.ContextStore = (*Store)(nil)
 
 func contextKey(owner, contextID string) string { return owner + "\x00" + contextID }
 
+// links are an entry's neighbours among the tasks of its context.
+type links struct{ prev, next *entry }
+
+// link adds e, a new entry, to the tasks of its context. Callers hold
+// s.mu.
+func (s *Store) link(e *entry) {
+	ck := contextKey(e.rec.Owner, e.rec.Task.ContextID)
+	if first := s.contexts[ck]; first != nil {
+		e.inContext.next = first
+		first.inContext.prev = e
+	}
+	s.contexts[ck] = e
+}
+
+// unlink removes e from the tasks of its context, once. Callers hold
+// s.mu.
+func (s *Store) unlink(e *entry) {
+	prev, next := e.inContext.prev, e.inContext.next
+	if prev == nil {
+		ck := contextKey(e.rec.Owner, e.rec.Task.ContextID)
+		if s.contexts[ck] != e {
+			return // not linked
+		}
+		if next == nil {
+			delete(s.contexts, ck)
+		} else {
+			s.contexts[ck] = next
+		}
+	} else {
+		prev.inContext.next = next
+	}
+	if next != nil {
+		next.inContext.prev = prev
+	}
+	e.inContext = links{}
+}
+
 // contextTasks returns the live tasks of an owner's context, newest status
 // first. Callers hold s.mu.
 func (s *Store) contextTasks(owner, contextID string, now time.Time) []*entry {
 	var tasks []*entry
-	for _, e := range s.contexts[contextKey(owner, contextID)] {
+	for e := s.contexts[contextKey(owner, contextID)]; e != nil; e = e.inContext.next {
 		if now.Before(e.expiresAt) {
 			tasks = append(tasks, e)
 		}

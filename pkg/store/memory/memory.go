@@ -66,8 +66,9 @@ type Store struct {
 	tasks      map[string]*entry
 	idem       map[string]idemRecord
 	interrupts map[string]*store.InterruptBinding
-	// contexts holds the tasks of each (owner, context), by task id.
-	contexts  map[string]map[string]*entry
+	// contexts holds the newest task of each (owner, context): the first
+	// of the context's tasks, linked through their entries (inContext).
+	contexts  map[string]*entry
 	lastSweep time.Time
 	// finished are the ids of terminal tasks in the order they finished:
 	// the eviction order (ids of tasks gone since are skipped).
@@ -101,6 +102,9 @@ type entry struct {
 	// contextSession is the session bound to the task's context when the
 	// task was created (see contexts.go).
 	contextSession string
+	// inContext links the tasks of one context, newest created first: a
+	// context of one task costs no map of its own.
+	inContext links
 }
 
 type idemRecord struct {
@@ -118,7 +122,7 @@ var (
 func New(opts Options) *Store {
 	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks, maxBytes: opts.MaxBytes,
 		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*store.InterruptBinding{},
-		contexts: map[string]map[string]*entry{},
+		contexts: map[string]*entry{},
 		closed:   make(chan struct{})}
 	close(s.closed)
 	s.taskTTL = positive.Or(s.taskTTL, config.DefaultTaskTTL)
@@ -209,11 +213,7 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 		e.configs[c.Config.ID] = c
 	}
 	s.tasks[task.ID] = e
-	ck := contextKey(t.Owner, task.ContextID)
-	if s.contexts[ck] == nil {
-		s.contexts[ck] = map[string]*entry{}
-	}
-	s.contexts[ck][task.ID] = e
+	s.link(e)
 	var change *store.TaskChange
 	if st := task.Status.State; st != a2a.TaskStateSubmitted {
 		if st.Terminal() {
