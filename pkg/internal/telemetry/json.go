@@ -17,7 +17,9 @@ import (
 
 // jsonHandler writes each record as one JSON line of the shape
 // slog.JSONHandler writes (time, level, msg, then the attributes in order,
-// groups as objects, empty attributes and groups left out), appended
+// groups as objects, empty attributes and groups left out), the record's
+// time in UTC (as the tasks' timestamps are: the lines of every machine
+// read alike, and none loads the machine's time zone to write), appended
 // directly into a pooled buffer. slog.JSONHandler reaches each attribute
 // through several indirections and encodes every float64 with
 // encoding/json, which makes the summary line of a small request cost
@@ -25,7 +27,7 @@ import (
 // itself (loggers with groups opened by WithGroup, values JSON cannot hold
 // such as NaN, times outside years 0-9999, values that fail to marshal)
 // goes to slog.JSONHandler over the same writer, so that those lines are
-// exactly slog's.
+// exactly slog's (their time in UTC too).
 type jsonHandler struct {
 	out   *lineWriter
 	level slog.Leveler
@@ -51,7 +53,16 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 
 func newJSONHandler(w io.Writer, level slog.Leveler) *jsonHandler {
 	out := &lineWriter{w: w}
-	return &jsonHandler{out: out, level: level, std: slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level})}
+	return &jsonHandler{out: out, level: level, std: slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level, ReplaceAttr: timeInUTC})}
+}
+
+// timeInUTC has slog.JSONHandler write a line's time in UTC, as
+// jsonHandler does.
+func timeInUTC(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey && a.Value.Kind() == slog.KindTime {
+		return slog.Time(slog.TimeKey, a.Value.Time().UTC())
+	}
+	return a
 }
 
 // lineBuffers are reused across lines; lines above 16 KiB are left to the
@@ -112,6 +123,7 @@ func (h *jsonHandler) write(ctx context.Context, t time.Time, level slog.Level, 
 // reports false when slog.JSONHandler must write it.
 func appendLine(b []byte, t time.Time, level slog.Level, msg string, encoded []byte, attrs []slog.Attr) ([]byte, bool) {
 	if !t.IsZero() {
+		t = t.UTC()
 		if y := t.Year(); y < 0 || y >= 10000 {
 			return b, false
 		}

@@ -162,6 +162,41 @@ func TestJSONHandlerZeroTime(t *testing.T) {
 	assert.Equal(t, std.String(), ours.String())
 }
 
+// A line's time is written in UTC, whatever the record's zone: the lines
+// of every machine read alike, as the tasks' own timestamps do, and
+// writing one never loads the machine's zone (a file read at start-up).
+func TestJSONHandlerTimeInUTC(t *testing.T) {
+	lisbon := time.FixedZone("WET+1", 3600)
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		want string
+	}{
+		{"another zone", time.Date(2026, 3, 29, 2, 30, 0, 5, lisbon), `"time":"2026-03-29T01:30:00.000000005Z"`},
+		{"across a new year", time.Date(2027, 1, 1, 0, 30, 0, 0, lisbon), `"time":"2026-12-31T23:30:00Z"`},
+		{"UTC", time.Date(2026, 3, 29, 2, 30, 0, 0, time.UTC), `"time":"2026-03-29T02:30:00Z"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			h := newJSONHandler(&buf, slog.LevelInfo)
+			require.NoError(t, h.Handle(t.Context(), slog.NewRecord(tc.at, slog.LevelInfo, "m", 0)))
+			assert.Contains(t, buf.String(), tc.want)
+			// The lines slog.JSONHandler writes for it: a grouped logger's,
+			// and one with a value JSON cannot hold.
+			grouped := slog.NewRecord(tc.at, slog.LevelInfo, "grouped", 0)
+			grouped.AddAttrs(slog.Int("n", 1))
+			require.NoError(t, h.WithGroup("g").Handle(t.Context(), grouped))
+			nan := slog.NewRecord(tc.at, slog.LevelInfo, "nan", 0)
+			nan.AddAttrs(slog.Float64("x", math.NaN()))
+			require.NoError(t, h.Handle(t.Context(), nan))
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			require.Len(t, lines, 3)
+			assert.Contains(t, lines[1], tc.want, "a grouped logger's line")
+			assert.Contains(t, lines[2], tc.want, "a line slog writes")
+		})
+	}
+}
+
 func TestJSONHandlerLevel(t *testing.T) {
 	var buf bytes.Buffer
 	l := slog.New(newJSONHandler(&buf, slog.LevelWarn))
