@@ -71,18 +71,47 @@ func (h *Handler) Enabled(ctx context.Context, level slog.Level) bool {
 func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	sc := attrScratches.Get().(*attrScratch)
 	defer sc.put()
-	attrs := sc.attrs[:0]
+	attrs := invocationAttrs(ctx, sc.attrs[:0])
+	own := len(attrs)
+	r.Attrs(func(a slog.Attr) bool {
+		attrs = append(attrs, h.redact(a))
+		return true
+	})
+	return h.finish(ctx, sc, attrs, own, r.Time, r.Level, r.Message, r.PC)
+}
+
+// handleParts is Handle for a record of time t, level and msg whose
+// attributes are those of parts, in order: the summary line's, which are
+// gathered here instead of in a record first.
+func (h *Handler) handleParts(ctx context.Context, t time.Time, level slog.Level, msg string, parts ...[]slog.Attr) error {
+	sc := attrScratches.Get().(*attrScratch)
+	defer sc.put()
+	attrs := invocationAttrs(ctx, sc.attrs[:0])
+	own := len(attrs)
+	for _, part := range parts {
+		for _, a := range part {
+			attrs = append(attrs, h.redact(a))
+		}
+	}
+	return h.finish(ctx, sc, attrs, own, t, level, msg, 0)
+}
+
+// invocationAttrs appends the attributes of the Lambda invocation and
+// the trace in ctx.
+func invocationAttrs(ctx context.Context, attrs []slog.Attr) []slog.Attr {
 	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
 		attrs = append(attrs, slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
 	}
 	if tid := traceID(ctx); tid != "" {
 		attrs = append(attrs, slog.String(logfields.FieldTraceID, tid))
 	}
-	own := len(attrs)
-	r.Attrs(func(a slog.Attr) bool {
-		attrs = append(attrs, h.redact(a))
-		return true
-	})
+	return attrs
+}
+
+// finish adds the field bag's attributes to attrs (those of the record
+// from own on), those the record and WithAttrs do not name, and hands the
+// line to next.
+func (h *Handler) finish(ctx context.Context, sc *attrScratch, attrs []slog.Attr, own int, t time.Time, level slog.Level, msg string, pc uintptr) error {
 	ownAttrs := attrs[own:]
 	sc.fields = logfields.AppendFields(ctx, sc.fields[:0])
 	for _, a := range sc.fields {
@@ -91,11 +120,11 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 		}
 	}
 	sc.attrs = attrs
-	msg := h.redactString(r.Message)
+	msg = h.redactString(msg)
 	if j, ok := h.next.(*jsonHandler); ok {
-		return j.write(ctx, r.Time, r.Level, msg, r.PC, attrs)
+		return j.write(ctx, t, level, msg, pc, attrs)
 	}
-	return handleRecord(ctx, h.next, r.Time, r.Level, msg, r.PC, attrs)
+	return handleRecord(ctx, h.next, t, level, msg, pc, attrs)
 }
 
 // handleRecord hands a record made of its parts to next.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -192,4 +193,39 @@ func TestMiddlewarePlainPaths(t *testing.T) {
 	assert.Equal(t, `{"time":"2026-11-24T12:00:00.002Z","level":"INFO","msg":"invocation","route":"GET /doc","status":200,"duration_ms":2,"function":"local","cold_start":true}`, got[0])
 	assert.Equal(t, `{"time":"2026-11-24T12:00:00.004Z","level":"INFO","msg":"invocation","route":"GET /rpc","status":200,"duration_ms":2,"function":"local","cold_start":false,"method":"GetTask"}`, got[1])
 	assert.Equal(t, `{"time":"2026-11-24T12:00:00.006Z","level":"INFO","msg":"invocation","route":"GET /gone","status":410,"duration_ms":2,"function":"local","cold_start":false}`, got[2])
+}
+
+// The summary line has the same attributes whichever handler the
+// function's logger has: ours (NewHandler, which takes the line's parts as
+// they are, and adds the invocation's fields) or any other (which gets
+// them as a record): the route and status, the duration, the error, in
+// that order.
+func TestSummaryLineWithAnyHandler(t *testing.T) {
+	const own = `"ERROR","msg":"invocation failed","route":"GET /card","status":502,"duration_ms":1.5,"error":"the upstream failed"`
+	for _, tc := range []struct {
+		name string
+		log  func(*bytes.Buffer) *slog.Logger
+		want string
+	}{
+		{"NewHandler", func(b *bytes.Buffer) *slog.Logger { return slog.New(telemetry.NewHandler(slog.NewJSONHandler(b, nil))) },
+			own + `,"function":"card","cold_start":true,"apigw_request_id":"api-1"}`},
+		{"another handler", func(b *bytes.Buffer) *slog.Logger { return slog.New(slog.NewJSONHandler(b, nil)) }, own + "}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			clk := clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
+			f := telemetry.NewFunction("card", tc.log(&buf), nil, clk)
+			h := telemetry.HTTP(f, func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+				clk.Advance(1500 * time.Microsecond)
+				return events.APIGatewayV2HTTPResponse{StatusCode: 502}, errors.New("the upstream failed")
+			})
+			ev := events.APIGatewayV2HTTPRequest{RouteKey: "GET /card"}
+			ev.RequestContext.RequestID = "api-1"
+			_, err := h(context.Background(), ev)
+			require.Error(t, err)
+			line := strings.TrimSpace(buf.String())
+			_, rest, _ := strings.Cut(line, `"level":`)
+			assert.Equal(t, tc.want, rest)
+		})
+	}
 }

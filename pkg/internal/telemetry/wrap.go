@@ -104,29 +104,46 @@ func (f *Function) end(ctx context.Context, start time.Time, err error, route st
 func (f *Function) endWith(ctx context.Context, start time.Time, err error, route string, fields []slog.Attr, attrs ...slog.Attr) {
 	now := f.Clock.Now()
 	ms := float64(now.Sub(start).Microseconds()) / 1000
-	if m := logfields.Get(ctx, logfields.FieldMethod); m != "" {
-		f.Metrics.Add(metrics.RequestLatency, metrics.UnitMilliseconds, ms, metrics.DimMethod, m)
-	}
-	if route != "" && logfields.Get(ctx, logfields.FieldBlocking) != "true" {
-		f.Metrics.Add(metrics.RouteLatency, metrics.UnitMilliseconds, ms, metrics.DimRoute, route)
+	if f.Metrics != nil { // the lookups walk the context: not without metrics
+		if m := logfields.Get(ctx, logfields.FieldMethod); m != "" {
+			f.Metrics.Add(metrics.RequestLatency, metrics.UnitMilliseconds, ms, metrics.DimMethod, m)
+		}
+		if route != "" && logfields.Get(ctx, logfields.FieldBlocking) != "true" {
+			f.Metrics.Add(metrics.RouteLatency, metrics.UnitMilliseconds, ms, metrics.DimRoute, route)
+		}
 	}
 	level, msg := slog.LevelInfo, "invocation"
 	if err != nil {
 		level, msg = slog.LevelError, "invocation failed"
 	}
 	if f.Log.Enabled(ctx, level) {
-		r := slog.NewRecord(now, level, msg, 0)
-		r.AddAttrs(attrs...)
-		r.AddAttrs(slog.Float64(logfields.FieldDurationMS, ms))
+		duration := [1]slog.Attr{slog.Float64(logfields.FieldDurationMS, ms)}
+		var failure []slog.Attr
 		if err != nil {
-			r.AddAttrs(slog.String("error", err.Error()))
+			failure = []slog.Attr{slog.String("error", err.Error())}
 		}
-		r.AddAttrs(fields...)
-		_ = f.Log.Handler().Handle(ctx, r)
+		if h, ok := f.Log.Handler().(*Handler); ok {
+			// Its parts, without a record to gather them in first.
+			_ = h.handleParts(ctx, now, level, msg, attrs, duration[:], failure, fields)
+		} else {
+			_ = handleParts(ctx, f.Log.Handler(), now, level, msg, attrs, duration[:], failure, fields)
+		}
 	}
 	if ferr := f.Metrics.Flush(); ferr != nil {
 		f.Log.WarnContext(ctx, "could not write metrics", "error", ferr.Error())
 	}
+}
+
+// handleParts hands h a record of time t, level and msg with the
+// attributes of parts, in order. Not in endWith: the record would take
+// room in its frame, at the deepest point of every request, for a logger
+// no function has.
+func handleParts(ctx context.Context, h slog.Handler, t time.Time, level slog.Level, msg string, parts ...[]slog.Attr) error {
+	r := slog.NewRecord(t, level, msg, 0)
+	for _, part := range parts {
+		r.AddAttrs(part...)
+	}
+	return h.Handle(ctx, r)
 }
 
 // Wrap returns a Lambda handler that runs next inside an invocation's
