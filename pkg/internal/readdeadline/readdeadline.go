@@ -132,17 +132,15 @@ type conn struct {
 	net.Conn
 	l *Listener
 	// deadline is the read deadline in Unix nanoseconds, 0 for none, or
-	// expired.
+	// expired: the real connection holds a deadline of its own (until
+	// the watcher stops, one that has passed).
 	deadline atomic.Int64
 	// mu orders giving the real connection a deadline (expire, a
 	// deadline in the past, release) with taking it back.
 	mu sync.Mutex
-	// real reports that the real connection holds a deadline. Under mu.
-	real bool
 	// released reports that the watcher stopped: deadlines go to the
 	// real connection. Under mu.
 	released bool
-	closed   atomic.Bool
 }
 
 // SetReadDeadline stores t for the watcher; a deadline already passed,
@@ -179,9 +177,7 @@ func (c *conn) SetDeadline(t time.Time) error {
 
 // Close closes the connection and stops watching it.
 func (c *conn) Close() error {
-	if c.closed.CompareAndSwap(false, true) {
-		c.l.forget(c)
-	}
+	c.l.forget(c)
 	return c.Conn.Close()
 }
 
@@ -190,7 +186,6 @@ func (c *conn) setReal(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.deadline.Store(expired)
-	c.real = !t.IsZero()
 	return c.Conn.SetReadDeadline(t)
 }
 
@@ -203,10 +198,9 @@ func (c *conn) clearReal() error {
 	if c.released {
 		return c.handOver()
 	}
-	if !c.real || c.deadline.Load() == expired {
-		return nil
+	if c.deadline.Load() == expired {
+		return nil // enforced again since
 	}
-	c.real = false
 	return c.Conn.SetReadDeadline(time.Time{})
 }
 
@@ -217,7 +211,6 @@ func (c *conn) expire(d int64) {
 	if c.released || !c.deadline.CompareAndSwap(d, expired) {
 		return
 	}
-	c.real = true
 	_ = c.Conn.SetReadDeadline(aLongTimeAgo)
 }
 
@@ -239,9 +232,7 @@ func (c *conn) handOver() error {
 	case expired:
 		return nil
 	case 0:
-		c.real = false
 		return c.Conn.SetReadDeadline(time.Time{})
 	}
-	c.real = true
 	return c.Conn.SetReadDeadline(time.Unix(0, d))
 }
