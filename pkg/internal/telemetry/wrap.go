@@ -126,24 +126,12 @@ func (f *Function) endWith(ctx context.Context, start time.Time, err error, rout
 			// Its parts, without a record to gather them in first.
 			_ = h.handleParts(ctx, now, level, msg, attrs, duration[:], failure, fields)
 		} else {
-			_ = handleParts(ctx, f.Log.Handler(), now, level, msg, attrs, duration[:], failure, fields)
+			_ = handleRecord(ctx, f.Log.Handler(), now, level, msg, 0, attrs, duration[:], failure, fields)
 		}
 	}
 	if ferr := f.Metrics.Flush(); ferr != nil {
 		f.Log.WarnContext(ctx, "could not write metrics", "error", ferr.Error())
 	}
-}
-
-// handleParts hands h a record of time t, level and msg with the
-// attributes of parts, in order. Not in endWith: the record would take
-// room in its frame, at the deepest point of every request, for a logger
-// no function has.
-func handleParts(ctx context.Context, h slog.Handler, t time.Time, level slog.Level, msg string, parts ...[]slog.Attr) error {
-	r := slog.NewRecord(t, level, msg, 0)
-	for _, part := range parts {
-		r.AddAttrs(part...)
-	}
-	return h.Handle(ctx, r)
 }
 
 // Wrap returns a Lambda handler that runs next inside an invocation's
