@@ -96,6 +96,12 @@ type Set struct {
 	ready <-chan struct{}
 	err   error
 
+	keyMaterial
+}
+
+// keyMaterial is what a Set signs and publishes with: one value, so that
+// a key generated in the background is put in its set whole.
+type keyMaterial struct {
 	kid     string
 	method  jwt.SigningMethod
 	private crypto.PrivateKey
@@ -220,7 +226,7 @@ func GenerateInBackground(alg string, done func(*Set, error)) (*Set, error) {
 	go func() {
 		g, err := generate(alg)
 		if err == nil {
-			s.kid, s.method, s.private, s.public, s.jwks, s.etag = g.kid, g.method, g.private, g.public, g.jwks, g.etag
+			s.keyMaterial = g.keyMaterial
 		}
 		s.err = err
 		close(ready)
@@ -271,7 +277,7 @@ func generate(alg string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generate push signing key: %w", err)
 	}
-	s := &Set{kid: kid, private: priv, method: methodOf(alg), public: []PublicKey{{KID: kid, Alg: alg, Key: pub}}}
+	s := &Set{keyMaterial: keyMaterial{kid: kid, private: priv, method: methodOf(alg), public: []PublicKey{{KID: kid, Alg: alg, Key: pub}}}}
 	if err := s.buildJWKS(); err != nil {
 		return nil, err
 	}
