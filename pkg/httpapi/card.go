@@ -50,7 +50,7 @@ type document struct {
 }
 
 func newDocument(v any, gzipMin int) (*document, error) {
-	b, err := json.Marshal(v)
+	b, err := render(v)
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: render %T: %w", v, err)
 	}
@@ -62,6 +62,22 @@ func newDocument(v any, gzipMin int) (*document, error) {
 	d.gz = sync.OnceValue(func() []byte { return compress(b) })
 	return d, nil
 }
+
+// render encodes a document: the cards without reflection (a process's
+// first card would otherwise pay for encoding/json's study of every card
+// type), anything else with encoding/json.
+func render(v any) ([]byte, error) {
+	switch c := v.(type) {
+	case *a2a.AgentCard:
+		return a2av1.AppendCard(make([]byte, 0, cardSizeHint), c)
+	case *a2av1.AgentCard:
+		return c.AppendJSON(make([]byte, 0, cardSizeHint))
+	}
+	return json.Marshal(v)
+}
+
+// cardSizeHint is room for a card with a few skills and extensions.
+const cardSizeHint = 4 << 10
 
 // serve writes the document, or 304 when the client's copy is current: by
 // If-None-Match when the request has one (RFC 9110 13.2.2), else by
@@ -169,17 +185,21 @@ func (c *cards) render(base string) (*cardPair, error) {
 	if c.decorate != nil {
 		c.decorate(&pub, &ext)
 	}
-	var public any = pub
+	var public any = &pub
 	if !c.serves03 {
-		public = a2av1.Card(pub)
+		v1 := a2av1.Card(pub)
+		public = &v1
 	}
 	pd, err := newDocument(public, c.gzipMin)
 	if err != nil {
 		return nil, err
 	}
 	p = &cardPair{public: pd, hasExtended: pub.SupportsAuthenticatedExtendedCard || pub.Capabilities.ExtendedAgentCard,
-		extended:   sync.OnceValues(func() (*document, error) { return newDocument(ext, c.gzipMin) }),
-		extended10: sync.OnceValues(func() (*document, error) { return newDocument(a2av1.Card(ext), c.gzipMin) }),
+		extended: sync.OnceValues(func() (*document, error) { return newDocument(&ext, c.gzipMin) }),
+		extended10: sync.OnceValues(func() (*document, error) {
+			v1 := a2av1.Card(ext)
+			return newDocument(&v1, c.gzipMin)
+		}),
 	}
 	c.mu.Lock()
 	if len(c.rendered) < maxCardCache {

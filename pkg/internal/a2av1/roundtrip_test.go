@@ -132,7 +132,10 @@ var roundTrips = map[string]roundTrip{
 	a2aschema.AgentCard: through(func(b json.RawMessage) (a2a.AgentCard, error) {
 		var c a2a.AgentCard
 		return c, json.Unmarshal(b, &c)
-	}, func(c a2a.AgentCard) ([]byte, error) { return json.Marshal(a2av1.Card(c)) }),
+	}, func(c a2a.AgentCard) ([]byte, error) {
+		v1 := a2av1.Card(c)
+		return v1.AppendJSON(nil)
+	}),
 }
 
 // notServed are the definitions of requests this host does not read.
