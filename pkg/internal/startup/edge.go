@@ -101,8 +101,9 @@ func filesCard(cfg config.Config, kept bool) *card.Files {
 
 // PushKeys returns the push notification signing keys of
 // A2A_PUSH_SIGNING_KEYS. Without them, the local server (generate) makes a
-// new ES256 key in the background (keys.GenerateInBackground), which lives
-// as long as the process; the Lambda functions refuse to start.
+// new ES256 key when it first signs a notification or serves its JWKS
+// (keys.GenerateOnFirstUse), which lives as long as the process; the
+// Lambda functions refuse to start.
 func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, error) {
 	if cfg.Push.SigningKeys != "" {
 		ks, err := keys.Parse([]byte(cfg.Push.SigningKeys))
@@ -114,15 +115,15 @@ func PushKeys(cfg config.Config, generate bool, log *slog.Logger) (*keys.Set, er
 	if !generate {
 		return nil, errors.New("A2A_PUSH_SIGNING_KEYS is required to sign push notifications (PEM text, or an ssm: or secretsmanager: reference), or set A2A_PUSH_NOTIFICATIONS=false")
 	}
-	// Made while the server starts, not before: the set's users wait for
-	// it, and the log line comes once it is made.
-	return keys.GenerateInBackground(keys.AlgES256, func(ks *keys.Set, err error) {
+	// Made when first needed, not at start-up: a server that never pushes
+	// makes none. The log line comes once it is made.
+	return keys.GenerateOnFirstUse(keys.AlgES256, func(ks *keys.Set, err error) {
 		switch {
 		case log == nil:
 		case err != nil:
 			log.Error("push notifications cannot be signed: no key could be generated (set A2A_PUSH_SIGNING_KEYS)", "error", err)
 		default:
-			log.Info("push notifications are signed with a key generated at start-up; receivers refetch the JWKS after a restart (set A2A_PUSH_SIGNING_KEYS to keep one)", "kid", ks.KeyID())
+			log.Info("push notifications are signed with a key generated for this process; receivers refetch the JWKS after a restart (set A2A_PUSH_SIGNING_KEYS to keep one)", "kid", ks.KeyID())
 		}
 	})
 }

@@ -61,6 +61,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -88,19 +89,18 @@ type PublicKey struct {
 
 // Set is the server's signing configuration: one active private key and
 // every published public key. It is immutable and safe for concurrent use
-// (one from GenerateInBackground once its key is made: its methods wait).
+// (one from GenerateOnFirstUse too: its first use makes its key).
 type Set struct {
-	// ready, for a set whose key is generated in the background
-	// (GenerateInBackground), is closed once the key is in the set, or
-	// err says why it is not: every method waits for it.
-	ready <-chan struct{}
-	err   error
+	// makeKey, for a set whose key is made at its first use
+	// (GenerateOnFirstUse), makes it once and says why there is none:
+	// every method calls it first.
+	makeKey func() error
 
 	keyMaterial
 }
 
 // keyMaterial is what a Set signs and publishes with: one value, so that
-// a key generated in the background is put in its set whole.
+// a key made at its first use is put in its set whole.
 type keyMaterial struct {
 	kid     string
 	method  jwt.SigningMethod
@@ -210,30 +210,36 @@ func Generate(alg string) (*Set, error) {
 	return generate(alg)
 }
 
-// GenerateInBackground is Generate without waiting for the key: it returns
-// at once a set whose key a goroutine generates (a P-256 key and its
-// checks cost a local server's start-up a third of a millisecond), and
-// whose every method waits for it; done, when not nil, is then called with
-// the set, or with why no key could be made (the system's random source
-// failed: Sign returns that error and ServeHTTP answers 500). It fails at
-// once for an unknown alg.
-func GenerateInBackground(alg string, done func(*Set, error)) (*Set, error) {
+// GenerateOnFirstUse is Generate for a key that may never be used: it
+// returns at once a set whose key is made by the first of its methods to
+// be called (every other waits for it), so that a process that never signs
+// a notification nor serves its JWKS makes none (a P-256 key and its
+// checks cost a tenth to a third of a millisecond). done, when not nil, is
+// then called once with the set, or with why no key could be made (the
+// system's random source failed: Sign returns that error and ServeHTTP
+// answers 500). It fails at once for an unknown alg.
+func GenerateOnFirstUse(alg string, done func(*Set, error)) (*Set, error) {
 	if err := checkGenerated(alg); err != nil {
 		return nil, err
 	}
-	ready := make(chan struct{})
-	s := &Set{ready: ready}
-	go func() {
-		g, err := generate(alg)
-		if err == nil {
-			s.keyMaterial = g.keyMaterial
-		}
-		s.err = err
-		close(ready)
-		if done != nil {
+	s := &Set{}
+	var once sync.Once
+	var err error
+	s.makeKey = func() error {
+		first := false
+		once.Do(func() {
+			first = true
+			var g *Set
+			if g, err = generate(alg); err == nil {
+				s.keyMaterial = g.keyMaterial
+			}
+		})
+		// After the key is in the set: done may use it.
+		if first && done != nil {
 			done(s, err)
 		}
-	}()
+		return err
+	}
 	return s, nil
 }
 
@@ -244,13 +250,13 @@ func checkGenerated(alg string) error {
 	return nil
 }
 
-// wait waits for a key generated in the background, and says why there is
-// none.
+// wait makes the key of a set that makes it at its first use, or waits
+// for it, and says why there is none.
 func (s *Set) wait() error {
-	if s.ready != nil {
-		<-s.ready
+	if s.makeKey == nil {
+		return nil
 	}
-	return s.err
+	return s.makeKey()
 }
 
 func generate(alg string) (*Set, error) {
@@ -291,7 +297,7 @@ func (s *Set) KeyID() string {
 }
 
 // Algorithm returns the JWS alg of the active signing key ("" when a key
-// generated in the background could not be made).
+// made at its first use could not be made).
 func (s *Set) Algorithm() string {
 	if s.wait() != nil {
 		return ""

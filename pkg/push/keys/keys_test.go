@@ -322,18 +322,22 @@ func TestGenerateIsParseOfItsKey(t *testing.T) {
 	}
 }
 
-// TestGenerateInBackground: the set is usable at once, every method
-// waiting for the key, which is then the set Generate would make (Parse of
-// its key's PEM); done is called once, with it.
-func TestGenerateInBackground(t *testing.T) {
+// TestGenerateOnFirstUse: the set is usable at once and makes no key
+// until it is used; its first uses, concurrent, wait for the one key
+// made, which is then the set Generate would make (Parse of its key's
+// PEM); done is called once, with it.
+func TestGenerateOnFirstUse(t *testing.T) {
 	for _, alg := range []string{AlgES256, AlgEdDSA} {
 		t.Run(alg, func(t *testing.T) {
 			done := make(chan *Set, 2)
-			s, err := GenerateInBackground(alg, func(s *Set, err error) {
+			s, err := GenerateOnFirstUse(alg, func(s *Set, err error) {
 				assert.NoError(t, err)
+				assert.NotEmpty(t, s.KeyID(), "done may use the set")
 				done <- s
 			})
 			require.NoError(t, err)
+			assert.Nil(t, s.private, "no key before the first use")
+			assert.Empty(t, done)
 			// Used at once and concurrently, as a server's first requests may.
 			signed := make(chan string, 4)
 			for range cap(signed) {
@@ -368,17 +372,15 @@ func TestGenerateInBackground(t *testing.T) {
 		})
 	}
 	called := false
-	_, err := GenerateInBackground("RS256", func(*Set, error) { called = true })
+	_, err := GenerateOnFirstUse("RS256", func(*Set, error) { called = true })
 	assert.ErrorContains(t, err, `unsupported algorithm "RS256"`)
 	assert.False(t, called, "an unknown algorithm fails at once")
 }
 
-// TestSetWithoutItsKey: a set whose background key could not be made says
-// why wherever it is used.
+// TestSetWithoutItsKey: a set whose key could not be made at its first
+// use says why wherever it is used.
 func TestSetWithoutItsKey(t *testing.T) {
-	ready := make(chan struct{})
-	close(ready)
-	s := &Set{ready: ready, err: errors.New("generate push signing key: no entropy")}
+	s := &Set{makeKey: func() error { return errors.New("generate push signing key: no entropy") }}
 	_, err := s.Sign(jwt.RegisteredClaims{})
 	assert.ErrorContains(t, err, "no entropy")
 	assert.Empty(t, s.KeyID())
