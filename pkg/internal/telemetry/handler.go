@@ -84,6 +84,11 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 // attributes are those of parts, in order: the summary line's, which are
 // gathered here instead of in a record first.
 func (h *Handler) handleParts(ctx context.Context, t time.Time, level slog.Level, msg string, parts ...[]slog.Attr) error {
+	if j, ok := h.next.(*jsonHandler); ok {
+		if written, err := h.writeParts(ctx, j, t, level, msg, parts); written {
+			return err
+		}
+	}
 	sc := attrScratches.Get().(*attrScratch)
 	defer sc.put()
 	attrs := invocationAttrs(ctx, sc.attrs[:0])
@@ -94,6 +99,69 @@ func (h *Handler) handleParts(ctx context.Context, t time.Time, level slog.Level
 		}
 	}
 	return h.finish(ctx, sc, attrs, own, t, level, msg, 0)
+}
+
+// writeParts writes handleParts' line with j, each attribute redacted as
+// it is appended instead of gathered and copied first (every request's
+// summary line goes this way), and reports false, having written nothing,
+// for a line j leaves to slog.JSONHandler: handleParts then writes it the
+// way Handle does, which hands it over.
+func (h *Handler) writeParts(ctx context.Context, j *jsonHandler, t time.Time, level slog.Level, msg string, parts [][]slog.Attr) (bool, error) {
+	buf := lineBuffers.Get()
+	b, ok := appendHead(append(*buf, '{'), t, level, h.redactString(msg), j.attrs)
+	if lc, found := lambdacontext.FromContext(ctx); ok && found && lc.AwsRequestID != "" {
+		b, ok = h.appendRedacted(b, slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
+	}
+	if tid := traceID(ctx); ok && tid != "" {
+		b, ok = h.appendRedacted(b, slog.String(logfields.FieldTraceID, tid))
+	}
+	for _, part := range parts {
+		for i := 0; ok && i < len(part); i++ {
+			b, ok = h.appendRedacted(b, part[i])
+		}
+	}
+	if ok {
+		sc := attrScratches.Get().(*attrScratch)
+		sc.fields = logfields.AppendFields(ctx, sc.fields[:0])
+		for i := 0; ok && i < len(sc.fields); i++ {
+			if a := sc.fields[i]; !partsHaveKey(parts, a.Key) && !slices.Contains(h.withKeys, a.Key) {
+				b, ok = h.appendRedacted(b, a)
+			}
+		}
+		sc.put()
+	}
+	var err error
+	if ok {
+		_, err = j.out.Write(append(b, '}', '\n'))
+	}
+	lineBuffers.Put(buf, b)
+	return ok, err
+}
+
+// appendRedacted appends a as redact leaves it, without building the
+// redacted attribute when its value is a string or a number.
+func (h *Handler) appendRedacted(b []byte, a slog.Attr) ([]byte, bool) {
+	switch a.Value.Kind() {
+	case slog.KindString:
+		if !secretKey(a.Key) {
+			return appendAttr(b, slog.String(a.Key, h.redactString(a.Value.String())), false)
+		}
+	case slog.KindInt64, slog.KindUint64, slog.KindFloat64, slog.KindBool, slog.KindDuration, slog.KindTime:
+		if !secretKey(a.Key) {
+			return appendAttr(b, a, false)
+		}
+	}
+	return appendAttr(b, h.redact(a), false)
+}
+
+// partsHaveKey reports whether an attribute of parts is named key.
+func partsHaveKey(parts [][]slog.Attr, key string) bool {
+	for _, part := range parts {
+		if hasKey(part, key) {
+			return true
+		}
+	}
+	return false
 }
 
 // invocationAttrs appends the attributes of the Lambda invocation and
@@ -241,25 +309,40 @@ func (h *Handler) redactString(s string) string {
 
 // maybeSecretText is a cheap test that s may hold what secretText matches,
 // so that most strings skip the regular expression (and most processes
-// never compile it).
+// never compile it): PRIVATE KEY, sk-, or the word bearer in any case
+// followed by white space, where a bearer credential would start (text
+// that only names one, A2A_BEARER_TOKEN or "a bearer token is required",
+// is not). One pass over s: a line's every string goes through it, most of
+// them ids, routes and hashes.
 func maybeSecretText(s string) bool {
-	return strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") || hasBearer(s)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case 'P':
+			if strings.HasPrefix(s[i:], "PRIVATE KEY") {
+				return true
+			}
+		case 's':
+			if strings.HasPrefix(s[i:], "sk-") {
+				return true
+			}
+		case 'b', 'B':
+			if bearerAt(s[i:]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
-// hasBearer reports whether s holds the word bearer, in any case, followed
-// by white space: where a bearer credential would start. Text that only
-// names one (A2A_BEARER_TOKEN, "a bearer token is required") is not.
-func hasBearer(s string) bool {
-	// A plain loop: strings.IndexAny found each b of an id's hex again
-	// from a slower start, a tenth of a log line's cost.
-	for i := 0; i+len("bearer ") <= len(s); i++ {
-		if s[i]|0x20 != 'b' || s[i+1]|0x20 != 'e' || !strings.EqualFold(s[i+2:i+6], "arer") {
-			continue
-		}
-		switch s[i+6] {
-		case ' ', '\t', '\n', '\r', '\f':
-			return true
-		}
+// bearerAt reports whether s starts with the word bearer, in any case,
+// followed by white space.
+func bearerAt(s string) bool {
+	if len(s) < len("bearer ") || s[1]|0x20 != 'e' || !strings.EqualFold(s[2:6], "arer") {
+		return false
+	}
+	switch s[6] {
+	case ' ', '\t', '\n', '\r', '\f':
+		return true
 	}
 	return false
 }

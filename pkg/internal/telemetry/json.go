@@ -122,6 +122,17 @@ func (h *jsonHandler) write(ctx context.Context, t time.Time, level slog.Level, 
 // appendLine appends the rest of a line after its opening brace, or
 // reports false when slog.JSONHandler must write it.
 func appendLine(b []byte, t time.Time, level slog.Level, msg string, encoded []byte, attrs []slog.Attr) ([]byte, bool) {
+	b, ok := appendHead(b, t, level, msg, encoded)
+	for i := 0; ok && i < len(attrs); i++ {
+		b, ok = appendAttr(b, attrs[i], false)
+	}
+	return append(b, '}', '\n'), ok
+}
+
+// appendHead appends what a line starts with after its opening brace: the
+// time, level and message, and the WithAttrs attributes encoded; false
+// when slog.JSONHandler must write the line.
+func appendHead(b []byte, t time.Time, level slog.Level, msg string, encoded []byte) ([]byte, bool) {
 	if !t.IsZero() {
 		t = t.UTC()
 		if y := t.Year(); y < 0 || y >= 10000 {
@@ -135,14 +146,7 @@ func appendLine(b []byte, t time.Time, level slog.Level, msg string, encoded []b
 	b = jsonw.String(b, level.String())
 	b = append(b, `,"msg":`...)
 	b = jsonw.String(b, msg)
-	b = append(b, encoded...)
-	for _, a := range attrs {
-		var ok bool
-		if b, ok = appendAttr(b, a, false); !ok {
-			return b, false
-		}
-	}
-	return append(b, '}', '\n'), true
+	return append(b, encoded...), true
 }
 
 // appendAttr appends a as "key":value, after a comma unless first, and

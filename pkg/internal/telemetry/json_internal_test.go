@@ -240,8 +240,9 @@ func BenchmarkJSONHandler(b *testing.B) {
 }
 
 // The cheap test before the secret pattern: the word bearer in any case
-// followed by white space, and nothing that only names a bearer token.
-func TestHasBearer(t *testing.T) {
+// followed by white space, and nothing that only names a bearer token;
+// PRIVATE KEY and sk- anywhere.
+func TestMaybeSecretText(t *testing.T) {
 	for s, want := range map[string]bool{
 		"Authorization: Bearer abc": true,
 		"bearer\tabc":               true,
@@ -257,7 +258,32 @@ func TestHasBearer(t *testing.T) {
 		"unbearer":  false,
 		"b":         false,
 		"send Authorization: Bearer <token>, not bearer": true,
+		"-----BEGIN PRIVATE KEY-----":                    true,
+		"PRIVATE KE":                                     false,
+		"private key":                                    false,
+		"key sk-":                                        true,
+		"sk":                                             false,
+		"Sk-abc":                                         false,
+		"2eb51973-85e8-8c94-8774-41804b550374":           false,
 	} {
-		assert.Equal(t, want, hasBearer(s), "%q", s)
+		assert.Equal(t, want, maybeSecretText(s), "%q", s)
 	}
+}
+
+// FuzzMaybeSecretText holds the one-pass test to its definition, for any
+// text.
+func FuzzMaybeSecretText(f *testing.F) {
+	for _, s := range []string{"Authorization: Bearer abc", "BEARER\f", "-----BEGIN PRIVATE KEY-----", "sk-123", "bearer", "PRIVATE"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		bearer := false
+		for i := range len(s) {
+			if len(s)-i >= len("bearer ") && strings.EqualFold(s[i:i+6], "bearer") && strings.ContainsRune(" \t\n\r\f", rune(s[i+6])) {
+				bearer = true
+			}
+		}
+		want := strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, "sk-") || bearer
+		assert.Equal(t, want, maybeSecretText(s), "%q", s)
+	})
 }
