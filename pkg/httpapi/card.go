@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/a2av1"
@@ -37,16 +36,17 @@ type document struct {
 	// writer is 800 KB of state) what few of them use.
 	gz      func() []byte
 	gzipMin int
-	etag    string
-	// modified is when the document was rendered, to the second (HTTP
-	// dates have no finer resolution).
-	modified time.Time
-	// validators are the ETag and Last-Modified header values, built once:
-	// a response's header map shares them (nothing modifies them in
-	// place; an Add would copy), which saves an allocation per request.
-	etagHeader, lastModifiedHeader []string
-	// lengthHeader is the Content-Length of body.
-	lengthHeader []string
+	// etag is the document's one validator, a hash of its content: every
+	// process that renders the same document agrees on it. No
+	// Last-Modified (the A2A specification's MAY): a process knows only
+	// when it rendered the document, which differs from one Lambda
+	// instance to the next for the same card.
+	etag string
+	// etagHeader and lengthHeader are the ETag and Content-Length header
+	// values, built once: a response's header map shares them (nothing
+	// modifies them in place; an Add would copy), which saves an
+	// allocation per request.
+	etagHeader, lengthHeader []string
 }
 
 func newDocument(v any, gzipMin int) (*document, error) {
@@ -55,10 +55,8 @@ func newDocument(v any, gzipMin int) (*document, error) {
 		return nil, fmt.Errorf("httpapi: render %T: %w", v, err)
 	}
 	sum := sha256.Sum256(b)
-	modified := time.Now().UTC().Truncate(time.Second)
 	etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
-	d := &document{body: b, gzipMin: gzipMin, etag: etag, modified: modified,
-		etagHeader: []string{etag}, lastModifiedHeader: []string{modified.Format(http.TimeFormat)}, lengthHeader: []string{strconv.Itoa(len(b))}}
+	d := &document{body: b, gzipMin: gzipMin, etag: etag, etagHeader: []string{etag}, lengthHeader: []string{strconv.Itoa(len(b))}}
 	d.gz = sync.OnceValue(func() []byte { return compress(b) })
 	return d, nil
 }
@@ -79,31 +77,17 @@ func render(v any) ([]byte, error) {
 // cardSizeHint is room for a card with a few skills and extensions.
 const cardSizeHint = 4 << 10
 
-// serve writes the document, or 304 when the client's copy is current: by
-// If-None-Match when the request has one (RFC 9110 13.2.2), else by
-// If-Modified-Since.
+// serve writes the document, or 304 when the client's copy is current (a
+// matching If-None-Match, RFC 9110 13.2.2).
 func (d *document) serve(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr["Etag"] = d.etagHeader
-	hdr["Last-Modified"] = d.lastModifiedHeader
 	hdr["Cache-Control"] = cardCacheControlHeader
-	if d.notModified(r) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, d.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	d.serveFresh(w, r)
-}
-
-func (d *document) notModified(r *http.Request) bool {
-	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		return etagMatch(inm, d.etag)
-	}
-	ims := r.Header.Get("If-Modified-Since")
-	if ims == "" {
-		return false
-	}
-	t, err := http.ParseTime(ims)
-	return err == nil && !d.modified.After(t)
 }
 
 // serveFresh writes the document without cache validators.
