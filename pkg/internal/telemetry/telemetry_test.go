@@ -185,14 +185,15 @@ func TestMiddlewarePlainPaths(t *testing.T) {
 			w.WriteHeader(http.StatusGone)
 		}
 	}), "/doc", "/gone")
-	for _, path := range []string{"/doc", "/rpc", "/gone"} {
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	for _, req := range [][2]string{{http.MethodGet, "/doc"}, {http.MethodGet, "/rpc"}, {http.MethodGet, "/gone"}, {http.MethodHead, "/doc"}} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(req[0], req[1], nil))
 	}
 	got := strings.Split(strings.TrimSpace(logs.String()), "\n")
-	require.Len(t, got, 3)
+	require.Len(t, got, 4)
 	assert.Equal(t, `{"time":"2026-11-24T12:00:00.002Z","level":"INFO","msg":"invocation","route":"GET /doc","status":200,"duration_ms":2,"function":"local","cold_start":true}`, got[0])
 	assert.Equal(t, `{"time":"2026-11-24T12:00:00.004Z","level":"INFO","msg":"invocation","route":"GET /rpc","status":200,"duration_ms":2,"function":"local","cold_start":false,"method":"GetTask"}`, got[1])
 	assert.Equal(t, `{"time":"2026-11-24T12:00:00.006Z","level":"INFO","msg":"invocation","route":"GET /gone","status":410,"duration_ms":2,"function":"local","cold_start":false}`, got[2])
+	assert.Equal(t, `{"time":"2026-11-24T12:00:00.008Z","level":"INFO","msg":"invocation","route":"HEAD /doc","status":200,"duration_ms":2,"function":"local","cold_start":false}`, got[3])
 }
 
 // The summary line has the same attributes whichever handler the

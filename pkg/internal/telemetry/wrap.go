@@ -184,8 +184,18 @@ func Background[T any](ctx context.Context, f *Function, fn func(context.Context
 // the request that carries one (a tenth of the cost of serving the card):
 // the line names the function itself.
 func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
+	// The routes of the plain paths' GETs, made once: a line's route is
+	// otherwise a new string at every request.
+	gets := make([]string, len(plain))
+	for i, p := range plain {
+		gets[i] = http.MethodGet + " " + p
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		plainPath := slices.Contains(plain, r.URL.Path)
+		i := slices.Index(plain, r.URL.Path)
+		plainPath, route := i >= 0, ""
+		if plainPath && r.Method == http.MethodGet {
+			route = gets[i]
+		}
 		ctx, start := r.Context(), time.Time{}
 		if plainPath {
 			start = f.Clock.Now()
@@ -195,19 +205,22 @@ func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 		}
 		sw := httpstatus.NewWriter(w)
 		next.ServeHTTP(sw, r)
-		f.endRequest(ctx, start, r, sw.Status(), plainPath)
+		f.endRequest(ctx, start, r, route, sw.Status(), plainPath)
 	})
 }
 
 // endRequest writes the summary line of a request answered with status
-// (0: nothing written, which net/http answers 200); a plain path's line
-// carries the function's own fields. Not in Middleware's handler: its
-// frame would sit under every handler's, and the deepest of them (net/http
-// writing a response's headers) would outgrow a connection's first 8 KB
-// of stack.
-func (f *Function) endRequest(ctx context.Context, start time.Time, r *http.Request, status int, plainPath bool) {
+// (0: nothing written, which net/http answers 200) on route ("": the
+// request's method and path); a plain path's line carries the function's
+// own fields. Not in Middleware's handler: its frame would sit under every
+// handler's, and the deepest of them (net/http writing a response's
+// headers) would outgrow a connection's first 8 KB of stack.
+func (f *Function) endRequest(ctx context.Context, start time.Time, r *http.Request, route string, status int, plainPath bool) {
 	if status == 0 {
 		status = http.StatusOK
+	}
+	if route == "" {
+		route = r.Method + " " + r.URL.Path
 	}
 	var fields []slog.Attr
 	if plainPath {
@@ -215,5 +228,5 @@ func (f *Function) endRequest(ctx context.Context, start time.Time, r *http.Requ
 	}
 	// No route metric: a path holds task ids, and the local server has
 	// no route keys (nor alarms).
-	f.endWith(ctx, start, nil, "", fields, slog.String("route", r.Method+" "+r.URL.Path), slog.Int("status", status))
+	f.endWith(ctx, start, nil, "", fields, slog.String("route", route), slog.Int("status", status))
 }
