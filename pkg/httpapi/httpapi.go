@@ -160,9 +160,9 @@ type handler struct {
 	// "0.3,1.0").
 	served string
 	// limit keeps the callers' budgets; nil when there are none.
-	limit *limiter
-	mux   *http.ServeMux
-	cors  corsPolicy
+	limit  *limiter
+	routes *router
+	cors   corsPolicy
 	// answers recycles the buffers answers are encoded into: a buffer is
 	// free again once its answer is written, since ResponseWriter.Write,
 	// as every io.Writer, keeps nothing of what it is given (a new 1 KB
@@ -207,7 +207,7 @@ func New(o Options) (http.Handler, error) {
 	if o.ResponseSize == nil {
 		o.ResponseSize = func(b []byte) int { return len(b) }
 	}
-	h := &handler{answers: jsonw.Buffers{Max: 64 << 10}, svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, mux: http.NewServeMux(),
+	h := &handler{answers: jsonw.Buffers{Max: 64 << 10}, svc: o.Service, auth: o.Auth, maxBody: o.MaxBodyBytes, log: o.Logger, gzipMin: o.GzipMinimumSize, routes: newRouter(),
 		maxResponse: o.MaxResponseBytes, responseSize: o.ResponseSize, limit: newLimiter(o.RateLimit), cors: newCORS(o.CORSAllowedOrigins)}
 	if len(o.Versions) == 0 {
 		o.Versions = a2a.Versions
@@ -233,10 +233,10 @@ func New(o Options) (http.Handler, error) {
 	h.cards = cs
 
 	if o.Routes&RoutesCard != 0 {
-		h.mux.HandleFunc("GET "+cardPath, h.serveCard)
-		h.mux.HandleFunc("GET "+cardPath03, h.serveCard)
+		h.routes.handleFunc("GET "+cardPath, h.serveCard)
+		h.routes.handleFunc("GET "+cardPath03, h.serveCard)
 		if o.JWKS != nil {
-			h.mux.Handle("GET "+jwksPath, o.JWKS)
+			h.routes.handle("GET "+jwksPath, o.JWKS)
 		}
 	}
 	for _, rt := range restRoutes {
@@ -244,12 +244,12 @@ func New(o Options) (http.Handler, error) {
 			continue
 		}
 		for _, base := range restBases() {
-			h.mux.HandleFunc(rt.method+" "+base+rt.path, h.a2aRoute(bindingREST, func(w http.ResponseWriter, r *http.Request, c call) { rt.serve(h, w, r, c) }))
+			h.routes.handleFunc(rt.method+" "+base+rt.path, h.a2aRoute(bindingREST, func(w http.ResponseWriter, r *http.Request, c call) { rt.serve(h, w, r, c) }))
 		}
 	}
 	if o.Routes&RoutesRPC != 0 {
-		h.mux.HandleFunc("POST /{$}", h.a2aRoute(bindingJSONRPC, h.serveJSONRPC))
-		h.mux.HandleFunc("POST "+oap.Path, h.a2aRoute(bindingOAP, h.serveOAP))
+		h.routes.handleFunc("POST /{$}", h.a2aRoute(bindingJSONRPC, h.serveJSONRPC))
+		h.routes.handleFunc("POST "+oap.Path, h.a2aRoute(bindingOAP, h.serveOAP))
 	}
 	if o.Routes&RoutesTasks != 0 {
 		if o.Profile != nil {
@@ -257,7 +257,7 @@ func New(o Options) (http.Handler, error) {
 			// of a millisecond on a document few ask for.
 			p := *o.Profile
 			profile := sync.OnceValues(func() (*document, error) { return newDocument(&p, h.gzipMin) })
-			h.mux.HandleFunc("GET /health", h.authenticated(func(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
+			h.routes.handleFunc("GET /health", h.authenticated(func(w http.ResponseWriter, r *http.Request, _ auth.Identity) {
 				d, err := profile()
 				if err != nil {
 					writeRESTError(w, h.protocolError(r.Context(), err, "deployment profile"))
@@ -267,7 +267,7 @@ func New(o Options) (http.Handler, error) {
 			}))
 		}
 	}
-	h.mux.HandleFunc("/", h.notFound)
+	h.routes.handleFunc("/", h.notFound)
 	return h, nil
 }
 
@@ -349,7 +349,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r = &r2
 		}
 	}
-	h.mux.ServeHTTP(w, r)
+	h.routes.ServeHTTP(w, r)
 }
 
 // restHeads are the first path segments of the REST routes.
