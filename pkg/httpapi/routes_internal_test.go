@@ -48,7 +48,7 @@ func TestRouterServesAsTheMux(t *testing.T) {
 		{"POST", "/rest/v1/message:send"}, {"POST", "/rest/message:send"}, {"POST", "/rest%2Fv1/message:send"}, {"GET", "/rest/tasks"},
 		{"GET", "/rest/tasks/t-1"}, {"GET", "/rest/v1/tasks/t%2F1"}, {"POST", "/rest/tasks/t-1:cancel"}, {"DELETE", "/rest/tasks/t-1/pushNotificationConfigs/c"},
 	}
-	mux := build().mux
+	mux := build().mux()
 	for _, req := range requests {
 		t.Run(req[0]+" "+req[1], func(t *testing.T) {
 			serve := func(h http.Handler) *httptest.ResponseRecorder {
@@ -74,7 +74,7 @@ func BenchmarkRouter(b *testing.B) {
 	for _, p := range []string{"GET " + cardPath, "GET " + cardPath03, "GET " + jwksPath, "POST /{$}", "GET /rest/tasks/{id}", "GET /rest/v1/tasks/{id}", "/"} {
 		rt.handleFunc(p, func(http.ResponseWriter, *http.Request) {})
 	}
-	for name, h := range map[string]http.Handler{"router": rt, "mux": rt.mux} {
+	for name, h := range map[string]http.Handler{"router": rt, "mux": rt.mux()} {
 		b.Run(name, func(b *testing.B) {
 			r := httptest.NewRequest(http.MethodGet, cardPath, nil)
 			w := &discard{h: http.Header{}}
