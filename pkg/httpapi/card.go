@@ -124,6 +124,10 @@ type cards struct {
 	// decorate completes the extended card (the wire contract).
 	decorate func(pub, ext *a2a.AgentCard)
 
+	// fixed is the cards of the configured public URL, when there is one:
+	// every request's, read without the lock.
+	fixed *cardPair
+
 	mu       sync.Mutex
 	rendered map[string]*cardPair
 }
@@ -143,19 +147,20 @@ type cardPair struct {
 func newCards(source CardSource, publicURL string, gzipMin int, serves03 bool, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
 	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, serves03: serves03, decorate: decorate, rendered: map[string]*cardPair{}}
 	if publicURL != "" {
-		if _, err := c.render(publicURL); err != nil {
+		p, err := c.render(publicURL)
+		if err != nil {
 			return nil, err
 		}
+		c.fixed = p
 	}
 	return c, nil
 }
 
 func (c *cards) forRequest(r *http.Request) (*cardPair, error) {
-	base := c.publicURL
-	if base == "" {
-		base = requestBaseURL(r)
+	if c.fixed != nil {
+		return c.fixed, nil
 	}
-	return c.render(base)
+	return c.render(requestBaseURL(r))
 }
 
 func (c *cards) render(base string) (*cardPair, error) {
