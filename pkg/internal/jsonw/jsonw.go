@@ -202,6 +202,13 @@ func Value(b []byte, v any) ([]byte, error) {
 }
 
 func appendMap(b []byte, m map[string]any) ([]byte, error) {
+	if len(m) == 1 { // nothing to sort: the shape of most metadata ({"shared":{"session":{"id":...}}})
+		var err error
+		for k, v := range m {
+			b, err = Value(append(String(append(b, '{'), k), ':'), v)
+		}
+		return append(b, '}'), err
+	}
 	var small [8]string
 	keys := small[:0]
 	for k := range m {
