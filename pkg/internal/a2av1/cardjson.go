@@ -1,7 +1,6 @@
 package a2av1
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
@@ -36,18 +35,13 @@ func AppendCard(b []byte, c *a2a.AgentCard) ([]byte, error) {
 		})
 	}
 	b = jsonw.OptString(b, "iconUrl", c.IconURL)
-	b = appendProvider(b, c.Provider)
-	b = jsonw.StringField(b, "version", c.Version)
-	b = jsonw.OptString(b, "documentationUrl", c.DocumentationURL)
-	b = append(jsonw.Key(b, "capabilities"), '{')
-	b = appendBool(b, "streaming", c.Capabilities.Streaming)
-	b = appendBool(b, "pushNotifications", c.Capabilities.PushNotifications)
+	b = appendToPush(b, c.Provider, c.Version, c.DocumentationURL, c.Capabilities.Streaming, c.Capabilities.PushNotifications)
 	b = appendBool(b, "stateTransitionHistory", c.Capabilities.StateTransitionHistory)
 	if b, err = appendCapabilitiesEnd(b, c.Capabilities.Extensions, c.Capabilities.ExtendedAgentCard); err != nil {
 		return b, err
 	}
 	if len(c.SecuritySchemes) > 0 {
-		b = appendSorted(jsonw.Key(b, "securitySchemes"), c.SecuritySchemes, appendScheme)
+		b = appendSorted(jsonw.Key(b, "securitySchemes"), c.SecuritySchemes, func(b []byte, s a2a.SecurityScheme) []byte { return appendScheme(b, &s) })
 	}
 	b = appendSecurity(b, c.Security)
 	b = appendModes(b, c.DefaultInputModes, c.DefaultOutputModes)
@@ -72,17 +66,12 @@ func (c *AgentCard) AppendJSON(b []byte) ([]byte, error) {
 	b = jsonw.StringField(b, "name", c.Name)
 	b = jsonw.StringField(b, "description", c.Description)
 	b = appendInterfaces(b, c.SupportedInterfaces)
-	b = appendProvider(b, c.Provider)
-	b = jsonw.StringField(b, "version", c.Version)
-	b = jsonw.OptString(b, "documentationUrl", c.DocumentationURL)
-	b = append(jsonw.Key(b, "capabilities"), '{')
-	b = appendBool(b, "streaming", c.Capabilities.Streaming)
-	b = appendBool(b, "pushNotifications", c.Capabilities.PushNotifications)
+	b = appendToPush(b, c.Provider, c.Version, c.DocumentationURL, c.Capabilities.Streaming, c.Capabilities.PushNotifications)
 	if b, err = appendCapabilitiesEnd(b, c.Capabilities.Extensions, c.Capabilities.ExtendedAgentCard); err != nil {
 		return b, err
 	}
 	if len(c.SecuritySchemes) > 0 {
-		b = appendSorted(jsonw.Key(b, "securitySchemes"), c.SecuritySchemes, func(b []byte, s *SecurityScheme) []byte {
+		b = appendSorted(jsonw.Key(b, "securitySchemes"), c.SecuritySchemes, func(b []byte, s SecurityScheme) []byte {
 			return appendWrappers(append(b, '{'), s.HTTPAuth, s.APIKey, s.OAuth2, s.OpenIDConnect, s.MutualTLS)
 		})
 	}
@@ -112,41 +101,33 @@ func appendEach[T any](b []byte, items []T, one func([]byte, *T) []byte) []byte 
 }
 
 // appendSorted appends m as an object, its keys sorted, null when m is
-// nil.
-func appendSorted[V any](b []byte, m map[string]V, one func([]byte, *V) []byte) []byte {
-	if m == nil {
-		return append(b, "null"...)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		v := m[k]
-		b = one(append(jsonw.String(b, k), ':'), &v)
-	}
-	return append(b, '}')
+// nil (jsonw.Map, for values written without failing).
+func appendSorted[V any](b []byte, m map[string]V, one func([]byte, V) []byte) []byte {
+	b, _ = jsonw.Map(b, m, func(b []byte, v V) ([]byte, error) { return one(b, v), nil })
+	return b
 }
 
-func appendString(b []byte, s *string) []byte { return jsonw.String(b, *s) }
-
-func appendStrings(b []byte, vs *[]string) []byte { return appendEach(b, *vs, appendString) }
+// appendStrings appends vs as an array, null when vs is nil.
+func appendStrings(b []byte, vs []string) []byte {
+	return appendEach(b, vs, func(b []byte, s *string) []byte { return jsonw.String(b, *s) })
+}
 
 func appendBool(b []byte, key string, v bool) []byte {
 	return strconv.AppendBool(jsonw.Key(b, key), v)
 }
 
-func appendProvider(b []byte, p *a2a.AgentProvider) []byte {
-	if p == nil {
-		return b
+// appendToPush appends what both forms write from the provider to the
+// capabilities' pushNotifications, leaving the capabilities open.
+func appendToPush(b []byte, p *a2a.AgentProvider, version, docs string, streaming, push bool) []byte {
+	if p != nil {
+		b = jsonw.StringField(append(jsonw.Key(b, "provider"), '{'), "organization", p.Organization)
+		b = append(jsonw.StringField(b, "url", p.URL), '}')
 	}
-	b = jsonw.StringField(append(jsonw.Key(b, "provider"), '{'), "organization", p.Organization)
-	return append(jsonw.StringField(b, "url", p.URL), '}')
+	b = jsonw.StringField(b, "version", version)
+	b = jsonw.OptString(b, "documentationUrl", docs)
+	b = append(jsonw.Key(b, "capabilities"), '{')
+	b = appendBool(b, "streaming", streaming)
+	return appendBool(b, "pushNotifications", push)
 }
 
 func appendInterfaces(b []byte, is []a2a.SupportedInterface) []byte {
@@ -180,8 +161,8 @@ func appendCapabilitiesEnd(b []byte, exts []a2a.AgentExtension, extended bool) (
 }
 
 func appendModes(b []byte, in, out []string) []byte {
-	b = appendStrings(jsonw.Key(b, "defaultInputModes"), &in)
-	return appendStrings(jsonw.Key(b, "defaultOutputModes"), &out)
+	b = appendStrings(jsonw.Key(b, "defaultInputModes"), in)
+	return appendStrings(jsonw.Key(b, "defaultOutputModes"), out)
 }
 
 // appendSkill appends a skill, with its security requirements when
@@ -190,7 +171,7 @@ func appendSkill(b []byte, s *a2a.AgentSkill, security bool) []byte {
 	b = jsonw.StringField(append(b, '{'), "id", s.ID)
 	b = jsonw.StringField(b, "name", s.Name)
 	b = jsonw.StringField(b, "description", s.Description)
-	b = appendStrings(jsonw.Key(b, "tags"), &s.Tags)
+	b = appendStrings(jsonw.Key(b, "tags"), s.Tags)
 	b = jsonw.Strings(b, "examples", s.Examples)
 	b = jsonw.Strings(b, "inputModes", s.InputModes)
 	b = jsonw.Strings(b, "outputModes", s.OutputModes)
@@ -279,7 +260,7 @@ func appendFlows(b []byte, f *a2a.OAuthFlows) []byte {
 			b = jsonw.OptString(b, "deviceAuthorizationUrl", fl.DeviceAuthorizationURL)
 			b = jsonw.OptString(b, "tokenUrl", fl.TokenURL)
 			b = jsonw.OptString(b, "refreshUrl", fl.RefreshURL)
-			b = appendSorted(jsonw.Key(b, "scopes"), fl.Scopes, appendString)
+			b = appendSorted(jsonw.Key(b, "scopes"), fl.Scopes, jsonw.String)
 			if fl.PKCERequired {
 				b = appendBool(b, "pkceRequired", true)
 			}

@@ -201,11 +201,18 @@ func Value(b []byte, v any) ([]byte, error) {
 	return append(b, raw...), nil
 }
 
-func appendMap(b []byte, m map[string]any) ([]byte, error) {
+func appendMap(b []byte, m map[string]any) ([]byte, error) { return Map(b, m, Value) }
+
+// Map appends m as an object, its keys sorted as encoding/json sorts them,
+// each value written by one; null when m is nil.
+func Map[V any](b []byte, m map[string]V, one func([]byte, V) ([]byte, error)) ([]byte, error) {
+	if m == nil {
+		return append(b, "null"...), nil
+	}
 	if len(m) == 1 { // nothing to sort: the shape of most metadata ({"shared":{"session":{"id":...}}})
 		var err error
 		for k, v := range m {
-			b, err = Value(append(String(append(b, '{'), k), ':'), v)
+			b, err = one(append(String(append(b, '{'), k), ':'), v)
 		}
 		return append(b, '}'), err
 	}
@@ -220,9 +227,8 @@ func appendMap(b []byte, m map[string]any) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(String(b, k), ':')
 		var err error
-		if b, err = Value(b, m[k]); err != nil {
+		if b, err = one(append(String(b, k), ':'), m[k]); err != nil {
 			return b, err
 		}
 	}

@@ -119,6 +119,10 @@ func TestValueFallsBack(t *testing.T) {
 	}{1}, "n": json.Number("1e5"), "i": 3, "raw": json.RawMessage(`{"x":1}`)})
 	require.NoError(t, err)
 	assert.Equal(t, `{"i":3,"n":1e5,"raw":{"x":1},"t":{"a":1}}`, string(b))
+	// A nil map is null and an empty one {}, as encoding/json writes them.
+	b, err = Value(nil, []any{map[string]any(nil), map[string]any{}, map[string]any{"one": map[string]any(nil)}})
+	require.NoError(t, err)
+	assert.Equal(t, `[null,{},{"one":null}]`, string(b))
 	_, err = Value(nil, json.Number("nope"))
 	assert.Error(t, err)
 	_, err = Value(nil, []any{func() {}})
