@@ -109,22 +109,20 @@ func (h *Handler) handleParts(ctx context.Context, t time.Time, level slog.Level
 func (h *Handler) writeParts(ctx context.Context, j *jsonHandler, t time.Time, level slog.Level, msg string, parts [][]slog.Attr) (bool, error) {
 	buf := lineBuffers.Get()
 	b, ok := appendHead(append(*buf, '{'), t, level, h.redactString(msg), j.attrs)
-	if lc, found := lambdacontext.FromContext(ctx); ok && found && lc.AwsRequestID != "" {
-		b, ok = h.appendRedacted(b, slog.String(logfields.FieldLambdaRequestID, lc.AwsRequestID))
-	}
-	if tid := traceID(ctx); ok && tid != "" {
-		b, ok = h.appendRedacted(b, slog.String(logfields.FieldTraceID, tid))
+	var room [2]slog.Attr
+	if ok {
+		b, ok = h.appendAll(b, invocationAttrs(ctx, room[:0]))
 	}
 	for _, part := range parts {
-		for i := 0; ok && i < len(part); i++ {
-			b, ok = h.appendRedacted(b, part[i])
+		if ok {
+			b, ok = h.appendAll(b, part)
 		}
 	}
 	if ok {
 		sc := attrScratches.Get().(*attrScratch)
 		sc.fields = logfields.AppendFields(ctx, sc.fields[:0])
 		for i := 0; ok && i < len(sc.fields); i++ {
-			if a := sc.fields[i]; !partsHaveKey(parts, a.Key) && !slices.Contains(h.withKeys, a.Key) {
+			if a := sc.fields[i]; h.bagShows(a.Key, parts...) {
 				b, ok = h.appendRedacted(b, a)
 			}
 		}
@@ -136,6 +134,16 @@ func (h *Handler) writeParts(ctx context.Context, j *jsonHandler, t time.Time, l
 	}
 	lineBuffers.Put(buf, b)
 	return ok, err
+}
+
+// appendAll appends attrs with appendRedacted, and false at the first
+// one slog.JSONHandler must write.
+func (h *Handler) appendAll(b []byte, attrs []slog.Attr) ([]byte, bool) {
+	ok := true
+	for i := 0; ok && i < len(attrs); i++ {
+		b, ok = h.appendRedacted(b, attrs[i])
+	}
+	return b, ok
 }
 
 // appendRedacted appends a as redact leaves it, without building the
@@ -154,14 +162,15 @@ func (h *Handler) appendRedacted(b []byte, a slog.Attr) ([]byte, bool) {
 	return appendAttr(b, h.redact(a), false)
 }
 
-// partsHaveKey reports whether an attribute of parts is named key.
-func partsHaveKey(parts [][]slog.Attr, key string) bool {
-	for _, part := range parts {
+// bagShows reports whether a line shows the field bag's attribute named
+// key: not when the record's own attributes (own) or WithAttrs name it.
+func (h *Handler) bagShows(key string, own ...[]slog.Attr) bool {
+	for _, part := range own {
 		if hasKey(part, key) {
-			return true
+			return false
 		}
 	}
-	return false
+	return !slices.Contains(h.withKeys, key)
 }
 
 // invocationAttrs appends the attributes of the Lambda invocation and
@@ -183,7 +192,7 @@ func (h *Handler) finish(ctx context.Context, sc *attrScratch, attrs []slog.Attr
 	ownAttrs := attrs[own:]
 	sc.fields = logfields.AppendFields(ctx, sc.fields[:0])
 	for _, a := range sc.fields {
-		if !hasKey(ownAttrs, a.Key) && !slices.Contains(h.withKeys, a.Key) {
+		if h.bagShows(a.Key, ownAttrs) {
 			attrs = append(attrs, h.redact(a))
 		}
 	}
