@@ -115,9 +115,8 @@ func etagMatch(header, etag string) bool {
 // when none is configured (a Lambda behind an API whose URL is only known at
 // request time), the URL the request was addressed to.
 type cards struct {
-	source    CardSource
-	publicURL string
-	gzipMin   int
+	source  CardSource
+	gzipMin int
 	// serves03: the public card keeps the 0.3 fields; without 0.3 it is
 	// the pure 1.0 card.
 	serves03 bool
@@ -145,7 +144,7 @@ type cardPair struct {
 }
 
 func newCards(source CardSource, publicURL string, gzipMin int, serves03 bool, decorate func(pub, ext *a2a.AgentCard)) (*cards, error) {
-	c := &cards{source: source, publicURL: publicURL, gzipMin: gzipMin, serves03: serves03, decorate: decorate, rendered: map[string]*cardPair{}}
+	c := &cards{source: source, gzipMin: gzipMin, serves03: serves03, decorate: decorate, rendered: map[string]*cardPair{}}
 	if publicURL != "" {
 		p, err := c.render(publicURL)
 		if err != nil {
