@@ -231,15 +231,15 @@ func fatalf(format string, args ...any) {
 	os.Exit(1)
 }
 
-// startups starts (start) each binary n times and returns each server's start-up
-// times. A binary is started once a
-// round, in a new random order each round, and its times are those of
-// every server it runs as (ours, 1.0 and ours, 0.3 are one binary with the
-// same settings; the floor at ours's rate has none: it is the floor's
-// binary, started as the floor is): a start
-// right after one of the same binary came out faster (its pages were in
-// the caches), so with a column each and a fixed order, ours, 0.3, always
-// started after ours, 1.0, came out 0.1-0.5 ms faster in every run.
+// startups starts (start) each binary n times and returns each server's
+// start-up times. A binary is started once a round, in a new random order
+// each round, and its times are those of every server it runs as (ours,
+// 1.0 and ours, 0.3 are one binary with the same settings; the floor at
+// ours's rate has none: it is the floor's binary, started as the floor
+// is). A start right after one of the same binary came out faster (its
+// pages were in the caches): with a column each and a fixed order, ours,
+// 0.3, always started after ours, 1.0, came out 0.1-0.5 ms faster in every
+// run.
 func startups(servers []server, n int, start func(server) (time.Duration, error)) ([][]time.Duration, error) {
 	first := make([]int, len(servers)) // the server whose start is i's
 	var distinct []int
@@ -252,6 +252,7 @@ func startups(servers []server, n int, start func(server) (time.Duration, error)
 		for _, j := range distinct {
 			if s.bin == servers[j].bin && s.ours == servers[j].ours && slices.Equal(s.args, servers[j].args) {
 				first[i] = j
+				break
 			}
 		}
 		if first[i] == i {
