@@ -85,19 +85,14 @@ func (c *AgentCard) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendEach appends items as an array, null when items is nil.
+// appendEach appends items as an array, null when items is nil
+// (jsonw.Array, for items written without failing).
 func appendEach[T any](b []byte, items []T, one func([]byte, *T) []byte) []byte {
 	if items == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, '[')
-	for i := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = one(b, &items[i])
-	}
-	return append(b, ']')
+	b, _ = jsonw.Array(b, items, func(b []byte, t *T) ([]byte, error) { return one(b, t), nil })
+	return b
 }
 
 // appendSorted appends m as an object, its keys sorted, null when m is
