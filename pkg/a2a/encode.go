@@ -101,6 +101,10 @@ func appendTaskModel(b []byte, t *Task) ([]byte, error) { return appendTask(b, t
 // AppendJSON appends the 0.3 wire form of the message.
 func (m *Message) AppendJSON(b []byte) ([]byte, error) { return appendMessage(b, m, wireJSON) }
 
+// AppendModelJSON appends the model's JSON of the message, the bytes
+// MarshalJSON returns, to b.
+func (m *Message) AppendModelJSON(b []byte) ([]byte, error) { return appendMessage(b, m, modelJSON) }
+
 func appendMessage(b []byte, m *Message, f form) ([]byte, error) {
 	part := appendPartWire
 	if f == modelJSON {

@@ -7,8 +7,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"slices"
+	"strconv"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 	"github.com/a2a-lambda/a2a-lambda/pkg/store"
 )
 
@@ -19,52 +21,92 @@ import (
 // so it has the fingerprint of the first; a client that reuses a message
 // id for another message does not.
 func MessageFingerprint(p *a2a.MessageSendParams) string {
-	c := *p
-	c.Message.MessageID = ""
-	b, err := fingerprintJSON(&c)
+	b, err := appendFingerprintJSON(make([]byte, 0, 512), p)
 	if err != nil {
 		return "" // unencodable params were refused before (Validate)
 	}
 	sum := sha256.Sum256(b)
-	return base64.RawURLEncoding.EncodeToString(sum[:16])
+	var fp [22]byte // base64.RawURLEncoding.EncodedLen(16)
+	base64.RawURLEncoding.Encode(fp[:], sum[:16])
+	return string(fp[:])
 }
 
-// fingerprintJSON returns the bytes json.Marshal(c) returns, which the
-// fingerprints kept in the store are digests of, without its second pass
-// over the message (encoding/json compacts what Message.MarshalJSON
-// writes, escaping <, > and & for HTML as it goes): a quarter of a
-// blocking send's fingerprint. That JSON is compact but a data part's
-// data, kept as it was sent; a message with one is json.Marshal's.
-func fingerprintJSON(c *a2a.MessageSendParams) ([]byte, error) {
-	if slices.ContainsFunc(c.Message.Parts, func(p a2a.Part) bool { return p.Kind == a2a.PartKindData }) {
-		return json.Marshal(c)
+// appendFingerprintJSON appends the bytes json.Marshal returns for p
+// without its message id, which the fingerprints kept in the store are
+// digests of, without encoding/json's second pass over the message (it
+// compacts what Message.MarshalJSON writes, escaping <, > and & for HTML as
+// it goes) or its reflection over the configuration: that JSON is compact,
+// so only a message or configuration with a character to escape is copied
+// again. A data part's data is kept as it was sent: a message with one is
+// json.Marshal's, as is a configuration with a push notification config.
+func appendFingerprintJSON(b []byte, p *a2a.MessageSendParams) ([]byte, error) {
+	if slices.ContainsFunc(p.Message.Parts, func(p a2a.Part) bool { return p.Kind == a2a.PartKindData }) {
+		c := *p
+		c.Message.MessageID = ""
+		whole, err := json.Marshal(&c)
+		return append(b, whole...), err
 	}
-	msg, err := c.Message.MarshalJSON()
+	msg := p.Message
+	msg.MessageID = ""
+	b = append(b, `{"message":`...)
+	start := len(b)
+	b, err := msg.AppendModelJSON(b)
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	b.Grow(len(msg) + 64)
-	b.WriteString(`{"message":`)
-	json.HTMLEscape(&b, msg)
-	if c.Configuration != nil {
-		cfg, err := json.Marshal(c.Configuration)
+	cfg := p.Configuration
+	if cfg != nil && cfg.PushNotificationConfig == nil {
+		b = appendConfigJSON(append(b, `,"configuration":`...), cfg)
+		cfg = nil
+	}
+	if m := b[start:]; needsHTMLEscape(m) {
+		esc := bytes.NewBuffer(slices.Clone(b[:start]))
+		json.HTMLEscape(esc, m)
+		b = esc.Bytes()
+	}
+	if cfg != nil {
+		whole, err := json.Marshal(cfg)
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString(`,"configuration":`)
-		b.Write(cfg)
+		b = append(append(b, `,"configuration":`...), whole...)
 	}
-	if len(c.Metadata) > 0 {
-		md, err := json.Marshal(c.Metadata)
+	if len(p.Metadata) > 0 {
+		md, err := json.Marshal(p.Metadata)
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString(`,"metadata":`)
-		b.Write(md)
+		b = append(append(b, `,"metadata":`...), md...)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
+}
+
+// appendConfigJSON appends the compact JSON of c, which has no push
+// notification config, as encoding/json writes it but for the escaping of
+// <, > and & (see needsHTMLEscape).
+func appendConfigJSON(b []byte, c *a2a.MessageSendConfiguration) []byte {
+	b = jsonw.Strings(append(b, '{'), "acceptedOutputModes", c.AcceptedOutputModes)
+	if c.HistoryLength != nil {
+		b = strconv.AppendInt(jsonw.Key(b, "historyLength"), int64(*c.HistoryLength), 10)
+	}
+	if c.Blocking != nil {
+		b = strconv.AppendBool(jsonw.Key(b, "blocking"), *c.Blocking)
+	}
+	return append(b, '}')
+}
+
+// needsHTMLEscape reports whether json.HTMLEscape would change b: whether
+// it holds <, >, & or the UTF-8 of U+2028 or U+2029.
+func needsHTMLEscape(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c == '<', c == '>', c == '&':
+			return true
+		case c == 0xe2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xa8 || b[i+2] == 0xa9):
+			return true
+		}
+	}
+	return false
 }
 
 // duplicate answers a send whose message id was used before, within the
