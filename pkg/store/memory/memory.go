@@ -80,7 +80,9 @@ type Store struct {
 type entry struct {
 	rec       store.TaskRecord // full history and artifacts
 	expiresAt time.Time
-	artBytes  map[string]int // estimated JSON size of each artifact
+	// artBytes are the estimated JSON sizes of the artifacts, in their
+	// order; nil once the task is finished.
+	artBytes []int
 	// bytes estimates what the entry takes: entryBytes, and the
 	// estimated JSON size of its messages, artifacts, request metadata
 	// and interrupt message.
@@ -195,6 +197,9 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 	rec := t.Record(now)
 	rec.Task.History = slices.Clone(rec.Task.History)
 	rec.Task.Artifacts = arts
+	if rec.Task.Status.State.Terminal() {
+		artBytes = nil // no update changes a finished task's artifacts
+	}
 	e := &entry{
 		artBytes:       artBytes,
 		rec:            rec,

@@ -147,6 +147,9 @@ func (s *Store) apply(e *entry, u *store.Update, added updateSizes, now time.Tim
 	}
 	v := s.commit(e, next, now)
 	e.artBytes = sizes
+	if next.Task.Status.State.Terminal() {
+		e.artBytes = nil // no update changes a finished task's artifacts
+	}
 	s.recordIdempotency(e, u, now)
 	s.grow(e, growth, now)
 	return v, s.change(e, store.StatusNotable(state, u.Status), u.CompletedArtifacts()), nil
@@ -183,30 +186,28 @@ func (s *Store) commit(e *entry, next store.TaskRecord, now time.Time) int64 {
 	return next.Version
 }
 
-// applyArtifacts returns the new artifact list and sizes without modifying
-// the current ones, and how much the sizes grew.
-func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artifact, appendParts bool) ([]a2a.Artifact, map[string]int, int, error) {
+// applyArtifacts returns the new artifact list and their sizes (sizes[i]
+// is the estimated JSON size of arts[i]) without modifying the current
+// ones, and how much the sizes grew.
+func applyArtifacts(cur []a2a.Artifact, curSizes []int, upd []a2a.Artifact, appendParts bool) (arts []a2a.Artifact, sizes []int, growth int, err error) {
 	if len(upd) == 0 {
 		return cur, curSizes, 0, nil
 	}
-	growth := 0
-	arts := slices.Clone(cur)
-	sizes := make(map[string]int, len(curSizes)+len(upd))
-	for k, v := range curSizes {
-		sizes[k] = v
-	}
+	arts = slices.Clone(cur)
+	sizes = slices.Clone(curSizes)
 	for _, a := range upd {
 		n := a.ApproxSize()
 		i := slices.IndexFunc(arts, func(x a2a.Artifact) bool { return x.ArtifactID == a.ArtifactID })
 		switch {
 		case i < 0:
 			arts = append(arts, a)
+			sizes = append(sizes, 0)
 			i = len(arts) - 1
 		case appendParts:
 			merged := arts[i]
 			merged.Parts = append(slices.Clone(merged.Parts), a.Parts...)
 			arts[i] = merged
-			n += sizes[a.ArtifactID]
+			n += sizes[i]
 		default:
 			arts[i] = a
 		}
@@ -215,8 +216,8 @@ func applyArtifacts(cur []a2a.Artifact, curSizes map[string]int, upd []a2a.Artif
 				return nil, nil, 0, err
 			}
 		}
-		growth += n - sizes[a.ArtifactID]
-		sizes[a.ArtifactID] = n
+		growth += n - sizes[i]
+		sizes[i] = n
 	}
 	return arts, sizes, growth, nil
 }
