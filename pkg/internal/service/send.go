@@ -147,13 +147,12 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 	if err != nil && store.Refused(err) && len(kept) > 0 {
 		s.files.Discard(ctx, kept)
 	}
-	var dup *store.DuplicateError
-	if errors.As(err, &dup) {
-		// A retried send: answer with the task the first one made, start
-		// nothing. (Or the id of another message: refused.)
-		return s.duplicate(ctx, owner, msg.MessageID, dup, st.fingerprint, opts)
-	}
 	if err != nil {
+		if dup := (*store.DuplicateError)(nil); errors.As(err, &dup) {
+			// A retried send: answer with the task the first one made,
+			// start nothing. (Or the id of another message: refused.)
+			return s.duplicate(ctx, owner, msg.MessageID, dup, st.fingerprint, opts)
+		}
 		return nil, err
 	}
 	job := w.job
@@ -187,12 +186,20 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 		rec := u.Task.Record(s.clock.Now())
 		return s.wire(ctx, withHistory(&rec, historyLength)), nil
 	}
-	if !blocking && w.created != nil {
+	if !blocking && !w.createdAt.IsZero() {
 		// The task as this send created it is the answer: a non-blocking
 		// send does not wait to see what its runner made of it.
-		return s.wire(ctx, withHistory(w.created, historyLength)), nil
+		rec := w.created.Record(w.createdAt)
+		return s.wire(ctx, withHistory(&rec, historyLength)), nil
 	}
 	if blocking {
+		if _, wakes := s.store.(store.SettleWaiter); wakes && s.inline == nil {
+			// The step has just started in this process (the local
+			// server's runner) and the store wakes whoever waits for the
+			// task to settle: wait first, then read the answer once.
+			s.waitSettled(ctx, job.TaskID, st.waitUntil)
+			return s.read(ctx, owner, job.TaskID, opts)
+		}
 		// An inline runner returns with the task settled: the answer is
 		// then read once, without polling first.
 		rec, err := s.get(ctx, owner, job.TaskID, opts)
@@ -213,11 +220,13 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 // work is what a send stored, and what it starts.
 type work struct {
 	job engine.Job
-	// created is the new task as the send stored it; unsaved, instead, is
-	// the new task its first step stores (InlineRunner). Both are nil for
-	// a message to an existing task.
-	created *store.TaskRecord
-	unsaved *engine.Unsaved
+	// created is the new task as the send stored it, at createdAt (zero
+	// when it stored none); unsaved, instead, is the new task its first
+	// step stores (InlineRunner). Neither is set for a message to an
+	// existing task.
+	created   store.NewTask
+	createdAt time.Time
+	unsaved   *engine.Unsaved
 	// queued says that the message went to the inbox of a task at work:
 	// there is nothing to start.
 	queued bool
@@ -276,11 +285,11 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 		}
 		return work{job: job, unsaved: &engine.Unsaved{Task: nt}}, nil
 	}
-	rec := nt.Record(s.clock.Now())
+	now := s.clock.Now()
 	if err := s.store.CreateTask(ctx, nt); err != nil {
 		return work{}, s.storeError(err, taskID, "params.message")
 	}
-	return work{job: job, created: &rec}, nil
+	return work{job: job, created: nt, createdAt: now}, nil
 }
 
 // fits reports, as every store would (store.CheckContent), a message or
@@ -459,9 +468,10 @@ func (s *Service) dueAfter(rec *store.TaskRecord, until time.Time) bool {
 	return due >= time.Until(until)
 }
 
-// waitSettled waits until the task, which the caller has just read
-// unsettled, is terminal or interrupted, at most until until: its polls
-// start after a first pause. A timeout is not an error: the caller answers
+// waitSettled waits until the task is terminal or interrupted, at most
+// until until: at once when the store says it is (a store.SettleWaiter),
+// else by polls that start after a first pause (the caller has just read
+// it unsettled). A timeout is not an error: the caller answers
 // with the task as it is. The timeout bounds the request, as an I/O timeout
 // does, so it runs in real time; so does the pace of the polls.
 func (s *Service) waitSettled(ctx context.Context, taskID string, until time.Time) {
