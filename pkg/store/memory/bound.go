@@ -8,8 +8,8 @@ import (
 
 // entryBytes is what a task takes beyond the JSON size of its content:
 // its entry, record, ids, map entries and idempotency record (measured by
-// BenchmarkEntryBytes: a one-step task of "hello" takes some 2.5 KB).
-const entryBytes = 1800
+// BenchmarkEntryBytes: a one-step task of "hello" takes some 2.2 KB).
+const entryBytes = 1450
 
 // Bytes is the store's estimate of the bytes its tasks take: for each,
 // entryBytes and the JSON size of its messages, artifacts, request
@@ -110,7 +110,7 @@ func (s *Store) drop(id string, e *entry) {
 
 // forgetRecord deletes the idempotency record key if it names task id.
 // Callers hold s.mu.
-func (s *Store) forgetRecord(id, key string) {
+func (s *Store) forgetRecord(id string, key ownerKey) {
 	if r, ok := s.idem[key]; ok && r.taskID == id {
 		delete(s.idem, key)
 	}

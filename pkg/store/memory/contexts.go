@@ -21,7 +21,7 @@ var _ store.ContextStore = (*Store)(nil)
 // its session the one bound to the context when that newest task was
 // created (entry.contextSession).
 
-func contextKey(owner, contextID string) string { return owner + "\x00" + contextID }
+func contextKey(owner, contextID string) ownerKey { return ownerKey{owner, contextID} }
 
 // links are an entry's neighbours among the tasks of its context.
 type links struct{ prev, next *entry }

@@ -64,11 +64,11 @@ type Store struct {
 
 	mu         sync.Mutex
 	tasks      map[string]*entry
-	idem       map[string]idemRecord
+	idem       map[ownerKey]idemRecord
 	interrupts map[string]*store.InterruptBinding
 	// contexts holds the newest task of each (owner, context): the first
 	// of the context's tasks, linked through their entries (inContext).
-	contexts  map[string]*entry
+	contexts  map[ownerKey]*entry
 	lastSweep time.Time
 	// finished are the ids of terminal tasks in the order they finished:
 	// the eviction order (ids of tasks gone since are skipped).
@@ -89,8 +89,8 @@ type entry struct {
 	bytes int
 	// idemKey and moreIdemKeys are the task's idempotency records (its
 	// first message's, and its later ones'): they go with it.
-	idemKey      string
-	moreIdemKeys []string
+	idemKey      ownerKey
+	moreIdemKeys []ownerKey
 	// configs are the task's push notification configs, by id.
 	configs map[string]store.PushConfig
 	// deliveries are the task's delivery log (see deliveries.go).
@@ -123,8 +123,8 @@ var (
 // New returns an empty store.
 func New(opts Options) *Store {
 	s := &Store{clock: clock.Or(opts.Clock), onChange: opts.OnChange, taskTTL: opts.TaskTTL, idemTTL: opts.IdempotencyTTL, maxTasks: opts.MaxTasks, maxBytes: opts.MaxBytes,
-		tasks: map[string]*entry{}, idem: map[string]idemRecord{}, interrupts: map[string]*store.InterruptBinding{},
-		contexts: map[string]*entry{},
+		tasks: map[string]*entry{}, idem: map[ownerKey]idemRecord{}, interrupts: map[string]*store.InterruptBinding{},
+		contexts: map[ownerKey]*entry{},
 		closed:   make(chan struct{})}
 	close(s.closed)
 	s.taskTTL = positive.Or(s.taskTTL, config.DefaultTaskTTL)
@@ -134,7 +134,12 @@ func New(opts Options) *Store {
 	return s
 }
 
-func idemKey(owner, messageID string) string { return owner + "\x00" + messageID }
+// ownerKey is an id of an owner's: a message's (the idempotency records)
+// or a context's. A struct, not the two strings joined, so that no key is
+// made by concatenation.
+type ownerKey struct{ owner, id string }
+
+func idemKey(owner, messageID string) ownerKey { return ownerKey{owner, messageID} }
 
 // CreateTask implements store.TaskStore. A task created past submitted
 // (its first step ran before it was stored) is a change OnChange hears of.
