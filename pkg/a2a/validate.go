@@ -12,10 +12,11 @@ import (
 // store and in logs, and a UUID takes 36.
 const MaxIDLength = 256
 
-// checkID refuses an id longer than MaxIDLength.
-func checkID(path, id string) error {
+// checkID refuses an id longer than MaxIDLength; path+field is its JSON
+// path, joined only for the error.
+func checkID(path, field, id string) error {
 	if len(id) > MaxIDLength {
-		return InvalidParams(path, "is %d bytes long; ids are at most %d", len(id), MaxIDLength)
+		return InvalidParams(path+field, "is %d bytes long; ids are at most %d", len(id), MaxIDLength)
 	}
 	return nil
 }
@@ -27,7 +28,7 @@ func checkSession(path string, md Metadata) error {
 	if len(md) == 0 {
 		return nil
 	}
-	return checkID(path+".shared.session.id", SessionOf(md))
+	return checkID(path, ".shared.session.id", SessionOf(md))
 }
 
 // Validate checks the message's required fields and parts. path is the JSON
@@ -45,25 +46,32 @@ func (m *Message) Validate(path string) error {
 		return InvalidParams(path+".messageId", "is required")
 	}
 	for _, id := range []struct{ field, v string }{{".messageId", m.MessageID}, {".taskId", m.TaskID}, {".contextId", m.ContextID}} {
-		if err := checkID(path+id.field, id.v); err != nil {
+		if err := checkID(path, id.field, id.v); err != nil {
 			return err
 		}
 	}
 	for i, id := range m.ReferenceTaskIDs {
-		if err := checkID(path+".referenceTaskIds["+strconv.Itoa(i)+"]", id); err != nil {
+		if err := checkID(path, ".referenceTaskIds["+strconv.Itoa(i)+"]", id); err != nil {
 			return err
 		}
 	}
-	return ValidateParts(path+".parts", m.Parts)
+	return validateParts(path, ".parts", m.Parts)
 }
 
 // ValidateParts checks that parts is non-empty and every part is well formed.
-func ValidateParts(path string, parts []Part) error {
+func ValidateParts(path string, parts []Part) error { return validateParts(path, "", parts) }
+
+// validateParts is ValidateParts of the parts at path+field, a JSON path
+// joined only for an error: a valid request's validation makes no string.
+func validateParts(path, field string, parts []Part) error {
 	if len(parts) == 0 {
-		return InvalidParams(path, "must hold at least one part")
+		return InvalidParams(path+field, "must hold at least one part")
 	}
 	for i := range parts {
-		if err := parts[i].Validate(path + "[" + strconv.Itoa(i) + "]"); err != nil {
+		if parts[i].Kind == PartKindText {
+			continue // any text is valid (Part.Validate)
+		}
+		if err := parts[i].Validate(path + field + "[" + strconv.Itoa(i) + "]"); err != nil {
 			return err
 		}
 	}
@@ -119,7 +127,7 @@ func (a *Artifact) Validate(path string) error {
 	if strings.TrimSpace(a.ArtifactID) == "" {
 		return InvalidParams(path+".artifactId", "is required")
 	}
-	return ValidateParts(path+".parts", a.Parts)
+	return validateParts(path, ".parts", a.Parts)
 }
 
 // Validate checks message/send params: a user message with its ids and parts,
@@ -170,7 +178,7 @@ func checkTaskID(id string) error {
 	if strings.TrimSpace(id) == "" {
 		return InvalidParams("params.id", "is required")
 	}
-	return checkID("params.id", id)
+	return checkID("params", ".id", id)
 }
 
 // Validate checks tasks/list params.
@@ -181,7 +189,7 @@ func (p *ListTasksParams) Validate() error {
 	if p.HistoryLength != nil && *p.HistoryLength < 0 {
 		return InvalidParams("params.historyLength", "must not be negative, got %d", *p.HistoryLength)
 	}
-	if err := checkID("params.contextId", p.ContextID); err != nil {
+	if err := checkID("params", ".contextId", p.ContextID); err != nil {
 		return err
 	}
 	if p.Status != "" && !p.Status.Valid() {

@@ -89,8 +89,10 @@ func (x *Executor) checkOutcome(owner string, out *agent.Outcome) string {
 		}
 	}
 	for i := range out.Artifacts {
-		if err := out.Artifacts[i].Validate(fmt.Sprintf("artifacts[%d]", i)); err != nil {
-			return err.(*a2a.Error).Message
+		if out.Artifacts[i].Validate("artifact") != nil {
+			// Validated again for its message: the path of a valid
+			// artifact is not worth a string.
+			return out.Artifacts[i].Validate(fmt.Sprintf("artifacts[%d]", i)).(*a2a.Error).Message
 		}
 		if err := x.checkOwned(owner, out.Artifacts[i].Parts); err != nil {
 			return fmt.Sprintf("artifacts[%d]: %v", i, err)
