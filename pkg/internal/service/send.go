@@ -186,11 +186,10 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 		rec := u.Task.Record(s.clock.Now())
 		return s.wire(ctx, withHistory(&rec, historyLength)), nil
 	}
-	if !blocking && !w.createdAt.IsZero() {
+	if !blocking && w.stored {
 		// The task as this send created it is the answer: a non-blocking
 		// send does not wait to see what its runner made of it.
-		rec := w.created.Record(w.createdAt)
-		return s.wire(ctx, withHistory(&rec, historyLength)), nil
+		return s.wire(ctx, withHistory(&w.created, historyLength)), nil
 	}
 	if blocking {
 		if _, wakes := s.store.(store.SettleWaiter); wakes && s.inline == nil {
@@ -220,13 +219,12 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 // work is what a send stored, and what it starts.
 type work struct {
 	job engine.Job
-	// created is the new task as the send stored it, at createdAt (zero
-	// when it stored none); unsaved, instead, is the new task its first
-	// step stores (InlineRunner). Neither is set for a message to an
-	// existing task.
-	created   store.NewTask
-	createdAt time.Time
-	unsaved   *engine.Unsaved
+	// created is the new task as the send stored it, when stored;
+	// unsaved, instead, is the new task its first step stores
+	// (InlineRunner). Neither is set for a message to an existing task.
+	created store.TaskRecord
+	stored  bool
+	unsaved *engine.Unsaved
 	// queued says that the message went to the inbox of a task at work:
 	// there is nothing to start.
 	queued bool
@@ -285,11 +283,11 @@ func (s *Service) createTask(ctx context.Context, owner, taskID string, msg a2a.
 		}
 		return work{job: job, unsaved: &engine.Unsaved{Task: nt}}, nil
 	}
-	now := s.clock.Now()
+	rec := nt.Record(s.clock.Now())
 	if err := s.store.CreateTask(ctx, nt); err != nil {
 		return work{}, s.storeError(err, taskID, "params.message")
 	}
-	return work{job: job, created: nt, createdAt: now}, nil
+	return work{job: job, created: rec, stored: true}, nil
 }
 
 // fits reports, as every store would (store.CheckContent), a message or
