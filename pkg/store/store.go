@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -343,7 +344,19 @@ type SettleWaiter interface {
 // name-based UUID (version 8, from SHA-256 of the two). So a retried send
 // names its task before anything is read, and a store can keep the task
 // item as the message's idempotency record (see TaskStore.CreateTask).
-func TaskIDFor(owner, messageID string) string {
+func TaskIDFor(owner, messageID string) string { return taskUUID(owner, messageID).String() }
+
+// IsTaskIDFor reports whether id is TaskIDFor(owner, messageID), without
+// making that string.
+func IsTaskIDFor(id, owner, messageID string) bool {
+	if len(id) != 36 || strings.ToLower(id) != id { // TaskIDFor's form only
+		return false
+	}
+	u, err := uuid.Parse(id)
+	return err == nil && u == taskUUID(owner, messageID)
+}
+
+func taskUUID(owner, messageID string) uuid.UUID {
 	var buf [160]byte
 	b := append(buf[:0], "a2a-lambda task "...)
 	b = strconv.AppendInt(b, int64(len(owner)), 10)
@@ -355,5 +368,5 @@ func TaskIDFor(owner, messageID string) string {
 	copy(u[:], sum[:16])
 	u[6] = u[6]&0x0f | 0x80 // version 8
 	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
-	return u.String()
+	return u
 }

@@ -99,8 +99,7 @@ func (s *Store) forgetFinished(i int) {
 // retried message of a forgotten task starts a new one rather than
 // answering "not found". Callers hold s.mu.
 func (s *Store) drop(id string, e *entry) {
-	s.forgetRecord(id, e.idemKey)
-	for _, k := range e.moreIdemKeys {
+	for _, k := range e.idemKeys {
 		s.forgetRecord(id, k)
 	}
 	delete(s.tasks, id)

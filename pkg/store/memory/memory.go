@@ -87,10 +87,10 @@ type entry struct {
 	// estimated JSON size of its messages, artifacts, request metadata
 	// and interrupt message.
 	bytes int
-	// idemKey and moreIdemKeys are the task's idempotency records (its
-	// first message's, and its later ones'): they go with it.
-	idemKey      ownerKey
-	moreIdemKeys []ownerKey
+	// idemKeys are the idempotency records that name the task (its later
+	// messages', and its first message's when its id is not that
+	// message's own, see create): they go with it.
+	idemKeys []ownerKey
 	// configs are the task's push notification configs, by id.
 	configs map[string]store.PushConfig
 	// deliveries are the task's delivery log (see deliveries.go).
@@ -174,15 +174,16 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 		return nil, &store.TooManyConfigsError{Limit: store.MaxPushConfigs}
 	}
 	now := s.clock.Now()
-	key := idemKey(t.Owner, t.Task.History[0].MessageID)
+	firstID := t.Task.History[0].MessageID
+	key := idemKey(t.Owner, firstID)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r, ok := s.idem[key]; ok && now.Before(r.expiresAt) && !t.NoRecord {
-		return nil, s.duplicateOf(r, now, r.taskID == store.TaskIDFor(t.Owner, t.Task.History[0].MessageID))
+		return nil, s.duplicateOf(r, now, r.taskID == store.TaskIDFor(t.Owner, firstID))
 	}
 	if e, ok := s.tasks[t.Task.ID]; ok && now.Before(e.expiresAt) {
-		if t.Task.ID == store.TaskIDFor(t.Owner, t.Task.History[0].MessageID) && e.rec.Owner == t.Owner {
+		if store.IsTaskIDFor(t.Task.ID, t.Owner, firstID) && e.rec.Owner == t.Owner {
 			return nil, s.duplicateOf(idemRecord{taskID: t.Task.ID, fingerprint: e.rec.Fingerprint}, now, true) // the task is the record
 		}
 		return nil, fmt.Errorf("memory: task id %s already exists", t.Task.ID)
@@ -209,7 +210,6 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 		artBytes:       artBytes,
 		rec:            rec,
 		expiresAt:      now.Add(s.taskTTL),
-		idemKey:        key,
 		contextSession: bound,
 		bytes:          size,
 	}
@@ -231,8 +231,12 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 		}
 		change = s.change(e, true, t.ArtifactIDs())
 	}
-	if !t.NoRecord {
+	// A task whose id is its first message's own (store.TaskIDFor, as the
+	// service makes them) is that message's record while it lives, as on
+	// DynamoDB (see idemTask); another keeps one beside it.
+	if !t.NoRecord && !store.IsTaskIDFor(task.ID, t.Owner, firstID) {
 		s.idem[key] = idemRecord{taskID: task.ID, fingerprint: t.Fingerprint, expiresAt: now.Add(s.idemTTL)}
+		e.idemKeys = append(e.idemKeys, key)
 	}
 	s.sweep(now)
 	return change, nil

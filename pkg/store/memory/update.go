@@ -78,7 +78,21 @@ func (s *Store) duplicate(u *store.Update, now time.Time) error {
 		// A continuation's record: the window is its life, so no time.
 		return &store.DuplicateError{TaskID: r.taskID, Fingerprint: r.fingerprint}
 	}
+	if e := s.idemTask(u.Owner, u.IdempotencyKey, now); e != nil {
+		return &store.DuplicateError{TaskID: e.rec.Task.ID, Fingerprint: e.rec.Fingerprint}
+	}
 	return nil
+}
+
+// idemTask returns the task that is the idempotency record of owner's
+// message messageID, the task it created under its own id
+// (store.TaskIDFor), while the window lasts. Callers hold s.mu.
+func (s *Store) idemTask(owner, messageID string, now time.Time) *entry {
+	e := s.live(store.TaskIDFor(owner, messageID), now)
+	if e == nil || e.rec.Owner != owner || len(e.rec.Task.History) == 0 || e.rec.Task.History[0].MessageID != messageID || !now.Before(e.rec.CreatedAt.Add(s.idemTTL)) {
+		return nil
+	}
+	return e
 }
 
 // apply checks u's conditions against e and applies it, returning the new
@@ -161,7 +175,7 @@ func (s *Store) recordIdempotency(e *entry, u *store.Update, now time.Time) {
 	if u.IdempotencyKey != "" {
 		k := idemKey(u.Owner, u.IdempotencyKey)
 		s.idem[k] = idemRecord{taskID: u.TaskID, fingerprint: u.Fingerprint, expiresAt: now.Add(s.idemTTL)}
-		e.moreIdemKeys = append(e.moreIdemKeys, k)
+		e.idemKeys = append(e.idemKeys, k)
 	}
 }
 
