@@ -7,8 +7,9 @@ import (
 )
 
 // entryBytes is what a task takes beyond the JSON size of its content:
-// its entry, record, ids, map entries and idempotency record (measured by
-// BenchmarkEntryBytes: a one-step task of "hello" takes some 2.2 KB).
+// its entry, record, ids and map entries (measured by BenchmarkEntryBytes,
+// whose tasks keep an idempotency record beside them: a one-step task of
+// "hello" takes some 2.2 KB).
 const entryBytes = 1450
 
 // Bytes is the store's estimate of the bytes its tasks take: for each,

@@ -81,7 +81,7 @@ type entry struct {
 	rec       store.TaskRecord // full history and artifacts
 	expiresAt time.Time
 	// artBytes are the estimated JSON sizes of the artifacts, in their
-	// order; nil once the task is finished.
+	// order.
 	artBytes []int
 	// bytes estimates what the entry takes: entryBytes, and the
 	// estimated JSON size of its messages, artifacts, request metadata
@@ -180,7 +180,7 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r, ok := s.idem[key]; ok && now.Before(r.expiresAt) && !t.NoRecord {
-		return nil, s.duplicateOf(r, now, r.taskID == store.TaskIDFor(t.Owner, firstID))
+		return nil, s.duplicateOf(r, now, store.IsTaskIDFor(r.taskID, t.Owner, firstID))
 	}
 	if e, ok := s.tasks[t.Task.ID]; ok && now.Before(e.expiresAt) {
 		if store.IsTaskIDFor(t.Task.ID, t.Owner, firstID) && e.rec.Owner == t.Owner {
@@ -203,9 +203,6 @@ func (s *Store) create(t store.NewTask) (*store.TaskChange, error) {
 	rec := t.Record(now)
 	rec.Task.History = slices.Clone(rec.Task.History)
 	rec.Task.Artifacts = arts
-	if rec.Task.Status.State.Terminal() {
-		artBytes = nil // no update changes a finished task's artifacts
-	}
 	e := &entry{
 		artBytes:       artBytes,
 		rec:            rec,

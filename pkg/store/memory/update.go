@@ -161,9 +161,6 @@ func (s *Store) apply(e *entry, u *store.Update, added updateSizes, now time.Tim
 	}
 	v := s.commit(e, next, now)
 	e.artBytes = sizes
-	if next.Task.Status.State.Terminal() {
-		e.artBytes = nil // no update changes a finished task's artifacts
-	}
 	s.recordIdempotency(e, u, now)
 	s.grow(e, growth, now)
 	return v, s.change(e, store.StatusNotable(state, u.Status), u.CompletedArtifacts()), nil
