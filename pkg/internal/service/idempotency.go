@@ -21,15 +21,21 @@ import (
 // so it has the fingerprint of the first; a client that reuses a message
 // id for another message does not.
 func MessageFingerprint(p *a2a.MessageSendParams) string {
-	b, err := appendFingerprintJSON(make([]byte, 0, 512), p)
+	buf := fingerprintBuffers.Get()
+	b, err := appendFingerprintJSON(*buf, p)
+	sum := sha256.Sum256(b)
+	fingerprintBuffers.Put(buf, b)
 	if err != nil {
 		return "" // unencodable params were refused before (Validate)
 	}
-	sum := sha256.Sum256(b)
 	var fp [22]byte // base64.RawURLEncoding.EncodedLen(16)
 	base64.RawURLEncoding.Encode(fp[:], sum[:16])
 	return string(fp[:])
 }
+
+// fingerprintBuffers recycles the buffers a send's JSON is digested from:
+// digested, its bytes are not needed.
+var fingerprintBuffers = jsonw.Buffers{Max: 64 << 10}
 
 // appendFingerprintJSON appends the bytes json.Marshal returns for p
 // without its message id, which the fingerprints kept in the store are
