@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -121,9 +122,21 @@ func (r *running) firstCard(start time.Time) (time.Duration, error) {
 				return d, nil
 			}
 		}
-		time.Sleep(100 * time.Microsecond)
+		pause(pollInterval)
 	}
 	return 0, errors.New("the server did not serve its card within 10 s")
+}
+
+// pollInterval is how long firstCard waits between two tries.
+const pollInterval = 100 * time.Microsecond
+
+// pause sleeps d on the calling thread. Not time.Sleep: the runtime's
+// timers wake at its network poller's resolution, a millisecond on Linux
+// (here a 100 µs time.Sleep lasts 1.1 ms), which would round each start-up
+// up to the next of tries a millisecond apart.
+func pause(d time.Duration) {
+	ts := syscall.NsecToTimespec(d.Nanoseconds())
+	syscall.Nanosleep(&ts, nil)
 }
 
 func (r *running) stop() {
