@@ -143,6 +143,23 @@ func AppendFields(ctx context.Context, dst []slog.Attr) []slog.Attr {
 	return append(dst, b.attrs...)
 }
 
+// EachField calls fn with each field of ctx, in order, until fn returns
+// false, without copying them: fn runs under the bag's lock, so it must
+// not call this package with ctx.
+func EachField(ctx context.Context, fn func(slog.Attr) bool) {
+	b, ok := ctx.Value(bagKey{}).(*bag)
+	if !ok {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range b.attrs {
+		if !fn(a) {
+			return
+		}
+	}
+}
+
 // CallerHash names a caller in logs without revealing it: the first 16 hex
 // digits of the SHA-256 of the owner name (the owner is already a name
 // derived from the credential, never the token itself).

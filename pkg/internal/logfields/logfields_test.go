@@ -34,14 +34,26 @@ func TestBag(t *testing.T) {
 	assert.Equal(t, "v", child.Value(key{}), "values below and above the bag are found")
 	assert.Equal(t, "GetTask", logfields.Get(child, logfields.FieldMethod))
 
+	var keys []string
+	logfields.EachField(child, func(a slog.Attr) bool {
+		keys = append(keys, a.Key)
+		return a.Key != logfields.FieldTaskID
+	})
+	assert.Equal(t, []string{logfields.FieldMethod, logfields.FieldColdStart, logfields.FieldFunction, logfields.FieldTaskID}, keys,
+		"each field in order, until fn returns false")
+
 	bare := context.Background()
 	logfields.Add(bare, logfields.FieldMethod, "x")
 	assert.Empty(t, logfields.Get(bare, logfields.FieldMethod), "without a bag nothing is kept")
 	assert.Nil(t, logfields.AppendFields(bare, nil))
+	logfields.EachField(bare, func(a slog.Attr) bool {
+		t.Errorf("a field without a bag: %v", a)
+		return true
+	})
 }
 
-// A usual invocation's fields cost one allocation, and reading them into
-// a caller's buffer none.
+// A usual invocation's fields cost one allocation, and reading them (into
+// a caller's buffer, or in place) none.
 func TestBagAllocations(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() {
 		ctx := logfields.WithFields(context.Background())
@@ -51,6 +63,11 @@ func TestBagAllocations(t *testing.T) {
 		var buf [16]slog.Attr
 		if n := len(logfields.AppendFields(ctx, buf[:0])); n != 7 {
 			t.Fatalf("%d fields", n)
+		}
+		n := 0
+		logfields.EachField(ctx, func(slog.Attr) bool { n++; return true })
+		if n != 7 {
+			t.Fatalf("%d fields in place", n)
 		}
 	})
 	assert.Equal(t, 1.0, allocs, "the bag and the context that carries it, together")

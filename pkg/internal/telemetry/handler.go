@@ -119,14 +119,12 @@ func (h *Handler) writeParts(ctx context.Context, j *jsonHandler, t time.Time, l
 		}
 	}
 	if ok {
-		sc := attrScratches.Get().(*attrScratch)
-		sc.fields = logfields.AppendFields(ctx, sc.fields[:0])
-		for i := 0; ok && i < len(sc.fields); i++ {
-			if a := sc.fields[i]; h.bagShows(a.Key, parts...) {
+		logfields.EachField(ctx, func(a slog.Attr) bool {
+			if h.bagShows(a.Key, parts...) {
 				b, ok = h.appendRedacted(b, a)
 			}
-		}
-		sc.put()
+			return ok
+		})
 	}
 	var err error
 	if ok {

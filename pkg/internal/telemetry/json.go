@@ -152,7 +152,10 @@ func appendHead(b []byte, t time.Time, level slog.Level, msg string, encoded []b
 // appendAttr appends a as "key":value, after a comma unless first, and
 // reports false for a value it leaves to slog.JSONHandler.
 func appendAttr(b []byte, a slog.Attr, first bool) ([]byte, bool) {
-	v := a.Value.Resolve()
+	v := a.Value
+	if v.Kind() == slog.KindLogValuer { // Resolve defers a recover: not for every attribute
+		v = v.Resolve()
+	}
 	if a.Key == "" && v.Kind() == slog.KindAny && v.Any() == nil {
 		return b, true // an empty attribute
 	}
