@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/positive"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/push/egress"
@@ -109,7 +107,7 @@ func (e *StatusError) Unwrap() []error {
 type Signer interface {
 	// Sign returns a compact JWS of claims, with the key's kid in its
 	// header, or an error.
-	Sign(claims jwt.Claims) (string, error)
+	Sign(claims any) (string, error)
 }
 
 // DelivererOptions configure a Deliverer.
@@ -231,13 +229,11 @@ func (d *Deliverer) sign(n Notification, now time.Time) (string, error) {
 		TaskID:      n.TaskID,
 		TaskVersion: n.TaskVersion,
 		BodySHA256:  BodyHash(n.Body),
-		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer:    d.issuer,
-			Audience:  jwt.ClaimStrings{n.Config.URL},
-			IssuedAt:  jwt.NewNumericDate(now),
-			ExpiresAt: jwt.NewNumericDate(now.Add(d.tokenTTL)),
-			ID:        n.EventID(),
-		},
+		Issuer:      d.issuer,
+		Audience:    []string{n.Config.URL},
+		ExpiresAt:   now.Add(d.tokenTTL).Unix(),
+		IssuedAt:    now.Unix(),
+		ID:          n.EventID(),
 	})
 }
 

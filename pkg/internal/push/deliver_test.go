@@ -2,10 +2,12 @@ package push
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,12 +80,22 @@ func generate(t testing.TB, alg string) *keys.Set {
 	return s
 }
 
-// parseJWT verifies a notification JWT with the set's published keys.
-func parseJWT(t *testing.T, set *keys.Set, signed string) *Claims {
+// verifiedClaims are a notification JWT's claims as a receiver using
+// golang-jwt reads them.
+type verifiedClaims struct {
+	TaskID      string `json:"taskId"`
+	TaskVersion int64  `json:"taskVersion"`
+	BodySHA256  string `json:"body_sha256"`
+	jwt.RegisteredClaims
+}
+
+// parseJWT verifies a notification JWT with the set's published keys, as
+// golang-jwt does.
+func parseJWT(t *testing.T, set *keys.Set, signed string) *verifiedClaims {
 	t.Helper()
 	pubs, err := keys.ParseJWKS(set.JWKS())
 	require.NoError(t, err)
-	claims := &Claims{}
+	claims := &verifiedClaims{}
 	_, err = jwt.ParseWithClaims(signed, claims, func(tok *jwt.Token) (any, error) {
 		assert.Equal(t, set.KeyID(), tok.Header["kid"])
 		return pubs[0].Key, nil
@@ -171,6 +183,12 @@ func TestDeliverHeadersAndClaims(t *testing.T) {
 			assert.Equal(t, "t-1", c.TaskID)
 			assert.Equal(t, n.TaskVersion, c.TaskVersion)
 			assert.Equal(t, BodyHash(body), c.BodySHA256)
+
+			payload, err := base64.RawURLEncoding.DecodeString(strings.Split(signed, ".")[1])
+			require.NoError(t, err)
+			assert.JSONEq(t, `{"taskId":"t-1","taskVersion":`+strconv.FormatInt(n.TaskVersion, 10)+`,"body_sha256":"`+BodyHash(body)+`",`+
+				`"iss":"`+issuer+`","aud":["`+hook+`"],"exp":1800000300,"iat":1800000000,"jti":"`+n.EventID()+`"}`, string(payload),
+				"the registered claims as JWTs write them: aud an array, the dates whole seconds")
 		})
 	}
 }

@@ -31,8 +31,6 @@ import (
 	"encoding/base64"
 	"strconv"
 
-	"github.com/golang-jwt/jwt/v5"
-
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
@@ -87,7 +85,8 @@ func EventID(taskID string, version int64) string {
 	return taskID + ":" + strconv.FormatInt(version, 10)
 }
 
-// Claims are the claims of a notification JWT.
+// Claims are the claims of a notification JWT, in the order they are
+// written.
 type Claims struct {
 	// TaskID is the task the notification is about.
 	TaskID string `json:"taskId"`
@@ -95,7 +94,15 @@ type Claims struct {
 	TaskVersion int64 `json:"taskVersion"`
 	// BodySHA256 is BodyHash of the request body.
 	BodySHA256 string `json:"body_sha256"`
-	jwt.RegisteredClaims
+	// Issuer is the agent's public URL.
+	Issuer string `json:"iss,omitempty"`
+	// Audience is the webhook's URL (one element).
+	Audience []string `json:"aud,omitempty"`
+	// ExpiresAt and IssuedAt are NumericDates: seconds since the epoch.
+	ExpiresAt int64 `json:"exp,omitempty"`
+	IssuedAt  int64 `json:"iat,omitempty"`
+	// ID is the event id (EventID).
+	ID string `json:"jti,omitempty"`
 }
 
 // BodyHash returns the base64url (unpadded) SHA-256 of body, the value of

@@ -56,14 +56,13 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
-
-	"github.com/golang-jwt/jwt/v5"
 )
 
 // Signing algorithms (JWS "alg" values).
@@ -102,8 +101,11 @@ type Set struct {
 // keyMaterial is what a Set signs and publishes with: one value, so that
 // a key made at its first use is put in its set whole.
 type keyMaterial struct {
-	kid     string
-	method  jwt.SigningMethod
+	kid string
+	// alg is the active key's JWS alg, header the encoded JWS header of
+	// the tokens it signs (signingHeader).
+	alg     string
+	header  string
 	private crypto.PrivateKey
 	public  []PublicKey
 	jwks    []byte
@@ -184,7 +186,7 @@ func Parse(data []byte) (*Set, error) {
 		seen[kid] = true
 		if n == 1 {
 			s.kid, s.private = kid, priv
-			s.method = methodOf(alg)
+			s.alg, s.header = alg, signingHeader(alg, kid)
 		}
 		s.public = append(s.public, PublicKey{KID: kid, Alg: alg, Key: pub})
 	}
@@ -283,7 +285,7 @@ func generate(alg string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generate push signing key: %w", err)
 	}
-	s := &Set{keyMaterial: keyMaterial{kid: kid, private: priv, method: methodOf(alg), public: []PublicKey{{KID: kid, Alg: alg, Key: pub}}}}
+	s := &Set{keyMaterial: keyMaterial{kid: kid, private: priv, alg: alg, header: signingHeader(alg, kid), public: []PublicKey{{KID: kid, Alg: alg, Key: pub}}}}
 	if err := s.buildJWKS(); err != nil {
 		return nil, err
 	}
@@ -302,7 +304,7 @@ func (s *Set) Algorithm() string {
 	if s.wait() != nil {
 		return ""
 	}
-	return s.method.Alg()
+	return s.alg
 }
 
 // PublicKeys returns every published key, the active one first.
@@ -311,20 +313,61 @@ func (s *Set) PublicKeys() []PublicKey {
 	return append([]PublicKey(nil), s.public...)
 }
 
-// Sign returns a compact JWS of claims signed with the active key, with
-// the header fields alg, kid and typ "JWT". It fails only when claims do
-// not encode as JSON or the signature fails.
-func (s *Set) Sign(claims jwt.Claims) (string, error) {
+// Sign returns a compact JWS (RFC 7515) of claims encoded as JSON, signed
+// with the active key, with the header fields alg, kid and typ "JWT". It
+// fails only when claims do not encode as JSON or the signature fails.
+func (s *Set) Sign(claims any) (string, error) {
 	if err := s.wait(); err != nil {
 		return "", err
 	}
-	t := jwt.NewWithClaims(s.method, claims)
-	t.Header["kid"] = s.kid
-	signed, err := t.SignedString(s.private)
+	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", fmt.Errorf("sign push notification: %w", err)
 	}
-	return signed, nil
+	enc := base64.RawURLEncoding
+	b := make([]byte, 0, len(s.header)+enc.EncodedLen(len(payload))+enc.EncodedLen(signatureSize)+2)
+	b = append(b, s.header...)
+	b = enc.AppendEncode(append(b, '.'), payload)
+	sig, err := s.signature(b)
+	if err != nil {
+		return "", fmt.Errorf("sign push notification: %w", err)
+	}
+	return string(enc.AppendEncode(append(b, '.'), sig)), nil
+}
+
+// signatureSize is the size of both algorithms' signatures.
+const signatureSize = 64
+
+// signature signs a JWS's signing input with the active key: ES256's
+// signature is R and S, 32 bytes each (RFC 7518 3.4), EdDSA's Ed25519's
+// (RFC 8037).
+func (s *Set) signature(input []byte) ([]byte, error) {
+	switch k := s.private.(type) {
+	case *ecdsa.PrivateKey:
+		digest := sha256.Sum256(input)
+		r, rs, err := ecdsa.Sign(rand.Reader, k, digest[:])
+		if err != nil {
+			return nil, err
+		}
+		sig := make([]byte, signatureSize)
+		r.FillBytes(sig[:signatureSize/2])
+		rs.FillBytes(sig[signatureSize/2:])
+		return sig, nil
+	case ed25519.PrivateKey:
+		return ed25519.Sign(k, input), nil
+	}
+	return nil, fmt.Errorf("unsupported signing key type %T", s.private)
+}
+
+// signingHeader returns the encoded JWS header of the tokens that key kid
+// signs with alg: {"alg":...,"kid":...,"typ":"JWT"} in base64url.
+func signingHeader(alg, kid string) string {
+	h, _ := json.Marshal(struct { // strings: it cannot fail
+		Alg string `json:"alg"`
+		KID string `json:"kid"`
+		Typ string `json:"typ"`
+	}{alg, kid, "JWT"})
+	return base64.RawURLEncoding.EncodeToString(h)
 }
 
 // JWKS returns the JWKS document ({"keys":[...]}) listing every public key,
@@ -392,13 +435,6 @@ func algorithmOf(pub crypto.PublicKey) (string, error) {
 	default:
 		return "", fmt.Errorf("unsupported key type %T (want EC P-256 or Ed25519)", pub)
 	}
-}
-
-func methodOf(alg string) jwt.SigningMethod {
-	if alg == AlgEdDSA {
-		return jwt.SigningMethodEdDSA
-	}
-	return jwt.SigningMethodES256
 }
 
 // kidOf returns the block's kid header, or the key's thumbprint.

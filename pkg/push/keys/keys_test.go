@@ -198,6 +198,44 @@ func TestSignVerifies(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// A configured key id is written into the JWS header as JSON, escaped,
+// and the token still verifies; a changed payload does not.
+func TestSignHeaderAndTamper(t *testing.T) {
+	tests := []struct {
+		name string
+		key  crypto.PrivateKey
+		alg  string
+	}{
+		{"ES256", newEC(t, elliptic.P256()), AlgES256},
+		{"EdDSA", newEd(t), AlgEdDSA},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kid := `rot"2026"\\<05>`
+			s, err := Parse([]byte(privatePEM(t, tt.key, map[string]string{"kid": kid})))
+			require.NoError(t, err)
+			signed, err := s.Sign(map[string]any{"jti": "t-1:1"})
+			require.NoError(t, err)
+			parts := strings.Split(signed, ".")
+			require.Len(t, parts, 3)
+			header, err := base64.RawURLEncoding.DecodeString(parts[0])
+			require.NoError(t, err)
+			assert.JSONEq(t, `{"alg":"`+tt.alg+`","kid":"rot\"2026\"\\\\\u003c05\u003e","typ":"JWT"}`, string(header))
+
+			verify := func(token string) error {
+				_, err := jwt.Parse(token, func(tok *jwt.Token) (any, error) {
+					assert.Equal(t, kid, tok.Header["kid"])
+					return s.PublicKeys()[0].Key, nil
+				}, jwt.WithValidMethods([]string{tt.alg}))
+				return err
+			}
+			require.NoError(t, verify(signed))
+			forged := base64.RawURLEncoding.EncodeToString([]byte(`{"jti":"t-1:2"}`))
+			assert.ErrorIs(t, verify(parts[0]+"."+forged+"."+parts[2]), jwt.ErrTokenSignatureInvalid)
+		})
+	}
+}
+
 func TestServeHTTP(t *testing.T) {
 	s, err := Generate(AlgES256)
 	require.NoError(t, err)

@@ -227,7 +227,7 @@ func (v *Verifier) check(r *http.Request) (*Notification, time.Time, error) {
 	}
 
 	// The signature first: an unauthenticated body is never read.
-	claims := &push.Claims{}
+	claims := &tokenClaims{}
 	var kid string
 	_, err := v.parser.ParseWithClaims(signed, claims, func(t *jwt.Token) (any, error) {
 		kid, _ = t.Header["kid"].(string)
@@ -286,6 +286,15 @@ func (v *Verifier) check(r *http.Request) (*Notification, time.Time, error) {
 		ContentType: r.Header.Get("Content-Type"),
 		Body:        body,
 	}, expires, nil
+}
+
+// tokenClaims are a notification JWT's claims (the sender's push.Claims)
+// as golang-jwt reads and validates them.
+type tokenClaims struct {
+	TaskID      string `json:"taskId"`
+	TaskVersion int64  `json:"taskVersion"`
+	BodySHA256  string `json:"body_sha256"`
+	jwt.RegisteredClaims
 }
 
 // readBody reads at most maxBodyBytes and puts a fresh reader back.
