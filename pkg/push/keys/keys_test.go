@@ -174,7 +174,7 @@ func TestSignVerifies(t *testing.T) {
 			s, err := Generate(alg)
 			require.NoError(t, err)
 			assert.Equal(t, alg, s.Algorithm())
-			now := time.Now()
+			now := time.Unix(1_800_000_000, 0) // the verifier is given the same time
 			signed, err := s.Sign(jwt.RegisteredClaims{
 				Issuer:    "https://agent.example.com",
 				Audience:  jwt.ClaimStrings{"https://hooks.example.com/a2a"},
@@ -189,7 +189,7 @@ func TestSignVerifies(t *testing.T) {
 				assert.Equal(t, s.KeyID(), tok.Header["kid"])
 				assert.Equal(t, "JWT", tok.Header["typ"])
 				return pubs[0].Key, nil
-			}, jwt.WithValidMethods([]string{alg}), jwt.WithAudience("https://hooks.example.com/a2a"))
+			}, jwt.WithValidMethods([]string{alg}), jwt.WithAudience("https://hooks.example.com/a2a"), jwt.WithTimeFunc(func() time.Time { return now }))
 			require.NoError(t, err)
 			assert.True(t, tok.Valid)
 		})
