@@ -41,8 +41,14 @@ func CheckValidMembers(b []byte) error { return checkMembers(b, false) }
 // envelope, whose members
 // are matched exactly ("Method" is not "method"), aliases count only
 // inside params.
-func checkMembers(b []byte, envelope bool) error {
-	_, d, ok := scanDuplicates(b, skipSpace(b, 0), !envelope, envelope)
+func checkMembers(b []byte, envelope bool) error { return checkMembersEach(b, envelope, nil) }
+
+// checkMembersEach is checkMembers that also calls each, unless nil, with
+// the name and raw value of each member of b's outer object, in order, as
+// it reads them: the names unescaped, the values subslices of b. Read in
+// the same pass, a request's members cost no second reading of its body.
+func checkMembersEach(b []byte, envelope bool, each func(name, value []byte)) error {
+	_, d, ok := scanDuplicates(b, skipSpace(b, 0), !envelope, envelope, each)
 	if !ok {
 		return nil
 	}
@@ -62,8 +68,9 @@ type duplicate struct{ first, second string }
 // one, end is the index just past the value, so that each byte is read
 // once however deep it is nested. fold says whether aliases count (the
 // names are the decoders', not free-form ones); envelope, that the value
-// is a JSON-RPC envelope.
-func scanDuplicates(b []byte, i int, fold, envelope bool) (end int, d duplicate, dup bool) {
+// is a JSON-RPC envelope. each, unless nil, is called with each member of
+// the value (an object) and its raw value, its members' own members not.
+func scanDuplicates(b []byte, i int, fold, envelope bool, each func(name, value []byte)) (end int, d duplicate, dup bool) {
 	if i >= len(b) {
 		return i, duplicate{}, false
 	}
@@ -71,7 +78,7 @@ func scanDuplicates(b []byte, i int, fold, envelope bool) (end int, d duplicate,
 	case '[':
 		i = skipSpace(b, i+1)
 		for i < len(b) && b[i] != ']' {
-			if i, d, dup = scanDuplicates(b, i, fold, false); dup {
+			if i, d, dup = scanDuplicates(b, i, fold, false, nil); dup {
 				return i, d, true
 			}
 			i = skipSpace(b, i)
@@ -127,8 +134,12 @@ func scanDuplicates(b []byte, i int, fold, envelope bool) (end int, d duplicate,
 			if envelope {
 				childFold = string(name) == "params"
 			}
-			if i, d, dup = scanDuplicates(b, i, childFold, false); dup {
+			start := i
+			if i, d, dup = scanDuplicates(b, i, childFold, false, nil); dup {
 				return i, d, true
+			}
+			if each != nil {
+				each(name, b[start:i])
 			}
 			i = skipSpace(b, i)
 			if i < len(b) && b[i] == ',' {

@@ -37,9 +37,10 @@ var NullID = json.RawMessage("null")
 // request's id when it could be read (NullID otherwise) and an *a2a.Error with
 // code -32700 or -32600.
 //
-// The body is validated once; its members are then located without copying,
-// so params are decoded only once, by DecodeParams. Member names match
-// exactly (JSON-RPC's names are case-sensitive).
+// The body is validated once, then read once more for names given twice
+// and for its members, located without copying, so that params are
+// decoded only once, by DecodeParams. Member names match exactly
+// (JSON-RPC's names are case-sensitive).
 func Decode(body []byte) (*Request, json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
@@ -55,11 +56,8 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 	default:
 		return nil, NullID, a2a.Errorf(a2a.CodeInvalidRequest, "request must be a JSON object")
 	}
-	if err := checkMembers(trimmed, true); err != nil {
-		return nil, NullID, err
-	}
 	var w struct{ jsonrpc, id, method, params json.RawMessage }
-	err := members(trimmed, func(key, value []byte) {
+	err := checkMembersEach(trimmed, true, func(key, value []byte) {
 		switch string(key) { // no allocation: the compiler compares the bytes
 		case "jsonrpc":
 			w.jsonrpc = value
@@ -72,7 +70,7 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 		}
 	})
 	if err != nil {
-		return nil, NullID, parseError(err)
+		return nil, NullID, err
 	}
 	id, err := checkID(w.id)
 	if err != nil {
@@ -110,32 +108,6 @@ func Decode(body []byte) (*Request, json.RawMessage, error) {
 		return nil, respID, a2a.Errorf(a2a.CodeInvalidRequest, `"params" must be an object or an array, got %s`, truncate(params))
 	}
 	return &Request{ID: id, Method: method, Params: params}, respID, nil
-}
-
-// members calls fn with the name and raw value of each member of obj, a
-// valid JSON object, in order. Values, and names without escapes, are
-// subslices of obj.
-func members(obj []byte, fn func(key, value []byte)) error {
-	i := skipSpace(obj, 1)
-	for i < len(obj) && obj[i] != '}' {
-		end := skipString(obj, i)
-		key := obj[i+1 : end-1]
-		if bytes.IndexByte(obj[i:end], '\\') >= 0 {
-			var k string
-			if err := json.Unmarshal(obj[i:end], &k); err != nil {
-				return err
-			}
-			key = []byte(k)
-		}
-		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
-		vend := skipValue(obj, i)
-		fn(key, obj[i:vend])
-		i = skipSpace(obj, vend)
-		if i < len(obj) && obj[i] == ',' {
-			i = skipSpace(obj, i+1)
-		}
-	}
-	return nil
 }
 
 func skipSpace(b []byte, i int) int {
