@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -129,15 +128,6 @@ func (r *running) firstCard(start time.Time) (time.Duration, error) {
 
 // pollInterval is how long firstCard waits between two tries.
 const pollInterval = 100 * time.Microsecond
-
-// pause sleeps d on the calling thread. Not time.Sleep: the runtime's
-// timers wake at its network poller's resolution, a millisecond on Linux
-// (here a 100 µs time.Sleep lasts 1.1 ms), which would round each start-up
-// up to the next of tries a millisecond apart.
-func pause(d time.Duration) {
-	ts := syscall.NsecToTimespec(d.Nanoseconds())
-	syscall.Nanosleep(&ts, nil)
-}
 
 func (r *running) stop() {
 	r.cmd.Process.Kill()
