@@ -68,10 +68,7 @@ func validateParts(path, field string, parts []Part) error {
 		return InvalidParams(path+field, "must hold at least one part")
 	}
 	for i := range parts {
-		if parts[i].Kind == PartKindText {
-			continue // any text is valid (Part.Validate)
-		}
-		if err := parts[i].Validate(path + field + "[" + strconv.Itoa(i) + "]"); err != nil {
+		if err := parts[i].validate(func() string { return path + field + "[" + strconv.Itoa(i) + "]" }); err != nil {
 			return err
 		}
 	}
@@ -80,43 +77,48 @@ func validateParts(path, field string, parts []Part) error {
 
 // Validate checks that the part has a known kind and exactly the content that
 // kind requires.
-func (p *Part) Validate(path string) error {
+func (p *Part) Validate(path string) error { return p.validate(func() string { return path }) }
+
+// validate is Validate of the part at the JSON path at returns, which is
+// made only for an error: a valid request's validation makes no string.
+func (p *Part) validate(at func() string) error {
 	switch p.Kind {
 	case PartKindText:
 		return nil
 	case PartKindFile:
-		return p.File.validate(path + ".file")
+		return p.File.validate(at)
 	case PartKindData:
 		if p.Data == nil {
-			return InvalidParams(path+".data", "is required for a data part")
+			return InvalidParams(at()+".data", "is required for a data part")
 		}
 		if !isJSONObject(p.Data) {
-			return InvalidParams(path+".data", "must be a JSON object")
+			return InvalidParams(at()+".data", "must be a JSON object")
 		}
 		return nil
 	case "":
-		return InvalidParams(path+".kind", "is required (\"text\", \"file\" or \"data\")")
+		return InvalidParams(at()+".kind", "is required (\"text\", \"file\" or \"data\")")
 	}
-	return InvalidParams(path+".kind", "must be \"text\", \"file\" or \"data\", got %q", p.Kind)
+	return InvalidParams(at()+".kind", "must be \"text\", \"file\" or \"data\", got %q", p.Kind)
 }
 
-func (f *FileContent) validate(path string) error {
+// validate checks the file of the part at the JSON path at returns.
+func (f *FileContent) validate(at func() string) error {
 	if f == nil {
-		return InvalidParams(path, "is required for a file part")
+		return InvalidParams(at()+".file", "is required for a file part")
 	}
 	switch {
 	case f.Bytes != "" && f.URI != "":
-		return InvalidParams(path, "must have exactly one of bytes or uri, not both")
+		return InvalidParams(at()+".file", "must have exactly one of bytes or uri, not both")
 	case f.Bytes == "" && f.URI == "":
-		return InvalidParams(path, "must have exactly one of bytes or uri")
+		return InvalidParams(at()+".file", "must have exactly one of bytes or uri")
 	case f.Bytes != "":
 		if _, err := base64.StdEncoding.DecodeString(f.Bytes); err != nil {
-			return InvalidParams(path+".bytes", "is not valid base64: %v", err)
+			return InvalidParams(at()+".file.bytes", "is not valid base64: %v", err)
 		}
 	default:
 		u, err := url.Parse(f.URI)
 		if err != nil || u.Scheme == "" {
-			return InvalidParams(path+".uri", "must be an absolute URI")
+			return InvalidParams(at()+".file.uri", "must be an absolute URI")
 		}
 	}
 	return nil
