@@ -192,25 +192,23 @@ func (s *Service) send(ctx context.Context, owner string, p *a2a.MessageSendPara
 		return s.wire(ctx, withHistory(&w.created, historyLength)), nil
 	}
 	if blocking {
-		if _, wakes := s.store.(store.SettleWaiter); wakes && s.inline == nil {
-			// The step has just started in this process (the local
-			// server's runner) and the store wakes whoever waits for the
-			// task to settle: wait first, then read the answer once.
-			s.waitSettled(ctx, job.TaskID, st.waitUntil)
-			return s.read(ctx, owner, job.TaskID, opts)
+		// With a store that wakes whoever waits for the task to settle and
+		// the step just started in this process (the local server's
+		// runner), the send waits first and reads its answer once. An
+		// inline runner returns with the task settled: the answer is then
+		// read once, without waiting.
+		if _, wakes := s.store.(store.SettleWaiter); !wakes || s.inline != nil {
+			rec, err := s.get(ctx, owner, job.TaskID, opts)
+			if err != nil {
+				return nil, err
+			}
+			if rec.Task.Status.State.Settled() || s.dueAfter(rec, st.waitUntil) {
+				return s.wire(ctx, rec), nil
+			}
 		}
-		// An inline runner returns with the task settled: the answer is
-		// then read once, without polling first.
-		rec, err := s.get(ctx, owner, job.TaskID, opts)
-		if err != nil {
-			return nil, err
-		}
-		if rec.Task.Status.State.Settled() || s.dueAfter(rec, st.waitUntil) {
-			return s.wire(ctx, rec), nil
-		}
-		// The work goes on elsewhere (a step handed over, an interrupt
-		// shown by a state machine execution): wait for it with what is
-		// left of the budget.
+		// The work goes on here or elsewhere (a step handed over, an
+		// interrupt shown by a state machine execution): wait for it with
+		// what is left of the budget.
 		s.waitSettled(ctx, job.TaskID, st.waitUntil)
 	}
 	return s.read(ctx, owner, job.TaskID, opts)
