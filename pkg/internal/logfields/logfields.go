@@ -130,19 +130,6 @@ func Get(ctx context.Context, key string) string {
 	return ""
 }
 
-// AppendFields appends the fields of ctx to dst and returns the result: a
-// caller that gives a buffer of its own (on its stack) copies them without
-// allocating.
-func AppendFields(ctx context.Context, dst []slog.Attr) []slog.Attr {
-	b, ok := ctx.Value(bagKey{}).(*bag)
-	if !ok {
-		return dst
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append(dst, b.attrs...)
-}
-
 // EachField calls fn with each field of ctx, in order, until fn returns
 // false, without copying them: fn runs under the bag's lock, so it must
 // not call this package with ctx.

@@ -188,12 +188,12 @@ func invocationAttrs(ctx context.Context, attrs []slog.Attr) []slog.Attr {
 // line to next.
 func (h *Handler) finish(ctx context.Context, sc *attrScratch, attrs []slog.Attr, own int, t time.Time, level slog.Level, msg string, pc uintptr) error {
 	ownAttrs := attrs[own:]
-	sc.fields = logfields.AppendFields(ctx, sc.fields[:0])
-	for _, a := range sc.fields {
+	logfields.EachField(ctx, func(a slog.Attr) bool {
 		if h.bagShows(a.Key, ownAttrs) {
 			attrs = append(attrs, h.redact(a))
 		}
-	}
+		return true
+	})
 	sc.attrs = attrs
 	msg = h.redactString(msg)
 	if j, ok := h.next.(*jsonHandler); ok {
@@ -215,20 +215,19 @@ func handleRecord(ctx context.Context, next slog.Handler, t time.Time, level slo
 }
 
 // attrScratch is the room Handle gathers a record's attributes in.
-type attrScratch struct{ attrs, fields []slog.Attr }
+type attrScratch struct{ attrs []slog.Attr }
 
 var attrScratches = sync.Pool{New: func() any {
-	return &attrScratch{attrs: make([]slog.Attr, 0, 24), fields: make([]slog.Attr, 0, 16)}
+	return &attrScratch{attrs: make([]slog.Attr, 0, 24)}
 }}
 
 // put returns sc to the pool, holding no value of its line (a record's
 // values stay reachable otherwise), unless a long line grew it.
 func (sc *attrScratch) put() {
-	if cap(sc.attrs) > 64 || cap(sc.fields) > 64 {
+	if cap(sc.attrs) > 64 {
 		return
 	}
 	clear(sc.attrs)
-	clear(sc.fields)
 	attrScratches.Put(sc)
 }
 
