@@ -3,8 +3,9 @@
 // interrupts (answered with a click), cancel, its push notification
 // deliveries with a redrive button, and a form to send a message.
 //
-// It is rendered on the server with html/template; a little plain
-// JavaScript (static/console.js) refreshes the live part of a page. It
+// It is rendered on the server (views.go, each value escaped for where it
+// lands); a little plain JavaScript (static/console.js) refreshes the live
+// part of a page. It
 // loads nothing from elsewhere, and every answer carries a strict
 // Content-Security-Policy. It calls the A2A operations in process, as the
 // caller the API's authentication names: with bearer tokens, the console
@@ -25,7 +26,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -82,41 +83,13 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 // tokenCookie keeps the bearer token the console was given.
 const tokenCookie = "a2a_console_token"
 
-//go:embed templates/*.html
-var templateFS embed.FS
-
 //go:embed static
 var staticFS embed.FS
-
-// parsePages parses each page's template: the layout and the parts once,
-// each page a clone of them with its own template.
-func parsePages() (map[string]*template.Template, error) {
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html")
-	if err != nil {
-		return nil, fmt.Errorf("console: templates: %w", err)
-	}
-	pages := map[string]*template.Template{}
-	for _, page := range []string{"tasks", "task", "login", "message", "error"} {
-		t, err := base.Clone()
-		if err == nil {
-			t, err = t.ParseFS(templateFS, "templates/"+page+".html")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("console: template %s: %w", page, err)
-		}
-		pages[page] = t
-	}
-	return pages, nil
-}
 
 // handler serves the console.
 type handler struct {
 	o   Options
 	log *slog.Logger
-	// pages parses the templates at the first page served: a local
-	// server that nobody opens the console of does not pay for them at
-	// start-up.
-	pages func() (map[string]*template.Template, error)
 	// key signs the form tokens (random per process).
 	key []byte
 	// routes is made at the first request too: registering a pattern
@@ -129,7 +102,7 @@ func New(o Options) (http.Handler, error) {
 	if o.Service == nil || o.Auth == nil {
 		return nil, errors.New("console: a service and an authenticator are required")
 	}
-	h := &handler{o: o, log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), pages: sync.OnceValues(parsePages), key: make([]byte, 32)}
+	h := &handler{o: o, log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), key: make([]byte, 32)}
 	if _, err := rand.Read(h.key); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
@@ -302,7 +275,7 @@ func (h *handler) loginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Path, http.StatusSeeOther)
 		return
 	}
-	h.render(w, r, http.StatusOK, "login", view{Title: "Sign in", Next: localNext(r.URL.Query().Get("next"))})
+	h.render(w, r, http.StatusOK, pageLogin, view{Title: "Sign in", Next: localNext(r.URL.Query().Get("next"))})
 }
 
 // login takes the token of the prompt: when the API accepts it, the
@@ -320,7 +293,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) {
 	token := strings.TrimSpace(r.PostForm.Get("token"))
 	next := localNext(r.PostForm.Get("next"))
 	if _, err := h.o.Auth.Authenticate(asBearer(r, token)); token == "" || err != nil {
-		h.render(w, r, http.StatusUnauthorized, "login", view{Title: "Sign in", Next: next, Error: "The server does not accept that token."})
+		h.render(w, r, http.StatusUnauthorized, pageLogin, view{Title: "Sign in", Next: next, Error: "The server does not accept that token."})
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: token, Path: Path, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: secure(r)})
@@ -338,30 +311,18 @@ func secure(r *http.Request) bool {
 }
 
 // render writes a page (or, with ?fragment=1, its live part alone).
-func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
-	v.Agent, v.Bearer, v.Push, v.Path = h.o.AgentName, h.o.Bearer, h.o.Push, Path
-	name := "layout.html"
-	if r.URL.Query().Get("fragment") != "" && page != "login" && page != "error" {
-		name = "live"
-	}
-	var b strings.Builder
-	pages, err := h.pages()
-	if err == nil {
-		err = pages[page].ExecuteTemplate(&b, name, v)
-	}
-	if err != nil {
-		h.log.ErrorContext(r.Context(), "console: render a page", "page", page, "error", err)
-		http.Error(w, "the console could not render this page; the server logged why", http.StatusInternalServerError)
-		return
-	}
+func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, p page, v view) {
+	v.Agent, v.Bearer, v.Push = h.o.AgentName, h.o.Bearer, h.o.Push
+	var b htmlWriter
+	p.write(&b, &v, r.URL.Query().Get("fragment") != "")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(b.String()))
+	_, _ = io.WriteString(w, b.String())
 }
 
 // fail answers with an error page.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	h.render(w, r, status, "error", view{Title: http.StatusText(status), Error: msg})
+	h.render(w, r, status, pageError, view{Title: http.StatusText(status), Error: msg})
 }
 
 // failCall answers with the error of an operation: its message when it is

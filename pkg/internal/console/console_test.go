@@ -15,8 +15,8 @@ type (
 	authn   struct{ console.Authenticator }
 )
 
-// The local server builds the console at every start; the pages'
-// templates wait for the first page served (BenchmarkParsePages).
+// The local server builds the console at every start; its routes wait for
+// the first request.
 func BenchmarkNew(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

@@ -2,8 +2,6 @@ package console
 
 import (
 	"encoding/base64"
-	"encoding/json"
-	"html/template"
 	"mime"
 	"net/http"
 	"net/url"
@@ -15,12 +13,12 @@ import (
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 )
 
-// view is what a page template shows.
+// view is what a page shows.
 type view struct {
-	Title, Agent, Path string
-	Bearer, Push       bool
-	CSRF               string
-	Error              string
+	Title, Agent string
+	Bearer, Push bool
+	CSRF         string
+	Error        string
 	// Next is where the token prompt goes after signing in.
 	Next string
 
@@ -98,37 +96,6 @@ func webURL(u string) bool {
 	return err == nil && (p.Scheme == "https" || p.Scheme == "http") && p.Host != ""
 }
 
-// funcs are the templates' helpers.
-var funcs = template.FuncMap{
-	"terminal": func(s a2a.TaskState) bool { return s.Terminal() },
-	"textOf":   (*a2a.Message).Text, // "" for no message
-	"webURL":   webURL,
-	"json": func(raw json.RawMessage) string {
-		var v any
-		if json.Unmarshal(raw, &v) != nil {
-			return string(raw)
-		}
-		b, _ := json.MarshalIndent(v, "", "  ")
-		return string(b)
-	},
-	"short": func(id string) string {
-		if len(id) > 8 {
-			return id[:8]
-		}
-		return id
-	},
-	"list": func(s ...string) []string { return s },
-	// dict is the parts template's data: the parts, and the link of the
-	// artifact whose inline files the console serves ("" for messages).
-	"dict": func(parts []a2a.Part, link string) partsView { return partsView{parts, link} },
-}
-
-// partsView is what the parts template shows.
-type partsView struct {
-	Parts []a2a.Part
-	Link  string
-}
-
 // maxListed is how many tasks the list shows.
 const maxListed = 50
 
@@ -144,7 +111,7 @@ func (h *handler) tasks(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	v.Tasks, v.Total = res.Tasks, res.TotalSize
-	h.render(w, r, http.StatusOK, "tasks", v)
+	h.render(w, r, http.StatusOK, pageTasks, v)
 }
 
 // pathTask is the task the path's {id} names, or false once the failure
@@ -173,7 +140,7 @@ func (h *handler) task(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 		v.Deliveries = res.Deliveries
 	}
-	h.render(w, r, http.StatusOK, "task", v)
+	h.render(w, r, http.StatusOK, pageTask, v)
 }
 
 // file serves the bytes of an artifact's file part, as a download.
@@ -238,7 +205,7 @@ func (h *handler) send(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	if res.Task == nil {
-		h.render(w, r, http.StatusOK, "message", view{Title: "The agent's answer", Reply: res.Message})
+		h.render(w, r, http.StatusOK, pageMessage, view{Title: "The agent's answer", Reply: res.Message})
 		return
 	}
 	toTask(w, r, res.Task.ID)

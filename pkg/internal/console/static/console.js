@@ -1,6 +1,6 @@
 // The console's only script: it refreshes the live part of the page
 // ([data-live]) from the server every POLL_MS, while nobody types in it.
-// The server renders that part (?fragment=1), escaped by html/template.
+// The server renders that part (?fragment=1), every value escaped.
 (function () {
   "use strict";
   var POLL_MS = 1500;
