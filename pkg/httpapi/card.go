@@ -24,8 +24,11 @@ var cardCacheControlHeader = []string{cardCacheControl}
 // maxCardCache bounds the cards rendered for request-derived base URLs.
 const maxCardCache = 16
 
-// CardSource builds the public and extended cards for a base URL.
-type CardSource func(publicURL string) (public, extended a2a.AgentCard)
+// CardSource builds the cards for a base URL: the public card, and
+// extended, which builds the authenticated extended card. extended is
+// called at the first request for that card: only authenticated callers
+// ask for it, and building it would cost every start-up.
+type CardSource func(publicURL string) (public a2a.AgentCard, extended func() a2a.AgentCard)
 
 // document is a JSON document rendered once, with its validators and, when
 // it is large enough, its gzip encoding.
@@ -120,7 +123,8 @@ type cards struct {
 	// serves03: the public card keeps the 0.3 fields; without 0.3 it is
 	// the pure 1.0 card.
 	serves03 bool
-	// decorate completes the extended card (the wire contract).
+	// decorate completes the extended card (the wire contract) from the
+	// public one.
 	decorate func(pub, ext *a2a.AgentCard)
 
 	// fixed is the cards of the configured public URL, when there is one:
@@ -169,10 +173,14 @@ func (c *cards) render(base string) (*cardPair, error) {
 	if ok {
 		return p, nil
 	}
-	pub, ext := c.source(base)
-	if c.decorate != nil {
-		c.decorate(&pub, &ext)
-	}
+	pub, extended := c.source(base)
+	ext := sync.OnceValue(func() a2a.AgentCard {
+		e := extended()
+		if c.decorate != nil {
+			c.decorate(&pub, &e)
+		}
+		return e
+	})
 	var public any = &pub
 	if !c.serves03 {
 		v1 := a2av1.Card(pub)
@@ -183,9 +191,12 @@ func (c *cards) render(base string) (*cardPair, error) {
 		return nil, err
 	}
 	p = &cardPair{public: pd, hasExtended: pub.SupportsAuthenticatedExtendedCard || pub.Capabilities.ExtendedAgentCard,
-		extended: sync.OnceValues(func() (*document, error) { return newDocument(&ext, c.gzipMin) }),
+		extended: sync.OnceValues(func() (*document, error) {
+			e := ext()
+			return newDocument(&e, c.gzipMin)
+		}),
 		extended10: sync.OnceValues(func() (*document, error) {
-			v1 := a2av1.Card(ext)
+			v1 := a2av1.Card(ext())
 			return newDocument(&v1, c.gzipMin)
 		}),
 	}

@@ -242,9 +242,9 @@ func newVersionServer(t *testing.T, versions ...a2a.Version) *httptest.Server {
 	ag := fastDemo(t)
 	srv, _ := serveAgent(t, ag, service.Config{PushNotifications: true}, service.Options{}, httpapi.Options{
 		Auth: alice(),
-		Cards: func(u string) (a2a.AgentCard, a2a.AgentCard) {
+		Cards: func(u string) (a2a.AgentCard, func() a2a.AgentCard) {
 			o := card.Options{PublicURL: u, Agent: ag.Info(), BearerAuth: true, PushNotifications: true, Versions: versions}
-			return card.Public(o), card.Extended(o)
+			return card.Public(o), func() a2a.AgentCard { return card.Extended(o) }
 		},
 		PublicURL: "https://agent.example.com",
 		Versions:  versions,

@@ -35,9 +35,9 @@ const (
 )
 
 func cards(info agent.Info, bearer bool) httpapi.CardSource {
-	return func(u string) (a2a.AgentCard, a2a.AgentCard) {
+	return func(u string) (a2a.AgentCard, func() a2a.AgentCard) {
 		o := card.Options{PublicURL: u, Agent: info, BearerAuth: bearer}
-		return card.Public(o), card.Extended(o)
+		return card.Public(o), func() a2a.AgentCard { return card.Extended(o) }
 	}
 }
 

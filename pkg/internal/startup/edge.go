@@ -84,9 +84,9 @@ func HandlerOptions(cfg config.Config, info agent.Info, e Edge) httpapi.Options 
 
 // cards returns the card source of an agent.
 func cards(info agent.Info, bearer, push bool, versions []a2a.Version, files *card.Files) httpapi.CardSource {
-	return func(publicURL string) (a2a.AgentCard, a2a.AgentCard) {
+	return func(publicURL string) (a2a.AgentCard, func() a2a.AgentCard) {
 		o := card.Options{PublicURL: publicURL, Agent: info, BearerAuth: bearer, PushNotifications: push, Versions: versions, Files: files}
-		return card.Public(o), card.Extended(o)
+		return card.Public(o), func() a2a.AgentCard { return card.Extended(o) }
 	}
 }
 
