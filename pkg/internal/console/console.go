@@ -25,7 +25,6 @@ import (
 	"embed"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -90,8 +89,10 @@ var staticFS embed.FS
 type handler struct {
 	o   Options
 	log *slog.Logger
-	// key signs the form tokens (random per process).
-	key []byte
+	// key signs the form tokens (random per process), made at the first
+	// page served: a process's first random number costs it tens of
+	// microseconds, which a start-up need not spend.
+	key func() []byte
 	// routes is made at the first request too: registering a pattern
 	// costs a process's start-up some microseconds each.
 	routes func() *http.ServeMux
@@ -102,16 +103,20 @@ func New(o Options) (http.Handler, error) {
 	if o.Service == nil || o.Auth == nil {
 		return nil, errors.New("console: a service and an authenticator are required")
 	}
-	h := &handler{o: o, log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), key: make([]byte, 32)}
-	if _, err := rand.Read(h.key); err != nil {
-		return nil, fmt.Errorf("console: %w", err)
-	}
+	h := &handler{o: o, log: cmp.Or(o.Logger, slog.New(slog.DiscardHandler)), key: sync.OnceValue(newKey)}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		return nil, err
 	}
 	h.routes = sync.OnceValue(func() *http.ServeMux { return h.newMux(static) })
 	return h, nil
+}
+
+// newKey is a new key for the form tokens.
+func newKey() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k) // it does not fail: it would end the process
+	return k
 }
 
 // newMux routes the console's pages and actions.
@@ -186,7 +191,7 @@ func asBearer(r *http.Request, token string) *http.Request {
 
 // formToken is the anti-forgery token of the forms of a session.
 func (h *handler) formToken(secret string) string {
-	m := hmac.New(sha256.New, h.key)
+	m := hmac.New(sha256.New, h.key())
 	m.Write([]byte("a2a-console form\x00" + secret))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -48,8 +49,10 @@ type Executor struct {
 	tombstoneTTL time.Duration
 	lease        time.Duration
 	maxTakeovers int
-	// owner names this executor's steps in their leases.
-	owner  string
+	// owner names this executor's steps in their leases. It is made at
+	// the first step: a process's first random number costs it tens of
+	// microseconds, which a start-up need not spend.
+	owner  func() string
 	keeper leaseKeeper
 	files  Files
 }
@@ -85,7 +88,7 @@ func NewExecutor(store Store, ag agent.Agent, opts Options) *Executor {
 	x.tombstoneTTL = max(x.tombstoneTTL, 0)
 	x.lease = positive.Or(x.lease, config.DefaultLeaseDuration)
 	x.maxTakeovers = positive.Or(x.maxTakeovers, config.DefaultMaxTakeovers)
-	x.owner = "step-" + uuid.NewString()
+	x.owner = sync.OnceValue(func() string { return "step-" + uuid.NewString() })
 	return x
 }
 
@@ -127,7 +130,7 @@ func (x *Executor) step(ctx context.Context, req Job, u *Unsaved) (StepResult, e
 	}
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, owner: rec.Owner, version: rec.Version, leaseOwner: x.owner, trigger: stepTrigger(&req),
+	w := &taskWriter{x: x, taskID: rec.Task.ID, contextID: rec.Task.ContextID, owner: rec.Owner, version: rec.Version, leaseOwner: x.owner(), trigger: stepTrigger(&req),
 		runCtx: ctx, cancelStep: cancel}
 	// The step takes the task's lease, with its first write when the task
 	// starts working, and records the execution it runs in.
