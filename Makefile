@@ -169,7 +169,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFingerprintJSON$$' -fuzztime $(FUZZTIME) ./pkg/internal/service
 	$(GO) test -run '^$$' -fuzz '^FuzzRecords$$' -fuzztime $(FUZZTIME) ./pkg/internal/streamscall
 	$(GO) test -run '^$$' -fuzz '^FuzzJSONHandler$$' -fuzztime $(FUZZTIME) ./pkg/internal/telemetry
-	$(GO) test -run '^$$' -fuzz '^FuzzMaybeSecretText$$' -fuzztime $(FUZZTIME) ./pkg/internal/telemetry
+	$(GO) test -run '^$$' -fuzz '^FuzzRedactSecretText$$' -fuzztime $(FUZZTIME) ./pkg/internal/telemetry
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/samtemplate
 
 clean:

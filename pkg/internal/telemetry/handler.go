@@ -3,7 +3,6 @@ package telemetry
 import (
 	"context"
 	"log/slog"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -20,14 +19,6 @@ const Redacted = "[REDACTED]"
 
 // secretKeys are parts of attribute names whose values are never logged.
 var secretKeys = []string{"token", "authorization", "password", "secret", "apikey", "api_key", "signing_key", "private_key", "credential"}
-
-// secretText matches secrets by their shape in free text: bearer
-// credentials, PEM blocks, and API keys of the usual providers. It is
-// compiled on first use, not at every function's cold start: most
-// processes never log a string that passes maybeSecretText.
-var secretText = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9\-._~+/]+=*|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)|\bsk-[A-Za-z0-9_\-]{8,}`)
-})
 
 // Handler adds the fields of the invocation to every record and redacts
 // secrets: the values of attributes whose names look secret (token,
@@ -305,52 +296,7 @@ func (h *Handler) redactString(s string) string {
 			s = strings.ReplaceAll(s, sec, Redacted)
 		}
 	}
-	if maybeSecretText(s) {
-		if rx := secretText(); rx.MatchString(s) {
-			s = rx.ReplaceAllString(s, Redacted)
-		}
-	}
-	return s
-}
-
-// maybeSecretText is a cheap test that s may hold what secretText matches,
-// so that most strings skip the regular expression (and most processes
-// never compile it): PRIVATE KEY, sk-, or the word bearer in any case
-// followed by white space, where a bearer credential would start (text
-// that only names one, A2A_BEARER_TOKEN or "a bearer token is required",
-// is not). One pass over s: a line's every string goes through it, most of
-// them ids, routes and hashes.
-func maybeSecretText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case 'P':
-			if strings.HasPrefix(s[i:], "PRIVATE KEY") {
-				return true
-			}
-		case 's':
-			if strings.HasPrefix(s[i:], "sk-") {
-				return true
-			}
-		case 'b', 'B':
-			if bearerAt(s[i:]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// bearerAt reports whether s starts with the word bearer, in any case,
-// followed by white space.
-func bearerAt(s string) bool {
-	if len(s) < len("bearer ") || s[1]|0x20 != 'e' || !strings.EqualFold(s[2:6], "arer") {
-		return false
-	}
-	switch s[6] {
-	case ' ', '\t', '\n', '\r', '\f':
-		return true
-	}
-	return false
+	return redactSecretText(s)
 }
 
 // traceID returns the X-Ray trace header of the invocation in ctx (what
