@@ -39,10 +39,11 @@ import (
 )
 
 // LocalAuthenticator returns bearer authentication when tokens are
-// configured (A2A_AUTH=jwt is refused: no gateway verifies the tokens). Without tokens it admits everyone as one anonymous caller, but
-// only on a loopback bind, and says so in the log; on any other bind it
-// refuses to start.
-func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authenticator, error) {
+// configured (A2A_AUTH=jwt is refused: no gateway verifies the tokens).
+// Without tokens it admits everyone as one anonymous caller, but only on a
+// loopback bind (RunLocal says so in the log, anonymousWarning); on any
+// other bind it refuses to start.
+func LocalAuthenticator(cfg config.Config) (httpapi.Authenticator, error) {
 	if cfg.Auth == config.AuthJWT {
 		return nil, errors.New("A2A_AUTH=jwt needs API Gateway's JWT authorizer in front of the server: the local server identifies callers by bearer token; unset A2A_AUTH")
 	}
@@ -52,9 +53,12 @@ func LocalAuthenticator(cfg config.Config, log *slog.Logger) (httpapi.Authentica
 	if !cfg.Loopback() {
 		return nil, fmt.Errorf("A2A_HOST=%s is not a loopback address: set A2A_BEARER_TOKEN (or A2A_BEARER_TOKENS) to serve on it", cfg.Host)
 	}
-	log.Warn("authentication is off: no A2A_BEARER_TOKEN is set, so every local caller is the same anonymous identity", "host", cfg.Host)
 	return auth.Anonymous{}, nil
 }
+
+// anonymousWarning is what the local server logs when it serves without
+// authentication.
+const anonymousWarning = "authentication is off: no A2A_BEARER_TOKEN is set, so every local caller is the same anonymous identity"
 
 // ExecutionLocal is the execution mode of the local server's profile: task
 // steps run in goroutines.

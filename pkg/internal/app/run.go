@@ -70,7 +70,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if err != nil {
 		return err
 	}
-	authn, err := LocalAuthenticator(cfg, log)
+	authn, err := LocalAuthenticator(cfg)
 	if err != nil {
 		return err
 	}
@@ -109,11 +109,17 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	defer srv.Close()
 
 	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler, httpapi.Documents()...))
-	_, anonymous := authn.(auth.Anonymous)
-	printBanner(out, cfg, ag.Info().Name, !anonymous)
-
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	// What the server says about itself waits until it serves: a client
+	// polling for the card is answered meanwhile (writing the banner and
+	// a process's first log line takes a start-up a tenth of a
+	// millisecond).
+	_, anonymous := authn.(auth.Anonymous)
+	printBanner(out, cfg, ag.Info().Name, !anonymous)
+	if anonymous {
+		log.Warn(anonymousWarning, "host", cfg.Host)
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -38,6 +38,9 @@ func freePort(t *testing.T) int {
 func TestRunLocalServesTheBannerExample(t *testing.T) {
 	srv := runLocal(t, map[string]string{"A2A_DEMO_WORK_MS": "0"})
 
+	// The banner is printed once the server serves, a moment after the
+	// card it already served.
+	require.Eventually(t, func() bool { return strings.Contains(srv.out.String(), "Send a first message") }, 5*time.Second, time.Millisecond)
 	banner := srv.out.String()
 	assert.Contains(t, banner, srv.base+".well-known/agent-card.json")
 	m := regexp.MustCompile(`curl -s (\S+) -H 'Content-Type: application/json' -d '([^']+)'`).FindStringSubmatch(banner)
@@ -54,7 +57,8 @@ func TestRunLocalServesTheBannerExample(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(body, &rpc), string(body))
 	assert.Equal(t, "completed", rpc.Result.Status.State, string(body))
-	assert.Contains(t, srv.logs.String(), "authentication is off", "running without a token is logged")
+	assert.Eventually(t, func() bool { return strings.Contains(srv.logs.String(), "authentication is off") }, 5*time.Second, time.Millisecond,
+		"running without a token is logged")
 	// runLocal's cleanup shuts the server down and checks that it ends cleanly.
 }
 

@@ -123,7 +123,7 @@ func settingRows(t *testing.T) map[string]settingRow {
 		}},
 		"A2A_AUTH": {value: "jwt", check: func(t *testing.T, c components) {
 			assert.Equal(t, config.AuthJWT, c.cfg.Auth)
-			_, err := LocalAuthenticator(c.cfg, slog.New(slog.DiscardHandler))
+			_, err := LocalAuthenticator(c.cfg)
 			assert.ErrorContains(t, err, "A2A_AUTH=jwt", "the local server cannot verify JWTs, and says so")
 		}},
 		"A2A_MAX_REQUEST_BODY_BYTES": {value: "4096", check: func(t *testing.T, c components) {
@@ -447,7 +447,7 @@ func (namedAgent) Step(context.Context, agent.StepInput, agent.Emitter) (agent.O
 // request bearing token as the caller owner.
 func assertAdmits(t *testing.T, cfg config.Config, token, owner string) {
 	t.Helper()
-	authn, err := LocalAuthenticator(cfg, slog.New(slog.DiscardHandler))
+	authn, err := LocalAuthenticator(cfg)
 	require.NoError(t, err)
 	r := httptest.NewRequest(http.MethodPost, "/", nil)
 	r.Header.Set("Authorization", "Bearer "+token)
