@@ -109,20 +109,39 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	defer srv.Close()
 
 	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler, httpapi.Documents()...))
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	// What the server says about itself waits until it serves: a client
-	// polling for the card is answered meanwhile (writing the banner and
-	// a process's first log line takes a start-up a tenth of a
-	// millisecond).
+	// This goroutine serves, at once: a client polling for the card is
+	// answered while another writes what the server says about itself
+	// (the banner's write and a process's first log line take a start-up
+	// a tenth of a millisecond, and a goroutine started to serve would
+	// start a moment later still). A third shuts the server down when ctx
+	// ends.
 	_, anonymous := authn.(auth.Anonymous)
-	printBanner(out, cfg, ag.Info().Name, !anonymous)
-	if anonymous {
-		log.Warn(anonymousWarning, "host", cfg.Host)
-	}
-	select {
-	case err := <-errc:
+	announced := make(chan struct{})
+	go func() {
+		defer close(announced)
+		printBanner(out, cfg, ag.Info().Name, !anonymous)
+		if anonymous {
+			log.Warn(anonymousWarning, "host", cfg.Host)
+		}
+	}()
+	served, shut := make(chan struct{}), make(chan error, 1)
+	go func() { shut <- shutdownWhenDone(ctx, hs, served) }()
+	err = hs.Serve(ln)
+	close(served)
+	<-announced
+	if !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return <-shut
+}
+
+// shutdownWhenDone shuts hs down when ctx ends, waiting up to 5 s for its
+// requests to finish; it returns at once when served is closed first (the
+// server stopped on its own).
+func shutdownWhenDone(ctx context.Context, hs *http.Server, served <-chan struct{}) error {
+	select {
+	case <-served:
+		return nil
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
