@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/url"
 	"unicode/utf8"
@@ -36,10 +37,7 @@ func (p page) write(w *htmlWriter, v *view, live bool) {
 
 // layout is every page's document around its content.
 func layout(w *htmlWriter, v *view, content func(*htmlWriter, *view)) {
-	agent := v.Agent
-	if agent == "" {
-		agent = "a2a-lambda"
-	}
+	agent := cmp.Or(v.Agent, "a2a-lambda")
 	w.markup("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" +
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>")
 	w.text(v.Title)
@@ -101,18 +99,15 @@ func state(w *htmlWriter, s a2a.TaskState) {
 	w.markup("</span>")
 }
 
-// contextLink links the task list of a context, shown as label.
-func contextLink(w *htmlWriter, contextID string, title bool, label string) {
+// contextLink links the task list of a context, shown by the start of its
+// id.
+func contextLink(w *htmlWriter, contextID string) {
 	w.markup(`<a href="` + Path + `?context=`)
 	w.query(contextID)
-	w.markup(`"`)
-	if title {
-		w.markup(` title="`)
-		w.text(contextID)
-		w.markup(`"`)
-	}
-	w.markup(">")
-	w.text(label)
+	w.markup(`" title="`)
+	w.text(contextID)
+	w.markup(`">`)
+	w.text(short(contextID))
 	w.markup("</a>")
 }
 
@@ -147,7 +142,7 @@ func file(w *htmlWriter, f *a2a.FileContent, link string, index int) {
 		w.markup(`<a class="file" href="`)
 		w.text(f.URI)
 		w.markup(`" rel="noopener noreferrer" target="_blank">`)
-		w.text(or(f.Name, f.URI))
+		w.text(cmp.Or(f.Name, f.URI))
 		w.markup("</a>\n")
 	case f.Bytes != "" && link != "":
 		w.markup(`<a class="file" href="`)
@@ -155,25 +150,17 @@ func file(w *htmlWriter, f *a2a.FileContent, link string, index int) {
 		w.markup("/")
 		w.number(index)
 		w.markup(`" download>`)
-		w.text(or(f.Name, "file"))
+		w.text(cmp.Or(f.Name, "file"))
 		w.markup(`</a> <span class="muted">`)
 		w.text(f.MimeType)
 		w.markup("</span>\n")
 	default:
 		w.markup(`<span class="file">`)
-		w.text(or(f.Name, "file"))
+		w.text(cmp.Or(f.Name, "file"))
 		w.markup(" ")
 		w.text(f.URI)
 		w.markup("</span>\n")
 	}
-}
-
-// or is s, or def when s is empty.
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // indentJSON is a data part's JSON, indented; as received when it does
@@ -265,7 +252,7 @@ func tasksLive(w *htmlWriter, v *view) {
 		w.markup("</td>\n  <td class=\"status\">")
 		w.text(t.Status.Message.Text())
 		w.markup("</td>\n  <td>")
-		contextLink(w, t.ContextID, true, short(t.ContextID))
+		contextLink(w, t.ContextID)
 		w.markup("</td>\n  <td class=\"muted\">")
 		w.text(t.Status.Timestamp)
 		w.markup("</td>\n</tr>\n")
@@ -318,7 +305,7 @@ func taskLive(w *htmlWriter, v *view) {
 		w.markup("<section class=\"panel\">\n<h2>Artifacts</h2>\n")
 		for _, a := range t.Artifacts {
 			w.markup(`<div class="artifact"><h3>`)
-			w.text(or(a.Name, a.ArtifactID))
+			w.text(cmp.Or(a.Name, a.ArtifactID))
 			w.markup("</h3>")
 			parts(w, a.Parts, Path+"tasks/"+url.PathEscape(t.ID)+"/files/"+url.PathEscape(a.ArtifactID))
 			w.markup("</div>\n")
