@@ -44,7 +44,7 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	// anything is built, and the first clients' connections wait in the
 	// listener's queue while the server is built (a client polling for
 	// the card gets it as soon as the server serves, not at its next try).
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	ln, err := listen(ctx, cfg.Host, cfg.Port)
 	if err != nil {
 		return fmt.Errorf("listen on A2A_HOST=%s A2A_PORT=%d: %w", cfg.Host, cfg.Port, err)
 	}
@@ -133,6 +133,17 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 		return err
 	}
 	return <-shut
+}
+
+// listen listens on host:port with plain TCP. Go's listeners use
+// Multipath TCP where the kernel enables it: a server on this machine's
+// loopback or LAN has one path to offer, and the first listen would
+// probe the kernel for MPTCP and the IPv4/IPv6 stack first (a tenth of a
+// millisecond of the start-up, measured: docs/measured.md).
+func listen(ctx context.Context, host string, port int) (net.Listener, error) {
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	return lc.Listen(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 }
 
 // shutdownWhenDone shuts hs down when ctx ends, waiting up to 5 s for its
