@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,6 +198,71 @@ func TestMiddlewarePlainPaths(t *testing.T) {
 	assert.Equal(t, `{"time":"2026-11-24T12:00:00.006Z","level":"INFO","msg":"invocation","route":"GET /gone","status":410,"duration_ms":2,"function":"local","cold_start":false}`, got[2])
 	assert.Equal(t, `{"time":"2026-11-24T12:00:00.008Z","level":"INFO","msg":"invocation","route":"HEAD /doc","status":200,"duration_ms":2,"function":"local","cold_start":false}`, got[3])
 }
+
+// An answer whose length its handler set reaches the client while its
+// summary line is still being written; one without keeps net/http's own
+// Content-Length (a flush would have made it chunked) and is sent after
+// the line.
+func TestMiddlewareAnswersBeforeItsLine(t *testing.T) {
+	const body = `{"name":"card"}`
+	for _, tc := range []struct {
+		name   string
+		length bool
+	}{
+		{"length set by the handler", true},
+		{"length left to net/http", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gate, lineStarted := make(chan struct{}), make(chan struct{}, 1)
+			var opened sync.Once
+			open := func() { opened.Do(func() { close(gate) }) }
+			var line bytes.Buffer
+			out := writerFunc(func(p []byte) (int, error) {
+				lineStarted <- struct{}{}
+				<-gate
+				return line.Write(p)
+			})
+			f := telemetry.NewFunction("local", telemetry.NewLogger(out, slog.LevelInfo), nil, nil)
+			srv := httptest.NewServer(telemetry.Middleware(f, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if tc.length {
+					w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+				}
+				_, _ = w.Write([]byte(body))
+			}), "/card"))
+			defer srv.Close()
+			defer open() // before the server's Close waits for the handler
+			if !tc.length {
+				go func() {
+					<-lineStarted
+					open()
+				}()
+			}
+			c := &http.Client{Timeout: 5 * time.Second}
+			resp, err := c.Get(srv.URL + "/card")
+			require.NoError(t, err, "the answer came while its line was written")
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.NoError(t, err)
+			assert.Equal(t, body, string(got))
+			assert.Equal(t, int64(len(body)), resp.ContentLength)
+			assert.Empty(t, resp.TransferEncoding, "not chunked")
+			if tc.length {
+				select {
+				case <-lineStarted:
+				case <-time.After(5 * time.Second):
+					t.Fatal("no summary line")
+				}
+				open()
+			}
+			srv.Close()
+			assert.Contains(t, line.String(), `"route":"GET /card","status":200`)
+		})
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // The summary line has the same attributes whichever handler the
 // function's logger has: ours (NewHandler, which takes the line's parts as

@@ -182,7 +182,8 @@ func Background[T any](ctx context.Context, f *Function, fn func(context.Context
 // of the plain paths, documents whose handlers add no fields (the agent
 // card), gets the same summary line without a field bag, nor the copy of
 // the request that carries one (a tenth of the cost of serving the card):
-// the line names the function itself.
+// the line names the function itself. An answer whose length the
+// handler set reaches the client before its summary line is written.
 func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 	// The routes of the plain paths' GETs, made once: a line's route is
 	// otherwise a new string at every request.
@@ -205,8 +206,23 @@ func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 		}
 		sw := httpstatus.NewWriter(w)
 		next.ServeHTTP(sw, r)
+		sendNow(w, sw.Status())
 		f.endRequest(ctx, start, r, route, sw.Status(), plainPath)
 	})
+}
+
+// sendNow flushes an answer of a known length, written with status, to
+// its client: net/http would send it only once the handler returns. Not
+// one without a Content-Length, which a flush would turn into a chunked
+// one (net/http sets the length of a small answer itself when the handler
+// returns), nor one the handler wrote nothing of.
+func sendNow(w http.ResponseWriter, status int) {
+	if status == 0 || w.Header()["Content-Length"] == nil {
+		return
+	}
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
 }
 
 // endRequest writes the summary line of a request answered with status
