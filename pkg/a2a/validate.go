@@ -86,7 +86,7 @@ func (p *Part) validate(at func() string) error {
 	case PartKindText:
 		return nil
 	case PartKindFile:
-		return p.File.validate(at)
+		return p.File.validate(func() string { return at() + ".file" })
 	case PartKindData:
 		if p.Data == nil {
 			return InvalidParams(at()+".data", "is required for a data part")
@@ -101,24 +101,24 @@ func (p *Part) validate(at func() string) error {
 	return InvalidParams(at()+".kind", "must be \"text\", \"file\" or \"data\", got %q", p.Kind)
 }
 
-// validate checks the file of the part at the JSON path at returns.
+// validate checks the file at the JSON path at returns (a part's .file).
 func (f *FileContent) validate(at func() string) error {
 	if f == nil {
-		return InvalidParams(at()+".file", "is required for a file part")
+		return InvalidParams(at(), "is required for a file part")
 	}
 	switch {
 	case f.Bytes != "" && f.URI != "":
-		return InvalidParams(at()+".file", "must have exactly one of bytes or uri, not both")
+		return InvalidParams(at(), "must have exactly one of bytes or uri, not both")
 	case f.Bytes == "" && f.URI == "":
-		return InvalidParams(at()+".file", "must have exactly one of bytes or uri")
+		return InvalidParams(at(), "must have exactly one of bytes or uri")
 	case f.Bytes != "":
 		if _, err := base64.StdEncoding.DecodeString(f.Bytes); err != nil {
-			return InvalidParams(at()+".file.bytes", "is not valid base64: %v", err)
+			return InvalidParams(at()+".bytes", "is not valid base64: %v", err)
 		}
 	default:
 		u, err := url.Parse(f.URI)
 		if err != nil || u.Scheme == "" {
-			return InvalidParams(at()+".file.uri", "must be an absolute URI")
+			return InvalidParams(at()+".uri", "must be an absolute URI")
 		}
 	}
 	return nil

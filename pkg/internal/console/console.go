@@ -5,11 +5,11 @@
 //
 // It is rendered on the server (views.go, each value escaped for where it
 // lands); a little plain JavaScript (static/console.js) refreshes the live
-// part of a page. It
-// loads nothing from elsewhere, and every answer carries a strict
-// Content-Security-Policy. It calls the A2A operations in process, as the
-// caller the API's authentication names: with bearer tokens, the console
-// asks for one and keeps it in an HttpOnly, SameSite=Strict cookie.
+// part of a page. It loads nothing from elsewhere, and every answer
+// carries a strict Content-Security-Policy. It calls the A2A operations in
+// process, as the caller the API's authentication names: with bearer
+// tokens, the console asks for one and keeps it in an HttpOnly,
+// SameSite=Strict cookie.
 // Every form carries a token bound to that cookie, and a request a browser
 // marks as coming from another site is refused. The Lambda functions never
 // link it (a test in functions/ holds them to that).

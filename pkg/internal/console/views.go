@@ -60,11 +60,7 @@ func layout(w *htmlWriter, v *view, content func(*htmlWriter, *view)) {
 }
 
 // csrfField is a form's anti-forgery token.
-func csrfField(w *htmlWriter, token string) {
-	w.markup(`<input type="hidden" name="csrf" value="`)
-	w.text(token)
-	w.markup(`">`)
-}
+func csrfField(w *htmlWriter, token string) { hiddenField(w, "csrf", token) }
 
 // hiddenField is a form's hidden value.
 func hiddenField(w *htmlWriter, name markup, value string) {

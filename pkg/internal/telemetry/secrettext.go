@@ -133,16 +133,8 @@ func apiKeyAt(s string, i int) int {
 	if !ok {
 		return 0
 	}
-	k, n := j, 0
-	for k < len(s) {
-		r, size := utf8.DecodeRuneInString(s[k:])
-		if !keyChar(r) {
-			break
-		}
-		k += size
-		n++
-	}
-	if n < 8 {
+	k := runOf(s, j, keyChar)
+	if utf8.RuneCountInString(s[j:k]) < 8 {
 		return 0
 	}
 	return k - i
