@@ -146,6 +146,48 @@ func TestResultsWriteFloorAtRate(t *testing.T) {
 	assert.NotContains(t, out, "than floor", "no floor is a peer to compare with")
 }
 
+// Two columns of ours with one binary answer the same card request: the
+// report gives the difference of their cards as the harness's noise, and
+// none when the run has no card or one column of ours.
+func TestResultsWriteNoise(t *testing.T) {
+	r := results{
+		servers: []server{{name: "ours, 1.0", bin: "ours", ours: true}, {name: "ours, 0.3", bin: "ours", ours: true}, {name: "peer", bin: "peer"}},
+		calls:   []string{"card"},
+		load: map[string][][]loadResult{
+			// ours, 0.3 over ours, 1.0: 1.05, 0.98 and 1.10.
+			"card": {
+				{wrkRun(1000, 20*time.Millisecond), wrkRun(1000, 20*time.Millisecond), wrkRun(1000, 20*time.Millisecond)},
+				{wrkRun(1000, 21*time.Millisecond), wrkRun(1000, 19600*time.Microsecond), wrkRun(1000, 22*time.Millisecond)},
+				{wrkRun(1000, 30*time.Millisecond), wrkRun(1000, 30*time.Millisecond), wrkRun(1000, 30*time.Millisecond)},
+			},
+		},
+		startup: [][]time.Duration{{time.Millisecond}, {time.Millisecond}, {time.Millisecond}},
+	}
+	assert.Contains(t, written(r), "The harness's noise: ours, 1.0 and ours, 0.3 are one binary answering the same card request; their CPU per request differed by 5.0% (median of the rounds; the largest 10.0%).")
+
+	one := r
+	one.servers = []server{r.servers[0], {name: "other", bin: "other", ours: true}, r.servers[2]}
+	assert.NotContains(t, written(one), "noise", "two binaries of ours tell nothing of the harness")
+	noCard := r
+	noCard.calls = nil
+	assert.NotContains(t, written(noCard), "noise")
+}
+
+// Each round takes every server once, in a new random order, with a floor
+// at ours's rate last (its spin comes from the round's others).
+func TestRoundOrder(t *testing.T) {
+	servers := []server{{name: "ours", ours: true}, {name: "peer"}, {name: "floor", floor: true}, {name: "floor at rate", floor: true, atRate: true}, {name: "ours again", ours: true}}
+	firsts := map[int]bool{}
+	for range 200 {
+		order := roundOrder(servers)
+		require.Len(t, order, len(servers))
+		assert.ElementsMatch(t, []int{0, 1, 2, 3, 4}, order)
+		assert.Equal(t, 3, order[len(order)-1], "the floor at ours's rate comes last")
+		firsts[order[0]] = true
+	}
+	assert.Len(t, firsts, 4, "every other server leads some rounds")
+}
+
 // written is the report r writes.
 func written(r results) string {
 	var b strings.Builder

@@ -53,8 +53,9 @@ import (
 func main() {
 	var o options
 	flag.StringVar(&o.repo, "repo", "../..", "the repository's root (where go.mod and infra/load/load.lua are)")
-	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each wrk run")
-	flag.IntVar(&o.rounds, "rounds", 2, "wrk runs per call and server")
+	flag.DurationVar(&o.duration, "duration", 4*time.Second, "length of each measured wrk run")
+	flag.DurationVar(&o.warmup, "warmup", time.Second, "length of the wrk run each fresh server gets before it is measured (0: none)")
+	flag.IntVar(&o.rounds, "rounds", 5, "measured wrk runs per call and server (the median of the rounds decides; an odd number has one)")
 	flag.IntVar(&o.starts, "starts", 101, "start-up measurements per server, each binary once a round in a random order (the median is reported: one start varies by about a millisecond on a shared 2-CPU host, so a median of 21 is good to about 0.2 ms, one of 101 to 0.1)")
 	flag.IntVar(&o.connections, "connections", 32, "wrk connections")
 	flag.IntVar(&o.threads, "threads", 2, "wrk threads")
@@ -64,6 +65,12 @@ func main() {
 	flag.Parse()
 	if o.duration < time.Second || o.duration%time.Second != 0 {
 		fatalf("-duration %s: wrk takes whole seconds", o.duration)
+	}
+	if o.warmup < 0 || o.warmup%time.Second != 0 {
+		fatalf("-warmup %s: wrk takes whole seconds", o.warmup)
+	}
+	if o.rounds < 1 {
+		fatalf("-rounds %d: at least one", o.rounds)
 	}
 	o.calls = strings.Split(*calls, ",")
 	for _, c := range o.calls {
@@ -95,7 +102,7 @@ func main() {
 
 type options struct {
 	repo                 string
-	duration             time.Duration
+	duration, warmup     time.Duration
 	rounds, starts       int
 	connections, threads int
 	pin                  bool
@@ -164,8 +171,8 @@ func run(ctx context.Context, o options, dir string) error {
 	if o.pin {
 		pinning = "server on CPU 0, wrk on CPU 1"
 	}
-	fmt.Printf("wrk -t%d -c%d -d%s, %d rounds per call; %s; echo agents, in-memory stores, logs at their default level to /dev/null\n",
-		o.threads, o.connections, o.duration, o.rounds, pinning)
+	fmt.Printf("wrk -t%d -c%d -d%s after a %s warm-up, %d rounds per call, the servers in a new random order each round; %s; echo agents, in-memory stores, logs at their default level to /dev/null\n",
+		o.threads, o.connections, o.duration, o.warmup, o.rounds, pinning)
 	peerCard := "our card's A2A 1.0 fields (the same agent), read with its card type"
 	if o.peerCard {
 		peerCard = "its own small card"
@@ -176,7 +183,8 @@ func run(ctx context.Context, o options, dir string) error {
 	for _, c := range o.calls {
 		res.load[c] = make([][]loadResult, len(servers))
 		for r := 0; r < o.rounds; r++ {
-			for i, s := range servers {
+			for _, i := range roundOrder(servers) {
+				s := servers[i]
 				var spin time.Duration
 				if s.atRate {
 					if spin, err = s.rateSpin(ctx, c, o, script, res.load[c][0][r].cpuPerRequest(), res.load[c][3][r].cpuPerRequest()); err != nil {
@@ -198,6 +206,25 @@ func run(ctx context.Context, o options, dir string) error {
 	fmt.Printf("\nload average at the end: %s\n\n", loadAverage())
 	res.write(os.Stdout)
 	return nil
+}
+
+// roundOrder is the order the servers take their turns in one round: a
+// new random one each round, so that no server always follows the same
+// one (a server measured right after another pays for what that one left
+// behind: caches, the CPUs' state, the kernel's sockets), except that a
+// floor at ours's rate comes last, since its spin is taken from ours, 1.0
+// and the floor in the same round.
+func roundOrder(servers []server) []int {
+	var order, last []int
+	for i, s := range servers {
+		if s.atRate {
+			last = append(last, i)
+		} else {
+			order = append(order, i)
+		}
+	}
+	rand.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+	return append(order, last...)
 }
 
 // rateSpin is the spin that brings the floor to ours's rate for call c:

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -87,7 +88,36 @@ func (r results) write(w io.Writer) {
 	}
 	writeTable(w, header, rows)
 	fmt.Fprintln(w, "\n(a range is min-max of the rounds, each ratio taken within one round; the median decides the goal)")
+	r.writeNoise(w)
 	r.writeFloor(w)
+}
+
+// writeNoise prints the harness's own noise, when the run tells it: two
+// columns of ours are one binary with the same settings, and the card
+// request is the same in both (a GET without a version header), so the
+// difference between their cards' CPU per request is the measurement's,
+// not the servers'. A margin of a goal smaller than it is within noise.
+func (r results) writeNoise(w io.Writer) {
+	if !slices.Contains(r.calls, "card") {
+		return
+	}
+	a, b := -1, -1
+	for i, s := range r.servers {
+		if !s.ours {
+			continue
+		}
+		if a < 0 {
+			a = i
+		} else if s.bin == r.servers[a].bin && b < 0 {
+			b = i
+		}
+	}
+	if b < 0 {
+		return
+	}
+	diffs := mapSlice(r.ratios("card", a, b), func(x float64) float64 { return 100 * math.Abs(x-1) })
+	fmt.Fprintf(w, "\nThe harness's noise: %s and %s are one binary answering the same card request; their CPU per request differed by %.1f%% (median of the rounds; the largest %.1f%%).\n",
+		r.servers[a].name, r.servers[b].name, median(diffs), slices.Max(diffs))
 }
 
 // writeFloor prints, when the run measured the floor (netfloor), what each

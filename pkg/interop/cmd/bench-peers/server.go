@@ -179,8 +179,10 @@ func (l loadResult) String() string {
 		l.p50.Round(time.Microsecond), l.p99.Round(time.Microsecond), micros(l.cpuPerRequest()))
 }
 
-// load runs wrk with the call's requests against a fresh server; a floor
-// at a rate spins for spin before each answer.
+// load runs wrk with the call's requests against a fresh server, first
+// unmeasured for o.warmup (the server's first requests grow its heap,
+// its goroutines' stacks and the kernel's socket buffers), then measured
+// for o.duration; a floor at a rate spins for spin before each answer.
 func (s server) load(ctx context.Context, call string, o options, script string, spin time.Duration) (loadResult, error) {
 	s = s.forCall(call)
 	if spin > 0 {
@@ -191,7 +193,7 @@ func (s server) load(ctx context.Context, call string, o options, script string,
 		return loadResult{}, err
 	}
 	defer r.stop()
-	env := append(os.Environ(), "LOAD="+call, "A2A_VERSION="+s.version, "RUN_ID="+strconv.Itoa(rand.IntN(1e9)))
+	env := append(os.Environ(), "LOAD="+call, "A2A_VERSION="+s.version)
 	if call == "get" && !s.floor {
 		id, _, err := createTask(r.base, s.version)
 		if err != nil {
@@ -199,21 +201,36 @@ func (s server) load(ctx context.Context, call string, o options, script string,
 		}
 		env = append(env, "TASK_ID="+id)
 	}
-	args := []string{"wrk", "-t" + strconv.Itoa(o.threads), "-c" + strconv.Itoa(o.connections), "-d" + o.duration.String(), "-s", script, r.base}
-	if o.pin {
-		args = append([]string{"taskset", "-c", "1"}, args...)
+	wrk := func(d time.Duration) ([]byte, error) {
+		args := []string{"wrk", "-t" + strconv.Itoa(o.threads), "-c" + strconv.Itoa(o.connections), "-d" + d.String(), "-s", script, r.base}
+		if o.pin {
+			args = append([]string{"taskset", "-c", "1"}, args...)
+		}
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		// A run id of its own: the warm-up's sends and the measured
+		// run's carry different message ids (a repeated one would be
+		// answered as a retry).
+		cmd.Env = append(slices.Clip(env), "RUN_ID="+strconv.Itoa(rand.IntN(1e9)))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("wrk: %w: %s", err, stderr.Bytes())
+		}
+		return out, nil
+	}
+	if o.warmup > 0 {
+		if _, err := wrk(o.warmup); err != nil {
+			return loadResult{}, fmt.Errorf("warm-up: %w", err)
+		}
 	}
 	before, err := cpuTime(r.cmd.Process.Pid)
 	if err != nil {
 		return loadResult{}, err
 	}
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := wrk(o.duration)
 	if err != nil {
-		return loadResult{}, fmt.Errorf("wrk: %w: %s", err, stderr.Bytes())
+		return loadResult{}, err
 	}
 	after, err := cpuTime(r.cmd.Process.Pid)
 	if err != nil {
