@@ -105,7 +105,7 @@ func (h *handler) wireContract(pub *a2a.AgentCard) a2a.AgentExtension {
 		}
 		v := string(wr.version)
 		core[v] = coreMethods[wr.version]
-		for _, m := range wr.supported {
+		for _, m := range wr.table().supported {
 			if !unavailable[m] {
 				all[v] = append(all[v], m)
 			}

@@ -182,7 +182,7 @@ func (h *handler) serveJSONRPC(w http.ResponseWriter, r *http.Request, c call) {
 		h.writeRPCError(w, r, c.wire, respID, err, "decode")
 		return
 	}
-	method, found := c.wire.methods[req.Method]
+	method, found := c.wire.table().methods[req.Method]
 	if !found {
 		h.writeRPCError(w, r, c.wire, respID, c.wire.methodNotFound(req.Method), req.Method)
 		return
@@ -211,7 +211,7 @@ func (wr *wire) methodNotFound(method string) *a2a.Error {
 	return (&a2a.Error{Code: a2a.CodeMethodNotFound, Message: "Unsupported method: " + method}).WithData(map[string]any{
 		"type":              "METHOD_NOT_SUPPORTED",
 		"method":            method,
-		"supported_methods": wr.supported,
+		"supported_methods": wr.table().supported,
 		"protocol_version":  string(wr.version),
 	})
 }

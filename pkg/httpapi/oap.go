@@ -40,11 +40,11 @@ func (h *handler) serveOAP(w http.ResponseWriter, r *http.Request, c call) {
 		h.oapError(w, r, c.wire, http.StatusBadRequest, req, corr, corrErr)
 		return
 	}
-	method, found := c.wire.methods[req.EnvelopeType]
+	method, found := c.wire.table().methods[req.EnvelopeType]
 	if !found {
 		e := (&a2a.Error{Code: a2a.CodeMethodNotFound, Message: "Unsupported envelope_type: " + req.EnvelopeType}).WithData(map[string]any{
 			"type": "ENVELOPE_TYPE_NOT_SUPPORTED", "envelope_type": req.EnvelopeType,
-			"supported_envelope_types": c.wire.supported, "protocol_version": string(c.wire.version),
+			"supported_envelope_types": c.wire.table().supported, "protocol_version": string(c.wire.version),
 		})
 		h.oapError(w, r, c.wire, http.StatusBadRequest, req, corr, e)
 		return

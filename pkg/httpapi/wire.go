@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"strconv"
+	"sync"
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/a2a"
 	"github.com/a2a-lambda/a2a-lambda/pkg/auth"
@@ -19,11 +20,11 @@ import (
 // wire and never test the version themselves.
 type wire struct {
 	version a2a.Version
-	// methods is the JSON-RPC method table of the version (and the
-	// envelope types of /orchestrate).
-	methods map[string]rpcMethod
-	// supported lists the method names, sorted (the -32601 error data).
-	supported []string
+	// table is the JSON-RPC method table of the version (and the envelope
+	// types of /orchestrate), made at its first use: a process that
+	// serves only its card, or one version, never makes the other, and a
+	// start-up does not wait for them.
+	table func() *rpcTable
 	// extendedCardMethod is the JSON-RPC method of the extended card.
 	extendedCardMethod string
 	// rpcError frames a protocol error as a JSON-RPC error object.
@@ -42,6 +43,21 @@ type wire struct {
 	appendPushList    func([]byte, []a2a.TaskPushNotificationConfig) ([]byte, error)
 	// listParams converts the query of GET /tasks.
 	listParams func(a2av1.ListTasksQuery) (a2a.ListTasksParams, error)
+}
+
+// rpcTable is a version's JSON-RPC methods by name.
+type rpcTable struct {
+	methods map[string]rpcMethod
+	// supported lists the method names, sorted (the -32601 error data).
+	supported []string
+}
+
+// newTable returns the table of methods, made at its first call.
+func newTable(methods func() map[string]rpcMethod) func() *rpcTable {
+	return sync.OnceValue(func() *rpcTable {
+		m := methods()
+		return &rpcTable{methods: m, supported: sortedNames(m)}
+	})
 }
 
 // call is one authenticated A2A request, as its handler sees it.
@@ -93,9 +109,9 @@ func (h *handler) negotiate(r *http.Request) (*wire, error) {
 }
 
 func (h *handler) newWire03() *wire {
-	w := &wire{
+	return &wire{
 		version:            a2a.V03,
-		methods:            h.rpcMethods(),
+		table:              newTable(h.rpcMethods),
 		extendedCardMethod: a2a.MethodGetExtendedCard,
 		rpcError:           rpcError03,
 		decodeSend:         decodeSend03,
@@ -111,14 +127,12 @@ func (h *handler) newWire03() *wire {
 				PageToken: q.PageToken, HistoryLength: q.HistoryLength, StatusTimestampAfter: q.StatusTimestampAfter, IncludeArtifacts: q.IncludeArtifacts}, nil
 		},
 	}
-	w.supported = sortedNames(w.methods)
-	return w
 }
 
 func (h *handler) newWire10() *wire {
-	w := &wire{
+	return &wire{
 		version:            a2a.V10,
-		methods:            h.rpcMethods10(),
+		table:              newTable(h.rpcMethods10),
 		extendedCardMethod: a2av1.MethodGetExtendedAgentCard,
 		rpcError:           a2av1.RPCError,
 		decodeSend: func(raw json.RawMessage) (a2a.MessageSendParams, error) {
@@ -135,8 +149,6 @@ func (h *handler) newWire10() *wire {
 		appendPushList:   appendPushList10,
 		listParams:       a2av1.ListTasksQuery.Params,
 	}
-	w.supported = sortedNames(w.methods)
-	return w
 }
 
 // appendJSON appends v through encoding/json.
