@@ -130,6 +130,12 @@ func Get(ctx context.Context, key string) string {
 	return ""
 }
 
+// HasFields reports whether ctx carries a field bag (WithFields).
+func HasFields(ctx context.Context) bool {
+	_, ok := ctx.Value(bagKey{}).(*bag)
+	return ok
+}
+
 // EachField calls fn with each field of ctx, in order, until fn returns
 // false, without copying them: fn runs under the bag's lock, so it must
 // not call this package with ctx.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/a2a-lambda/a2a-lambda/pkg/clock"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/httpstatus"
+	"github.com/a2a-lambda/a2a-lambda/pkg/internal/jsonw"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/logfields"
 	"github.com/a2a-lambda/a2a-lambda/pkg/internal/tracing"
 	"github.com/a2a-lambda/a2a-lambda/pkg/metrics"
@@ -182,14 +184,18 @@ func Background[T any](ctx context.Context, f *Function, fn func(context.Context
 // of the plain paths, documents whose handlers add no fields (the agent
 // card), gets the same summary line without a field bag, nor the copy of
 // the request that carries one (a tenth of the cost of serving the card):
-// the line names the function itself. An answer whose length the
-// handler set reaches the client before its summary line is written.
+// the line names the function itself, and a GET's line is written from
+// its parts encoded once (plainLine). An answer whose length the handler
+// set reaches the client before its summary line is written.
 func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
-	// The routes of the plain paths' GETs, made once: a line's route is
-	// otherwise a new string at every request.
+	// The routes of the plain paths' GETs and their lines' constant
+	// parts, made once: a line's route is otherwise a new string at every
+	// request, and its attributes redacted and escaped again.
 	gets := make([]string, len(plain))
+	lines := make([]*plainLine, len(plain))
 	for i, p := range plain {
 		gets[i] = http.MethodGet + " " + p
+		lines[i] = f.plainLine(gets[i])
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		i := slices.Index(plain, r.URL.Path)
@@ -207,6 +213,9 @@ func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 		sw := httpstatus.NewWriter(w)
 		next.ServeHTTP(sw, r)
 		sendNow(w, sw.Status())
+		if route != "" && lines[i].write(ctx, start, sw.Status()) {
+			return
+		}
 		f.endRequest(ctx, start, r, route, sw.Status(), plainPath)
 	})
 }
@@ -245,4 +254,80 @@ func (f *Function) endRequest(ctx context.Context, start time.Time, r *http.Requ
 	// No route metric: a path holds task ids, and the local server has
 	// no route keys (nor alarms).
 	f.endWith(ctx, start, nil, "", fields, slog.String("route", route), slog.Int("status", status))
+}
+
+// plainLine writes the summary line of a plain path's GET, the line
+// endRequest writes for it, byte for byte, from its constant parts
+// encoded once: the message, the route and the function's name, each
+// redacted and escaped as the line's attributes are. Only the time, the
+// status, the duration and the cold start are written per request (half
+// the cost of the line the general way). It writes only what the JSON
+// logger of NewLogger writes itself, for a function without metrics, and
+// a request without an invocation's or a trace's fields or a field bag;
+// the rest goes the general way.
+type plainLine struct {
+	f *Function
+	h *Handler
+	j *jsonHandler
+	// msg is the message redacted; route and function are the attributes
+	// encoded, each with its leading comma.
+	msg             string
+	route, function []byte
+}
+
+// plainLine returns the line of route (a method and a path), or nil when
+// f's lines go the general way: another logger, or metrics on.
+func (f *Function) plainLine(route string) *plainLine {
+	h, ok := f.Log.Handler().(*Handler)
+	if !ok || f.Metrics != nil {
+		return nil
+	}
+	j, ok := h.next.(*jsonHandler)
+	if !ok {
+		return nil
+	}
+	p := &plainLine{f: f, h: h, j: j, msg: h.redactString("invocation")}
+	var okRoute, okFunction bool
+	p.route, okRoute = h.appendRedacted(nil, slog.String("route", route))
+	p.function, okFunction = h.appendRedacted(nil, slog.String(logfields.FieldFunction, f.Name))
+	if !okRoute || !okFunction {
+		return nil
+	}
+	return p
+}
+
+// write writes the line of a request started at start and answered with
+// status (0: 200) in ctx, and reports false, having written nothing and
+// left the cold start as it was, when the line must go the general way.
+func (p *plainLine) write(ctx context.Context, start time.Time, status int) bool {
+	if p == nil || p.f.Metrics != nil || p.f.Log.Handler() != p.h {
+		return false
+	}
+	f := p.f
+	if !f.Log.Enabled(ctx, slog.LevelInfo) {
+		f.warm.Store(true)
+		return true
+	}
+	var room [2]slog.Attr
+	if len(invocationAttrs(ctx, room[:0])) > 0 || logfields.HasFields(ctx) {
+		return false
+	}
+	now := f.Clock.Now()
+	buf := lineBuffers.Get()
+	b, ok := appendHead(append(*buf, '{'), now, slog.LevelInfo, p.msg, p.j.attrs)
+	if !ok {
+		lineBuffers.Put(buf, b)
+		return false
+	}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	b = append(b, p.route...)
+	b = strconv.AppendInt(append(b, `,"status":`...), int64(status), 10)
+	b = jsonw.Float(append(b, `,"duration_ms":`...), float64(now.Sub(start).Microseconds())/1000)
+	b = append(b, p.function...)
+	b = strconv.AppendBool(append(b, `,"cold_start":`...), !f.warm.Swap(true))
+	_, _ = p.j.out.Write(append(b, '}', '\n'))
+	lineBuffers.Put(buf, b)
+	return true
 }
