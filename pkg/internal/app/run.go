@@ -190,7 +190,13 @@ const deadlineResolution = 250 * time.Millisecond
 // c.ReadTimeout and its connection closed. No write timeout: a blocking
 // send's answer may take A2A_BLOCKING_TIMEOUT_SECONDS.
 func httpServer(c config.HTTP, h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: c.ReadHeaderTimeout, ReadTimeout: c.ReadTimeout, IdleTimeout: c.IdleTimeout}
+	// HTTP/1.1 only: the local server serves plain HTTP, where HTTP/2
+	// needs TLS (or h2c, which net/http leaves off), and net/http would
+	// otherwise configure HTTP/2 for TLS connections it never gets when
+	// it starts serving, on the way to the first request.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	return &http.Server{Handler: h, ReadHeaderTimeout: c.ReadHeaderTimeout, ReadTimeout: c.ReadTimeout, IdleTimeout: c.IdleTimeout, Protocols: &protocols}
 }
 
 // logDelay is how late a log line of the local server may reach its
