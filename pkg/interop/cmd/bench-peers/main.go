@@ -25,13 +25,15 @@
 // response weigh on its cost (a 2,000-byte body costs a bare net/http
 // server 3-4 µs more per request here than a 480-byte one), so that the
 // card row compares the servers, not the cards; -peer-own-card serves its
-// own small card instead. Each
-// measurement runs on a fresh server, and the servers take their turns
-// call by call, round by round, so that the load of a shared machine
-// weighs on each alike. Logging and telemetry stay at their defaults (ours
-// writes its summary line per request); the servers' output goes to
-// /dev/null. By default the server runs on CPU 0 and wrk on CPU 1
-// (taskset), as `make load` does.
+// own small card instead. Each measurement runs on a fresh server after
+// a warm-up it does not count, and the servers take their turns call by
+// call, round by round, in a new random order each round, so that the
+// load of a shared machine weighs on each alike. The report gives the
+// harness's own noise: the two columns of ours answer the card with one
+// binary, so what parts them is the measurement's. Logging and telemetry
+// stay at their defaults (ours writes its summary line per request); the
+// servers' output goes to /dev/null. By default the server runs on CPU 0
+// and wrk on CPU 1 (taskset), as `make load` does.
 //
 // It needs wrk (Debian: apt-get install wrk) and Linux's /proc.
 package main
