@@ -105,7 +105,7 @@ func (f *Function) end(ctx context.Context, start time.Time, err error, route st
 // are.
 func (f *Function) endWith(ctx context.Context, start time.Time, err error, route string, fields []slog.Attr, attrs ...slog.Attr) {
 	now := f.Clock.Now()
-	ms := float64(now.Sub(start).Microseconds()) / 1000
+	ms := durationMS(start, now)
 	if f.Metrics != nil { // the lookups walk the context: not without metrics
 		if m := logfields.Get(ctx, logfields.FieldMethod); m != "" {
 			f.Metrics.Add(metrics.RequestLatency, metrics.UnitMilliseconds, ms, metrics.DimMethod, m)
@@ -241,9 +241,7 @@ func sendNow(w http.ResponseWriter, status int) {
 // handler's, and the deepest of them (net/http writing a response's
 // headers) would outgrow a connection's first 8 KB of stack.
 func (f *Function) endRequest(ctx context.Context, start time.Time, r *http.Request, route string, status int, plainPath bool) {
-	if status == 0 {
-		status = http.StatusOK
-	}
+	status = answered(status)
 	if route == "" {
 		route = r.Method + " " + r.URL.Path
 	}
@@ -319,15 +317,27 @@ func (p *plainLine) write(ctx context.Context, start time.Time, status int) bool
 		lineBuffers.Put(buf, b)
 		return false
 	}
-	if status == 0 {
-		status = http.StatusOK
-	}
 	b = append(b, p.route...)
-	b = strconv.AppendInt(append(b, `,"status":`...), int64(status), 10)
-	b = jsonw.Float(append(b, `,"duration_ms":`...), float64(now.Sub(start).Microseconds())/1000)
+	b = strconv.AppendInt(append(b, `,"status":`...), int64(answered(status)), 10)
+	b = jsonw.Float(append(b, `,"duration_ms":`...), durationMS(start, now))
 	b = append(b, p.function...)
 	b = strconv.AppendBool(append(b, `,"cold_start":`...), !f.warm.Swap(true))
 	_, _ = p.j.out.Write(append(b, '}', '\n'))
 	lineBuffers.Put(buf, b)
 	return true
+}
+
+// answered is the status a request was answered with: status, or 200 when
+// the handler wrote nothing (net/http's answer then).
+func answered(status int) int {
+	if status == 0 {
+		return http.StatusOK
+	}
+	return status
+}
+
+// durationMS is a summary line's duration_ms: from start to now in
+// milliseconds, to the microsecond.
+func durationMS(start, now time.Time) float64 {
+	return float64(now.Sub(start).Microseconds()) / 1000
 }
