@@ -298,3 +298,53 @@ func TestSummaryLineWithAnyHandler(t *testing.T) {
 		})
 	}
 }
+
+// An answer's Date is the telemetry clock's time when its header is
+// written (a document's: when its request came), unless its handler set
+// one, or a nil one (none); an answer with nothing written gets
+// net/http's own.
+func TestMiddlewareDatesAnswers(t *testing.T) {
+	clk := clocktest.New(time.Date(2026, 11, 24, 12, 0, 0, 900_000_000, time.UTC))
+	f := telemetry.NewFunction("local", telemetry.NewLogger(io.Discard, slog.LevelInfo), nil, clk)
+	srv := httptest.NewServer(telemetry.Middleware(f, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/doc":
+			clk.Advance(200 * time.Millisecond) // the next second, as the document is written
+		case "/slow":
+			clk.Advance(90 * time.Second) // a blocking send
+		case "/created":
+			clk.Advance(time.Second)
+			w.WriteHeader(http.StatusCreated)
+			clk.Advance(time.Second)
+		case "/own":
+			w.Header().Set("Date", "Thu, 01 Jan 1970 00:00:00 GMT")
+		case "/none":
+			w.Header()["Date"] = nil
+		case "/empty":
+			return
+		}
+		_, _ = w.Write([]byte("{}"))
+	}), "/doc"))
+	defer srv.Close()
+	for _, tc := range []struct {
+		path string
+		date []string
+	}{
+		{"/doc", []string{"Tue, 24 Nov 2026 12:00:00 GMT"}},
+		{"/rpc", []string{"Tue, 24 Nov 2026 12:00:01 GMT"}},
+		{"/rpc", []string{"Tue, 24 Nov 2026 12:00:01 GMT"}},
+		{"/slow", []string{"Tue, 24 Nov 2026 12:01:31 GMT"}},
+		{"/created", []string{"Tue, 24 Nov 2026 12:01:32 GMT"}},
+		{"/own", []string{"Thu, 01 Jan 1970 00:00:00 GMT"}},
+		{"/none", nil},
+	} {
+		resp, err := srv.Client().Get(srv.URL + tc.path)
+		require.NoError(t, err, tc.path)
+		resp.Body.Close()
+		assert.Equal(t, tc.date, resp.Header.Values("Date"), tc.path)
+	}
+	resp, err := srv.Client().Get(srv.URL + "/empty")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Len(t, resp.Header.Values("Date"), 1, "net/http's own")
+}

@@ -186,7 +186,8 @@ func Background[T any](ctx context.Context, f *Function, fn func(context.Context
 // the request that carries one (a tenth of the cost of serving the card):
 // the line names the function itself, and a GET's line is written from
 // its parts encoded once (plainLine). An answer whose length the handler
-// set reaches the client before its summary line is written.
+// set reaches the client before its summary line is written. Answers are
+// dated by f's clock, formatted once a second (answer).
 func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 	// The routes of the plain paths' GETs and their lines' constant
 	// parts, made once: a line's route is otherwise a new string at every
@@ -197,6 +198,7 @@ func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 		gets[i] = http.MethodGet + " " + p
 		lines[i] = f.plainLine(gets[i])
 	}
+	dates := &dateCache{clock: f.Clock}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		i := slices.Index(plain, r.URL.Path)
 		plainPath, route := i >= 0, ""
@@ -210,7 +212,10 @@ func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 			ctx, start = f.begin(ctx)
 			r = r.WithContext(ctx)
 		}
-		sw := httpstatus.NewWriter(w)
+		sw := &answer{Writer: httpstatus.Writer{ResponseWriter: w}, dates: dates}
+		if plainPath {
+			sw.at, sw.dated = start.Unix(), true // a document is answered at once
+		}
 		next.ServeHTTP(sw, r)
 		sendNow(w, sw.Status())
 		if route != "" && lines[i].write(ctx, start, sw.Status()) {
