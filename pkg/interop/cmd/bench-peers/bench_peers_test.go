@@ -94,15 +94,15 @@ func TestResultsWrite(t *testing.T) {
 
 // With the floor measured, the report says what each goal asks of ours
 // (the peer's cost over the goal) beside the floor, and ours's cost above
-// it; a goal under the floor says so.
+// it (or below: a difference, signed); a goal under the floor says so.
 func TestResultsWriteFloor(t *testing.T) {
 	r := results{
 		servers: []server{{name: "ours", ours: true}, {name: "peer"}, {name: "floor", floor: true}},
 		calls:   []string{"card", "get"},
 		load: map[string][][]loadResult{
-			// card: ours 20 µs, the peer 14 µs, the floor 11 µs: the goal
-			// (1x) asks 14, above the floor.
-			"card": {{wrkRun(1000, 20*time.Millisecond)}, {wrkRun(1000, 14*time.Millisecond)}, {wrkRun(1000, 11*time.Millisecond)}},
+			// card: ours 10 µs, the peer 14 µs, the floor 11 µs: the goal
+			// (1x) asks 14, above the floor, and ours is below it.
+			"card": {{wrkRun(1000, 10*time.Millisecond)}, {wrkRun(1000, 14*time.Millisecond)}, {wrkRun(1000, 11*time.Millisecond)}},
 			// get: ours 30 µs, the peer 90 µs, the floor 20 µs: 5x asks 18,
 			// below it.
 			"get": {{wrkRun(1000, 30*time.Millisecond)}, {wrkRun(1000, 90*time.Millisecond)}, {wrkRun(1000, 20*time.Millisecond)}},
@@ -111,7 +111,7 @@ func TestResultsWriteFloor(t *testing.T) {
 	}
 	out := written(r)
 	assert.Contains(t, out, "| call | the goal asks ≤ | floor | ours over the floor |")
-	assert.Contains(t, out, "| card: CPU/request | 14.0 µs | 11.0 µs | +9.0 µs |")
+	assert.Contains(t, out, "| card: CPU/request | 14.0 µs | 11.0 µs | -1.0 µs |")
 	assert.Contains(t, out, "| get: CPU/request | 18.0 µs (below the floor) | 20.0 µs | +10.0 µs |")
 	assert.Contains(t, out, "| start-up | 4.0 ms | 3.0 ms | +6.0 ms |")
 	assert.NotContains(t, out, "than floor", "the floor is no peer to compare with")

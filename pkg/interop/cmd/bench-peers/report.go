@@ -155,24 +155,24 @@ func (r results) writeFloor(w io.Writer) {
 	var rows [][]string
 	for _, c := range append(slices.Clone(r.calls), "start-up") {
 		ask, base := r.cost(c, peer)/goals[c], r.cost(c, floor)
-		format := "%.1f µs"
+		format, over := "%.1f µs", "%+.1f µs" // over: a difference, signed
 		name := callNames[c] + ": CPU/request"
 		if c == "start-up" {
-			format, name = "%.1f ms", "start-up"
+			format, over, name = "%.1f ms", "%+.1f ms", "start-up"
 		}
 		row := []string{name, fmt.Sprintf(format, ask), fmt.Sprintf(format, base)}
 		if ask < base {
 			row[1] += " (below the floor)"
 		}
 		for _, i := range ours {
-			row = append(row, fmt.Sprintf("+"+format, r.cost(c, i)-base))
+			row = append(row, fmt.Sprintf(over, r.cost(c, i)-base))
 		}
 		if atRate >= 0 {
 			if c == "start-up" {
 				row = append(row, "—", "—")
 			} else {
 				at := r.cost(c, atRate)
-				row = append(row, fmt.Sprintf(format, at), fmt.Sprintf("+"+format, r.cost(c, ours[0])-at))
+				row = append(row, fmt.Sprintf(format, at), fmt.Sprintf(over, r.cost(c, ours[0])-at))
 			}
 		}
 		rows = append(rows, row)
