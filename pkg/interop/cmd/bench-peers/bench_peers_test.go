@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -90,6 +91,40 @@ func TestResultsWrite(t *testing.T) {
 	assert.Contains(t, out, "| card: CPU/request | ≥ 1x | 1.05 (1.00-1.10)x, met |")
 	assert.Contains(t, out, "| send (blocking): CPU/request | ≥ 20x | 10.00x, NOT met |")
 	assert.Contains(t, out, "| start-up | ≥ 1x | 2.00 (1.00-2.00)x, met |")
+}
+
+// A peer with goals of its own (a2a-js: a send and a get five times
+// cheaper) is judged by them, each named in its cells, and a call it has
+// no goal for says so; the goal column keeps a2a-go's.
+func TestResultsWriteOwnGoals(t *testing.T) {
+	r := results{
+		servers: []server{{name: "ours", ours: true}, {name: "peer"}, {name: "js", goals: map[string]float64{"send": 5, "get": 5}}},
+		calls:   []string{"card", "send", "get"},
+		load: map[string][][]loadResult{
+			// card: ours 10 µs, the peer 11, js 150.
+			"card": {{wrkRun(1000, 10*time.Millisecond)}, {wrkRun(1000, 11*time.Millisecond)}, {wrkRun(100, 15*time.Millisecond)}},
+			// send: ours 100 µs, the peer 1,000 (10x, short of 20x), js
+			// 600 (6x, above 5x).
+			"send": {{wrkRun(100, 10*time.Millisecond)}, {wrkRun(10, 10*time.Millisecond)}, {wrkRun(10, 6*time.Millisecond)}},
+			// get: ours 50 µs, the peer 250 (5x), js 200 (4x, short of 5x).
+			"get": {{wrkRun(100, 5*time.Millisecond)}, {wrkRun(10, 2500*time.Microsecond)}, {wrkRun(10, 2*time.Millisecond)}},
+		},
+		startup: [][]time.Duration{{5 * time.Millisecond}, {5 * time.Millisecond}, {200 * time.Millisecond}},
+	}
+	out := written(r)
+	assert.Contains(t, out, "| how many times cheaper | goal | ours than peer | ours than js |")
+	assert.Contains(t, out, "| card: CPU/request | ≥ 1x | 1.10x, met | 15.00x, no goal |")
+	assert.Contains(t, out, "| send (blocking): CPU/request | ≥ 20x | 10.00x, NOT met | 6.00x, goal ≥ 5x, met |")
+	assert.Contains(t, out, "| get: CPU/request | ≥ 5x | 5.00x, met | 4.00x, goal ≥ 5x, NOT met |")
+	assert.Contains(t, out, "| start-up | ≥ 1x | 1.00x, met | 40.00x, no goal |")
+}
+
+// A peer run by an interpreter (the a2a-js peer, by node) is started with
+// its program first, then the address; on CPU 0 when pinned.
+func TestCommandScript(t *testing.T) {
+	s := server{name: "a2a-js 0.3", bin: "/usr/bin/node", script: "/tmp/a2ajs/server.mjs", version: "0.3"}
+	assert.Equal(t, []string{"/usr/bin/node", "/tmp/a2ajs/server.mjs", "-addr", "127.0.0.1:9003"}, s.command(context.Background(), 9003, false).Args)
+	assert.Equal(t, []string{"taskset", "-c", "0", "/usr/bin/node", "/tmp/a2ajs/server.mjs", "-addr", "127.0.0.1:9003"}, s.command(context.Background(), 9003, true).Args)
 }
 
 // With the floor measured, the report says what each goal asks of ours

@@ -63,6 +63,7 @@ func main() {
 	flag.IntVar(&o.threads, "threads", 2, "wrk threads")
 	flag.BoolVar(&o.pin, "pin", true, "run the server on CPU 0 and wrk on CPU 1 (taskset)")
 	flag.BoolVar(&o.peerCard, "peer-own-card", false, "a2a-go serves its own small card, not ours (see the doc)")
+	flag.BoolVar(&o.js, "js", true, "measure the a2a-js peer too (@a2a-js/sdk's server, installed by npm; skipped when node or npm is missing)")
 	calls := flag.String("calls", "card,send,get", "the calls measured, comma-separated")
 	flag.Parse()
 	if o.duration < time.Second || o.duration%time.Second != 0 {
@@ -110,7 +111,9 @@ type options struct {
 	pin                  bool
 	// peerCard: a2a-go serves its own card (-peer-own-card).
 	peerCard bool
-	calls    []string
+	// js: measure the a2a-js peer (-js).
+	js    bool
+	calls []string
 }
 
 func run(ctx context.Context, o options, dir string) error {
@@ -152,6 +155,17 @@ func run(ctx context.Context, o options, dir string) error {
 		servers[3].bodies[call] = path
 	}
 	servers[4].bodies = servers[3].bodies
+	if o.js {
+		js, missing, err := jsPeer(ctx, repo, dir)
+		switch {
+		case err != nil:
+			return err
+		case missing != "":
+			fmt.Fprintf(os.Stderr, "bench-peers: %s, so a2a-js is not measured (-js=false says so quietly)\n", missing)
+		default:
+			servers = append(servers, js)
+		}
+	}
 	cards := make([][]byte, len(servers))
 	if cards[0], err = servers[0].card(ctx); err != nil {
 		return err
@@ -244,6 +258,41 @@ func (s server) rateSpin(ctx context.Context, c string, o options, script string
 	return max(0, target-lr.cpuPerRequest()), nil
 }
 
+// jsPeer makes the a2a-js peer in dir: a2ajs/, an echo agent on
+// @a2a-js/sdk's own server, its packages installed by npm as its lock file
+// pins them. missing says why it cannot be made here (no node, no npm).
+// Against it issue 29 asks a send and a get five times cheaper.
+func jsPeer(ctx context.Context, repo, dir string) (s server, missing string, err error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return server{}, "node is not installed", nil
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		return server{}, "npm is not installed", nil
+	}
+	src, dst := filepath.Join(repo, "pkg", "interop", "cmd", "bench-peers", "a2ajs"), filepath.Join(dir, "a2ajs")
+	if err := os.Mkdir(dst, 0o700); err != nil {
+		return server{}, "", err
+	}
+	for _, name := range []string{"package.json", "package-lock.json", "server.mjs"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			return server{}, "", err
+		}
+		if err := os.WriteFile(filepath.Join(dst, name), b, 0o600); err != nil {
+			return server{}, "", err
+		}
+	}
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = dst
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return server{}, "", fmt.Errorf("npm ci in %s (the a2a-js peer; -js=false leaves it out): %w", dst, err)
+	}
+	return server{name: "a2a-js 0.3", bin: node, script: filepath.Join(dst, "server.mjs"), version: "0.3",
+		goals: map[string]float64{"send": 5, "get": 5}}, "", nil
+}
+
 // build compiles pkg in dir (its module) into out.
 func build(ctx context.Context, dir, out, pkg string) error {
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
@@ -279,7 +328,7 @@ func startups(servers []server, n int, start func(server) (time.Duration, error)
 			continue
 		}
 		for _, j := range distinct {
-			if s.bin == servers[j].bin && s.ours == servers[j].ours && slices.Equal(s.args, servers[j].args) {
+			if s.bin == servers[j].bin && s.script == servers[j].script && s.ours == servers[j].ours && slices.Equal(s.args, servers[j].args) {
 				first[i] = j
 				break
 			}

@@ -14,6 +14,25 @@ import (
 // start-up over ours).
 var goals = map[string]float64{"card": 1, "send": 20, "get": 5, "start-up": 1}
 
+// goal is issue 29's goal against s for call c: s's own, or goals.
+func (s server) goal(c string) (float64, bool) {
+	own := goals
+	if s.goals != nil {
+		own = s.goals
+	}
+	g, ok := own[c]
+	return g, ok
+}
+
+// ownGoal is how a ratio's cell names goal: by itself, for a peer with
+// goals of its own (the goal column has a2a-go's).
+func (s server) ownGoal(goal float64) string {
+	if s.goals == nil {
+		return ""
+	}
+	return fmt.Sprintf(", goal ≥ %gx", goal)
+}
+
 // results are the measurements of one run.
 type results struct {
 	servers []server
@@ -78,16 +97,23 @@ func (r results) write(w io.Writer) {
 		row := []string{name, fmt.Sprintf("≥ %gx", goals[c])}
 		for _, pr := range pairs {
 			ratios := r.ratios(c, pr[0], pr[1])
-			verdict := "met"
-			if median(ratios) < goals[c] {
-				verdict = "NOT met"
+			peer := r.servers[pr[1]]
+			goal, ok := peer.goal(c)
+			cell := spread(ratios, "%.2f") + "x"
+			switch {
+			case !ok:
+				cell += ", no goal"
+			case median(ratios) < goal:
+				cell += peer.ownGoal(goal) + ", NOT met"
+			default:
+				cell += peer.ownGoal(goal) + ", met"
 			}
-			row = append(row, fmt.Sprintf("%sx, %s", spread(ratios, "%.2f"), verdict))
+			row = append(row, cell)
 		}
 		rows = append(rows, row)
 	}
 	writeTable(w, header, rows)
-	fmt.Fprintln(w, "\n(a range is min-max of the rounds, each ratio taken within one round; the median decides the goal)")
+	fmt.Fprintln(w, "\n(a range is min-max of the rounds, each ratio taken within one round; the median decides the goal; a peer with goals of its own has them in its cells)")
 	r.writeNoise(w)
 	r.writeFloor(w)
 }

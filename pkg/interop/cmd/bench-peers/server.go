@@ -42,6 +42,13 @@ type server struct {
 	atRate bool
 	// args are more arguments of the binary.
 	args []string
+	// script is the program an interpreter (bin) runs: the a2a-js peer's
+	// server, run by node.
+	script string
+	// goals are issue 29's goals against this peer by call, when they are
+	// not those against a2a-go (goals): against a2a-js, a send and a get
+	// five times cheaper.
+	goals map[string]float64
 }
 
 // forCall is s as it serves call: the floor answers with the call's body.
@@ -57,8 +64,11 @@ func (s server) forCall(call string) server {
 func (s server) command(ctx context.Context, port int, pin bool) *exec.Cmd {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	args := []string{s.bin}
+	if s.script != "" {
+		args = append(args, s.script)
+	}
 	if !s.ours {
-		args = append(args, "-addr", addr) // a2ago-echo's and netfloor's flag
+		args = append(args, "-addr", addr) // a2ago-echo's, netfloor's and the a2a-js peer's flag
 	}
 	args = append(args, s.args...)
 	if pin {
