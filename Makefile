@@ -122,10 +122,12 @@ bench:
 	$(LOCAL_AWS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 ## bench-peers: the local server side by side with the official a2a-go v2
-##              server (pkg/interop/cmd/a2ago-echo) under the same wrk load:
-##              server CPU per request, requests/s, p50/p99 and start-up,
-##              with the ratios (needs wrk; BENCH_PEERS_FLAGS, e.g.
-##              -duration 5s -rounds 3; see docs/measured.md)
+##              server (pkg/interop/cmd/a2ago-echo) and @a2a-js/sdk 0.3's
+##              (pkg/interop/cmd/bench-peers/a2ajs, installed by npm; left
+##              out without node and npm) under the same wrk load: server
+##              CPU per request, requests/s, p50/p99 and start-up, with the
+##              ratios (needs wrk; BENCH_PEERS_FLAGS, e.g. -duration 5s
+##              -rounds 3 -js=false; see docs/measured.md)
 BENCH_PEERS_FLAGS ?=
 bench-peers:
 	@command -v wrk >/dev/null 2>&1 || { echo "make bench-peers: wrk is not installed; it is the load generator (Debian: apt-get install wrk)" >&2; exit 1; }
