@@ -40,17 +40,12 @@ func (c *dateCache) header(unix int64) []string {
 }
 
 // answer is the writer Middleware gives a handler: it remembers the
-// status (httpstatus.Writer) and dates the answer when its header is
-// written, unless the handler set a Date of its own (or a nil one, which
-// net/http reads as "none").
+// status (httpstatus.Writer) and dates the answer by the clock when its
+// header is written, unless it has a Date: a document's, which Middleware
+// sets first, the handler's own, or a nil one (net/http's "none").
 type answer struct {
 	httpstatus.Writer
 	dates *dateCache
-	// at is when the answer is written (Unix seconds), for a handler that
-	// answers at once (unless dated: the clock is read when the header is
-	// written).
-	at    int64
-	dated bool
 }
 
 // WriteHeader dates a final status's header and writes it.
@@ -75,9 +70,5 @@ func (a *answer) date() {
 	if _, ok := h["Date"]; ok {
 		return
 	}
-	at := a.at
-	if !a.dated {
-		at = a.dates.clock.Now().Unix()
-	}
-	h["Date"] = a.dates.header(at)
+	h["Date"] = a.dates.header(a.dates.clock.Now().Unix())
 }

@@ -212,10 +212,12 @@ func Middleware(f *Function, next http.Handler, plain ...string) http.Handler {
 			ctx, start = f.begin(ctx)
 			r = r.WithContext(ctx)
 		}
-		sw := &answer{Writer: httpstatus.Writer{ResponseWriter: w}, dates: dates}
 		if plainPath {
-			sw.at, sw.dated = start.Unix(), true // a document is answered at once
+			// A document is answered at once: dated by the clock read
+			// already (a handler's own Date replaces it).
+			w.Header()["Date"] = dates.header(start.Unix())
 		}
+		sw := &answer{Writer: httpstatus.Writer{ResponseWriter: w}, dates: dates}
 		next.ServeHTTP(sw, r)
 		sendNow(w, sw.Status())
 		if route != "" && lines[i].write(ctx, start, sw.Status()) {
