@@ -71,8 +71,35 @@ const (
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
 // FormatTime formats t as an ISO 8601 UTC timestamp with millisecond
-// precision, the form used for every timestamp this server writes.
-func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+// precision, the form used for every timestamp this server writes. It
+// writes the digits itself: a blocking send formats two timestamps, and
+// time.Format reads a custom layout anew on every call.
+func FormatTime(t time.Time) string {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format(timeLayout) // wider than the layout: Format's digits
+	}
+	hour, minute, second := t.Clock()
+	var b [len(timeLayout)]byte
+	copy(b[:], timeLayout)
+	putDigits(b[0:4], year)
+	putDigits(b[5:7], int(month))
+	putDigits(b[8:10], day)
+	putDigits(b[11:13], hour)
+	putDigits(b[14:16], minute)
+	putDigits(b[17:19], second)
+	putDigits(b[20:23], t.Nanosecond()/int(time.Millisecond))
+	return string(b[:])
+}
+
+// putDigits writes v's last len(b) decimal digits into b, zero-padded.
+func putDigits(b []byte, v int) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+}
 
 // ParseTime parses an ISO 8601 / RFC 3339 timestamp.
 func ParseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }

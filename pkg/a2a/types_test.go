@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,6 +134,45 @@ func TestFormatTimeIsFixedWidthAndSortable(t *testing.T) {
 	assert.Equal(t, "2026-01-02T03:04:05.000Z", FormatTime(a))
 	assert.Equal(t, "2026-01-02T02:04:05.120Z", FormatTime(b))
 	assert.Less(t, FormatTime(b), FormatTime(a))
+}
+
+// FormatTime writes its digits itself; time.Format with the layout is the
+// reference, across the edges of each field, leap days, zones and years
+// the layout's four digits cannot hold.
+func TestFormatTimeMatchesTimeFormat(t *testing.T) {
+	east := time.FixedZone("east", 14*3600)
+	tests := []time.Time{
+		time.Date(2026, 11, 28, 9, 18, 39, 879833745, time.UTC),
+		time.Date(2020, 2, 29, 23, 59, 59, 999999999, time.UTC),
+		time.Date(2031, 12, 31, 23, 59, 30, 1_000_000, time.UTC),
+		time.Date(2027, 1, 1, 0, 0, 0, 0, east),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 6, 15, 12, 0, 0, 0, time.UTC),
+		time.Unix(0, 0),
+		{},
+	}
+	for _, tm := range tests {
+		assert.Equal(t, tm.UTC().Format(timeLayout), FormatTime(tm), tm.String())
+	}
+}
+
+func FuzzFormatTime(f *testing.F) {
+	f.Add(int64(1795857519), int64(879833745))
+	f.Add(int64(-62135596800), int64(0))
+	f.Add(int64(253402300800), int64(999999999))
+	f.Fuzz(func(t *testing.T, sec, nsec int64) {
+		tm := time.Unix(sec, nsec)
+		require.Equal(t, tm.UTC().Format(timeLayout), FormatTime(tm))
+	})
+}
+
+func BenchmarkFormatTime(b *testing.B) {
+	tm := time.Date(2026, 11, 28, 9, 18, 39, 879833745, time.UTC)
+	for b.Loop() {
+		_ = FormatTime(tm)
+	}
 }
 
 func TestApproxSizeTracksEncodedSize(t *testing.T) {
