@@ -141,6 +141,7 @@ load:
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime $(FUZZTIME) ./pkg/a2a
+	$(GO) test -run '^$$' -fuzz '^FuzzFormatTime$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzReadMessageSendParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
 	$(GO) test -run '^$$' -fuzz '^FuzzReadTaskQueryParams$$' -fuzztime $(FUZZTIME) ./pkg/a2a
