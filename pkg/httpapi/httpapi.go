@@ -291,6 +291,10 @@ type restRoute struct {
 // may spare them the field bag, as telemetry.Middleware's plain paths do).
 func Documents() []string { return []string{cardPath, cardPath03, jwksPath} }
 
+// CardPaths returns the paths of the public agent card: its name and its
+// 0.3 name.
+func CardPaths() []string { return []string{cardPath, cardPath03} }
+
 const (
 	cardPath   = "/.well-known/agent-card.json"
 	cardPath03 = "/.well-known/agent.json"

@@ -125,10 +125,10 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if o.Auth == nil {
 		return nil, errors.New("app: an authenticator is required")
 	}
-	if cfg.Push.Enabled && o.Store != nil && o.Changes == nil {
+	if cfg.Push.Enabled && !pushesLocally(cfg, o) {
 		o.Log.Warn("push notifications are off: the task store given to the local server reports no changes")
-		cfg.Push.Enabled = false
 	}
+	cfg, edge := localEdge(cfg, o)
 	var (
 		taskStore = o.Store
 		onChange  func(store.TaskChange)
@@ -173,30 +173,63 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if pipeline != nil {
 		svc.WithRedriver(pipeline.local)
 	}
-	_, anonymous := o.Auth.(auth.Anonymous)
-	backend := cfg.TaskStore.Backend
-	if o.Store == nil {
-		backend = config.BackendMemory
-	}
-	edge := startup.Edge{Service: svc, Auth: o.Auth, Anonymous: anonymous, FilesKept: true, Local: true, StoreBackend: backend, ExecutionMode: ExecutionLocal, Clock: o.Clock, Log: o.Log}
+	edge.Service = svc
 	if pipeline != nil {
 		edge.JWKS = pipeline.keys
 	}
 	api, err := httpapi.New(startup.HandlerOptions(cfg, ag.Info(), edge))
 	m := mounts{api: api, files: folderFiles}
 	if err == nil && cfg.Console {
-		m.console, err = console.New(console.Options{Service: svc, Auth: o.Auth, Bearer: !anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
+		m.console, err = console.New(console.Options{Service: svc, Auth: o.Auth, Bearer: !edge.Anonymous, Push: cfg.Push.Enabled, AgentName: ag.Info().Name, Logger: o.Log})
 	}
-	var h http.Handler = m
-	if anonymous && cfg.Loopback() {
-		h = guardLoopback(h, cfg.PublicURL, cfg.CORSAllowedOrigins)
-	}
+	h := guardLocal(m, cfg, edge)
 	l := &Local{Handler: h, Agent: ag, Store: taskStore, runner: runner, push: pipeline, stopWatch: stopWatch, stopSweep: stopSweep}
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
 	return l, nil
+}
+
+// pushesLocally reports whether NewLocal sends push notifications with cfg
+// and o: not when the task store given reports no changes.
+func pushesLocally(cfg config.Config, o LocalOptions) bool {
+	return cfg.Push.Enabled && (o.Store == nil || o.Changes != nil)
+}
+
+// localEdge returns the settings NewLocal serves with and the edge of its
+// handler, without the service and the JWKS: all that decides its cards.
+func localEdge(cfg config.Config, o LocalOptions) (config.Config, startup.Edge) {
+	cfg.Push.Enabled = pushesLocally(cfg, o)
+	_, anonymous := o.Auth.(auth.Anonymous)
+	backend := cfg.TaskStore.Backend
+	if o.Store == nil {
+		backend = config.BackendMemory
+	}
+	return cfg, startup.Edge{Auth: o.Auth, Anonymous: anonymous, FilesKept: true, Local: true, StoreBackend: backend, ExecutionMode: ExecutionLocal, Clock: o.Clock, Log: o.Log}
+}
+
+// guardLocal guards h as a local server on a loopback address without
+// authentication must be (see guardLoopback).
+func guardLocal(h http.Handler, cfg config.Config, edge startup.Edge) http.Handler {
+	if edge.Anonymous && cfg.Loopback() {
+		return guardLoopback(h, cfg.PublicURL, cfg.CORSAllowedOrigins)
+	}
+	return h
+}
+
+// NewLocalCard returns the handler of the public agent card that NewLocal
+// with the same arguments serves (the same bytes, headers and guard), and
+// nothing else: what RunLocal serves while NewLocal builds the rest.
+func NewLocalCard(cfg config.Config, info agent.Info, o LocalOptions) (http.Handler, error) {
+	o.Log = cmp.Or(o.Log, slog.New(slog.DiscardHandler))
+	cfg, edge := localEdge(cfg, o)
+	edge.Routes = httpapi.RoutesCard
+	api, err := httpapi.New(startup.HandlerOptions(cfg, info, edge))
+	if err != nil {
+		return nil, err
+	}
+	return guardLocal(api, cfg, edge), nil
 }
 
 // followChanges runs changes with fn until the returned stop is called,

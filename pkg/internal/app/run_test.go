@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -79,6 +81,27 @@ func TestRunLocalRefusesUnsafeOrBadSettings(t *testing.T) {
 		err := app.RunLocal(context.Background(), func(k string) string { return tt.env[k] }, builtin.Registry(), io.Discard, io.Discard, nil)
 		assert.ErrorContains(t, err, tt.want)
 	}
+}
+
+// The card is served while the rest of the server is built; a server that
+// cannot be built (here, its files folder) stops serving, prints no
+// banner and returns why.
+func TestRunLocalStopsWhenTheServerCannotBeBuilt(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(notADir, nil, 0o600))
+	env := map[string]string{"A2A_PORT": strconv.Itoa(freePort(t)), "A2A_FILES_DIR": filepath.Join(notADir, "files")}
+	out := &syncbuf.Buffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- app.RunLocal(context.Background(), func(k string) string { return env[k] }, builtin.Registry(), out, io.Discard, nil)
+	}()
+	select {
+	case err := <-done:
+		assert.ErrorContains(t, err, "A2A_FILES_DIR="+filepath.Join(notADir, "files"))
+	case <-time.After(10 * time.Second):
+		t.Fatal("RunLocal did not return")
+	}
+	assert.NotContains(t, out.String(), "serving", "no banner for a server that did not start")
 }
 
 // localServer is the local server as `make run` starts it, with env.
