@@ -125,7 +125,7 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	if o.Auth == nil {
 		return nil, errors.New("app: an authenticator is required")
 	}
-	if cfg.Push.Enabled && !pushesLocally(cfg, o) {
+	if cfg.Push.Enabled && !followsChanges(o) {
 		o.Log.Warn("push notifications are off: the task store given to the local server reports no changes")
 	}
 	cfg, edge := localEdge(cfg, o)
@@ -191,16 +191,14 @@ func NewLocal(cfg config.Config, ag agent.Agent, o LocalOptions) (*Local, error)
 	return l, nil
 }
 
-// pushesLocally reports whether NewLocal sends push notifications with cfg
-// and o: not when the task store given reports no changes.
-func pushesLocally(cfg config.Config, o LocalOptions) bool {
-	return cfg.Push.Enabled && (o.Store == nil || o.Changes != nil)
-}
+// followsChanges reports whether NewLocal sees the task changes push
+// notifications are made from: its own memory store's, or o.Changes.
+func followsChanges(o LocalOptions) bool { return o.Store == nil || o.Changes != nil }
 
 // localEdge returns the settings NewLocal serves with and the edge of its
 // handler, without the service and the JWKS: all that decides its cards.
 func localEdge(cfg config.Config, o LocalOptions) (config.Config, startup.Edge) {
-	cfg.Push.Enabled = pushesLocally(cfg, o)
+	cfg.Push.Enabled = cfg.Push.Enabled && followsChanges(o)
 	_, anonymous := o.Auth.(auth.Anonymous)
 	backend := cfg.TaskStore.Backend
 	if o.Store == nil {
